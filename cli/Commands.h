@@ -1,0 +1,36 @@
+// The subcommands of tomowb-cli. Each one registers its options on the app and runs after
+// parsing; run() returns the exit code (CliSupport.h) and throws tomowb::Error on failure.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace tomowb::cli {
+
+struct GlobalOptions {
+  bool json = false;      // machine-readable summary on stdout
+  bool quiet = false;     // no progress, no text summary
+  bool progress = false;  // progress bar even when stderr is not a terminal
+};
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual CLI::App* subcommand() const = 0;
+  virtual int run(const GlobalOptions& global) = 0;
+};
+
+std::unique_ptr<Command> makePhantomCommand(CLI::App& app);
+std::unique_ptr<Command> makeReconCommand(CLI::App& app);
+std::unique_ptr<Command> makeMetricsCommand(CLI::App& app);
+std::unique_ptr<Command> makeInfoCommand(CLI::App& app);
+std::unique_ptr<Command> makeDemoCommand(CLI::App& app);
+std::unique_ptr<Command> makeGeometryCommand(CLI::App& app);
+std::unique_ptr<Command> makeVariantsCommand(CLI::App& app);
+
+// Prints `summary` as JSON on stdout when --json is given.
+void printJson(const GlobalOptions& global, const nlohmann::json& summary);
+
+}  // namespace tomowb::cli

@@ -1,0 +1,25 @@
+#include "recon/core/ProjectionStack.h"
+
+#include <string>
+#include <utility>
+
+#include "recon/core/CheckedSize.h"
+#include "recon/core/Error.h"
+#include "recon/core/MemoryBudget.h"
+
+namespace tomowb {
+
+ProjectionStack::ProjectionStack(Geometry geometry) : geometry_(std::move(geometry)) {
+  const auto& det = geometry_.detector();
+  if (det.cols < 1 || det.rows < 1)
+    throw ParameterError("detector", "needs at least one row and one column, got " +
+                                         std::to_string(det.cols) + "x" + std::to_string(det.rows));
+  if (geometry_.viewCount() < 1) throw ParameterError("geometry", "has no views");
+  const std::uint64_t bytes =
+      productOrThrow("projection stack size", {geometry_.viewCount(), det.rows, det.cols, 4});
+  checkHostAllocation(bytes, std::to_string(geometry_.viewCount()) + " projections of " +
+                                 std::to_string(det.cols) + "x" + std::to_string(det.rows));
+  pixels_.assign(static_cast<std::size_t>(bytes / 4), 0.0f);
+}
+
+}  // namespace tomowb

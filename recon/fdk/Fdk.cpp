@@ -1,0 +1,139 @@
+#include "recon/fdk/Fdk.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "recon/core/Error.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace tomowb::fdk {
+
+VolumeGrid VolumeGrid::centred(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm) {
+  const Eigen::Vector3d extent(double(shape.nx - 1), double(shape.ny - 1), double(shape.nz - 1));
+  return {shape, voxelSizeMm, -0.5 * voxelSizeMm.cwiseProduct(extent)};
+}
+
+namespace {
+// The geometry of the filtered stack: the detector widened by the plan's column extension.
+Geometry extendedGeometry(const Geometry& g, FdkWeightPlan::ColumnExtension e) {
+  if (e.before == 0 && e.after == 0) return g;
+  std::vector<View> views = g.views();
+  for (View& v : views) v.detectorCentre += 0.5 * double(e.after - e.before) * v.u;
+  return Geometry(g.beam(), {g.detector().cols + e.before + e.after, g.detector().rows},
+                  std::move(views));
+}
+}  // namespace
+
+ProjectionStack filterProjections(const ProjectionStack& projections, const FdkWeightPlan& plan,
+                                  const RampFilterParams& filter, JobContext& context) {
+  const auto started = std::chrono::steady_clock::now();
+  const FdkWeightPlan::ColumnExtension extension = plan.filterExtension();
+  ProjectionStack filtered(extendedGeometry(projections.geometry(), extension));
+  const std::int64_t views = projections.viewCount();
+  const std::int64_t rows = projections.rows(), cols = projections.cols();
+  const std::int64_t filteredCols = filtered.cols();
+  const CancelToken& cancel = context.cancelToken();
+  std::int64_t done = 0;
+#pragma omp parallel
+  {
+    // One filter per thread: Eigen's FFT caches plans and is not thread-safe. Unit spacing
+    // here; the 1/pitch at the isocentre is part of weightView().
+    RampFilter<float> ramp(filteredCols, 1.0, filter);
+    std::vector<float> weighted(static_cast<std::size_t>(rows * cols));
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t v = 0; v < views; ++v) {
+      if (cancel.requested()) continue;
+      const std::span<const float> in = projections.viewPixels(v);
+      std::copy(in.begin(), in.end(), weighted.begin());
+      plan.weightView(v, weighted);
+      std::span<float> out = filtered.viewPixels(v);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        std::span<float> row = out.subspan(std::size_t(r * filteredCols), std::size_t(filteredCols));
+        std::copy_n(weighted.begin() + r * cols, cols, row.begin() + extension.before);
+        ramp.filterRow(row);
+      }
+#pragma omp critical(tomowbFdkFilterProgress)
+      context.reportProgress("filter", double(++done) / double(views));
+    }
+  }
+  context.throwIfCancelled();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  context.publishTelemetry({"fdk.filter", "cpu", seconds, 0.0, 0.0});
+  return filtered;
+}
+
+void applyFieldOfViewMask(Volume& volume, double radiusMm) {
+  const double r2 = radiusMm * radiusMm;
+  const std::int64_t nx = volume.nx(), ny = volume.ny(), nz = volume.nz();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t z = 0; z < nz; ++z)
+    for (std::int64_t y = 0; y < ny; ++y)
+      for (std::int64_t x = 0; x < nx; ++x) {
+        const Eigen::Vector3d p = volume.worldPosition(double(x), double(y), double(z));
+        if (p.x() * p.x() + p.y() * p.y() > r2) volume.at(x, y, z) = 0.0f;
+      }
+}
+
+namespace {
+// Forwards telemetry and keeps the backprojection's numbers for the report.
+class ReportingTelemetry : public TelemetrySink {
+ public:
+  ReportingTelemetry(const JobContext& outer, FdkReport& report) : outer_(outer), report_(report) {}
+  void publish(const TelemetryEvent& e) override {
+    if (e.step == "fdk.backproject") {
+      report_.backprojectSeconds += e.seconds;
+      report_.voxelUpdates += e.voxelUpdates;
+    } else if (e.step == "fdk.filter") {
+      report_.filterSeconds += e.seconds;
+    }
+    outer_.publishTelemetry(e);
+  }
+
+ private:
+  const JobContext& outer_;
+  FdkReport& report_;
+};
+
+// Progress of the whole job: filtering is about a tenth of the work.
+class ScaledProgress : public ProgressSink {
+ public:
+  explicit ScaledProgress(const JobContext& outer) : outer_(outer) {}
+  void report(std::string_view stage, double fraction) override {
+    outer_.reportProgress(stage, stage == "filter" ? 0.1 * fraction : 0.1 + 0.9 * fraction);
+  }
+
+ private:
+  const JobContext& outer_;
+};
+}  // namespace
+
+Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& params,
+                      JobContext& context, FdkReport* reportOut) {
+  if (projections.empty()) throw ParameterError("projections", "no projections to reconstruct");
+  const KernelVariant& variant = VariantRegistry::builtins().require(params.variant);
+  if (!variant.backproject)
+    throw ParameterError("variant", "'" + variant.name + "' is not an FDK backprojector");
+  FdkReport report;
+  report.variant = variant.name;
+  const FdkWeightPlan plan(projections.geometry(), params.redundancy);
+  report.weighting = plan.summary();
+  report.warnings = plan.warnings();
+
+  Volume volume(params.volume.shape, params.volume.voxelSizeMm, params.volume.originMm);
+  ReportingTelemetry telemetry(context, report);
+  ScaledProgress progress(context);
+  JobContext inner(context.cancelToken(), &progress, &telemetry);
+  {
+    const ProjectionStack filtered = filterProjections(projections, plan, params.filter, inner);
+    variant.backproject(filtered, volume, inner);
+  }
+  context.throwIfCancelled();
+  if (params.fieldOfViewMask) applyFieldOfViewMask(volume, plan.fieldOfViewRadiusMm());
+  if (reportOut) *reportOut = std::move(report);
+  return volume;
+}
+
+}  // namespace tomowb::fdk

@@ -1,0 +1,91 @@
+// The weights FDK applies to projections before the ramp filter (Kak & Slaney ch. 3.6; see
+// docs/fdk.md): the cosine weight D / |pixel - source|, the angular integration step of each
+// view, and the redundancy weight that makes every line count once: 1/2 for a full turn,
+// Parker's weights for a short scan (pi + fan angle), Wang's weights for an offset (half-fan)
+// detector over a full turn. Built once per geometry as an FdkWeightPlan.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recon/geometry/Geometry.h"
+
+namespace tomowb::fdk {
+
+enum class RedundancyMode {
+  Auto,            // choose from the geometry (below)
+  FullScan,        // 1/2: every line measured twice over a full turn
+  Parker,          // short scan: smooth weights over pi + 2 delta
+  OffsetDetector,  // full turn with an off-centre detector: Wang's weights
+  None             // weight 1: limited-angle data or a pi parallel scan
+};
+std::string_view toString(RedundancyMode mode);
+RedundancyMode redundancyModeFromString(std::string_view name);
+
+// What the detector and orbit look like from one view, for the cone-beam weights.
+struct ViewFrame {
+  double sourceToDetectorMm = 0;   // D: source to detector plane along the normal
+  double sourceToIsocentreMm = 0;  // R: source to the isocentre's plane along the normal
+  double principalCol = 0;         // pixel coordinates of the foot of the source's normal
+  double principalRow = 0;
+  double isocentrePitchMm = 0;  // column pitch scaled to the isocentre, |u| R / D
+  // Signed distance along u from the principal point to the outer edges of the first and last
+  // columns, on the detector (mm): an offset detector has them unequal in size.
+  double firstEdgeMm = 0;
+  double lastEdgeMm = 0;
+};
+
+class FdkWeightPlan {
+ public:
+  // Throws ParameterError if FDK cannot reconstruct the geometry (multi-turn or helical orbit,
+  // short scan below pi + fan angle under Auto, isocentre behind a source).
+  FdkWeightPlan(const Geometry& geometry, RedundancyMode requested);
+
+  RedundancyMode mode() const noexcept { return mode_; }
+  double coverageRad() const noexcept { return coverageRad_; }
+  double halfFanAngleRad() const noexcept { return halfFanRad_; }
+  double parkerDeltaRad() const noexcept { return parkerDeltaRad_; }
+  // Radius (mm, about z) of the cylinder every view sees whole (used for the FOV mask).
+  double fieldOfViewRadiusMm() const noexcept { return fovRadiusMm_; }
+  const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+  const ViewFrame& frame(std::int64_t view) const { return frames_[static_cast<std::size_t>(view)]; }
+  double angularStepRad(std::int64_t view) const { return steps_[static_cast<std::size_t>(view)]; }
+
+  // Multiplies one view's pixels ([row][col]) by cosine x redundancy x angular step / pitch, so
+  // that after the ramp filter a plain sum over views (with 1/w^2 for cone beams) is FDK.
+  void weightView(std::int64_t view, std::span<float> pixels) const;
+  // The redundancy weight of column `col` in view `view` (rows share it).
+  double redundancyWeight(std::int64_t view, double col) const;
+
+  // Columns to add before the first and after the last detector column before filtering. An
+  // offset detector's short side is extended to mirror its long side: the ramp filter spreads
+  // the weighted data there, and voxels beyond the short edge need those values (without them
+  // everything outside the doubly measured band comes out about 1.5x too bright).
+  struct ColumnExtension {
+    std::int64_t before = 0, after = 0;
+  };
+  ColumnExtension filterExtension() const noexcept { return extension_; }
+
+  std::string summary() const;
+
+ private:
+  double fanAngleOfColumn(std::int64_t view, double col) const;
+
+  const Geometry& geometry_;
+  RedundancyMode mode_ = RedundancyMode::FullScan;
+  std::vector<ViewFrame> frames_;
+  std::vector<double> betaRad_;  // angle travelled since the first view, in the rotation sense
+  std::vector<double> steps_;
+  double rotationSense_ = 1.0;
+  double coverageRad_ = 0;
+  double halfFanRad_ = 0;
+  double parkerDeltaRad_ = 0;
+  double fovRadiusMm_ = 0;
+  ColumnExtension extension_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace tomowb::fdk

@@ -1,0 +1,122 @@
+#include "recon/geometry/Geometry.h"
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <utility>
+
+#include "recon/core/Error.h"
+
+namespace tomowb {
+
+std::string toString(BeamKind beam) { return beam == BeamKind::Cone ? "cone" : "parallel"; }
+
+Geometry::Geometry(BeamKind beam, DetectorShape detector, std::vector<View> views)
+    : beam_(beam), detector_(detector), views_(std::move(views)) {}
+
+Eigen::Vector3d Geometry::pixelPosition(std::int64_t viewIndex, double col, double row) const {
+  const View& v = view(viewIndex);
+  return v.detectorCentre + (col - 0.5 * static_cast<double>(detector_.cols - 1)) * v.u +
+         (row - 0.5 * static_cast<double>(detector_.rows - 1)) * v.v;
+}
+
+Eigen::Vector3d Geometry::rayDirectionTo(std::int64_t viewIndex, double col, double row) const {
+  if (beam_ == BeamKind::Parallel) return view(viewIndex).rayDirection.normalized();
+  return (pixelPosition(viewIndex, col, row) - view(viewIndex).source).normalized();
+}
+
+ProjectionMatrix Geometry::projectionMatrix(std::int64_t viewIndex) const {
+  const View& v = view(viewIndex);
+  const Eigen::Vector3d pixel00 = pixelPosition(viewIndex, 0.0, 0.0);
+  ProjectionMatrix p;
+  if (beam_ == BeamKind::Cone) {
+    // A point X projects to pixel00 + c u + r v = s + lambda (X - s), so
+    // [u v (pixel00 - s)] (c, r, 1)^T / lambda = X - s.
+    Eigen::Matrix3d m;
+    m << v.u, v.v, pixel00 - v.source;
+    const Eigen::Matrix3d inv = m.inverse();
+    p.leftCols<3>() = inv;
+    p.col(3) = -inv * v.source;
+    // Scale so that w = 1 at the world origin (isocentre): w(X) = depth(X) / depth(origin).
+    // An origin in the source's plane parallel to the detector has no depth; then w = 1 at the
+    // detector centre instead (FdkWeightPlan rejects such views).
+    const double wOrigin = p(2, 3);
+    if (std::abs(wOrigin) > 1e-12 * p.norm())
+      p /= wOrigin;
+    else
+      p /= (p * v.detectorCentre.homogeneous()).z();
+  } else {
+    // Orthographic: c and r are the coordinates of X's projection along the ray in (u, v).
+    const Eigen::Vector3d d = v.rayDirection.normalized();
+    Eigen::Matrix3d m;
+    m << v.u, v.v, d;
+    const Eigen::Matrix3d inv = m.inverse();
+    p.setZero();
+    p.block<2, 3>(0, 0) = inv.topRows<2>();
+    p.block<2, 1>(0, 3) = -inv.topRows<2>() * pixel00;
+    p(2, 3) = 1.0;
+  }
+  return p;
+}
+
+namespace {
+bool finite(const Eigen::Vector3d& x) { return x.allFinite(); }
+std::string viewField(std::int64_t i, const char* field) {
+  return "views[" + std::to_string(i) + "]." + field;
+}
+}  // namespace
+
+void Geometry::validate() const {
+  if (detector_.cols < 1 || detector_.rows < 1)
+    throw ParameterError("detector", "needs at least 1 column and 1 row, got " +
+                                         std::to_string(detector_.cols) + "x" +
+                                         std::to_string(detector_.rows));
+  if (views_.empty()) throw ParameterError("views", "the geometry has no views");
+  for (std::int64_t i = 0; i < viewCount(); ++i) {
+    const View& v = view(i);
+    for (auto [vec, name] : {std::pair{&v.detectorCentre, "detectorCentre"},
+                             std::pair{&v.u, "u"}, std::pair{&v.v, "v"},
+                             std::pair{&v.source, "source"},
+                             std::pair{&v.rayDirection, "rayDirection"}}) {
+      if (!finite(*vec)) throw ParameterError(viewField(i, name), "is not finite");
+    }
+    if (v.u.norm() <= 0.0) throw ParameterError(viewField(i, "u"), "has zero length");
+    if (v.v.norm() <= 0.0) throw ParameterError(viewField(i, "v"), "has zero length");
+    const Eigen::Vector3d normal = v.u.cross(v.v);
+    if (normal.norm() < 1e-9 * v.u.norm() * v.v.norm())
+      throw ParameterError(viewField(i, "v"), "is parallel to u: the detector has no area");
+    if (beam_ == BeamKind::Cone) {
+      const double sourceToPlane = std::abs(normal.normalized().dot(v.detectorCentre - v.source));
+      if (sourceToPlane < 1e-6)
+        throw ParameterError(viewField(i, "source"), "lies on the detector plane");
+    } else {
+      const double n = v.rayDirection.norm();
+      if (n <= 0.0) throw ParameterError(viewField(i, "rayDirection"), "has zero length");
+      if (std::abs(normal.normalized().dot(v.rayDirection / n)) < 1e-6)
+        throw ParameterError(viewField(i, "rayDirection"), "is parallel to the detector plane");
+    }
+  }
+}
+
+std::vector<double> Geometry::sourceAzimuthsRad() const {
+  std::vector<double> azimuths;
+  azimuths.reserve(views_.size());
+  double previous = 0.0;
+  for (std::size_t i = 0; i < views_.size(); ++i) {
+    const View& v = views_[i];
+    // The source direction seen from the isocentre; for parallel beams, opposite the ray.
+    const Eigen::Vector3d towardsSource =
+        beam_ == BeamKind::Cone ? Eigen::Vector3d(v.source) : Eigen::Vector3d(-v.rayDirection);
+    double a = std::atan2(towardsSource.y(), towardsSource.x());
+    if (i > 0) {
+      while (a - previous > std::numbers::pi) a -= 2 * std::numbers::pi;
+      while (a - previous < -std::numbers::pi) a += 2 * std::numbers::pi;
+    }
+    azimuths.push_back(a);
+    previous = a;
+  }
+  return azimuths;
+}
+
+}  // namespace tomowb

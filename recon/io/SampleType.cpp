@@ -1,0 +1,149 @@
+#include "recon/io/SampleType.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "recon/io/AtomicFileWriter.h"
+#include "recon/io/InputFile.h"
+
+namespace tomowb::io {
+
+namespace {
+
+// 4 Mi samples per chunk: large enough that the per-call overhead vanishes, small enough that
+// the staging buffer stays in the tens of MiB even for float64.
+constexpr std::size_t kChunkSamples = std::size_t{1} << 22;
+
+template <typename T>
+T loadSample(const std::byte* p, bool swap) noexcept {
+  std::array<std::byte, sizeof(T)> bytes;
+  std::memcpy(bytes.data(), p, sizeof(T));
+  if (swap) std::reverse(bytes.begin(), bytes.end());
+  T value;
+  std::memcpy(&value, bytes.data(), sizeof(T));
+  return value;
+}
+
+template <typename T>
+void convertTyped(std::span<const std::byte> src, bool swap, std::span<float> dst) noexcept {
+  const std::byte* p = src.data();
+  for (std::size_t i = 0; i < dst.size(); ++i, p += sizeof(T))
+    dst[i] = static_cast<float>(loadSample<T>(p, swap));
+}
+
+}  // namespace
+
+std::size_t sampleBytes(SampleType type) noexcept {
+  switch (type) {
+    case SampleType::UInt8:
+    case SampleType::Int8:
+      return 1;
+    case SampleType::UInt16:
+    case SampleType::Int16:
+      return 2;
+    case SampleType::UInt32:
+    case SampleType::Int32:
+    case SampleType::Float32:
+      return 4;
+    case SampleType::Float64:
+      return 8;
+  }
+  return 0;
+}
+
+std::string_view toString(SampleType type) noexcept {
+  switch (type) {
+    case SampleType::UInt8:
+      return "uint8";
+    case SampleType::Int8:
+      return "int8";
+    case SampleType::UInt16:
+      return "uint16";
+    case SampleType::Int16:
+      return "int16";
+    case SampleType::UInt32:
+      return "uint32";
+    case SampleType::Int32:
+      return "int32";
+    case SampleType::Float32:
+      return "float32";
+    case SampleType::Float64:
+      return "float64";
+  }
+  return "unknown";
+}
+
+std::optional<SampleType> sampleTypeFromString(std::string_view name) noexcept {
+  for (SampleType t :
+       {SampleType::UInt8, SampleType::Int8, SampleType::UInt16, SampleType::Int16,
+        SampleType::UInt32, SampleType::Int32, SampleType::Float32, SampleType::Float64}) {
+    if (toString(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
+std::string_view toString(ByteOrder order) noexcept {
+  return order == ByteOrder::Little ? "little" : "big";
+}
+
+void convertToFloat(std::span<const std::byte> src, SampleType type, ByteOrder order,
+                    std::span<float> dst) {
+  const bool swap = order != kHostByteOrder;
+  switch (type) {
+    case SampleType::UInt8:
+      return convertTyped<std::uint8_t>(src, false, dst);
+    case SampleType::Int8:
+      return convertTyped<std::int8_t>(src, false, dst);
+    case SampleType::UInt16:
+      return convertTyped<std::uint16_t>(src, swap, dst);
+    case SampleType::Int16:
+      return convertTyped<std::int16_t>(src, swap, dst);
+    case SampleType::UInt32:
+      return convertTyped<std::uint32_t>(src, swap, dst);
+    case SampleType::Int32:
+      return convertTyped<std::int32_t>(src, swap, dst);
+    case SampleType::Float32:
+      return convertTyped<float>(src, swap, dst);
+    case SampleType::Float64:
+      return convertTyped<double>(src, swap, dst);
+  }
+}
+
+void readSamplesAsFloat(const InputFile& file, std::uint64_t offset, SampleType type,
+                        ByteOrder order, std::span<float> dst, std::string_view field) {
+  const std::size_t bytesPerSample = sampleBytes(type);
+  // dst exists, so dst.size() * bytesPerSample cannot overflow (<= 8 x a live allocation / 4).
+  file.requireRange(offset, std::uint64_t{dst.size()} * bytesPerSample, field);
+  if (type == SampleType::Float32 && order == kHostByteOrder) {
+    file.readAt(offset, std::as_writable_bytes(dst), field);
+    return;
+  }
+  std::vector<std::byte> staging(std::min(dst.size(), kChunkSamples) * bytesPerSample);
+  for (std::size_t first = 0; first < dst.size(); first += kChunkSamples) {
+    const std::size_t count = std::min(kChunkSamples, dst.size() - first);
+    const std::span<std::byte> chunk(staging.data(), count * bytesPerSample);
+    file.readAt(offset + std::uint64_t{first} * bytesPerSample, chunk, field);
+    convertToFloat(chunk, type, order, dst.subspan(first, count));
+  }
+}
+
+void writeFloat32(AtomicFileWriter& out, std::span<const float> samples, ByteOrder order) {
+  if (order == kHostByteOrder) {
+    out.write(samples.data(), samples.size_bytes());
+    return;
+  }
+  std::vector<std::uint32_t> staging(std::min(samples.size(), kChunkSamples));
+  for (std::size_t first = 0; first < samples.size(); first += kChunkSamples) {
+    const std::size_t count = std::min(kChunkSamples, samples.size() - first);
+    for (std::size_t i = 0; i < count; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &samples[first + i], 4);
+      staging[i] = __builtin_bswap32(bits);
+    }
+    out.write(staging.data(), count * 4);
+  }
+}
+
+}  // namespace tomowb::io

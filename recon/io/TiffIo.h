@@ -1,0 +1,73 @@
+// TIFF stacks through libtiff: a multi-page file (one page per z slice of a volume, or per view
+// of a projection stack) or a per-slice series (a folder of single-page files, slice_0000.tif,
+// slice_0001.tif, ...). We read grayscale pages of 8/16/32-bit unsigned or signed integers and
+// 32/64-bit floats, in strips or tiles, uncompressed or LZW / Deflate / PackBits (other codecs
+// are refused); reduced-resolution pages (thumbnails) are skipped. Every page's size, sample
+// type and compression ratio is checked before any sample buffer is allocated, and libtiff's
+// own messages end up in the exception, never on stderr.
+// We write float32 or uint16 pages, uncompressed, with a JSON ImageDescription holding the voxel
+// size, origin and, for uint16, the linear mapping value = stored * slope + intercept that our
+// reader undoes (other programs see plain 16-bit). Only TiffIo.cpp needs libtiff; this header
+// is usable when TIFF support is off (TOMOWB_HAVE_TIFF=0), but the functions are not linked then.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recon/core/ProjectionStack.h"
+#include "recon/core/Volume.h"
+#include "recon/io/SampleType.h"
+
+namespace tomowb::io {
+
+enum class TiffSampleType { Float32, UInt16 };
+
+struct TiffWriteOptions {
+  TiffSampleType sampleType = TiffSampleType::Float32;
+  // UInt16 only: stored = round((value - intercept) / slope). A value that maps outside
+  // 0..65535 (or NaN) is a ParameterError naming the voxel, never a silent clamp.
+  double slope = 1.0;
+  double intercept = 0.0;
+};
+
+struct TiffInfo {
+  std::filesystem::path path;  // the file, or the folder of a series
+  std::int64_t width = 0, height = 0;
+  std::int64_t pages = 0;  // pages of a multi-page file, files of a series
+  SampleType sampleType = SampleType::Float32;
+  std::string compression;  // "none", "LZW", "Deflate", "PackBits"
+  bool tiled = false;
+  bool hasOurMetadata = false;  // the ImageDescription is one of ours
+  Eigen::Vector3d voxelSizeMm = Eigen::Vector3d::Ones();
+  std::optional<Eigen::Vector3d> originMm;
+  std::optional<double> slope, intercept;  // uint16 mapping, when ours
+};
+
+// A multi-page file, or (for a folder) the series in it. Reads every page's header.
+TiffInfo readTiffInfo(const std::filesystem::path& fileOrFolder);
+
+// Multi-page file: page k is slice z = k. Without our metadata the voxels are 1 mm and the
+// volume is centred on the world origin.
+Volume readTiffVolume(const std::filesystem::path& path);
+void writeTiffVolume(const std::filesystem::path& path, const Volume& volume,
+                     const TiffWriteOptions& options = {});
+
+// The .tif/.tiff files of a folder in natural order (slice_2 before slice_10); given one file,
+// the files beside it whose names differ from it only in their digits.
+std::vector<std::filesystem::path> listTiffSlices(const std::filesystem::path& folderOrFile);
+Volume readTiffSlices(const std::filesystem::path& folderOrFile);
+// Writes <folder>/slice_0000.tif ... through a temporary folder renamed on success; the folder
+// must not exist or be empty.
+void writeTiffSlices(const std::filesystem::path& folder, const Volume& volume,
+                     const TiffWriteOptions& options = {});
+
+// Multi-page file, page k = view k; the pages must match the geometry's detector and views.
+ProjectionStack readTiffProjections(const std::filesystem::path& path, Geometry geometry);
+void writeTiffProjections(const std::filesystem::path& path, const ProjectionStack& projections,
+                          const TiffWriteOptions& options = {});
+
+}  // namespace tomowb::io

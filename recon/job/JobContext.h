@@ -1,0 +1,63 @@
+// What an algorithm gets to talk to the outside world while it runs: the cancel token, and
+// optional sinks for progress, telemetry and intermediate volumes. The CLI and the GUI only
+// reach algorithms through a Job and this context (DESIGN.md, "Threads in the GUI").
+#pragma once
+
+#include <string_view>
+
+#include "recon/job/CancelToken.h"
+#include "recon/job/ProgressSink.h"
+#include "recon/job/TelemetrySink.h"
+
+namespace tomowb {
+
+class Volume;
+
+struct IntermediateVolumeSink {
+  virtual ~IntermediateVolumeSink() = default;
+  // Called on the worker thread; the sink copies what it needs before returning.
+  virtual void publish(const Volume& volume, std::string_view label) = 0;
+};
+
+class JobContext {
+ public:
+  JobContext() : cancel_(&ownToken_) {}
+  explicit JobContext(const CancelToken& cancel, ProgressSink* progress = nullptr,
+                      TelemetrySink* telemetry = nullptr,
+                      IntermediateVolumeSink* intermediates = nullptr)
+      : cancel_(&cancel), progress_(progress), telemetry_(telemetry), intermediates_(intermediates) {}
+  JobContext(const JobContext&) = delete;
+  JobContext& operator=(const JobContext&) = delete;
+
+  const CancelToken& cancelToken() const noexcept { return *cancel_; }
+  void throwIfCancelled() const { cancel_->throwIfRequested(); }
+
+  void reportProgress(std::string_view stage, double fraction) const {
+    if (progress_) progress_->report(stage, fraction);
+  }
+  void publishTelemetry(const TelemetryEvent& event) const {
+    if (telemetry_) telemetry_->publish(event);
+  }
+  bool wantsIntermediates() const noexcept { return intermediates_ != nullptr; }
+  void publishIntermediate(const Volume& volume, std::string_view label) const {
+    if (intermediates_) intermediates_->publish(volume, label);
+  }
+
+ private:
+  CancelToken ownToken_;
+  const CancelToken* cancel_;
+  ProgressSink* progress_ = nullptr;
+  TelemetrySink* telemetry_ = nullptr;
+  IntermediateVolumeSink* intermediates_ = nullptr;
+};
+
+// Every algorithm runs as a Job: construct it with its inputs and parameters, run it with a
+// context, then take its result. run() throws Cancelled when the token is set.
+class Job {
+ public:
+  virtual ~Job() = default;
+  virtual std::string_view name() const = 0;
+  virtual void run(JobContext& context) = 0;
+};
+
+}  // namespace tomowb

@@ -1,0 +1,56 @@
+// The kernel-variant registry: every backprojector (CPU or GPU) has a stable name such as
+// "fdk.bp.cpu", a one-line description and its tunables, and is chosen by name from the CLI and
+// the GUI; runs record which one they used. Variants are registered explicitly in
+// registerBuiltins.cpp (one line each), never through static initialisers.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recon/core/ProjectionStack.h"
+#include "recon/core/Volume.h"
+#include "recon/job/JobContext.h"
+
+namespace tomowb {
+
+struct Tunable {
+  std::string name;
+  std::string defaultValue;
+  std::string description;
+};
+
+// Adds the backprojection of weighted, filtered projections into the volume (1/w^2 weight for
+// cone beams, bilinear sampling, zero outside the detector).
+using FdkBackprojectFn =
+    std::function<void(const ProjectionStack& filtered, Volume& volume, JobContext& context)>;
+
+struct KernelVariant {
+  std::string name;         // stable: "fdk.bp.cpu"
+  std::string description;  // one line
+  std::vector<Tunable> tunables;
+  bool needsGpu = false;
+  FdkBackprojectFn backproject;  // set for the "fdk.bp." family
+};
+
+class VariantRegistry {
+ public:
+  void add(KernelVariant variant);  // throws ParameterError on a duplicate name
+  const KernelVariant* find(std::string_view name) const;
+  // Throws ParameterError listing the registered names if `name` is unknown.
+  const KernelVariant& require(std::string_view name) const;
+  // Variants whose name starts with `family` (e.g. "fdk.bp."), in registration order.
+  std::vector<const KernelVariant*> family(std::string_view prefix) const;
+  const std::vector<KernelVariant>& all() const noexcept { return variants_; }
+
+  // The process-wide registry with the built-in variants (created on first use, thread-safe).
+  static const VariantRegistry& builtins();
+
+ private:
+  std::vector<KernelVariant> variants_;
+};
+
+void registerBuiltins(VariantRegistry& registry);
+
+}  // namespace tomowb

@@ -1,0 +1,20 @@
+// One line per kernel variant (STYLE.md). GPU variants join behind TOMOWB_HAVE_CUDA (issue #6).
+#include "recon/fdk/BackprojectorCpu.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace tomowb {
+
+void registerBuiltins(VariantRegistry& r) {
+  r.add({"fdk.bp.cpu",
+         "CPU voxel-driven backprojection, float32, AVX2 gathers + OpenMP over volume rows",
+         {},
+         false,
+         fdk::backprojectCpu});
+  r.add({"fdk.bp.cpu-f64",
+         "CPU reference backprojection in float64 (scalar, OpenMP): the accuracy yardstick",
+         {},
+         false,
+         fdk::backprojectCpuReference});
+}
+
+}  // namespace tomowb

@@ -1,0 +1,89 @@
+// Helpers shared by the recon/io tests: random volumes, byte-level file edits, and checks that a
+// reader refuses a file with a FormatError naming it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "recon/core/Error.h"
+#include "recon/core/Volume.h"
+
+namespace tomowb::test {
+
+inline Volume randomVolume(VolumeShape shape, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> size(0.1, 2.0), origin(-100.0, 100.0);
+  Volume v(shape, Eigen::Vector3d(size(random), size(random), size(random)),
+           Eigen::Vector3d(origin(random), origin(random), origin(random)));
+  std::normal_distribution<float> value(0.0f, 10.0f);
+  for (float& x : v.voxels()) x = value(random);
+  return v;
+}
+
+inline void expectSameVolume(const Volume& a, const Volume& b) {
+  ASSERT_EQ(a.shape(), b.shape());
+  EXPECT_EQ(a.voxelSizeMm(), b.voxelSizeMm());
+  EXPECT_EQ(a.originMm(), b.originMm());
+  const auto va = a.voxels(), vb = b.voxels();
+  ASSERT_TRUE(std::equal(va.begin(), va.end(), vb.begin()));
+}
+
+inline std::string readBytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void writeBytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+template <typename T>
+void appendValue(std::string& bytes, T value) {
+  bytes.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+// The FormatError message of `read()`, or a note that it threw something else or nothing.
+inline std::string formatErrorOf(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const FormatError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a FormatError: ") + e.what();
+  }
+  return "no error";
+}
+
+// Expects readExpression to throw a FormatError whose message names `namedFile` and contains
+// `expectedWords`.
+#define TOMOWB_EXPECT_FORMAT_ERROR(readExpression, namedFile, expectedWords)                     \
+  do {                                                                                           \
+    const std::string message_ = ::tomowb::test::formatErrorOf([&] { (void)(readExpression); }); \
+    EXPECT_NE(message_.find(std::filesystem::path(namedFile).string()), std::string::npos)       \
+        << message_;                                                                             \
+    EXPECT_NE(message_.find(expectedWords), std::string::npos) << message_;                      \
+    EXPECT_EQ(message_.rfind("not a FormatError", 0), std::string::npos) << message_;            \
+  } while (0)
+
+// Copies of `bytes` cut at several boundaries (empty, 1 byte, inside and after the header, half,
+// one byte short) written to `path`; each must be refused with a FormatError naming the file.
+inline std::vector<std::size_t> cutPoints(std::size_t size, std::vector<std::size_t> extra = {}) {
+  std::vector<std::size_t> cuts = {0,  1,  7,   8,        10,       16,      19,
+                                   20, 64, 100, size / 2, size - 4, size - 1};
+  cuts.insert(cuts.end(), extra.begin(), extra.end());
+  std::vector<std::size_t> valid;
+  for (std::size_t c : cuts) {
+    if (c < size) valid.push_back(c);
+  }
+  return valid;
+}
+
+}  // namespace tomowb::test

@@ -1,0 +1,325 @@
+#include <gtest/gtest.h>
+#include <tiffio.h>
+
+#include <cstring>
+#include <random>
+
+#include "recon/core/Error.h"
+#include "recon/geometry/ScanBuilders.h"
+#include "recon/io/TiffIo.h"
+#include "support/TestSupport.h"
+#include "tests/recon/io/IoTestSupport.h"
+
+namespace tomowb::io {
+namespace {
+
+// Writes pages with libtiff directly, as another program would: value = 50 page + 10 y + x.
+struct ForeignTiff {
+  std::uint32_t width = 5, height = 4, pages = 2;
+  std::uint16_t bits = 8, format = SAMPLEFORMAT_UINT, compression = COMPRESSION_NONE;
+  bool tiled = false;
+  std::vector<std::uint32_t> widths;  // per page, if set
+  void write(const std::filesystem::path& path) const {
+    TIFF* tif = TIFFOpen(path.c_str(), "w");
+    ASSERT_NE(tif, nullptr);
+    for (std::uint32_t p = 0; p < pages; ++p) {
+      const std::uint32_t w = widths.empty() ? width : widths[p];
+      TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, w);
+      TIFFSetField(tif, TIFFTAG_IMAGELENGTH, height);
+      TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bits);
+      TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, format);
+      TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+      TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+      TIFFSetField(tif, TIFFTAG_COMPRESSION, compression);
+      const std::size_t bytes = bits / 8;
+      auto fill = [&](std::vector<char>& buffer, std::uint32_t x0, std::uint32_t y0,
+                      std::uint32_t bw, std::uint32_t bh) {
+        for (std::uint32_t y = 0; y < bh; ++y)
+          for (std::uint32_t x = 0; x < bw; ++x) {
+            const bool inside = x0 + x < w && y0 + y < height;  // tiles overhang the edges
+            const double v = inside ? 50.0 * p + 10.0 * (y0 + y) + (x0 + x) : 0.0;
+            char* dst = buffer.data() + (y * bw + x) * bytes;
+            if (format == SAMPLEFORMAT_IEEEFP) {
+              const float f = static_cast<float>(v);
+              std::memcpy(dst, &f, 4);
+            } else if (bits == 8) {
+              *reinterpret_cast<std::uint8_t*>(dst) = static_cast<std::uint8_t>(v);
+            } else {
+              const auto s = static_cast<std::int16_t>(format == SAMPLEFORMAT_INT ? -v : v);
+              std::memcpy(dst, &s, 2);
+            }
+          }
+      };
+      if (tiled) {
+        TIFFSetField(tif, TIFFTAG_TILEWIDTH, 16);
+        TIFFSetField(tif, TIFFTAG_TILELENGTH, 16);
+        std::vector<char> tile(16 * 16 * bytes);
+        for (std::uint32_t y = 0; y < height; y += 16)
+          for (std::uint32_t x = 0; x < w; x += 16) {
+            fill(tile, x, y, 16, 16);
+            TIFFWriteTile(tif, tile.data(), x, y, 0, 0);
+          }
+      } else {
+        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, 3);
+        std::vector<char> row(w * bytes);
+        for (std::uint32_t y = 0; y < height; ++y) {
+          fill(row, 0, y, w, 1);
+          TIFFWriteScanline(tif, row.data(), y, 0);
+        }
+      }
+      TIFFWriteDirectory(tif);
+    }
+    TIFFClose(tif);
+  }
+};
+
+// A classic little-endian TIFF written byte by byte: header, `data` at offset 8, then one IFD of
+// single-valued entries (tag, type 3 = SHORT or 4 = LONG, value), then the next-IFD offset.
+struct Entry {
+  std::uint16_t tag, type;
+  std::uint32_t value;
+};
+std::string handMadeTiff(std::vector<Entry> entries, const std::string& data, bool loop = false) {
+  std::sort(entries.begin(), entries.end(), [](auto& a, auto& b) { return a.tag < b.tag; });
+  std::string bytes = "II*";
+  bytes += '\0';
+  const std::uint32_t ifd = static_cast<std::uint32_t>(8 + data.size());
+  test::appendValue(bytes, ifd);
+  bytes += data;
+  test::appendValue(bytes, static_cast<std::uint16_t>(entries.size()));
+  for (const Entry& e : entries) {
+    test::appendValue(bytes, e.tag);
+    test::appendValue(bytes, e.type);
+    test::appendValue(bytes, std::uint32_t{1});
+    if (e.type == 3) {
+      test::appendValue(bytes, static_cast<std::uint16_t>(e.value));
+      test::appendValue(bytes, std::uint16_t{0});
+    } else {
+      test::appendValue(bytes, e.value);
+    }
+  }
+  test::appendValue(bytes, loop ? ifd : std::uint32_t{0});
+  return bytes;
+}
+
+std::vector<Entry> grayEntries(std::uint32_t width, std::uint32_t height, std::uint16_t compression,
+                               std::uint32_t stripBytes, std::uint32_t stripOffset = 8) {
+  return {{256, 4, width},       {257, 4, height}, {258, 3, 8},
+          {259, 3, compression}, {262, 3, 1},      {273, 4, stripOffset},
+          {277, 3, 1},           {278, 4, height}, {279, 4, stripBytes}};
+}
+
+TEST(TiffIo, Float32MultiPageRoundTripsExactlyWithVoxelSizeAndOrigin) {
+  test::TempDir dir;
+  const Volume v = test::randomVolume({9, 7, 5}, test::randomSeed());
+  writeTiffVolume(dir / "v.tif", v);
+  test::expectSameVolume(readTiffVolume(dir / "v.tif"), v);
+  const TiffInfo info = readTiffInfo(dir / "v.tif");
+  EXPECT_EQ(info.pages, 5);
+  EXPECT_EQ(info.sampleType, SampleType::Float32);
+  EXPECT_TRUE(info.hasOurMetadata);
+}
+
+TEST(TiffIo, Uint16MappingRoundTripsWithinHalfAStepAndIsPlain16BitForOthers) {
+  test::TempDir dir;
+  const Volume v = test::randomVolume({8, 6, 3}, test::randomSeed());
+  const TiffWriteOptions options{TiffSampleType::UInt16, 0.01, -200.0};
+  writeTiffVolume(dir / "v.tif", v, options);
+  const TiffInfo info = readTiffInfo(dir / "v.tif");
+  EXPECT_EQ(info.sampleType, SampleType::UInt16);
+  EXPECT_EQ(info.slope, 0.01);
+  EXPECT_EQ(info.intercept, -200.0);
+  const Volume back = readTiffVolume(dir / "v.tif");
+  for (std::int64_t i = 0; i < v.voxelCount(); ++i)
+    EXPECT_NEAR(back.voxels()[static_cast<std::size_t>(i)], v.voxels()[static_cast<std::size_t>(i)],
+                0.0051);
+}
+
+TEST(TiffIo, Uint16ValueOutsideTheRangeIsAParameterErrorAndLeavesNoFile) {
+  test::TempDir dir;
+  Volume v = test::randomVolume({4, 4, 2}, 7);
+  v.at(2, 3, 1) = 1e6f;
+  EXPECT_THROW(writeTiffVolume(dir / "v.tif", v, {TiffSampleType::UInt16, 1.0, -100.0}),
+               ParameterError);
+  v.at(2, 3, 1) = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(writeTiffVolume(dir / "v.tif", v, {TiffSampleType::UInt16, 1.0, -100.0}),
+               ParameterError);
+  EXPECT_THROW(writeTiffVolume(dir / "v.tif", v, {TiffSampleType::UInt16, 0.0, 0.0}),
+               ParameterError);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(TiffIo, SliceSeriesRoundTripsInOrder) {
+  test::TempDir dir;
+  const Volume v = test::randomVolume({6, 5, 12}, test::randomSeed());
+  writeTiffSlices(dir / "series", v);
+  EXPECT_TRUE(std::filesystem::exists(dir / "series" / "slice_0011.tif"));
+  test::expectSameVolume(readTiffSlices(dir / "series"), v);
+  test::expectSameVolume(readTiffSlices(dir / "series" / "slice_0003.tif"), v);
+  EXPECT_EQ(readTiffInfo(dir / "series").pages, 12);
+}
+
+TEST(TiffIo, ListsSlicesInNaturalOrderAndOnlyTheSiblingsOfAGivenFile) {
+  test::TempDir dir;
+  for (const char* name :
+       {"s_10.tif", "s_2.tif", "s_1.TIFF", "other_1.tif", "notes.txt", ".s_3.tif"})
+    test::writeBytes(dir / name, "x");
+  const auto all = listTiffSlices(dir.path());
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[0].filename(), "other_1.tif");
+  EXPECT_EQ(all[1].filename(), "s_1.TIFF");
+  EXPECT_EQ(all[2].filename(), "s_2.tif");
+  EXPECT_EQ(all[3].filename(), "s_10.tif");
+  const auto siblings = listTiffSlices(dir / "s_2.tif");
+  ASSERT_EQ(siblings.size(), 2u);
+  EXPECT_EQ(siblings[1].filename(), "s_10.tif");
+}
+
+TEST(TiffIo, ASeriesWithAMissingSliceFileIsRefused) {
+  test::TempDir dir;
+  writeTiffSlices(dir / "series", test::randomVolume({3, 2, 4}, 1));
+  std::filesystem::remove(dir / "series" / "slice_0002.tif");
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffSlices(dir / "series"), "slice_0000.tif", "3 slice files");
+}
+
+TEST(TiffIo, WritingSlicesIntoAFolderThatHoldsFilesFailsAndKeepsThem) {
+  test::TempDir dir;
+  std::filesystem::create_directory(dir / "series");
+  test::writeBytes(dir / "series" / "keep.txt", "x");
+  EXPECT_THROW(writeTiffSlices(dir / "series", test::randomVolume({2, 2, 2}, 1)), IoError);
+  EXPECT_EQ(test::readBytes(dir / "series" / "keep.txt"), "x");
+}
+
+TEST(TiffIo, ProjectionsRoundTripAndMustMatchTheGeometry) {
+  test::TempDir dir;
+  CircularConeParams p;
+  p.sourceToIsocentreMm = 500;
+  p.sourceToDetectorMm = 800;
+  p.detector.cols = 6;
+  p.detector.rows = 3;
+  p.anglesRad = fullScanAnglesRad(4);
+  const Geometry g = circularConeBeam(p);
+  ProjectionStack stack(g);
+  std::mt19937 random(static_cast<unsigned>(test::randomSeed()));
+  std::uniform_real_distribution<float> value(0, 5);
+  for (float& x : stack.pixels()) x = value(random);
+  writeTiffProjections(dir / "p.tif", stack);
+  const ProjectionStack back = readTiffProjections(dir / "p.tif", g);
+  EXPECT_TRUE(std::equal(back.pixels().begin(), back.pixels().end(), stack.pixels().begin()));
+  p.anglesRad = fullScanAnglesRad(5);
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffProjections(dir / "p.tif", circularConeBeam(p)), dir / "p.tif",
+                             "views");
+  p.anglesRad = fullScanAnglesRad(4);
+  p.detector.cols = 7;
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffProjections(dir / "p.tif", circularConeBeam(p)), dir / "p.tif",
+                             "detector");
+}
+
+TEST(TiffIo, ReadsStripsTilesAndCodecsOfOtherPrograms) {
+  test::TempDir dir;
+  for (const std::uint16_t compression :
+       {COMPRESSION_NONE, COMPRESSION_LZW, COMPRESSION_ADOBE_DEFLATE, COMPRESSION_PACKBITS}) {
+    for (const bool tiled : {false, true}) {
+      for (const auto& [bits, format] :
+           {std::pair<std::uint16_t, std::uint16_t>{8, SAMPLEFORMAT_UINT},
+            {16, SAMPLEFORMAT_UINT},
+            {16, SAMPLEFORMAT_INT},
+            {32, SAMPLEFORMAT_IEEEFP}}) {
+        ForeignTiff t;
+        t.width = 21;
+        t.height = 18;
+        t.bits = bits;
+        t.format = format;
+        t.compression = compression;
+        t.tiled = tiled;
+        t.write(dir / "f.tif");
+        const Volume v = readTiffVolume(dir / "f.tif");
+        const float sign = format == SAMPLEFORMAT_INT ? -1.0f : 1.0f;
+        ASSERT_EQ(v.shape(), (VolumeShape{21, 18, 2}));
+        EXPECT_EQ(v.at(20, 17, 1), sign * 240.0f) << compression << " " << tiled << " " << bits;
+        EXPECT_EQ(v.at(3, 2, 0), sign * 23.0f);
+        // No metadata of ours: 1 mm voxels, centred on the origin.
+        EXPECT_EQ(v.voxelSizeMm(), Eigen::Vector3d::Ones());
+        EXPECT_EQ(v.originMm(), Eigen::Vector3d(-10, -8.5, -0.5));
+      }
+    }
+  }
+}
+
+TEST(TiffIo, RejectsPagesOfDifferentSizesNamingThePage) {
+  test::TempDir dir;
+  ForeignTiff t;
+  t.widths = {5, 6};
+  t.write(dir / "m.tif");
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "m.tif"), dir / "m.tif", "page 1");
+}
+
+TEST(TiffIo, RejectsTruncatedFilesAtSeveralBoundariesNamingThem) {
+  test::TempDir dir;
+  writeTiffVolume(dir / "v.tif", test::randomVolume({8, 8, 3}, test::randomSeed()));
+  const std::string bytes = test::readBytes(dir / "v.tif");
+  for (std::size_t cut : test::cutPoints(bytes.size(), {256, 300, 512, 1000})) {
+    test::writeBytes(dir / "t.tif", bytes.substr(0, cut));
+    TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "t.tif"), dir / "t.tif", "");
+  }
+}
+
+TEST(TiffIo, RejectsADeflateBombBeforeAllocating) {
+  test::TempDir dir;
+  test::writeBytes(
+      dir / "bomb.tif",
+      handMadeTiff(grayEntries(10000, 10000, COMPRESSION_ADOBE_DEFLATE, 10), std::string(10, 'x')));
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "bomb.tif"), dir / "bomb.tif", "expand");
+}
+
+TEST(TiffIo, RejectsStripsOutsideTheFile) {
+  test::TempDir dir;
+  test::writeBytes(dir / "s.tif", handMadeTiff(grayEntries(4, 4, COMPRESSION_NONE, 16, 100000),
+                                               std::string(4, 'x')));
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "s.tif"), dir / "s.tif", "page 0");
+}
+
+TEST(TiffIo, RejectsZeroWidthRgbAnd12BitPages) {
+  test::TempDir dir;
+  test::writeBytes(dir / "z.tif",
+                   handMadeTiff(grayEntries(0, 4, COMPRESSION_NONE, 16), std::string(16, 'x')));
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "z.tif"), dir / "z.tif", "");
+  auto rgb = grayEntries(2, 2, COMPRESSION_NONE, 12);
+  rgb[4].value = 2;  // photometric RGB
+  rgb[6].value = 3;  // samples per pixel
+  test::writeBytes(dir / "rgb.tif", handMadeTiff(rgb, std::string(12, 'x')));
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "rgb.tif"), dir / "rgb.tif", "grayscale");
+  auto twelve = grayEntries(2, 2, COMPRESSION_NONE, 6);
+  twelve[2].value = 12;
+  test::writeBytes(dir / "12.tif", handMadeTiff(twelve, std::string(6, 'x')));
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "12.tif"), dir / "12.tif", "12-bit");
+}
+
+TEST(TiffIo, SurvivesAPageChainThatLoopsBackOnItself) {
+  test::TempDir dir;
+  test::writeBytes(dir / "loop.tif", handMadeTiff(grayEntries(4, 4, COMPRESSION_NONE, 16),
+                                                  std::string(16, '\1'), true));
+  try {
+    EXPECT_EQ(readTiffVolume(dir / "loop.tif").nz(), 1);
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("loop.tif"), std::string::npos);
+  }
+}
+
+TEST(TiffIo, NeverPrintsLibtiffMessages) {
+  test::TempDir dir;
+  test::writeBytes(dir / "bad.tif", "II*\0garbage garbage garbage");
+  testing::internal::CaptureStderr();
+  EXPECT_THROW(readTiffVolume(dir / "bad.tif"), FormatError);
+  EXPECT_THROW(readTiffVolume(dir / "missing.tif"), IoError);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(TiffIo, NotATiffIsAFormatErrorNamingTheFile) {
+  test::TempDir dir;
+  test::writeBytes(dir / "n.tif", "this is text");
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "n.tif"), dir / "n.tif", "not a readable TIFF");
+}
+
+}  // namespace
+}  // namespace tomowb::io
