@@ -3,6 +3,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "recon/cuda/GpuDevices.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/variant/VariantRegistry.h"
 
@@ -27,7 +28,16 @@ class VariantsCommand : public Command {
     if (!global.json)
       std::printf("(the CPU backprojector uses %s on this machine)\n",
                   fdk::cpuBackprojectorUsesAvx2() ? "AVX2 + FMA" : "scalar code");
-    printJson(global, {{"command", "variants"}, {"variants", list}});
+    nlohmann::json gpus = nlohmann::json::array();
+    for (const cuda::GpuDevice& d : cuda::listGpuDevices())
+      gpus.push_back({{"index", d.index},
+                      {"name", d.name},
+                      {"computeCapability", std::to_string(d.computeMajor) + "." +
+                                                std::to_string(d.computeMinor)},
+                      {"totalMemoryBytes", d.totalMemoryBytes},
+                      {"freeMemoryBytes", d.freeMemoryBytes}});
+    if (!global.json) std::printf("GPUs: %s\n", cuda::gpuStatus().c_str());
+    printJson(global, {{"command", "variants"}, {"variants", list}, {"gpus", gpus}});
     return kExitOk;
   }
 

@@ -1,5 +1,7 @@
 #include "support/TestSupport.h"
 
+#include "recon/cuda/GpuDevices.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -26,6 +28,6 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-bool gpuAvailable() { return false; }
+bool gpuAvailable() { return !cuda::listGpuDevices().empty(); }
 
 }  // namespace tomowb::test

@@ -106,6 +106,30 @@ TEST(VolumeFiles, DescribeFileReportsShapeTypeVoxelSizeAndRange) {
   }
 }
 
+// tests/data/io/hostile/ holds small hostile files (README.md there says where each came from,
+// fuzz crashers included); every one must be refused with a FormatError naming a file there.
+TEST(VolumeFiles, EveryCommittedHostileInputIsRefusedWithAFormatError) {
+  const std::filesystem::path folder =
+      std::filesystem::path(TOMOWB_TEST_DATA_DIR) / "io" / "hostile";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const std::filesystem::path& path = entry.path();
+    const std::string ext = path.extension().string();
+    if (ext == ".raw" || ext == ".md") continue;  // data files of .mhd headers, the README
+    if (ext == ".tif" && !isFormatAvailable(DataFormat::Tiff)) continue;
+    const std::string message = test::formatErrorOf([&] {
+      if (ext == ".rct")
+        readProjections(path);
+      else
+        readVolume(path);
+    });
+    EXPECT_NE(message.find(folder.string()), std::string::npos) << path << ": " << message;
+    EXPECT_EQ(message.rfind("not a FormatError", 0), std::string::npos) << path << ": " << message;
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
+}
+
 TEST(VolumeFiles, ReadingAMissingFileIsAnIoErrorNamingIt) {
   test::TempDir dir;
   for (const std::string name : {"m.raw", "m.mhd", "m.npy", "m.rct"}) {
