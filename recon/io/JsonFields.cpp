@@ -156,7 +156,7 @@ Eigen::Vector3d JsonFields::finiteVector3(std::string_view key) const {
 }
 
 Eigen::Vector3d JsonFields::positiveVector3(std::string_view key) const {
-  const Eigen::Vector3d v = finiteVector3(key);
+  Eigen::Vector3d v = finiteVector3(key);
   for (int i = 0; i < 3; ++i) {
     if (!(v[i] > 0.0))
       throw FormatError(source_, fieldName(key) + "[" + std::to_string(i) + "]",

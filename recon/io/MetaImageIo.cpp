@@ -54,7 +54,7 @@ std::vector<std::string_view> splitWords(std::string_view s) {
 
 // Canonical key for the aliases MetaIO accepts.
 std::string canonicalKey(std::string_view key) {
-  const std::string k = lowerCase(key);
+  std::string k = lowerCase(key);
   if (k == "elementsize") return "elementspacing";
   if (k == "position" || k == "origin") return "offset";
   if (k == "rotation" || k == "orientation") return "transformmatrix";
@@ -199,11 +199,13 @@ void checkUnsupportedFeatures(const HeaderReader& r) {
 void checkIdentityTransform(const HeaderReader& r, int dims) {
   const auto* f = r.find("transformmatrix");
   if (!f) return;
-  const auto w = r.words(*f, static_cast<std::size_t>(dims * dims));
+  const auto w = r.words(*f, static_cast<std::size_t>(dims) * static_cast<std::size_t>(dims));
   for (int row = 0; row < dims; ++row) {
     for (int col = 0; col < dims; ++col) {
       const double expected = row == col ? 1.0 : 0.0;
-      if (std::abs(r.number(*f, w[static_cast<std::size_t>(row * dims + col)]) - expected) > 1e-6)
+      if (std::abs(r.number(*f, w[static_cast<std::size_t>(row) * static_cast<std::size_t>(dims) +
+                                  static_cast<std::size_t>(col)]) -
+                   expected) > 1e-6)
         throw FormatError(r.path(), f->name,
                           "is not the identity: rotated or flipped images are not supported "
                           "(resample to axis-aligned first)");

@@ -34,7 +34,7 @@ constexpr int kMetadataVersion = 1;
 // below this; sample buffers are ours and checked separately.
 constexpr tmsize_t kMaxLibtiffAllocation = tmsize_t{512} << 20;
 // Strips of about 256 KiB when we write: small enough to stream, large enough to be cheap.
-constexpr std::int64_t kWriteStripBytes = 256 * 1024;
+constexpr std::int64_t kWriteStripBytes = std::int64_t{256} * 1024;
 constexpr std::uint64_t kMaxTileBytes = std::uint64_t{256} << 20;
 // Slack per page for codec headers when bounding decoded size by stored size.
 constexpr std::uint64_t kCodecSlackBytes = 4096;
@@ -105,6 +105,8 @@ class ScopedMessages {
   ~ScopedMessages() { tCurrentMessages = previous_; }
   ScopedMessages(const ScopedMessages&) = delete;
   ScopedMessages& operator=(const ScopedMessages&) = delete;
+  ScopedMessages(ScopedMessages&&) = delete;
+  ScopedMessages& operator=(ScopedMessages&&) = delete;
 
  private:
   TiffMessages* previous_;
@@ -214,8 +216,12 @@ class TiffReader {
       throw FormatError(path_,
                         "not a readable TIFF file: " + messages_.take("libtiff gave no reason"));
   }
+  ~TiffReader() = default;
+  // libtiff holds a pointer to messages_: the reader stays where it was made.
   TiffReader(const TiffReader&) = delete;
   TiffReader& operator=(const TiffReader&) = delete;
+  TiffReader(TiffReader&&) = delete;
+  TiffReader& operator=(TiffReader&&) = delete;
 
   const std::filesystem::path& path() const noexcept { return path_; }
 
@@ -623,28 +629,35 @@ PageSet volumePages(const Volume& volume) {
                  }};
 }
 
-// "slice_0002.tif" -> {"slice_", 2, ".tif"} compared piecewise: digits by value.
+bool isDigit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+// The run of digits starting at `from`, without leading zeros ("0" stays "0").
+std::string_view digitRun(const std::string& s, std::size_t from, std::size_t& end) {
+  end = from;
+  while (end < s.size() && isDigit(s[end])) ++end;
+  std::string_view run(s.data() + from, end - from);
+  while (run.size() > 1 && run[0] == '0') run.remove_prefix(1);
+  return run;
+}
+
+// "slice_2.tif" before "slice_10.tif": runs of digits compare by value, the rest by character.
 bool naturalLess(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
-    const bool da = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
-    const bool db = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
-    if (da && db) {
-      std::size_t ei = i, ej = j;
-      while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
-      while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
-      std::string_view na(a.data() + i, ei - i), nb(b.data() + j, ej - j);
-      while (na.size() > 1 && na[0] == '0') na.remove_prefix(1);
-      while (nb.size() > 1 && nb[0] == '0') nb.remove_prefix(1);
+    if (isDigit(a[i]) && isDigit(b[j])) {
+      std::size_t endA = i, endB = j;
+      const std::string_view na = digitRun(a, i, endA), nb = digitRun(b, j, endB);
       if (na.size() != nb.size()) return na.size() < nb.size();
       if (na != nb) return na < nb;
-      i = ei;
-      j = ej;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
+      i = endA;
+      j = endB;
+      continue;
     }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
   }
   return a.size() - i < b.size() - j;
 }
@@ -652,7 +665,7 @@ bool naturalLess(const std::string& a, const std::string& b) {
 std::string digitPattern(const std::string& name) {
   std::string pattern;
   for (char c : name) {
-    const bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
+    const bool digit = isDigit(c);
     if (!digit || pattern.empty() || pattern.back() != '#') pattern.push_back(digit ? '#' : c);
   }
   return pattern;
