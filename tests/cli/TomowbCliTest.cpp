@@ -1,0 +1,154 @@
+// tomowb-cli end to end: the demo, exit codes, and Ctrl-C leaving no output file.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/TestSupport.h"
+
+namespace tomowb {
+namespace {
+
+struct CliRun {
+  int exitCode = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Starts tomowb-cli with stdout/stderr into files in `dir`; returns the pid.
+pid_t start(const std::vector<std::string>& args, const test::TempDir& dir) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
+    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(99);
+    std::vector<char*> argv{const_cast<char*>(TOMOWB_CLI_PATH)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(TOMOWB_CLI_PATH, argv.data());
+    _exit(98);
+  }
+  return pid;
+}
+
+CliRun finish(pid_t pid, const test::TempDir& dir) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+          slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
+}
+
+CliRun runCli(const std::vector<std::string>& args, const test::TempDir& dir) {
+  return finish(start(args, dir), dir);
+}
+
+std::vector<std::string> filesIn(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  return names;
+}
+
+TEST(TomowbCli, DemoWritesVolumesAndMetrics) {
+  test::TempDir dir;
+  const auto out = dir / "demo";
+  const CliRun r = runCli({"--json", "demo", "--size", "48", "--views", "48", "-o", out.string()}, dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["command"], "demo");
+  EXPECT_GT(summary["metrics"]["ssim"].get<double>(), 0.5);
+  const double recon = summary["brainMean"]["reconstructed"], truth = summary["brainMean"]["true"];
+  EXPECT_NEAR(recon, truth, 0.03 * truth);
+  for (const char* f : {"recon.mhd", "recon.raw", "truth.mhd", "geometry.json", "centre-slice.pgm",
+                        "summary.json"})
+    EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
+}
+
+TEST(TomowbCli, PhantomReconAndMetricsChain) {
+  test::TempDir dir;
+  const std::string scan = (dir / "scan.json").string(), truth = (dir / "truth.mhd").string(),
+                    recon = (dir / "recon.npy").string();
+  CliRun r = runCli({"-q", "phantom", "--views", "60", "--cols", "64", "--rows", "40", "--pitch-mm",
+                  "6.4", "-o", scan, "--truth", truth, "--size", "64", "--voxel-mm", "3.2"},
+                 dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  r = runCli({"-q", "recon", "fdk", "-i", scan, "-o", recon, "--size", "64", "--voxel-mm", "3.2",
+              "--filter", "hann"},
+             dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  r = runCli({"--json", "metrics", recon, "-r", truth, "--region", "cylinder:0.8", "--region",
+              "slab:24:40"},
+             dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto m = nlohmann::json::parse(r.out)["comparison"];
+  EXPECT_LT(m["nrmse"].get<double>(), 0.15);
+  EXPECT_NE(m["region"].get<std::string>().find("cylinder"), std::string::npos);
+}
+
+TEST(TomowbCli, UsageErrorsExitWithTwoAndBadFilesWithOneNamingTheFile) {
+  test::TempDir dir;
+  EXPECT_EQ(runCli({"recon", "fdk", "--no-such-option"}, dir).exitCode, 2);
+  EXPECT_EQ(runCli({}, dir).exitCode, 2);
+  std::ofstream(dir / "broken.json") << R"({"format":"tomowb-projections","version":1})";
+  const CliRun r = runCli({"recon", "fdk", "-i", (dir / "broken.json").string(), "-o",
+                        (dir / "x.mhd").string()},
+                       dir);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.mhd"));
+}
+
+TEST(TomowbCli, RefusesAnOutputThatWouldOverwriteTheInput) {
+  test::TempDir dir;
+  const std::string scan = (dir / "scan.json").string();
+  ASSERT_EQ(runCli({"-q", "phantom", "--views", "8", "--cols", "16", "--rows", "8", "-o", scan}, dir)
+                .exitCode,
+            0);
+  const auto before = std::filesystem::file_size(dir / "scan.raw");
+  const CliRun r = runCli({"recon", "fdk", "-i", scan, "-o", (dir / "scan.mhd").string()}, dir);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("overwrite"), std::string::npos) << r.err;
+  EXPECT_EQ(std::filesystem::file_size(dir / "scan.raw"), before);
+}
+
+TEST(TomowbCli, InterruptedReconstructionLeavesNoOutputFile) {
+  test::TempDir dir;
+  const std::string scan = (dir / "scan.json").string();
+  ASSERT_EQ(runCli({"-q", "phantom", "--views", "400", "--cols", "160", "--rows", "160", "-o", scan},
+                   dir)
+                .exitCode,
+            0);
+  const auto work = dir / "out";
+  std::filesystem::create_directories(work);
+  // 320^3 voxels from 400 views: tens of seconds on two cores, so the signal lands mid-run.
+  const pid_t pid = start({"recon", "fdk", "-i", scan, "-o", (work / "recon.mhd").string(),
+                           "--size", "320"},
+                          dir);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto sent = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  const CliRun r = finish(pid, dir);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  EXPECT_EQ(r.exitCode, 130) << r.err;
+  EXPECT_LT(seconds, 5.0) << "cancellation should take about a second";
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_TRUE(filesIn(work).empty()) << "left behind: " << filesIn(work).front();
+}
+
+}  // namespace
+}  // namespace tomowb
