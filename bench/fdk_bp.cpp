@@ -91,7 +91,9 @@ int main(int argc, char** argv) {
           JobContext context;
           const auto start = std::chrono::steady_clock::now();
           variant.backproject(stack, volume, context);
-          best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          best = std::min(
+              best,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         }
         const double gups = double(n) * double(n) * double(n) * double(views) / best / 1e9;
         char row[256];

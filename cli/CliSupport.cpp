@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <csignal>
+#include <filesystem>
 #include <numbers>
 
 #include "recon/core/Error.h"
@@ -43,7 +43,9 @@ bool progressWanted(bool forced, bool quiet) {
 ProgressBar::ProgressBar(bool enabled)
     : enabled_(enabled), started_(std::chrono::steady_clock::now()) {}
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 void ProgressBar::report(std::string_view stage, double fraction) {
   if (!enabled_) return;
@@ -93,23 +95,29 @@ void GeometryOptions::addTo(CLI::App& app) {
                 "geometry JSON (vector views or a 'builder' block; docs/geometry.md); overrides "
                 "the flags below")
       ->check(CLI::ExistingFile);
-  g->add_option("--beam", beam, "cone or parallel")->check(CLI::IsMember({"cone", "parallel"}))
+  g->add_option("--beam", beam, "cone or parallel")
+      ->check(CLI::IsMember({"cone", "parallel"}))
       ->capture_default_str();
-  g->add_option("--scan", scan,
-                "full (360 deg), short (180 deg + fan, Parker) or arc (--arc-deg)")
+  g->add_option("--scan", scan, "full (360 deg), short (180 deg + fan, Parker) or arc (--arc-deg)")
       ->check(CLI::IsMember({"full", "short", "arc"}))
       ->capture_default_str();
   g->add_option("--sod", sourceToIsocentreMm, "source to isocentre distance, mm")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   g->add_option("--sdd", sourceToDetectorMm, "source to detector distance, mm")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  g->add_option("--cols", cols, "detector columns (pixels)")->check(CLI::Range(1, 1 << 20))
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  g->add_option("--rows", rows, "detector rows (pixels)")->check(CLI::Range(1, 1 << 20))
+  g->add_option("--cols", cols, "detector columns (pixels)")
+      ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  g->add_option("--views", views, "number of projections")->check(CLI::Range(1, 1 << 20))
+  g->add_option("--rows", rows, "detector rows (pixels)")
+      ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  g->add_option("--pitch-mm", pitchMm, "detector pixel pitch, mm")->check(CLI::PositiveNumber)
+  g->add_option("--views", views, "number of projections")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  g->add_option("--pitch-mm", pitchMm, "detector pixel pitch, mm")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   g->add_option("--offset-u-mm", offsetUMm, "detector offset along its columns, mm (half-fan)")
       ->capture_default_str();
@@ -233,9 +241,11 @@ namespace {
 // The files a path stands for: a header and its data file where the format has two.
 std::vector<std::filesystem::path> filesOf(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   std::filesystem::path stem = path;
-  if (ext == ".json" || ext == ".raw") return {stem.replace_extension(".json"), stem.replace_extension(".raw")};
+  if (ext == ".json" || ext == ".raw")
+    return {stem.replace_extension(".json"), stem.replace_extension(".raw")};
   if (ext == ".mhd") return {path, stem.replace_extension(".raw")};
   return {path};
 }
@@ -259,9 +269,12 @@ nlohmann::json gridToJson(const fdk::VolumeGrid& grid) {
 }
 
 nlohmann::json fdkReportToJson(const fdk::FdkReport& r) {
-  return {{"variant", r.variant},          {"weighting", r.weighting},
-          {"warnings", r.warnings},        {"filterSeconds", r.filterSeconds},
-          {"backprojectSeconds", r.backprojectSeconds}, {"voxelUpdates", r.voxelUpdates},
+  return {{"variant", r.variant},
+          {"weighting", r.weighting},
+          {"warnings", r.warnings},
+          {"filterSeconds", r.filterSeconds},
+          {"backprojectSeconds", r.backprojectSeconds},
+          {"voxelUpdates", r.voxelUpdates},
           {"backprojectGups", r.backprojectGups()}};
 }
 

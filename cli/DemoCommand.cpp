@@ -37,7 +37,8 @@ void writeCentreSlicePgm(const std::filesystem::path& path, const Volume& recon,
       // Row 0 of the picture is the top: +y up, as seen from +z.
       const double value = v.at(x % nx, ny - 1 - y, z);
       const double t = std::clamp((value - low) / (high - low), 0.0, 1.0);
-      pixels[static_cast<std::size_t>(y * 2 * nx + x)] = static_cast<unsigned char>(std::lround(255 * t));
+      pixels[static_cast<std::size_t>(y * 2 * nx + x)] =
+          static_cast<unsigned char>(std::lround(255 * t));
     }
   io::AtomicFileWriter out(path);
   out.write(header);
@@ -51,14 +52,19 @@ class DemoCommand : public Command {
     sub_ = app.add_subcommand(
         "demo", "phantom -> projections -> FDK -> metrics in one step (the headless main job)");
     sub_->add_option("--size", size_, "volume edge in voxels (the field is 204.8 mm wide)")
-        ->check(CLI::Range(16, 2048))->capture_default_str();
+        ->check(CLI::Range(16, 2048))
+        ->capture_default_str();
     sub_->add_option("--views", views_, "projections over a full turn")
-        ->check(CLI::Range(8, 1 << 16))->capture_default_str();
-    sub_->add_option("--photons", photons_, "incident photons per pixel for Poisson noise (0: none)")
-        ->check(CLI::NonNegativeNumber)->capture_default_str();
+        ->check(CLI::Range(8, 1 << 16))
+        ->capture_default_str();
+    sub_->add_option("--photons", photons_,
+                     "incident photons per pixel for Poisson noise (0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     sub_->add_option("--seed", seed_, "noise seed")->capture_default_str();
-    sub_->add_option("-o,--out-dir", outDir_,
-                     "folder for recon.mhd, truth.mhd, geometry.json, centre-slice.pgm, summary.json")
+    sub_->add_option(
+            "-o,--out-dir", outDir_,
+            "folder for recon.mhd, truth.mhd, geometry.json, centre-slice.pgm, summary.json")
         ->capture_default_str();
     fdk_.addTo(*sub_);
   }
@@ -79,10 +85,11 @@ class DemoCommand : public Command {
     TelemetryLog telemetry;
     JobContext context(interruptToken(), &bar, &telemetry);
     if (text)
-      std::printf("Tomo Workbench demo: modified 3-D Shepp-Logan, %lld cone-beam views of %lld x "
-                  "%lld, FDK into %lld^3 voxels of %.2f mm\n",
-                  static_cast<long long>(views_), static_cast<long long>(scan.cols),
-                  static_cast<long long>(scan.rows), static_cast<long long>(size_), voxelMm);
+      std::printf(
+          "Tomo Workbench demo: modified 3-D Shepp-Logan, %lld cone-beam views of %lld x "
+          "%lld, FDK into %lld^3 voxels of %.2f mm\n",
+          static_cast<long long>(views_), static_cast<long long>(scan.cols),
+          static_cast<long long>(scan.rows), static_cast<long long>(size_), voxelMm);
 
     const auto t0 = std::chrono::steady_clock::now();
     ProjectionStack projections = phantom::projectPhantom(ph, geometry, {}, &context);
@@ -144,8 +151,9 @@ class DemoCommand : public Command {
       std::printf("projections  %s (analytic, exact line integrals)\n",
                   formatSeconds(projectSeconds).c_str());
       std::printf("FDK          filter %s, backprojection %s with %s: %.2f GUPS\n",
-                  formatSeconds(r.filterSeconds).c_str(), formatSeconds(r.backprojectSeconds).c_str(),
-                  r.variant.c_str(), r.backprojectGups());
+                  formatSeconds(r.filterSeconds).c_str(),
+                  formatSeconds(r.backprojectSeconds).c_str(), r.variant.c_str(),
+                  r.backprojectGups());
       std::printf("weights      %s\n", r.weighting.c_str());
       std::printf("metrics      %s (%lld voxels)\n", central.description().c_str(),
                   static_cast<long long>(m.voxelCount));
@@ -153,9 +161,10 @@ class DemoCommand : public Command {
                   m.rmse, m.nrmse, m.psnrDb, m.ssim.value_or(std::nan("")), m.maxAbsDifference);
       std::printf("  brain mean %.5f /mm (true %.5f /mm, %+.2f%%)\n", brainStats.mean,
                   brainTruth.mean, 100.0 * (brainStats.mean - brainTruth.mean) / brainTruth.mean);
-      std::printf("wrote        %s/{recon.mhd, truth.mhd, geometry.json, centre-slice.pgm, "
-                  "summary.json}\n",
-                  outDir_.string().c_str());
+      std::printf(
+          "wrote        %s/{recon.mhd, truth.mhd, geometry.json, centre-slice.pgm, "
+          "summary.json}\n",
+          outDir_.string().c_str());
     }
     printJson(global, summary);
     return kExitOk;

@@ -18,13 +18,15 @@ class GeometryCommand : public Command {
     sub_->add_option("-o,--out", out_, "geometry JSON to write")->required();
     geometry_.addTo(*sub_);
     auto* import = sub_->add_option_group("Import", "geometry from another tool");
-    import->add_option("--import-astra", astra_,
-                       "ASTRA cone_vec / parallel3d_vec saved as text: 12 numbers per view "
-                       "(--beam says which); needs --cols and --rows")
+    import
+        ->add_option("--import-astra", astra_,
+                     "ASTRA cone_vec / parallel3d_vec saved as text: 12 numbers per view "
+                     "(--beam says which); needs --cols and --rows")
         ->check(CLI::ExistingFile);
-    import->add_option("--import-matrices", matrices_,
-                       "per-view 3x4 projection matrices as text, 12 numbers per view, row-major; "
-                       "needs --cols and --rows (--pitch-mm places the detector)")
+    import
+        ->add_option("--import-matrices", matrices_,
+                     "per-view 3x4 projection matrices as text, 12 numbers per view, row-major; "
+                     "needs --cols and --rows (--pitch-mm places the detector)")
         ->check(CLI::ExistingFile);
   }
   CLI::App* subcommand() const override { return sub_; }
@@ -43,7 +45,8 @@ class GeometryCommand : public Command {
     if (!global.quiet && !global.json)
       std::printf("wrote %s: %s beam, %lld views, detector %lld x %lld\n", out_.c_str(),
                   toString(g.beam()).c_str(), static_cast<long long>(g.viewCount()),
-                  static_cast<long long>(g.detector().cols), static_cast<long long>(g.detector().rows));
+                  static_cast<long long>(g.detector().cols),
+                  static_cast<long long>(g.detector().rows));
     printJson(global, {{"command", "geometry"}, {"output", out_}, {"views", g.viewCount()}});
     return kExitOk;
   }

@@ -56,7 +56,8 @@ class InfoCommand : public Command {
         if (!global.json)
           std::printf("%s: geometry, %s beam, %lld views, detector %lld x %lld\n", path.c_str(),
                       j["beam"].get<std::string>().c_str(), j["views"].get<long long>(),
-                      j["detector"]["cols"].get<long long>(), j["detector"]["rows"].get<long long>());
+                      j["detector"]["cols"].get<long long>(),
+                      j["detector"]["rows"].get<long long>());
         all.push_back(j);
         continue;
       }

@@ -18,19 +18,24 @@ namespace {
 class MetricsCommand : public Command {
  public:
   explicit MetricsCommand(CLI::App& app) {
-    sub_ = app.add_subcommand("metrics", "compare a volume with a reference, or ROI statistics/CNR");
-    sub_->add_option("volume", volume_, "the volume to measure")->required()->check(CLI::ExistingPath);
+    sub_ =
+        app.add_subcommand("metrics", "compare a volume with a reference, or ROI statistics/CNR");
+    sub_->add_option("volume", volume_, "the volume to measure")
+        ->required()
+        ->check(CLI::ExistingPath);
     sub_->add_option("-r,--reference", reference_, "reference volume (same shape) to compare with")
         ->check(CLI::ExistingPath);
     sub_->add_option("--region", region_, kRegionHelp);
     sub_->add_option("--data-range", dataRange_,
                      "peak for PSNR and L for SSIM (default: the reference's range in the region)");
     sub_->add_flag("--no-ssim", noSsim_, "skip SSIM (the slowest figure)");
-    sub_->add_option("--roi", roi_, "region of interest for statistics and CNR (" +
-                                        std::string(kRegionHelp) + ")");
+    sub_->add_option(
+        "--roi", roi_,
+        "region of interest for statistics and CNR (" + std::string(kRegionHelp) + ")");
     sub_->add_option("--background", background_, "background region for CNR");
     sub_->add_option("--noise", noise_, "CNR noise: background (std of bg) or pooled")
-        ->check(CLI::IsMember({"background", "pooled"}))->capture_default_str();
+        ->check(CLI::IsMember({"background", "pooled"}))
+        ->capture_default_str();
   }
   CLI::App* subcommand() const override { return sub_; }
 

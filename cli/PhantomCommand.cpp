@@ -21,16 +21,20 @@ class PhantomCommand : public Command {
     phantom_.addTo(*sub_);
     geometry_.addTo(*sub_);
     sub_->add_option("-o,--out", out_, "projections to write: NAME.json (+ NAME.raw)")->required();
-    sub_->add_option("--truth", truth_,
-                     "also write the voxelised phantom (.mhd, .json, .npy, .tif) on the grid below");
+    sub_->add_option(
+        "--truth", truth_,
+        "also write the voxelised phantom (.mhd, .json, .npy, .tif) on the grid below");
     grid_.addTo(*sub_);
     sub_->add_option("--supersample", supersample_, "rays per pixel along each detector axis")
-        ->check(CLI::Range(1, 64))->capture_default_str();
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
     sub_->add_option("--truth-supersample", truthSupersample_, "samples per voxel along each axis")
-        ->check(CLI::Range(1, 16))->capture_default_str();
+        ->check(CLI::Range(1, 16))
+        ->capture_default_str();
     sub_->add_option("--photons", photons_,
                      "incident photons per pixel for Poisson noise (0: noiseless)")
-        ->check(CLI::NonNegativeNumber)->capture_default_str();
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     sub_->add_option("--seed", seed_, "noise seed (default: random, printed)");
   }
   CLI::App* subcommand() const override { return sub_; }
@@ -46,12 +50,9 @@ class PhantomCommand : public Command {
     if (photons_ > 0) phantom::addPoissonNoise(projections, photons_, seed);
     context.throwIfCancelled();
     io::writeProjections(out_, projections);
-    nlohmann::json summary{{"command", "phantom"},
-                           {"phantom", phantom_.name},
-                           {"projections", out_},
-                           {"views", projections.viewCount()},
-                           {"rows", projections.rows()},
-                           {"cols", projections.cols()},
+    nlohmann::json summary{{"command", "phantom"},       {"phantom", phantom_.name},
+                           {"projections", out_},        {"views", projections.viewCount()},
+                           {"rows", projections.rows()}, {"cols", projections.cols()},
                            {"photons", photons_}};
     if (photons_ > 0) summary["seed"] = seed;
     if (!truth_.empty()) {

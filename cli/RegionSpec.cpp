@@ -22,8 +22,8 @@ std::vector<double> numbersIn(const std::string& spec, const std::string& text, 
     out.push_back(value);
   }
   if (out.size() != count)
-    throw ParameterError("--region", "'" + spec + "': expected " + std::to_string(count) +
-                                         " numbers");
+    throw ParameterError("--region",
+                         "'" + spec + "': expected " + std::to_string(count) + " numbers");
   return out;
 }
 }  // namespace
@@ -45,7 +45,8 @@ metrics::Region parseRegion(const std::string& spec) {
     return metrics::Region::sphere({s[0], s[1], s[2]}, s[3]);
   }
   if (kind == "mask") return metrics::Region::mask(io::readVolume(rest), rest);
-  throw ParameterError("--region", "'" + spec + "': unknown kind '" + kind + "'; use " + kRegionHelp);
+  throw ParameterError("--region",
+                       "'" + spec + "': unknown kind '" + kind + "'; use " + kRegionHelp);
 }
 
 metrics::Region parseRegions(const std::vector<std::string>& specs) {

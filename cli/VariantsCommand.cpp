@@ -32,8 +32,8 @@ class VariantsCommand : public Command {
     for (const cuda::GpuDevice& d : cuda::listGpuDevices())
       gpus.push_back({{"index", d.index},
                       {"name", d.name},
-                      {"computeCapability", std::to_string(d.computeMajor) + "." +
-                                                std::to_string(d.computeMinor)},
+                      {"computeCapability",
+                       std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)},
                       {"totalMemoryBytes", d.totalMemoryBytes},
                       {"freeMemoryBytes", d.freeMemoryBytes}});
     if (!global.json) std::printf("GPUs: %s\n", cuda::gpuStatus().c_str());

@@ -12,15 +12,17 @@
 
 int main(int argc, char** argv) {
   using namespace tomowb::cli;
-  CLI::App app{"Tomo Workbench command line: phantoms, FDK reconstruction, metrics, file info.\n"
-               "Exit codes: 0 ok, 1 error, 2 usage, 3 out of memory, 130 interrupted.",
-               "tomowb-cli"};
+  CLI::App app{
+      "Tomo Workbench command line: phantoms, FDK reconstruction, metrics, file info.\n"
+      "Exit codes: 0 ok, 1 error, 2 usage, 3 out of memory, 130 interrupted.",
+      "tomowb-cli"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tomowb-cli ") + TOMOWB_VERSION);
   GlobalOptions global;
   app.add_flag("--json", global.json, "print a machine-readable JSON summary on stdout");
   app.add_flag("-q,--quiet", global.quiet, "no progress bar and no text summary");
-  app.add_flag("--progress", global.progress, "draw the progress bar even if stderr is not a terminal");
+  app.add_flag("--progress", global.progress,
+               "draw the progress bar even if stderr is not a terminal");
 
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(makeDemoCommand(app));

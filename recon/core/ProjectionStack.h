@@ -39,9 +39,8 @@ class ProjectionStack {
                                              static_cast<std::size_t>(pixelsPerView()));
   }
   std::span<const float> viewPixels(std::int64_t view) const noexcept {
-    return std::span<const float>(pixels_).subspan(
-        static_cast<std::size_t>(view * pixelsPerView()),
-        static_cast<std::size_t>(pixelsPerView()));
+    return std::span<const float>(pixels_).subspan(static_cast<std::size_t>(view * pixelsPerView()),
+                                                   static_cast<std::size_t>(pixelsPerView()));
   }
   float* data() noexcept { return pixels_.data(); }
   const float* data() const noexcept { return pixels_.data(); }

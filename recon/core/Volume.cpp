@@ -25,8 +25,7 @@ Volume::Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
     if (!(voxelSizeMm[axis] > 0.0) || !std::isfinite(voxelSizeMm[axis]))
       throw ParameterError("volume.voxelSizeMm",
                            "must be finite and > 0, got " + std::to_string(voxelSizeMm[axis]));
-    if (!std::isfinite(originMm[axis]))
-      throw ParameterError("volume.originMm", "must be finite");
+    if (!std::isfinite(originMm[axis])) throw ParameterError("volume.originMm", "must be finite");
   }
   const std::uint64_t bytes = productOrThrow("volume size", {shape.nx, shape.ny, shape.nz, 4});
   checkHostAllocation(bytes, "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) +

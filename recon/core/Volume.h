@@ -19,7 +19,8 @@ struct VolumeShape {
 class Volume {
  public:
   Volume() = default;
-  // Zero-filled. Throws ParameterError for a size < 1 or overflow, OutOfMemoryError if it cannot fit.
+  // Zero-filled. Throws ParameterError for a size < 1 or overflow, OutOfMemoryError if it cannot
+  // fit.
   Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm, const Eigen::Vector3d& originMm);
   // A volume centred on the world origin (the isocentre of a circular scan).
   static Volume centred(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm);

@@ -23,9 +23,9 @@ class CudaError : public Error {
 
 }  // namespace tomowb
 
-#define TOMOWB_CUDA_CHECK(call, what)                                                 \
-  do {                                                                                \
-    const cudaError_t tomowbStatus = (call);                                          \
-    if (tomowbStatus != cudaSuccess)                                                  \
-      ::tomowb::throwCudaError(tomowbStatus, #call, __FILE__, __LINE__, (what));      \
+#define TOMOWB_CUDA_CHECK(call, what)                                            \
+  do {                                                                           \
+    const cudaError_t tomowbStatus = (call);                                     \
+    if (tomowbStatus != cudaSuccess)                                             \
+      ::tomowb::throwCudaError(tomowbStatus, #call, __FILE__, __LINE__, (what)); \
   } while (0)

@@ -4,8 +4,14 @@
 
 namespace tomowb::cuda {
 
-std::vector<GpuDevice> listGpuDevices() { return {}; }
-std::string gpuStatus() { return "built without CUDA (TOMOWB_CUDA=OFF)"; }
-void runDeviceSelfTest(int) { throw Error("built without CUDA (TOMOWB_CUDA=OFF)"); }
+std::vector<GpuDevice> listGpuDevices() {
+  return {};
+}
+std::string gpuStatus() {
+  return "built without CUDA (TOMOWB_CUDA=OFF)";
+}
+void runDeviceSelfTest(int) {
+  throw Error("built without CUDA (TOMOWB_CUDA=OFF)");
+}
 
 }  // namespace tomowb::cuda

@@ -108,7 +108,8 @@ void accumulateRowScalar(const RowSetup<Scalar>& setup, const PaddedBlock& block
       const float* p = block.view(k) + static_cast<std::int64_t>(fr) * block.paddedCols +
                        static_cast<std::int64_t>(fa);
       const Scalar top = p[0] + ta * (Scalar(p[1]) - p[0]);
-      const Scalar bottom = p[block.paddedCols] + ta * (Scalar(p[block.paddedCols + 1]) - p[block.paddedCols]);
+      const Scalar bottom =
+          p[block.paddedCols] + ta * (Scalar(p[block.paddedCols + 1]) - p[block.paddedCols]);
       Scalar value = top + tr * (bottom - top);
       if (cone) value *= inv * inv;
       sum += value;
@@ -156,20 +157,24 @@ __attribute__((target("avx2,fma"))) void accumulateRowAvx2(const RowSetup<float>
       // Each bilinear row pair (p[i], p[i+1]) is one 64-bit element: four 4-lane gathers
       // of pairs instead of four 8-lane gathers of floats halve the elements loaded.
       const double* pairs = reinterpret_cast<const double*>(block.view(k));
-      const __m256d lowMask = _mm256_castps_pd(_mm256_permutevar8x32_ps(
-          valid, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)));
-      const __m256d highMask = _mm256_castps_pd(_mm256_permutevar8x32_ps(
-          valid, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7)));
+      const __m256d lowMask = _mm256_castps_pd(
+          _mm256_permutevar8x32_ps(valid, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)));
+      const __m256d highMask = _mm256_castps_pd(
+          _mm256_permutevar8x32_ps(valid, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7)));
       const __m256d zeroPairs = _mm256_setzero_pd();
       const __m128i idxLow = _mm256_castsi256_si128(idx);
       const __m128i idxHigh = _mm256_extracti128_si256(idx, 1);
       const __m256i below = _mm256_add_epi32(idx, pitch);
       const __m128i belowLow = _mm256_castsi256_si128(below);
       const __m128i belowHigh = _mm256_extracti128_si256(below, 1);
-      const __m256 topLow = _mm256_castpd_ps(_mm256_mask_i32gather_pd(zeroPairs, pairs, idxLow, lowMask, 4));
-      const __m256 topHigh = _mm256_castpd_ps(_mm256_mask_i32gather_pd(zeroPairs, pairs, idxHigh, highMask, 4));
-      const __m256 botLow = _mm256_castpd_ps(_mm256_mask_i32gather_pd(zeroPairs, pairs, belowLow, lowMask, 4));
-      const __m256 botHigh = _mm256_castpd_ps(_mm256_mask_i32gather_pd(zeroPairs, pairs, belowHigh, highMask, 4));
+      const __m256 topLow =
+          _mm256_castpd_ps(_mm256_mask_i32gather_pd(zeroPairs, pairs, idxLow, lowMask, 4));
+      const __m256 topHigh =
+          _mm256_castpd_ps(_mm256_mask_i32gather_pd(zeroPairs, pairs, idxHigh, highMask, 4));
+      const __m256 botLow =
+          _mm256_castpd_ps(_mm256_mask_i32gather_pd(zeroPairs, pairs, belowLow, lowMask, 4));
+      const __m256 botHigh =
+          _mm256_castpd_ps(_mm256_mask_i32gather_pd(zeroPairs, pairs, belowHigh, highMask, 4));
       // [a0 b0 a1 b1 | a2 b2 a3 b3] and the high lanes -> a0..a7 and b0..b7 in lane order.
       const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
       const __m256 p00 = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(topLow, topHigh, 0x88), order);
@@ -206,14 +211,15 @@ void backprojectBlocks(const ProjectionStack& filtered, Volume& volume, JobConte
   const bool cone = filtered.geometry().beam() == BeamKind::Cone;
   const std::vector<VoxelMatrix> matrices = voxelMatrices(filtered, volume);
   const std::int64_t paddedView = (filtered.cols() + 2) * (filtered.rows() + 2);
-  const bool avx2 = precision == Precision::Single && detectAvx2() &&
-                    paddedView < (std::int64_t{1} << 31) - 1;
+  const bool avx2 =
+      precision == Precision::Single && detectAvx2() && paddedView < (std::int64_t{1} << 31) - 1;
   const std::int64_t viewsPerBlock =
       std::clamp<std::int64_t>(kBlockFloatBudget / paddedView, 1, kMaxViewsPerBlock);
   const std::int64_t nx = volume.nx(), ny = volume.ny(), nz = volume.nz();
   const std::int64_t rowCount = ny * nz;
   const CancelToken& cancel = context.cancelToken();
   PaddedBlock block;
+  auto lastPreview = started;
   for (std::int64_t first = 0; first < filtered.viewCount(); first += viewsPerBlock) {
     context.throwIfCancelled();
     fillPadded(filtered, first, std::min(viewsPerBlock, filtered.viewCount() - first), block);
@@ -239,19 +245,31 @@ void backprojectBlocks(const ProjectionStack& filtered, Volume& volume, JobConte
       }
     }
     context.throwIfCancelled();
-    context.reportProgress("backproject", double(first + block.count) / double(filtered.viewCount()));
+    // The partial sum is a usable preview (every voxel has seen the same views): hand it out
+    // at most once a second, and after the last block.
+    const std::int64_t doneViews = first + block.count;
+    if (context.wantsIntermediates() &&
+        (doneViews == filtered.viewCount() ||
+         std::chrono::steady_clock::now() - lastPreview > std::chrono::seconds(1))) {
+      context.publishIntermediate(volume, "backprojected " + std::to_string(doneViews) + " of " +
+                                              std::to_string(filtered.viewCount()) + " views");
+      lastPreview = std::chrono::steady_clock::now();
+    }
+    context.reportProgress("backproject",
+                           double(first + block.count) / double(filtered.viewCount()));
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  context.publishTelemetry({"fdk.backproject",
-                            precision == Precision::Double ? "fdk.bp.cpu-f64" : "fdk.bp.cpu",
-                            seconds, double(volume.voxelCount()) * double(filtered.viewCount()),
-                            0.0});
+  context.publishTelemetry(
+      {"fdk.backproject", precision == Precision::Double ? "fdk.bp.cpu-f64" : "fdk.bp.cpu", seconds,
+       double(volume.voxelCount()) * double(filtered.viewCount()), 0.0});
 }
 
 }  // namespace
 
-bool cpuBackprojectorUsesAvx2() { return detectAvx2(); }
+bool cpuBackprojectorUsesAvx2() {
+  return detectAvx2();
+}
 
 void backprojectCpu(const ProjectionStack& filtered, Volume& volume, JobContext& context) {
   backprojectBlocks(filtered, volume, context, Precision::Single);

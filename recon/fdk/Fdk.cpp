@@ -50,7 +50,8 @@ ProjectionStack filterProjections(const ProjectionStack& projections, const FdkW
       plan.weightView(v, weighted);
       std::span<float> out = filtered.viewPixels(v);
       for (std::int64_t r = 0; r < rows; ++r) {
-        std::span<float> row = out.subspan(std::size_t(r * filteredCols), std::size_t(filteredCols));
+        std::span<float> row =
+            out.subspan(std::size_t(r * filteredCols), std::size_t(filteredCols));
         std::copy_n(weighted.begin() + r * cols, cols, row.begin() + extension.before);
         ramp.filterRow(row);
       }
@@ -108,6 +109,17 @@ class ScaledProgress : public ProgressSink {
  private:
   const JobContext& outer_;
 };
+// Hands the backprojection's partial sums on to the caller's sink.
+class IntermediateForwarder : public IntermediateVolumeSink {
+ public:
+  explicit IntermediateForwarder(const JobContext& outer) : outer_(outer) {}
+  void publish(const Volume& volume, std::string_view label) override {
+    outer_.publishIntermediate(volume, label);
+  }
+
+ private:
+  const JobContext& outer_;
+};
 }  // namespace
 
 Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& params,
@@ -125,7 +137,9 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
   Volume volume(params.volume.shape, params.volume.voxelSizeMm, params.volume.originMm);
   ReportingTelemetry telemetry(context, report);
   ScaledProgress progress(context);
-  JobContext inner(context.cancelToken(), &progress, &telemetry);
+  IntermediateForwarder intermediates(context);
+  JobContext inner(context.cancelToken(), &progress, &telemetry,
+                   context.wantsIntermediates() ? &intermediates : nullptr);
   {
     const ProjectionStack filtered = filterProjections(projections, plan, params.filter, inner);
     variant.backproject(filtered, volume, inner);

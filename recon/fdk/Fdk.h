@@ -39,7 +39,9 @@ struct FdkReport {
   double filterSeconds = 0;
   double backprojectSeconds = 0;
   double voxelUpdates = 0;
-  double backprojectGups() const { return backprojectSeconds > 0 ? voxelUpdates / backprojectSeconds / 1e9 : 0; }
+  double backprojectGups() const {
+    return backprojectSeconds > 0 ? voxelUpdates / backprojectSeconds / 1e9 : 0;
+  }
 };
 
 // Weighted and filtered copy of the projections, ready for any backprojection variant.

@@ -29,11 +29,16 @@ std::string degrees(double rad) {
 
 std::string_view toString(RedundancyMode mode) {
   switch (mode) {
-    case RedundancyMode::Auto: return "auto";
-    case RedundancyMode::FullScan: return "full-scan";
-    case RedundancyMode::Parker: return "parker";
-    case RedundancyMode::OffsetDetector: return "offset-detector";
-    case RedundancyMode::None: return "none";
+    case RedundancyMode::Auto:
+      return "auto";
+    case RedundancyMode::FullScan:
+      return "full-scan";
+    case RedundancyMode::Parker:
+      return "parker";
+    case RedundancyMode::OffsetDetector:
+      return "offset-detector";
+    case RedundancyMode::None:
+      return "none";
   }
   return "?";
 }
@@ -42,8 +47,9 @@ RedundancyMode redundancyModeFromString(std::string_view name) {
   for (RedundancyMode m : {RedundancyMode::Auto, RedundancyMode::FullScan, RedundancyMode::Parker,
                            RedundancyMode::OffsetDetector, RedundancyMode::None})
     if (name == toString(m)) return m;
-  throw ParameterError("redundancy", "unknown mode '" + std::string(name) +
-                                         "': choose auto, full-scan, parker, offset-detector or none");
+  throw ParameterError("redundancy",
+                       "unknown mode '" + std::string(name) +
+                           "': choose auto, full-scan, parker, offset-detector or none");
 }
 
 FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
@@ -88,15 +94,17 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
     f.lastEdgeMm = (cols - 0.5 - f.principalCol) * pitch;
   }
   if (cone && zMax - zMin > 1e-6 * std::max(1.0, frames_[0].sourceToIsocentreMm))
-    throw ParameterError("geometry", "the sources do not lie in one plane (helical orbit?): FDK "
-                                     "here reconstructs circular orbits only");
+    throw ParameterError("geometry",
+                         "the sources do not lie in one plane (helical orbit?): FDK "
+                         "here reconstructs circular orbits only");
 
   // Angle travelled in the rotation sense, coverage and integration steps.
   const std::vector<double> az = geometry.sourceAzimuthsRad();
   rotationSense_ = (n > 1 && az.back() < az.front()) ? -1.0 : 1.0;
   betaRad_.resize(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
-    betaRad_[static_cast<std::size_t>(i)] = rotationSense_ * (az[static_cast<std::size_t>(i)] - az[0]);
+    betaRad_[static_cast<std::size_t>(i)] =
+        rotationSense_ * (az[static_cast<std::size_t>(i)] - az[0]);
   std::vector<std::size_t> order(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
@@ -108,14 +116,19 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
     throw ParameterError("geometry", "the views cover " + degrees(span) +
                                          ", more than one turn: FDK here needs a single turn "
                                          "or a short scan");
-  coverageRad_ = fullTurn ? 2 * kPi : span;
+  // Evenly spaced parallel views over [0, pi) are periodic too: the view at pi would mirror
+  // the first one, so they integrate like a full turn with period pi.
+  const bool halfTurnParallel =
+      !cone && !fullTurn && std::abs(span + meanStep - kPi) < 0.25 * meanStep;
+  const double period = fullTurn ? 2 * kPi : kPi;
+  coverageRad_ = fullTurn ? 2 * kPi : (halfTurnParallel ? kPi : span);
   steps_.assign(static_cast<std::size_t>(n), 0.0);
   for (std::size_t k = 0; k < order.size(); ++k) {
     const double here = betaRad_[order[k]];
     double prev, next;
-    if (fullTurn) {
-      prev = k > 0 ? betaRad_[order[k - 1]] : betaRad_[order.back()] - 2 * kPi;
-      next = k + 1 < order.size() ? betaRad_[order[k + 1]] : betaRad_[order.front()] + 2 * kPi;
+    if (fullTurn || halfTurnParallel) {
+      prev = k > 0 ? betaRad_[order[k - 1]] : betaRad_[order.back()] - period;
+      next = k + 1 < order.size() ? betaRad_[order[k + 1]] : betaRad_[order.front()] + period;
     } else {
       prev = k > 0 ? betaRad_[order[k - 1]] : here;
       next = k + 1 < order.size() ? betaRad_[order[k + 1]] : here;
@@ -143,7 +156,7 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
   if (mode_ == RedundancyMode::Auto) {
     if (fullTurn)
       mode_ = offsetDetector ? RedundancyMode::OffsetDetector : RedundancyMode::FullScan;
-    else if (!cone && span <= kPi + 0.5 * meanStep)
+    else if (!cone && (halfTurnParallel || span <= kPi + 0.5 * meanStep))
       mode_ = RedundancyMode::None;  // a pi parallel scan, or limited-angle (tilt series)
     else
       mode_ = RedundancyMode::Parker;
@@ -157,22 +170,25 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
       const std::string text = "the short scan covers " + degrees(span) + " but needs " +
                                degrees(needed) + " (180 deg + fan angle)";
       if (requested == RedundancyMode::Auto)
-        throw ParameterError("geometry", text + "; choose redundancy 'none' to reconstruct "
-                                                "the incomplete data anyway");
+        throw ParameterError("geometry", text +
+                                             "; choose redundancy 'none' to reconstruct "
+                                             "the incomplete data anyway");
       warnings_.push_back(text + ": rays at the fan's edges are weighted wrongly");
     }
   }
   if (mode_ == RedundancyMode::OffsetDetector) {
     if (!fullTurn) throw ParameterError("redundancy", "offset-detector weights need a full turn");
     if (!straddles)
-      throw ParameterError("redundancy", "the detector does not cover the central ray, so an "
-                                         "offset (half-fan) scan cannot be completed");
+      throw ParameterError("redundancy",
+                           "the detector does not cover the central ray, so an "
+                           "offset (half-fan) scan cannot be completed");
   }
   if (mode_ == RedundancyMode::FullScan && !fullTurn)
     warnings_.push_back("full-scan weights on " + degrees(span) + ": the result will be too dark");
   if (mode_ == RedundancyMode::FullScan && offsetDetector)
-    warnings_.push_back("the detector is offset but full-scan weights were chosen: expect a "
-                        "bright ring around the centre");
+    warnings_.push_back(
+        "the detector is offset but full-scan weights were chosen: expect a "
+        "bright ring around the centre");
 
   if (mode_ == RedundancyMode::OffsetDetector) {
     const ViewFrame& f = frames_[0];
@@ -188,8 +204,8 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
   // Field of view: radius of the cylinder all views see (the long side counts for offset scans).
   const double side = mode_ == RedundancyMode::OffsetDetector ? longSide : shortSide;
   const ViewFrame& f0 = frames_[0];
-  fovRadiusMm_ = cone ? f0.sourceToIsocentreMm * std::sin(std::atan(side / f0.sourceToDetectorMm))
-                      : side;
+  fovRadiusMm_ =
+      cone ? f0.sourceToIsocentreMm * std::sin(std::atan(side / f0.sourceToDetectorMm)) : side;
 }
 
 double FdkWeightPlan::fanAngleOfColumn(std::int64_t view, double col) const {
@@ -202,8 +218,10 @@ double FdkWeightPlan::fanAngleOfColumn(std::int64_t view, double col) const {
 double FdkWeightPlan::redundancyWeight(std::int64_t view, double col) const {
   switch (mode_) {
     case RedundancyMode::Auto:
-    case RedundancyMode::FullScan: return 0.5;
-    case RedundancyMode::None: return 1.0;
+    case RedundancyMode::FullScan:
+      return 0.5;
+    case RedundancyMode::None:
+      return 1.0;
     case RedundancyMode::OffsetDetector: {
       const ViewFrame& f = frame(view);
       const double xi = (col - f.principalCol) * geometry_.view(view).u.norm();
@@ -244,7 +262,9 @@ void FdkWeightPlan::weightView(std::int64_t view, std::span<float> pixels) const
     float* row = pixels.data() + r * cols;
     for (std::int64_t c = 0; c < cols; ++c) {
       double w = columnWeight[static_cast<std::size_t>(c)];
-      if (cone) w *= f.sourceToDetectorMm / (geometry_.pixelPosition(view, double(c), double(r)) - v.source).norm();
+      if (cone)
+        w *= f.sourceToDetectorMm /
+             (geometry_.pixelPosition(view, double(c), double(r)) - v.source).norm();
       row[c] = static_cast<float>(row[c] * w);
     }
   }

@@ -51,7 +51,9 @@ class FdkWeightPlan {
   // Radius (mm, about z) of the cylinder every view sees whole (used for the FOV mask).
   double fieldOfViewRadiusMm() const noexcept { return fovRadiusMm_; }
   const std::vector<std::string>& warnings() const noexcept { return warnings_; }
-  const ViewFrame& frame(std::int64_t view) const { return frames_[static_cast<std::size_t>(view)]; }
+  const ViewFrame& frame(std::int64_t view) const {
+    return frames_[static_cast<std::size_t>(view)];
+  }
   double angularStepRad(std::int64_t view) const { return steps_[static_cast<std::size_t>(view)]; }
 
   // Multiplies one view's pixels ([row][col]) by cosine x redundancy x angular step / pitch, so

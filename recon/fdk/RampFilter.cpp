@@ -4,9 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <numbers>
-#include <utility>
 #include <string>
 #include <unsupported/Eigen/FFT>
+#include <utility>
 
 #include "recon/core/Error.h"
 
@@ -14,11 +14,16 @@ namespace tomowb::fdk {
 
 std::string_view toString(RampWindow window) {
   switch (window) {
-    case RampWindow::RamLak: return "ram-lak";
-    case RampWindow::SheppLogan: return "shepp-logan";
-    case RampWindow::Cosine: return "cosine";
-    case RampWindow::Hamming: return "hamming";
-    case RampWindow::Hann: return "hann";
+    case RampWindow::RamLak:
+      return "ram-lak";
+    case RampWindow::SheppLogan:
+      return "shepp-logan";
+    case RampWindow::Cosine:
+      return "cosine";
+    case RampWindow::Hamming:
+      return "hamming";
+    case RampWindow::Hann:
+      return "hann";
   }
   return "?";
 }
@@ -41,11 +46,16 @@ double windowGain(RampWindow window, double f, double cutoff) {
   if (f > cutoff) return 0.0;
   const double x = std::numbers::pi * f / cutoff;
   switch (window) {
-    case RampWindow::RamLak: return 1.0;
-    case RampWindow::SheppLogan: return f == 0.0 ? 1.0 : std::sin(x / 2) / (x / 2);
-    case RampWindow::Cosine: return std::cos(x / 2);
-    case RampWindow::Hamming: return 0.54 + 0.46 * std::cos(x);
-    case RampWindow::Hann: return 0.5 + 0.5 * std::cos(x);
+    case RampWindow::RamLak:
+      return 1.0;
+    case RampWindow::SheppLogan:
+      return f == 0.0 ? 1.0 : std::sin(x / 2) / (x / 2);
+    case RampWindow::Cosine:
+      return std::cos(x / 2);
+    case RampWindow::Hamming:
+      return 0.54 + 0.46 * std::cos(x);
+    case RampWindow::Hann:
+      return 0.5 + 0.5 * std::cos(x);
   }
   return 0.0;
 }
@@ -70,9 +80,8 @@ RampFilter<Scalar>::RampFilter(std::int64_t rowLength, double sampleSpacingMm,
   if (!(sampleSpacingMm > 0.0) || !std::isfinite(sampleSpacingMm))
     throw ParameterError("filter sample spacing", "must be finite and > 0");
   if (!(params.cutoff > 0.0) || params.cutoff > 1.0)
-    throw ParameterError("filter cut-off",
-                         "must be in (0, 1] (fraction of Nyquist), got " +
-                             std::to_string(params.cutoff));
+    throw ParameterError("filter cut-off", "must be in (0, 1] (fraction of Nyquist), got " +
+                                               std::to_string(params.cutoff));
   fft_ = new Fft;  // NOLINT(cppcoreguidelines-owning-memory): pimpl, freed in the destructor
   const std::int64_t n = paddedLength_;
   // Spatial kernel in units of 1/tau^2, laid out circularly; the 1/tau^2 and the tau of the
@@ -89,9 +98,9 @@ RampFilter<Scalar>::RampFilter(std::int64_t rowLength, double sampleSpacingMm,
   response_.resize(static_cast<std::size_t>(n / 2 + 1));
   for (std::int64_t k = 0; k <= n / 2; ++k) {
     const double f = static_cast<double>(k) / static_cast<double>(n / 2);
-    response_[static_cast<std::size_t>(k)] = static_cast<Scalar>(
-        spectrum[static_cast<std::size_t>(k)].real() * windowGain(params.window, f, params.cutoff) /
-        sampleSpacingMm);
+    response_[static_cast<std::size_t>(k)] =
+        static_cast<Scalar>(spectrum[static_cast<std::size_t>(k)].real() *
+                            windowGain(params.window, f, params.cutoff) / sampleSpacingMm);
   }
   padded_.assign(static_cast<std::size_t>(n), Scalar(0));
 }

@@ -10,7 +10,9 @@
 
 namespace tomowb {
 
-std::string toString(BeamKind beam) { return beam == BeamKind::Cone ? "cone" : "parallel"; }
+std::string toString(BeamKind beam) {
+  return beam == BeamKind::Cone ? "cone" : "parallel";
+}
 
 Geometry::Geometry(BeamKind beam, DetectorShape detector, std::vector<View> views)
     : beam_(beam), detector_(detector), views_(std::move(views)) {}
@@ -61,7 +63,9 @@ ProjectionMatrix Geometry::projectionMatrix(std::int64_t viewIndex) const {
 }
 
 namespace {
-bool finite(const Eigen::Vector3d& x) { return x.allFinite(); }
+bool finite(const Eigen::Vector3d& x) {
+  return x.allFinite();
+}
 std::string viewField(std::int64_t i, const char* field) {
   return "views[" + std::to_string(i) + "]." + field;
 }
@@ -75,9 +79,8 @@ void Geometry::validate() const {
   if (views_.empty()) throw ParameterError("views", "the geometry has no views");
   for (std::int64_t i = 0; i < viewCount(); ++i) {
     const View& v = view(i);
-    for (auto [vec, name] : {std::pair{&v.detectorCentre, "detectorCentre"},
-                             std::pair{&v.u, "u"}, std::pair{&v.v, "v"},
-                             std::pair{&v.source, "source"},
+    for (auto [vec, name] : {std::pair{&v.detectorCentre, "detectorCentre"}, std::pair{&v.u, "u"},
+                             std::pair{&v.v, "v"}, std::pair{&v.source, "source"},
                              std::pair{&v.rayDirection, "rayDirection"}}) {
       if (!finite(*vec)) throw ParameterError(viewField(i, name), "is not finite");
     }

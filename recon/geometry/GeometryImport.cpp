@@ -42,9 +42,9 @@ std::vector<std::array<double, 12>> readTwelvePerLine(const std::filesystem::pat
       double value = 0.0;
       auto [next, err] = std::from_chars(cursor, end, value);
       if (err != std::errc() || (next < end && *next != ' '))
-        throw FormatError(path, "line " + std::to_string(lineNumber),
-                          "not a number: '" + std::string(cursor, std::min<std::size_t>(
-                                                                      20, end - cursor)) + "'");
+        throw FormatError(
+            path, "line " + std::to_string(lineNumber),
+            "not a number: '" + std::string(cursor, std::min<std::size_t>(20, end - cursor)) + "'");
       if (!std::isfinite(value))
         throw FormatError(path, "line " + std::to_string(lineNumber), "number is not finite");
       if (count == 12)

@@ -19,7 +19,9 @@ using nlohmann::json;
 constexpr double kDegToRad = std::numbers::pi / 180.0;
 constexpr std::uintmax_t kMaxGeometryFileBytes = 512ull << 20;
 
-json vectorJson(const Eigen::Vector3d& v) { return json::array({v.x(), v.y(), v.z()}); }
+json vectorJson(const Eigen::Vector3d& v) {
+  return json::array({v.x(), v.y(), v.z()});
+}
 
 // Reads fields of one JSON object and names the file and the field path in every error.
 class FieldReader {
@@ -38,12 +40,15 @@ class FieldReader {
 
   double number(const char* key) const {
     const json& v = raw(key);
-    if (!v.is_number()) throw FormatError(file_, fieldName(key), "must be a number, got " + v.dump());
+    if (!v.is_number())
+      throw FormatError(file_, fieldName(key), "must be a number, got " + v.dump());
     const double x = v.get<double>();
     if (!std::isfinite(x)) throw FormatError(file_, fieldName(key), "must be finite");
     return x;
   }
-  double number(const char* key, double fallback) const { return has(key) ? number(key) : fallback; }
+  double number(const char* key, double fallback) const {
+    return has(key) ? number(key) : fallback;
+  }
 
   double positive(const char* key) const {
     const double x = number(key);
@@ -57,14 +62,15 @@ class FieldReader {
       throw FormatError(file_, fieldName(key), "must be an integer, got " + v.dump());
     const auto n = v.get<std::int64_t>();
     if (n < minimum || n > (std::int64_t{1} << 31))
-      throw FormatError(file_, fieldName(key), "must be in [" + std::to_string(minimum) +
-                                                   ", 2^31], got " + v.dump());
+      throw FormatError(file_, fieldName(key),
+                        "must be in [" + std::to_string(minimum) + ", 2^31], got " + v.dump());
     return n;
   }
 
   std::string text(const char* key) const {
     const json& v = raw(key);
-    if (!v.is_string()) throw FormatError(file_, fieldName(key), "must be a string, got " + v.dump());
+    if (!v.is_string())
+      throw FormatError(file_, fieldName(key), "must be a string, got " + v.dump());
     return v.get<std::string>();
   }
 
@@ -153,8 +159,9 @@ std::vector<double> readAnglesRad(const FieldReader& b, const CircularConeParams
     const double turns = b.positive("turns");
     std::vector<double> angles(static_cast<std::size_t>(views));
     for (std::int64_t i = 0; i < views; ++i)
-      angles[static_cast<std::size_t>(i)] =
-          start + 2 * std::numbers::pi * turns * static_cast<double>(i) / static_cast<double>(views);
+      angles[static_cast<std::size_t>(i)] = start + 2 * std::numbers::pi * turns *
+                                                        static_cast<double>(i) /
+                                                        static_cast<double>(views);
     return angles;
   }
   throw FormatError(b.file(), b.fieldName("scan"),
@@ -168,9 +175,9 @@ Geometry buildFromParameters(const FieldReader& b) {
     c.sourceToIsocentreMm = b.positive("sourceToIsocentreMm");
     c.sourceToDetectorMm = b.positive("sourceToDetectorMm");
     if (c.sourceToDetectorMm <= c.sourceToIsocentreMm)
-      throw FormatError(b.file(), b.fieldName("sourceToDetectorMm"),
-                        "must exceed sourceToIsocentreMm, got " +
-                            b.raw("sourceToDetectorMm").dump());
+      throw FormatError(
+          b.file(), b.fieldName("sourceToDetectorMm"),
+          "must exceed sourceToIsocentreMm, got " + b.raw("sourceToDetectorMm").dump());
     c.detector = readDetectorParams(b.child("detector"));
     c.anglesRad = readAnglesRad(b, &c);
     if (kind == "circular-cone") return circularConeBeam(c);
@@ -206,9 +213,9 @@ Geometry buildFromParameters(const FieldReader& b) {
     t.tiltAxisShiftPixels = b.number("tiltAxisShiftPixels", 0.0);
     return tiltSeries(t);
   }
-  throw FormatError(b.file(), b.fieldName("kind"),
-                    "must be 'circular-cone', 'helical-cone', 'parallel' or 'tilt-series', got '" +
-                        kind + "'");
+  throw FormatError(
+      b.file(), b.fieldName("kind"),
+      "must be 'circular-cone', 'helical-cone', 'parallel' or 'tilt-series', got '" + kind + "'");
 }
 
 }  // namespace
@@ -236,7 +243,8 @@ json geometryToJson(const Geometry& g) {
 Geometry geometryFromJson(const json& j, const std::filesystem::path& source) {
   const FieldReader top(j, source, "");
   if (top.has("format") && top.text("format") != "tomowb-geometry")
-    throw FormatError(source, "format", "must be 'tomowb-geometry', got " + top.raw("format").dump());
+    throw FormatError(source, "format",
+                      "must be 'tomowb-geometry', got " + top.raw("format").dump());
   const std::int64_t version = top.count("version");
   if (version > kGeometryFormatVersion)
     throw FormatError(source, "version",

@@ -24,7 +24,8 @@ void checkDetector(const DetectorParams& d) {
                                          std::to_string(d.cols) + "x" + std::to_string(d.rows));
   requirePositive("detector.pitchUMm", d.pitchUMm);
   requirePositive("detector.pitchVMm", d.pitchVMm);
-  for (double x : {d.offsetUMm, d.offsetVMm, d.tiltRad, d.slantRad, d.inPlaneRotationRad, d.skewRad})
+  for (double x :
+       {d.offsetUMm, d.offsetVMm, d.tiltRad, d.slantRad, d.inPlaneRotationRad, d.skewRad})
     if (!std::isfinite(x)) throw ParameterError("detector", "offsets and angles must be finite");
   if (std::abs(d.skewRad) >= kPi / 2)
     throw ParameterError("detector.skewRad", "must be within (-pi/2, pi/2)");
@@ -50,10 +51,10 @@ DetectorFrame frameAt(double angleRad) {
 void placeDetector(const DetectorParams& d, const DetectorFrame& f, const Eigen::Vector3d& centre,
                    View& view) {
   const Eigen::Vector3d normal = f.eu.cross(f.ev);
-  const Eigen::Matrix3d rotation = (Eigen::AngleAxisd(d.inPlaneRotationRad, normal) *
-                                    Eigen::AngleAxisd(d.tiltRad, f.eu) *
-                                    Eigen::AngleAxisd(d.slantRad, f.ev))
-                                       .toRotationMatrix();
+  const Eigen::Matrix3d rotation =
+      (Eigen::AngleAxisd(d.inPlaneRotationRad, normal) * Eigen::AngleAxisd(d.tiltRad, f.eu) *
+       Eigen::AngleAxisd(d.slantRad, f.ev))
+          .toRotationMatrix();
   const Eigen::Vector3d rowAxis = std::cos(d.skewRad) * f.ev + std::sin(d.skewRad) * f.eu;
   view.u = rotation * f.eu * d.pitchUMm;
   view.v = rotation * rowAxis * d.pitchVMm;
@@ -64,10 +65,10 @@ void checkCircular(const CircularConeParams& p) {
   requirePositive("sourceToIsocentreMm", p.sourceToIsocentreMm);
   requirePositive("sourceToDetectorMm", p.sourceToDetectorMm);
   if (p.sourceToDetectorMm <= p.sourceToIsocentreMm)
-    throw ParameterError("sourceToDetectorMm",
-                         "must exceed sourceToIsocentreMm (" +
-                             std::to_string(p.sourceToIsocentreMm) + "), got " +
-                             std::to_string(p.sourceToDetectorMm));
+    throw ParameterError("sourceToDetectorMm", "must exceed sourceToIsocentreMm (" +
+                                                   std::to_string(p.sourceToIsocentreMm) +
+                                                   "), got " +
+                                                   std::to_string(p.sourceToDetectorMm));
   checkDetector(p.detector);
   checkAngles(p.anglesRad);
 }
@@ -75,7 +76,8 @@ void checkCircular(const CircularConeParams& p) {
 }  // namespace
 
 std::vector<double> fullScanAnglesRad(std::int64_t viewCount, double startRad) {
-  if (viewCount < 1) throw ParameterError("views", "must be >= 1, got " + std::to_string(viewCount));
+  if (viewCount < 1)
+    throw ParameterError("views", "must be >= 1, got " + std::to_string(viewCount));
   std::vector<double> angles(static_cast<std::size_t>(viewCount));
   for (std::int64_t i = 0; i < viewCount; ++i)
     angles[static_cast<std::size_t>(i)] =
@@ -134,7 +136,8 @@ Geometry helicalConeBeam(const HelicalConeParams& p) {
   const double feed = helicalFeedPerTurnMm(p);
   const double first = p.circular.anglesRad.front();
   for (std::int64_t i = 0; i < g.viewCount(); ++i) {
-    const double z = p.startZMm + feed * (p.circular.anglesRad[static_cast<std::size_t>(i)] - first) /
+    const double z = p.startZMm + feed *
+                                      (p.circular.anglesRad[static_cast<std::size_t>(i)] - first) /
                                       (2.0 * kPi);
     g.view(i).source.z() += z;
     g.view(i).detectorCentre.z() += z;

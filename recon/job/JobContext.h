@@ -25,7 +25,10 @@ class JobContext {
   explicit JobContext(const CancelToken& cancel, ProgressSink* progress = nullptr,
                       TelemetrySink* telemetry = nullptr,
                       IntermediateVolumeSink* intermediates = nullptr)
-      : cancel_(&cancel), progress_(progress), telemetry_(telemetry), intermediates_(intermediates) {}
+      : cancel_(&cancel),
+        progress_(progress),
+        telemetry_(telemetry),
+        intermediates_(intermediates) {}
   JobContext(const JobContext&) = delete;
   JobContext& operator=(const JobContext&) = delete;
 

@@ -7,11 +7,11 @@
 namespace tomowb {
 
 struct TelemetryEvent {
-  std::string step;            // "fdk.filter", "fdk.backproject"
-  std::string variant;         // kernel variant used, e.g. "fdk.bp.cpu"
-  double seconds = 0.0;        // wall time of the step
-  double voxelUpdates = 0.0;   // voxel x view updates done in the step (0 if none)
-  double bytesMoved = 0.0;     // host<->device or file bytes (0 if none)
+  std::string step;           // "fdk.filter", "fdk.backproject"
+  std::string variant;        // kernel variant used, e.g. "fdk.bp.cpu"
+  double seconds = 0.0;       // wall time of the step
+  double voxelUpdates = 0.0;  // voxel x view updates done in the step (0 if none)
+  double bytesMoved = 0.0;    // host<->device or file bytes (0 if none)
   double gups() const noexcept { return seconds > 0 ? voxelUpdates / seconds / 1e9 : 0.0; }
 };
 

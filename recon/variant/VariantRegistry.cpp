@@ -23,8 +23,8 @@ const KernelVariant& VariantRegistry::require(std::string_view name) const {
   if (const KernelVariant* v = find(name)) return *v;
   std::string known;
   for (const KernelVariant& v : variants_) known += (known.empty() ? "" : ", ") + v.name;
-  throw ParameterError("variant", "unknown kernel variant '" + std::string(name) +
-                                      "'; available: " + known);
+  throw ParameterError("variant",
+                       "unknown kernel variant '" + std::string(name) + "'; available: " + known);
 }
 
 std::vector<const KernelVariant*> VariantRegistry::family(std::string_view prefix) const {

@@ -66,15 +66,16 @@ std::vector<std::string> filesIn(const std::filesystem::path& dir) {
 TEST(TomowbCli, DemoWritesVolumesAndMetrics) {
   test::TempDir dir;
   const auto out = dir / "demo";
-  const CliRun r = runCli({"--json", "demo", "--size", "48", "--views", "48", "-o", out.string()}, dir);
+  const CliRun r =
+      runCli({"--json", "demo", "--size", "48", "--views", "48", "-o", out.string()}, dir);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const auto summary = nlohmann::json::parse(r.out);
   EXPECT_EQ(summary["command"], "demo");
   EXPECT_GT(summary["metrics"]["ssim"].get<double>(), 0.5);
   const double recon = summary["brainMean"]["reconstructed"], truth = summary["brainMean"]["true"];
   EXPECT_NEAR(recon, truth, 0.03 * truth);
-  for (const char* f : {"recon.mhd", "recon.raw", "truth.mhd", "geometry.json", "centre-slice.pgm",
-                        "summary.json"})
+  for (const char* f :
+       {"recon.mhd", "recon.raw", "truth.mhd", "geometry.json", "centre-slice.pgm", "summary.json"})
     EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
 }
 
@@ -83,8 +84,8 @@ TEST(TomowbCli, PhantomReconAndMetricsChain) {
   const std::string scan = (dir / "scan.json").string(), truth = (dir / "truth.mhd").string(),
                     recon = (dir / "recon.npy").string();
   CliRun r = runCli({"-q", "phantom", "--views", "60", "--cols", "64", "--rows", "40", "--pitch-mm",
-                  "6.4", "-o", scan, "--truth", truth, "--size", "64", "--voxel-mm", "3.2"},
-                 dir);
+                     "6.4", "-o", scan, "--truth", truth, "--size", "64", "--voxel-mm", "3.2"},
+                    dir);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   r = runCli({"-q", "recon", "fdk", "-i", scan, "-o", recon, "--size", "64", "--voxel-mm", "3.2",
               "--filter", "hann"},
@@ -104,9 +105,8 @@ TEST(TomowbCli, UsageErrorsExitWithTwoAndBadFilesWithOneNamingTheFile) {
   EXPECT_EQ(runCli({"recon", "fdk", "--no-such-option"}, dir).exitCode, 2);
   EXPECT_EQ(runCli({}, dir).exitCode, 2);
   std::ofstream(dir / "broken.json") << R"({"format":"tomowb-projections","version":1})";
-  const CliRun r = runCli({"recon", "fdk", "-i", (dir / "broken.json").string(), "-o",
-                        (dir / "x.mhd").string()},
-                       dir);
+  const CliRun r = runCli(
+      {"recon", "fdk", "-i", (dir / "broken.json").string(), "-o", (dir / "x.mhd").string()}, dir);
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "x.mhd"));
@@ -115,9 +115,10 @@ TEST(TomowbCli, UsageErrorsExitWithTwoAndBadFilesWithOneNamingTheFile) {
 TEST(TomowbCli, RefusesAnOutputThatWouldOverwriteTheInput) {
   test::TempDir dir;
   const std::string scan = (dir / "scan.json").string();
-  ASSERT_EQ(runCli({"-q", "phantom", "--views", "8", "--cols", "16", "--rows", "8", "-o", scan}, dir)
-                .exitCode,
-            0);
+  ASSERT_EQ(
+      runCli({"-q", "phantom", "--views", "8", "--cols", "16", "--rows", "8", "-o", scan}, dir)
+          .exitCode,
+      0);
   const auto before = std::filesystem::file_size(dir / "scan.raw");
   const CliRun r = runCli({"recon", "fdk", "-i", scan, "-o", (dir / "scan.mhd").string()}, dir);
   EXPECT_EQ(r.exitCode, 1);
@@ -128,16 +129,15 @@ TEST(TomowbCli, RefusesAnOutputThatWouldOverwriteTheInput) {
 TEST(TomowbCli, InterruptedReconstructionLeavesNoOutputFile) {
   test::TempDir dir;
   const std::string scan = (dir / "scan.json").string();
-  ASSERT_EQ(runCli({"-q", "phantom", "--views", "400", "--cols", "160", "--rows", "160", "-o", scan},
-                   dir)
-                .exitCode,
-            0);
+  ASSERT_EQ(
+      runCli({"-q", "phantom", "--views", "400", "--cols", "160", "--rows", "160", "-o", scan}, dir)
+          .exitCode,
+      0);
   const auto work = dir / "out";
   std::filesystem::create_directories(work);
   // 320^3 voxels from 400 views: tens of seconds on two cores, so the signal lands mid-run.
-  const pid_t pid = start({"recon", "fdk", "-i", scan, "-o", (work / "recon.mhd").string(),
-                           "--size", "320"},
-                          dir);
+  const pid_t pid = start(
+      {"recon", "fdk", "-i", scan, "-o", (work / "recon.mhd").string(), "--size", "320"}, dir);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   const auto sent = std::chrono::steady_clock::now();
   kill(pid, SIGINT);

@@ -1,10 +1,10 @@
 #include "support/TestSupport.h"
 
-#include "recon/cuda/GpuDevices.h"
-
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+
+#include "recon/cuda/GpuDevices.h"
 
 namespace tomowb::test {
 
@@ -17,8 +17,8 @@ std::uint64_t randomSeed() {
 }
 
 TempDir::TempDir() {
-  static std::mt19937_64 names(static_cast<std::uint64_t>(
-      std::chrono::steady_clock::now().time_since_epoch().count()));
+  static std::mt19937_64 names(
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   path_ = std::filesystem::temp_directory_path() / ("tomowb-test-" + std::to_string(names()));
   std::filesystem::create_directories(path_);
 }
@@ -28,6 +28,8 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-bool gpuAvailable() { return !cuda::listGpuDevices().empty(); }
+bool gpuAvailable() {
+  return !cuda::listGpuDevices().empty();
+}
 
 }  // namespace tomowb::test

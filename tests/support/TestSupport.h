@@ -33,7 +33,7 @@ bool gpuAvailable();
 
 }  // namespace tomowb::test
 
-#define TOMOWB_SKIP_WITHOUT_GPU()                                                     \
-  do {                                                                                \
-    if (!::tomowb::test::gpuAvailable()) GTEST_SKIP() << "no CUDA device present";    \
+#define TOMOWB_SKIP_WITHOUT_GPU()                                                  \
+  do {                                                                             \
+    if (!::tomowb::test::gpuAvailable()) GTEST_SKIP() << "no CUDA device present"; \
   } while (0)

@@ -1,7 +1,6 @@
-#include "recon/cuda/GpuDevices.h"
-
 #include <gtest/gtest.h>
 
+#include "recon/cuda/GpuDevices.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::cuda {

@@ -1,10 +1,9 @@
-#include "recon/fdk/BackprojectorCpu.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "recon/core/Error.h"
+#include "recon/fdk/BackprojectorCpu.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "support/TestSupport.h"
 

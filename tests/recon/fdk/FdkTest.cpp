@@ -2,14 +2,13 @@
 // from 360 full-scan views (mean of each large uniform region near the mid-plane within 1%),
 // a Parker short scan and an offset detector (within 2%), parallel-beam FBP, the orientation
 // phantom, cancellation, and CNR against noise.
-#include "recon/fdk/Fdk.h"
-
 #include <gtest/gtest.h>
 
 #include <map>
 #include <numbers>
 
 #include "recon/core/Error.h"
+#include "recon/fdk/Fdk.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/metrics/RoiStatistics.h"
 #include "recon/phantom/AnalyticProjector.h"
@@ -56,8 +55,8 @@ std::map<std::uint64_t, RegionMean> uniformRegionMeans(const Volume& recon,
                                                        const phantom::Phantom& ph, double zHalfMm,
                                                        double marginMm, std::int64_t minVoxels) {
   std::map<std::uint64_t, RegionMean> regions;
-  const Eigen::Vector3d offsets[] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0},
-                                     {0, 0, 1}, {0, 0, -1}, {0.7, 0.7, 0}, {-0.7, 0.7, 0},
+  const Eigen::Vector3d offsets[] = {{1, 0, 0},      {-1, 0, 0},     {0, 1, 0},     {0, -1, 0},
+                                     {0, 0, 1},      {0, 0, -1},     {0.7, 0.7, 0}, {-0.7, 0.7, 0},
                                      {0.7, -0.7, 0}, {-0.7, -0.7, 0}};
   for (std::int64_t z = 0; z < recon.nz(); ++z) {
     if (std::abs(recon.worldPosition(0, 0, double(z)).z()) > zHalfMm) continue;
@@ -67,7 +66,8 @@ std::map<std::uint64_t, RegionMean> uniformRegionMeans(const Volume& recon,
         const std::uint64_t set = containingSet(ph, p);
         if (set == 0) continue;
         bool uniform = true;
-        for (const auto& o : offsets) uniform = uniform && containingSet(ph, p + marginMm * o) == set;
+        for (const auto& o : offsets)
+          uniform = uniform && containingSet(ph, p + marginMm * o) == set;
         if (!uniform) continue;
         RegionMean& r = regions[set];
         r.truth = ph.valueAt(p);
@@ -118,7 +118,8 @@ TEST_F(FdkSheppLogan, FullScanMeansWithinOnePercentNearTheMidPlane) {
   CircularConeParams scan = headScan(256);
   scan.anglesRad = fullScanAnglesRad(360);
   const Volume v = reconstruct(scan, RedundancyMode::Auto);
-  const auto regions = uniformRegionMeans(v, phantom::modifiedSheppLogan3d(kScaleMm), 8.0, 2.5, 200);
+  const auto regions =
+      uniformRegionMeans(v, phantom::modifiedSheppLogan3d(kScaleMm), 8.0, 2.5, 200);
   expectRegionMeansWithin(regions, 0.01, brainValue());
 }
 
@@ -128,7 +129,8 @@ TEST_F(FdkSheppLogan, ShortScanWithParkerWeightsWithinTwoPercent) {
   std::vector<std::string> warnings;
   const Volume v = reconstruct(scan, RedundancyMode::Auto, &warnings);
   EXPECT_TRUE(warnings.empty());
-  const auto regions = uniformRegionMeans(v, phantom::modifiedSheppLogan3d(kScaleMm), 8.0, 2.5, 200);
+  const auto regions =
+      uniformRegionMeans(v, phantom::modifiedSheppLogan3d(kScaleMm), 8.0, 2.5, 200);
   expectRegionMeansWithin(regions, 0.02, brainValue());
 }
 
@@ -137,7 +139,8 @@ TEST_F(FdkSheppLogan, OffsetDetectorWithWangWeightsWithinTwoPercent) {
   CircularConeParams scan = headScan(150, 80.0);
   scan.anglesRad = fullScanAnglesRad(360);
   const Volume v = reconstruct(scan, RedundancyMode::Auto);
-  const auto regions = uniformRegionMeans(v, phantom::modifiedSheppLogan3d(kScaleMm), 8.0, 2.5, 200);
+  const auto regions =
+      uniformRegionMeans(v, phantom::modifiedSheppLogan3d(kScaleMm), 8.0, 2.5, 200);
   expectRegionMeansWithin(regions, 0.02, brainValue());
 }
 
@@ -191,7 +194,8 @@ TEST(Fdk, OrientationPhantomComesBackWhereItIs) {
     const Volume v = reconstructFdk(projections, params, context);
     const double water = phantom::kWaterAttenuationPerMm;
     auto at = [&](double x, double y, double z) {
-      return v.at(std::int64_t(std::lround((x + 79) / 2.0)), std::int64_t(std::lround((y + 79) / 2.0)),
+      return v.at(std::int64_t(std::lround((x + 79) / 2.0)),
+                  std::int64_t(std::lround((y + 79) / 2.0)),
                   std::int64_t(std::lround((z + 79) / 2.0)));
     };
     EXPECT_NEAR(at(51, 1, 1), water, 0.1 * water) << "sphere at +x, sense " << sense;
@@ -269,6 +273,46 @@ TEST(Fdk, CancelDuringBackprojectionThrowsCancelled) {
   EXPECT_THROW(job.run(context), Cancelled);
   EXPECT_LE(sink.reportsAfterCancel, 0);
   EXPECT_TRUE(job.result().empty()) << "a cancelled job hands out no volume";
+}
+
+TEST(Fdk, HandsOutPartialVolumesAndTelemetryWhileRunning) {
+  struct Previews : IntermediateVolumeSink {
+    std::vector<std::string> labels;
+    double lastSum = 0;
+    void publish(const Volume& v, std::string_view label) override {
+      labels.emplace_back(label);
+      lastSum = 0;
+      for (float x : v.voxels()) lastSum += x;
+    }
+  } previews;
+  struct Events : TelemetrySink {
+    std::vector<TelemetryEvent> events;
+    void publish(const TelemetryEvent& e) override { events.push_back(e); }
+  } telemetry;
+  CircularConeParams scan = headScan(64);
+  scan.detector.rows = 32;
+  scan.anglesRad = fullScanAnglesRad(90);
+  const ProjectionStack projections =
+      phantom::projectPhantom(phantom::modifiedSheppLogan3d(kScaleMm), circularConeBeam(scan));
+  FdkParams params;
+  params.volume = VolumeGrid::centred({32, 32, 8}, Eigen::Vector3d::Constant(6.0));
+  CancelToken token;
+  JobContext context(token, nullptr, &telemetry, &previews);
+  const Volume v = reconstructFdk(projections, params, context);
+  ASSERT_FALSE(previews.labels.empty());
+  EXPECT_EQ(previews.labels.back(), "backprojected 90 of 90 views");
+  double finalSum = 0;
+  for (float x : v.voxels()) finalSum += x;
+  EXPECT_DOUBLE_EQ(previews.lastSum, finalSum) << "the last preview is the result";
+  bool sawBackprojection = false;
+  for (const TelemetryEvent& e : telemetry.events)
+    if (e.step == "fdk.backproject") {
+      sawBackprojection = true;
+      EXPECT_EQ(e.variant, "fdk.bp.cpu");
+      EXPECT_DOUBLE_EQ(e.voxelUpdates, 32.0 * 32 * 8 * 90);
+      EXPECT_GT(e.gups(), 0.0);
+    }
+  EXPECT_TRUE(sawBackprojection);
 }
 
 TEST(Fdk, ContrastToNoiseFallsAsNoiseRises) {

@@ -1,11 +1,10 @@
-#include "recon/geometry/GeometryImport.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <iomanip>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/GeometryImport.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "support/TestSupport.h"
 

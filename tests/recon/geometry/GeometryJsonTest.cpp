@@ -1,12 +1,11 @@
-#include "recon/geometry/GeometryJson.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <numbers>
 #include <nlohmann/json.hpp>
+#include <numbers>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/GeometryJson.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "support/TestSupport.h"
 

@@ -1,11 +1,10 @@
-#include "recon/geometry/Geometry.h"
-
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
 #include <random>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/Geometry.h"
 #include "recon/geometry/MatrixGeometry.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "support/TestSupport.h"

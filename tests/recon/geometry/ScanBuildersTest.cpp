@@ -1,11 +1,10 @@
-#include "recon/geometry/ScanBuilders.h"
-
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
 #include <numbers>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/ScanBuilders.h"
 
 namespace tomowb {
 namespace {
