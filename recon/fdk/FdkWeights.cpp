@@ -55,18 +55,42 @@ RedundancyMode redundancyModeFromString(std::string_view name) {
 FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
     : geometry_(geometry) {
   geometry.validate();
-  const std::int64_t n = geometry.viewCount();
-  const bool cone = geometry.beam() == BeamKind::Cone;
-  const double cols = static_cast<double>(geometry.detector().cols);
+  computeFrames();
+  const Coverage coverage = computeAngularSteps();
+  const DetectorSides sides = measureDetector();
+  chooseMode(requested, coverage, sides);
+  if (mode_ == RedundancyMode::OffsetDetector) {
+    const ViewFrame& f = frames_[0];
+    const auto extra = static_cast<std::int64_t>(std::ceil(
+        std::abs(std::abs(f.lastEdgeMm) - std::abs(f.firstEdgeMm)) / geometry.view(0).u.norm()));
+    if (std::abs(f.firstEdgeMm) < std::abs(f.lastEdgeMm))
+      extension_.before = extra;
+    else
+      extension_.after = extra;
+  }
+  // Field of view: radius of the cylinder all views see (the long side counts for offset scans).
+  const double side = mode_ == RedundancyMode::OffsetDetector ? sides.longMm : sides.shortMm;
+  const ViewFrame& f0 = frames_[0];
+  fovRadiusMm_ = geometry.beam() == BeamKind::Cone
+                     ? f0.sourceToIsocentreMm * std::sin(std::atan(side / f0.sourceToDetectorMm))
+                     : side;
+}
 
-  // Per-view frames: distances, principal point, column edges.
+// Per-view distances, principal point and column edges.
+void FdkWeightPlan::computeFrames() {
+  const std::int64_t n = geometry_.viewCount();
+  const bool cone = geometry_.beam() == BeamKind::Cone;
+  const double cols = static_cast<double>(geometry_.detector().cols);
   frames_.resize(static_cast<std::size_t>(n));
   double zMin = 1e300, zMax = -1e300;
   for (std::int64_t i = 0; i < n; ++i) {
-    const View& v = geometry.view(i);
-    const ProjectionMatrix p = geometry.projectionMatrix(i);
+    const View& v = geometry_.view(i);
     ViewFrame& f = frames_[static_cast<std::size_t>(i)];
-    Eigen::Vector3d principal;
+    // The rotation axis' trace plays the principal point's part for parallel beams: every
+    // point of the ray through the origin projects there, the origin too.
+    Eigen::Vector3d principal = Eigen::Vector3d::Zero();
+    f.sourceToDetectorMm = f.sourceToIsocentreMm = 1.0;
+    f.isocentrePitchMm = v.u.norm();
     if (cone) {
       Eigen::Vector3d normal = v.u.cross(v.v).normalized();
       if (normal.dot(v.detectorCentre - v.source) < 0) normal = -normal;
@@ -79,95 +103,94 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
       f.isocentrePitchMm = v.u.norm() * f.sourceToIsocentreMm / f.sourceToDetectorMm;
       zMin = std::min(zMin, v.source.z());
       zMax = std::max(zMax, v.source.z());
-    } else {
-      // The rotation axis' trace on the detector plays the principal point's part; every point
-      // of the ray through the origin projects there, the origin too.
-      principal = Eigen::Vector3d::Zero();
-      f.sourceToDetectorMm = f.sourceToIsocentreMm = 1.0;
-      f.isocentrePitchMm = v.u.norm();
     }
-    const Eigen::Vector3d pc = p * principal.homogeneous();
+    const Eigen::Vector3d pc = geometry_.projectionMatrix(i) * principal.homogeneous();
     f.principalCol = pc.x() / pc.z();
     f.principalRow = pc.y() / pc.z();
-    const double pitch = v.u.norm();
-    f.firstEdgeMm = (-0.5 - f.principalCol) * pitch;
-    f.lastEdgeMm = (cols - 0.5 - f.principalCol) * pitch;
+    f.firstEdgeMm = (-0.5 - f.principalCol) * v.u.norm();
+    f.lastEdgeMm = (cols - 0.5 - f.principalCol) * v.u.norm();
   }
   if (cone && zMax - zMin > 1e-6 * std::max(1.0, frames_[0].sourceToIsocentreMm))
     throw ParameterError("geometry",
                          "the sources do not lie in one plane (helical orbit?): FDK "
                          "here reconstructs circular orbits only");
+}
 
-  // Angle travelled in the rotation sense, coverage and integration steps.
-  const std::vector<double> az = geometry.sourceAzimuthsRad();
+// Angle travelled in the rotation sense, coverage and each view's integration step.
+FdkWeightPlan::Coverage FdkWeightPlan::computeAngularSteps() {
+  const std::int64_t n = geometry_.viewCount();
+  const std::vector<double> az = geometry_.sourceAzimuthsRad();
   rotationSense_ = (n > 1 && az.back() < az.front()) ? -1.0 : 1.0;
   betaRad_.resize(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    betaRad_[static_cast<std::size_t>(i)] =
-        rotationSense_ * (az[static_cast<std::size_t>(i)] - az[0]);
+  for (std::size_t i = 0; i < az.size(); ++i) betaRad_[i] = rotationSense_ * (az[i] - az[0]);
   std::vector<std::size_t> order(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
             [&](std::size_t a, std::size_t b) { return betaRad_[a] < betaRad_[b]; });
-  const double span = n > 1 ? betaRad_[order.back()] - betaRad_[order.front()] : 0.0;
-  const double meanStep = n > 1 ? span / static_cast<double>(n - 1) : 2 * kPi;
-  const bool fullTurn = span + meanStep > 2 * kPi - 0.25 * meanStep;
-  if (span + meanStep > 2 * kPi + 1.5 * meanStep)
-    throw ParameterError("geometry", "the views cover " + degrees(span) +
+  Coverage c;
+  c.span = n > 1 ? betaRad_[order.back()] - betaRad_[order.front()] : 0.0;
+  c.meanStep = n > 1 ? c.span / static_cast<double>(n - 1) : 2 * kPi;
+  c.fullTurn = c.span + c.meanStep > 2 * kPi - 0.25 * c.meanStep;
+  if (c.span + c.meanStep > 2 * kPi + 1.5 * c.meanStep)
+    throw ParameterError("geometry", "the views cover " + degrees(c.span) +
                                          ", more than one turn: FDK here needs a single turn "
                                          "or a short scan");
   // Evenly spaced parallel views over [0, pi) are periodic too: the view at pi would mirror
   // the first one, so they integrate like a full turn with period pi.
-  const bool halfTurnParallel =
-      !cone && !fullTurn && std::abs(span + meanStep - kPi) < 0.25 * meanStep;
-  const double period = fullTurn ? 2 * kPi : kPi;
-  coverageRad_ = fullTurn ? 2 * kPi : (halfTurnParallel ? kPi : span);
-  steps_.assign(static_cast<std::size_t>(n), 0.0);
-  for (std::size_t k = 0; k < order.size(); ++k) {
+  c.halfTurnParallel = geometry_.beam() == BeamKind::Parallel && !c.fullTurn &&
+                       std::abs(c.span + c.meanStep - kPi) < 0.25 * c.meanStep;
+  const bool periodic = c.fullTurn || c.halfTurnParallel;
+  const double period = c.fullTurn ? 2 * kPi : kPi;
+  coverageRad_ = c.fullTurn ? 2 * kPi : (c.halfTurnParallel ? kPi : c.span);
+  steps_.assign(static_cast<std::size_t>(n), n > 1 ? 0.0 : kPi);
+  for (std::size_t k = 0; n > 1 && k < order.size(); ++k) {
     const double here = betaRad_[order[k]];
-    double prev, next;
-    if (fullTurn || halfTurnParallel) {
-      prev = k > 0 ? betaRad_[order[k - 1]] : betaRad_[order.back()] - period;
-      next = k + 1 < order.size() ? betaRad_[order[k + 1]] : betaRad_[order.front()] + period;
-    } else {
-      prev = k > 0 ? betaRad_[order[k - 1]] : here;
-      next = k + 1 < order.size() ? betaRad_[order[k + 1]] : here;
-    }
-    steps_[order[k]] = n > 1 ? 0.5 * (next - prev) : kPi;
+    const double wrapPrev = periodic ? betaRad_[order.back()] - period : here;
+    const double wrapNext = periodic ? betaRad_[order.front()] + period : here;
+    const double prev = k > 0 ? betaRad_[order[k - 1]] : wrapPrev;
+    const double next = k + 1 < order.size() ? betaRad_[order[k + 1]] : wrapNext;
+    steps_[order[k]] = 0.5 * (next - prev);
   }
+  return c;
+}
 
-  // Fan angle and offset-detector detection from the column edges.
+// Fan angle and offset-detector detection from the column edges.
+FdkWeightPlan::DetectorSides FdkWeightPlan::measureDetector() {
+  const bool cone = geometry_.beam() == BeamKind::Cone;
+  DetectorSides sides;
+  sides.shortMm = 1e300;
   halfFanRad_ = 0;
-  double shortSide = 1e300, longSide = 0;
-  bool straddles = true;
   for (const ViewFrame& f : frames_) {
     const double d = cone ? f.sourceToDetectorMm : 1e300;
     halfFanRad_ = std::max({halfFanRad_, std::abs(std::atan(f.firstEdgeMm / d)),
                             std::abs(std::atan(f.lastEdgeMm / d))});
-    shortSide = std::min({shortSide, std::abs(f.firstEdgeMm), std::abs(f.lastEdgeMm)});
-    longSide = std::max({longSide, std::abs(f.firstEdgeMm), std::abs(f.lastEdgeMm)});
-    straddles = straddles && f.firstEdgeMm < 0 && f.lastEdgeMm > 0;
+    sides.shortMm = std::min({sides.shortMm, std::abs(f.firstEdgeMm), std::abs(f.lastEdgeMm)});
+    sides.longMm = std::max({sides.longMm, std::abs(f.firstEdgeMm), std::abs(f.lastEdgeMm)});
+    sides.straddles = sides.straddles && f.firstEdgeMm < 0 && f.lastEdgeMm > 0;
   }
-  const double pitch0 = geometry.view(0).u.norm();
-  const bool offsetDetector = straddles && longSide - shortSide > 4.0 * pitch0;
+  sides.offset = sides.straddles && sides.longMm - sides.shortMm > 4.0 * geometry_.view(0).u.norm();
+  return sides;
+}
 
-  // Choose the redundancy weights.
+void FdkWeightPlan::chooseMode(RedundancyMode requested, const Coverage& c,
+                               const DetectorSides& sides) {
+  const bool cone = geometry_.beam() == BeamKind::Cone;
   mode_ = requested;
   if (mode_ == RedundancyMode::Auto) {
-    if (fullTurn)
-      mode_ = offsetDetector ? RedundancyMode::OffsetDetector : RedundancyMode::FullScan;
-    else if (!cone && (halfTurnParallel || span <= kPi + 0.5 * meanStep))
+    if (c.fullTurn)
+      mode_ = sides.offset ? RedundancyMode::OffsetDetector : RedundancyMode::FullScan;
+    else if (!cone && (c.halfTurnParallel || c.span <= kPi + 0.5 * c.meanStep))
       mode_ = RedundancyMode::None;  // a pi parallel scan, or limited-angle (tilt series)
     else
       mode_ = RedundancyMode::Parker;
   }
-  parkerDeltaRad_ = 0.5 * (span - kPi);
+  parkerDeltaRad_ = 0.5 * (c.span - kPi);
   if (mode_ == RedundancyMode::Parker) {
-    if (fullTurn)
+    if (c.fullTurn)
       warnings_.push_back("Parker weights on a full turn: only the first pi + fan is weighted");
     const double needed = kPi + 2 * (cone ? halfFanRad_ : 0.0);
-    if (span < needed - 0.5 * meanStep) {
-      const std::string text = "the short scan covers " + degrees(span) + " but needs " +
+    if (c.span < needed - 0.5 * c.meanStep) {
+      const std::string text = "the short scan covers " + degrees(c.span) + " but needs " +
                                degrees(needed) + " (180 deg + fan angle)";
       if (requested == RedundancyMode::Auto)
         throw ParameterError("geometry", text +
@@ -176,36 +199,19 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
       warnings_.push_back(text + ": rays at the fan's edges are weighted wrongly");
     }
   }
-  if (mode_ == RedundancyMode::OffsetDetector) {
-    if (!fullTurn) throw ParameterError("redundancy", "offset-detector weights need a full turn");
-    if (!straddles)
-      throw ParameterError("redundancy",
-                           "the detector does not cover the central ray, so an "
-                           "offset (half-fan) scan cannot be completed");
-  }
-  if (mode_ == RedundancyMode::FullScan && !fullTurn)
-    warnings_.push_back("full-scan weights on " + degrees(span) + ": the result will be too dark");
-  if (mode_ == RedundancyMode::FullScan && offsetDetector)
+  if (mode_ == RedundancyMode::OffsetDetector && !c.fullTurn)
+    throw ParameterError("redundancy", "offset-detector weights need a full turn");
+  if (mode_ == RedundancyMode::OffsetDetector && !sides.straddles)
+    throw ParameterError("redundancy",
+                         "the detector does not cover the central ray, so an "
+                         "offset (half-fan) scan cannot be completed");
+  if (mode_ == RedundancyMode::FullScan && !c.fullTurn)
+    warnings_.push_back("full-scan weights on " + degrees(c.span) +
+                        ": the result will be too dark");
+  if (mode_ == RedundancyMode::FullScan && sides.offset)
     warnings_.push_back(
         "the detector is offset but full-scan weights were chosen: expect a "
         "bright ring around the centre");
-
-  if (mode_ == RedundancyMode::OffsetDetector) {
-    const ViewFrame& f = frames_[0];
-    const double pitch = geometry.view(0).u.norm();
-    const auto extra = static_cast<std::int64_t>(
-        std::ceil((std::abs(std::abs(f.lastEdgeMm) - std::abs(f.firstEdgeMm))) / pitch));
-    if (std::abs(f.firstEdgeMm) < std::abs(f.lastEdgeMm))
-      extension_.before = extra;
-    else
-      extension_.after = extra;
-  }
-
-  // Field of view: radius of the cylinder all views see (the long side counts for offset scans).
-  const double side = mode_ == RedundancyMode::OffsetDetector ? longSide : shortSide;
-  const ViewFrame& f0 = frames_[0];
-  fovRadiusMm_ =
-      cone ? f0.sourceToIsocentreMm * std::sin(std::atan(side / f0.sourceToDetectorMm)) : side;
 }
 
 double FdkWeightPlan::fanAngleOfColumn(std::int64_t view, double col) const {

@@ -74,6 +74,19 @@ class FdkWeightPlan {
   std::string summary() const;
 
  private:
+  struct Coverage {
+    double span = 0, meanStep = 0;
+    bool fullTurn = false, halfTurnParallel = false;
+  };
+  struct DetectorSides {
+    double shortMm = 0, longMm = 0;  // nearest and farthest column edge from the principal point
+    bool straddles = true;           // the principal point lies on the detector in every view
+    bool offset = false;             // one side longer than the other by more than 4 pixels
+  };
+  void computeFrames();
+  Coverage computeAngularSteps();
+  DetectorSides measureDetector();
+  void chooseMode(RedundancyMode requested, const Coverage& coverage, const DetectorSides& sides);
   double fanAngleOfColumn(std::int64_t view, double col) const;
 
   const Geometry& geometry_;

@@ -97,7 +97,7 @@ RampFilter<Scalar>::RampFilter(std::int64_t rowLength, double sampleSpacingMm,
   fft_->engine.fwd(spectrum, kernel);
   response_.resize(static_cast<std::size_t>(n / 2 + 1));
   for (std::int64_t k = 0; k <= n / 2; ++k) {
-    const double f = static_cast<double>(k) / static_cast<double>(n / 2);
+    const double f = 2.0 * static_cast<double>(k) / static_cast<double>(n);
     response_[static_cast<std::size_t>(k)] =
         static_cast<Scalar>(spectrum[static_cast<std::size_t>(k)].real() *
                             windowGain(params.window, f, params.cutoff) / sampleSpacingMm);

@@ -71,35 +71,37 @@ std::string viewField(std::int64_t i, const char* field) {
 }
 }  // namespace
 
+void Geometry::validateView(std::int64_t i) const {
+  const View& v = view(i);
+  for (auto [vec, name] :
+       {std::pair{&v.detectorCentre, "detectorCentre"}, std::pair{&v.u, "u"}, std::pair{&v.v, "v"},
+        std::pair{&v.source, "source"}, std::pair{&v.rayDirection, "rayDirection"}}) {
+    if (!finite(*vec)) throw ParameterError(viewField(i, name), "is not finite");
+  }
+  if (v.u.norm() <= 0.0) throw ParameterError(viewField(i, "u"), "has zero length");
+  if (v.v.norm() <= 0.0) throw ParameterError(viewField(i, "v"), "has zero length");
+  const Eigen::Vector3d normal = v.u.cross(v.v);
+  if (normal.norm() < 1e-9 * v.u.norm() * v.v.norm())
+    throw ParameterError(viewField(i, "v"), "is parallel to u: the detector has no area");
+  if (beam_ == BeamKind::Cone) {
+    const double sourceToPlane = std::abs(normal.normalized().dot(v.detectorCentre - v.source));
+    if (sourceToPlane < 1e-6)
+      throw ParameterError(viewField(i, "source"), "lies on the detector plane");
+    return;
+  }
+  const double n = v.rayDirection.norm();
+  if (n <= 0.0) throw ParameterError(viewField(i, "rayDirection"), "has zero length");
+  if (std::abs(normal.normalized().dot(v.rayDirection / n)) < 1e-6)
+    throw ParameterError(viewField(i, "rayDirection"), "is parallel to the detector plane");
+}
+
 void Geometry::validate() const {
   if (detector_.cols < 1 || detector_.rows < 1)
     throw ParameterError("detector", "needs at least 1 column and 1 row, got " +
                                          std::to_string(detector_.cols) + "x" +
                                          std::to_string(detector_.rows));
   if (views_.empty()) throw ParameterError("views", "the geometry has no views");
-  for (std::int64_t i = 0; i < viewCount(); ++i) {
-    const View& v = view(i);
-    for (auto [vec, name] : {std::pair{&v.detectorCentre, "detectorCentre"}, std::pair{&v.u, "u"},
-                             std::pair{&v.v, "v"}, std::pair{&v.source, "source"},
-                             std::pair{&v.rayDirection, "rayDirection"}}) {
-      if (!finite(*vec)) throw ParameterError(viewField(i, name), "is not finite");
-    }
-    if (v.u.norm() <= 0.0) throw ParameterError(viewField(i, "u"), "has zero length");
-    if (v.v.norm() <= 0.0) throw ParameterError(viewField(i, "v"), "has zero length");
-    const Eigen::Vector3d normal = v.u.cross(v.v);
-    if (normal.norm() < 1e-9 * v.u.norm() * v.v.norm())
-      throw ParameterError(viewField(i, "v"), "is parallel to u: the detector has no area");
-    if (beam_ == BeamKind::Cone) {
-      const double sourceToPlane = std::abs(normal.normalized().dot(v.detectorCentre - v.source));
-      if (sourceToPlane < 1e-6)
-        throw ParameterError(viewField(i, "source"), "lies on the detector plane");
-    } else {
-      const double n = v.rayDirection.norm();
-      if (n <= 0.0) throw ParameterError(viewField(i, "rayDirection"), "has zero length");
-      if (std::abs(normal.normalized().dot(v.rayDirection / n)) < 1e-6)
-        throw ParameterError(viewField(i, "rayDirection"), "is parallel to the detector plane");
-    }
-  }
+  for (std::int64_t i = 0; i < viewCount(); ++i) validateView(i);
 }
 
 std::vector<double> Geometry::sourceAzimuthsRad() const {

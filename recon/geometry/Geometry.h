@@ -78,6 +78,8 @@ class Geometry {
   bool operator==(const Geometry&) const = default;
 
  private:
+  void validateView(std::int64_t i) const;
+
   BeamKind beam_ = BeamKind::Cone;
   DetectorShape detector_;
   std::vector<View> views_;

@@ -16,6 +16,39 @@ namespace {
 
 constexpr std::uintmax_t kMaxTextBytes = 256ull << 20;  // 256 MiB of text is ~2M views
 
+// The numbers of one line (comments stripped; spaces, tabs, commas or semicolons between).
+std::vector<double> parseNumbers(std::string line, const std::filesystem::path& path,
+                                 std::size_t lineNumber) {
+  if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+  for (char& ch : line)
+    if (ch == ',' || ch == '\t' || ch == ';' || ch == '\r') ch = ' ';
+  const std::string where = "line " + std::to_string(lineNumber);
+  std::vector<double> values;
+  const char* cursor = line.data();
+  const char* end = line.data() + line.size();
+  while (cursor < end) {
+    if (*cursor == ' ') {
+      ++cursor;
+      continue;
+    }
+    double value = 0.0;
+    auto [next, err] = std::from_chars(cursor, end, value);
+    if (err != std::errc() || (next < end && *next != ' '))
+      throw FormatError(
+          path, where,
+          "not a number: '" +
+              std::string(cursor, std::min<std::size_t>(20, std::size_t(end - cursor))) + "'");
+    if (!std::isfinite(value)) throw FormatError(path, where, "number is not finite");
+    if (values.size() == 12)
+      throw FormatError(path, where, "more than 12 numbers (one view per line)");
+    values.push_back(value);
+    cursor = next;
+  }
+  if (!values.empty() && values.size() != 12)
+    throw FormatError(path, where, "expected 12 numbers, got " + std::to_string(values.size()));
+  return values;
+}
+
 // Each non-empty, non-comment line as 12 doubles.
 std::vector<std::array<double, 12>> readTwelvePerLine(const std::filesystem::path& path) {
   std::error_code ec;
@@ -28,36 +61,11 @@ std::vector<std::array<double, 12>> readTwelvePerLine(const std::filesystem::pat
   std::string line;
   std::size_t lineNumber = 0;
   while (std::getline(in, line)) {
-    ++lineNumber;
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    for (char& ch : line)
-      if (ch == ',' || ch == '\t' || ch == ';' || ch == '\r') ch = ' ';
-    std::array<double, 12> values{};
-    int count = 0;
-    const char* cursor = line.data();
-    const char* end = line.data() + line.size();
-    while (cursor < end) {
-      while (cursor < end && *cursor == ' ') ++cursor;
-      if (cursor == end) break;
-      double value = 0.0;
-      auto [next, err] = std::from_chars(cursor, end, value);
-      if (err != std::errc() || (next < end && *next != ' '))
-        throw FormatError(
-            path, "line " + std::to_string(lineNumber),
-            "not a number: '" + std::string(cursor, std::min<std::size_t>(20, end - cursor)) + "'");
-      if (!std::isfinite(value))
-        throw FormatError(path, "line " + std::to_string(lineNumber), "number is not finite");
-      if (count == 12)
-        throw FormatError(path, "line " + std::to_string(lineNumber),
-                          "more than 12 numbers (one view per line)");
-      values[static_cast<std::size_t>(count++)] = value;
-      cursor = next;
-    }
-    if (count == 0) continue;
-    if (count != 12)
-      throw FormatError(path, "line " + std::to_string(lineNumber),
-                        "expected 12 numbers, got " + std::to_string(count));
-    rows.push_back(values);
+    const std::vector<double> values = parseNumbers(line, path, ++lineNumber);
+    if (values.empty()) continue;
+    std::array<double, 12> row{};
+    std::copy(values.begin(), values.end(), row.begin());
+    rows.push_back(row);
   }
   if (rows.empty()) throw FormatError(path, "no views found");
   return rows;
@@ -102,7 +110,8 @@ Geometry importMatrixText(const std::filesystem::path& path, BeamKind beam, Dete
   for (const auto& r : rows) {
     ProjectionMatrix p;
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 4; ++j) p(i, j) = r[static_cast<std::size_t>(i * 4 + j)];
+      for (int j = 0; j < 4; ++j)
+        p(i, j) = r[4 * static_cast<std::size_t>(i) + static_cast<std::size_t>(j)];
     matrices.push_back(p);
   }
   try {

@@ -61,9 +61,9 @@ class FieldReader {
     if (!v.is_number_integer())
       throw FormatError(file_, fieldName(key), "must be an integer, got " + v.dump());
     const auto n = v.get<std::int64_t>();
-    if (n < minimum || n > (std::int64_t{1} << 31))
+    if (n < minimum || n > (std::int64_t{1} << 20))
       throw FormatError(file_, fieldName(key),
-                        "must be in [" + std::to_string(minimum) + ", 2^31], got " + v.dump());
+                        "must be in [" + std::to_string(minimum) + ", 2^20], got " + v.dump());
     return n;
   }
 
@@ -205,9 +205,14 @@ Geometry buildFromParameters(const FieldReader& b) {
     } else {
       const double first = b.number("firstTiltDeg"), last = b.number("lastTiltDeg");
       const double step = b.positive("tiltStepDeg");
-      for (double a = first; a <= last + 1e-9; a += step) t.tiltAnglesRad.push_back(a * kDegToRad);
-      if (t.tiltAnglesRad.empty())
+      if (last < first)
         throw FormatError(b.file(), b.fieldName("lastTiltDeg"), "must be >= firstTiltDeg");
+      const double count = std::floor((last - first) / step + 1e-9) + 1.0;
+      if (count > double(1 << 20))
+        throw FormatError(b.file(), b.fieldName("tiltStepDeg"),
+                          "gives more than 2^20 tilts, got " + b.raw("tiltStepDeg").dump());
+      for (std::int64_t i = 0; i < std::int64_t(count); ++i)
+        t.tiltAnglesRad.push_back((first + double(i) * step) * kDegToRad);
     }
     t.tiltAxisAngleRad = b.number("tiltAxisAngleDeg", 0.0) * kDegToRad;
     t.tiltAxisShiftPixels = b.number("tiltAxisShiftPixels", 0.0);
