@@ -127,7 +127,7 @@ TEST(VolumeFiles, EveryCommittedHostileInputIsRefusedWithAFormatError) {
     EXPECT_EQ(message.rfind("not a FormatError", 0), std::string::npos) << path << ": " << message;
     ++checked;
   }
-  EXPECT_GE(checked, 15);
+  EXPECT_GE(checked, isFormatAvailable(DataFormat::Tiff) ? 15 : 11);
 }
 
 TEST(VolumeFiles, ReadingAMissingFileIsAnIoErrorNamingIt) {
