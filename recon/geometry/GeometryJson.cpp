@@ -10,6 +10,7 @@
 #include "recon/core/Error.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/JsonFields.h"
 
 namespace tomowb {
 
@@ -23,140 +24,52 @@ json vectorJson(const Eigen::Vector3d& v) {
   return json::array({v.x(), v.y(), v.z()});
 }
 
-// Reads fields of one JSON object and names the file and the field path in every error.
-class FieldReader {
- public:
-  FieldReader(const json& object, const std::filesystem::path& file, std::string prefix)
-      : object_(object), file_(file), prefix_(std::move(prefix)) {
-    if (!object_.is_object()) throw FormatError(file_, fieldName(""), "must be a JSON object");
-  }
+using io::JsonFields;
 
-  bool has(const char* key) const { return object_.contains(key); }
+// Views, detector columns and rows: 1 to 2^20, like every axis a reader accepts.
+std::int64_t count(const JsonFields& f, const char* key) {
+  return f.axisLength(key);
+}
 
-  const json& raw(const char* key) const {
-    if (!object_.contains(key)) throw FormatError(file_, fieldName(key), "is missing");
-    return object_.at(key);
-  }
-
-  double number(const char* key) const {
-    const json& v = raw(key);
-    if (!v.is_number())
-      throw FormatError(file_, fieldName(key), "must be a number, got " + v.dump());
-    const double x = v.get<double>();
-    if (!std::isfinite(x)) throw FormatError(file_, fieldName(key), "must be finite");
-    return x;
-  }
-  double number(const char* key, double fallback) const {
-    return has(key) ? number(key) : fallback;
-  }
-
-  double positive(const char* key) const {
-    const double x = number(key);
-    if (!(x > 0.0)) throw FormatError(file_, fieldName(key), "must be > 0, got " + raw(key).dump());
-    return x;
-  }
-
-  std::int64_t count(const char* key, std::int64_t minimum = 1) const {
-    const json& v = raw(key);
-    if (!v.is_number_integer())
-      throw FormatError(file_, fieldName(key), "must be an integer, got " + v.dump());
-    const auto n = v.get<std::int64_t>();
-    if (n < minimum || n > (std::int64_t{1} << 20))
-      throw FormatError(file_, fieldName(key),
-                        "must be in [" + std::to_string(minimum) + ", 2^20], got " + v.dump());
-    return n;
-  }
-
-  std::string text(const char* key) const {
-    const json& v = raw(key);
-    if (!v.is_string())
-      throw FormatError(file_, fieldName(key), "must be a string, got " + v.dump());
-    return v.get<std::string>();
-  }
-
-  Eigen::Vector3d vector3(const char* key) const {
-    const json& v = raw(key);
-    if (!v.is_array() || v.size() != 3)
-      throw FormatError(file_, fieldName(key), "must be an array of 3 numbers, got " + v.dump());
-    Eigen::Vector3d out;
-    for (int i = 0; i < 3; ++i) {
-      if (!v[static_cast<std::size_t>(i)].is_number())
-        throw FormatError(file_, fieldName(key), "must be an array of 3 numbers, got " + v.dump());
-      out[i] = v[static_cast<std::size_t>(i)].get<double>();
-      if (!std::isfinite(out[i])) throw FormatError(file_, fieldName(key), "must be finite");
-    }
-    return out;
-  }
-
-  std::vector<double> numbers(const char* key) const {
-    const json& v = raw(key);
-    if (!v.is_array() || v.empty())
-      throw FormatError(file_, fieldName(key), "must be a non-empty array of numbers");
-    std::vector<double> out;
-    out.reserve(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_number() || !std::isfinite(v[i].get<double>()))
-        throw FormatError(file_, fieldName(key) + "[" + std::to_string(i) + "]",
-                          "must be a finite number, got " + v[i].dump());
-      out.push_back(v[i].get<double>());
-    }
-    return out;
-  }
-
-  FieldReader child(const char* key) const { return FieldReader(raw(key), file_, fieldName(key)); }
-
-  std::string fieldName(const char* key) const {
-    if (prefix_.empty()) return key;
-    if (*key == '\0') return prefix_;
-    return prefix_ + "." + key;
-  }
-  const std::filesystem::path& file() const { return file_; }
-
- private:
-  const json& object_;
-  const std::filesystem::path& file_;
-  std::string prefix_;
-};
-
-DetectorParams readDetectorParams(const FieldReader& d) {
+DetectorParams readDetectorParams(const JsonFields& d) {
   DetectorParams p;
-  p.cols = d.count("cols");
-  p.rows = d.count("rows");
-  const double pitch = d.number("pitchMm", 1.0);
-  p.pitchUMm = d.has("pitchUMm") ? d.positive("pitchUMm") : pitch;
-  p.pitchVMm = d.has("pitchVMm") ? d.positive("pitchVMm") : pitch;
+  p.cols = count(d, "cols");
+  p.rows = count(d, "rows");
+  const double pitch = d.finiteNumber("pitchMm", 1.0);
+  p.pitchUMm = d.has("pitchUMm") ? d.positiveNumber("pitchUMm") : pitch;
+  p.pitchVMm = d.has("pitchVMm") ? d.positiveNumber("pitchVMm") : pitch;
   if (!(p.pitchUMm > 0) || !(p.pitchVMm > 0))
-    throw FormatError(d.file(), d.fieldName("pitchMm"), "must be > 0");
-  p.offsetUMm = d.number("offsetUMm", 0.0);
-  p.offsetVMm = d.number("offsetVMm", 0.0);
-  p.tiltRad = d.number("tiltDeg", 0.0) * kDegToRad;
-  p.slantRad = d.number("slantDeg", 0.0) * kDegToRad;
-  p.inPlaneRotationRad = d.number("inPlaneRotationDeg", 0.0) * kDegToRad;
-  p.skewRad = d.number("skewDeg", 0.0) * kDegToRad;
+    throw FormatError(d.source(), d.fieldName("pitchMm"), "must be > 0");
+  p.offsetUMm = d.finiteNumber("offsetUMm", 0.0);
+  p.offsetVMm = d.finiteNumber("offsetVMm", 0.0);
+  p.tiltRad = d.finiteNumber("tiltDeg", 0.0) * kDegToRad;
+  p.slantRad = d.finiteNumber("slantDeg", 0.0) * kDegToRad;
+  p.inPlaneRotationRad = d.finiteNumber("inPlaneRotationDeg", 0.0) * kDegToRad;
+  p.skewRad = d.finiteNumber("skewDeg", 0.0) * kDegToRad;
   return p;
 }
 
-std::vector<double> readAnglesRad(const FieldReader& b, const CircularConeParams* circular) {
+std::vector<double> readAnglesRad(const JsonFields& b, const CircularConeParams* circular) {
   if (b.has("anglesDeg")) {
-    auto angles = b.numbers("anglesDeg");
+    auto angles = b.finiteNumbers("anglesDeg");
     for (double& a : angles) a *= kDegToRad;
     return angles;
   }
-  const std::int64_t views = b.count("views");
-  const double start = b.number("startDeg", 0.0) * kDegToRad;
-  const std::string scan = b.has("scan") ? b.text("scan") : "full";
+  const std::int64_t views = count(b, "views");
+  const double start = b.finiteNumber("startDeg", 0.0) * kDegToRad;
+  const std::string scan = b.has("scan") ? b.string("scan") : "full";
   if (scan == "full") return fullScanAnglesRad(views, start);
   if (scan == "short") {
-    if (!circular) throw FormatError(b.file(), b.fieldName("scan"), "'short' needs a cone beam");
-    if (views < 2) throw FormatError(b.file(), b.fieldName("views"), "a short scan needs >= 2");
-    return shortScanAnglesRad(*circular, views, start, b.number("extraDeg", 0.0) * kDegToRad);
+    if (!circular) throw FormatError(b.source(), b.fieldName("scan"), "'short' needs a cone beam");
+    if (views < 2) throw FormatError(b.source(), b.fieldName("views"), "a short scan needs >= 2");
+    return shortScanAnglesRad(*circular, views, start, b.finiteNumber("extraDeg", 0.0) * kDegToRad);
   }
   if (scan == "arc") {
-    if (views < 2) throw FormatError(b.file(), b.fieldName("views"), "an arc needs >= 2 views");
-    return arcAnglesRad(views, b.number("rangeDeg") * kDegToRad, start);
+    if (views < 2) throw FormatError(b.source(), b.fieldName("views"), "an arc needs >= 2 views");
+    return arcAnglesRad(views, b.finiteNumber("rangeDeg") * kDegToRad, start);
   }
   if (scan == "turns") {
-    const double turns = b.positive("turns");
+    const double turns = b.positiveNumber("turns");
     std::vector<double> angles(static_cast<std::size_t>(views));
     for (std::int64_t i = 0; i < views; ++i)
       angles[static_cast<std::size_t>(i)] = start + 2 * std::numbers::pi * turns *
@@ -164,28 +77,28 @@ std::vector<double> readAnglesRad(const FieldReader& b, const CircularConeParams
                                                         static_cast<double>(views);
     return angles;
   }
-  throw FormatError(b.file(), b.fieldName("scan"),
+  throw FormatError(b.source(), b.fieldName("scan"),
                     "must be 'full', 'short', 'arc' or 'turns', got '" + scan + "'");
 }
 
-Geometry buildFromParameters(const FieldReader& b) {
-  const std::string kind = b.text("kind");
+Geometry buildFromParameters(const JsonFields& b) {
+  const std::string kind = b.string("kind");
   if (kind == "circular-cone" || kind == "helical-cone") {
     CircularConeParams c;
-    c.sourceToIsocentreMm = b.positive("sourceToIsocentreMm");
-    c.sourceToDetectorMm = b.positive("sourceToDetectorMm");
+    c.sourceToIsocentreMm = b.positiveNumber("sourceToIsocentreMm");
+    c.sourceToDetectorMm = b.positiveNumber("sourceToDetectorMm");
     if (c.sourceToDetectorMm <= c.sourceToIsocentreMm)
       throw FormatError(
-          b.file(), b.fieldName("sourceToDetectorMm"),
-          "must exceed sourceToIsocentreMm, got " + b.raw("sourceToDetectorMm").dump());
+          b.source(), b.fieldName("sourceToDetectorMm"),
+          "must exceed sourceToIsocentreMm, got " + b.get("sourceToDetectorMm").dump());
     c.detector = readDetectorParams(b.child("detector"));
     c.anglesRad = readAnglesRad(b, &c);
     if (kind == "circular-cone") return circularConeBeam(c);
     HelicalConeParams h;
     h.circular = c;
-    h.pitch = b.number("pitch");
-    if (h.pitch < 0) throw FormatError(b.file(), b.fieldName("pitch"), "must be >= 0");
-    h.startZMm = b.number("startZMm", 0.0);
+    h.pitch = b.finiteNumber("pitch");
+    if (h.pitch < 0) throw FormatError(b.source(), b.fieldName("pitch"), "must be >= 0");
+    h.startZMm = b.finiteNumber("startZMm", 0.0);
     return helicalConeBeam(h);
   }
   if (kind == "parallel") {
@@ -196,30 +109,30 @@ Geometry buildFromParameters(const FieldReader& b) {
   }
   if (kind == "tilt-series") {
     TiltSeriesParams t;
-    t.cols = b.count("cols");
-    t.rows = b.count("rows");
-    t.pixelSizeMm = b.positive("pixelSizeMm");
+    t.cols = count(b, "cols");
+    t.rows = count(b, "rows");
+    t.pixelSizeMm = b.positiveNumber("pixelSizeMm");
     if (b.has("tiltAnglesDeg")) {
-      t.tiltAnglesRad = b.numbers("tiltAnglesDeg");
+      t.tiltAnglesRad = b.finiteNumbers("tiltAnglesDeg");
       for (double& a : t.tiltAnglesRad) a *= kDegToRad;
     } else {
-      const double first = b.number("firstTiltDeg"), last = b.number("lastTiltDeg");
-      const double step = b.positive("tiltStepDeg");
+      const double first = b.finiteNumber("firstTiltDeg"), last = b.finiteNumber("lastTiltDeg");
+      const double step = b.positiveNumber("tiltStepDeg");
       if (last < first)
-        throw FormatError(b.file(), b.fieldName("lastTiltDeg"), "must be >= firstTiltDeg");
+        throw FormatError(b.source(), b.fieldName("lastTiltDeg"), "must be >= firstTiltDeg");
       const double count = std::floor((last - first) / step + 1e-9) + 1.0;
       if (count > double(1 << 20))
-        throw FormatError(b.file(), b.fieldName("tiltStepDeg"),
-                          "gives more than 2^20 tilts, got " + b.raw("tiltStepDeg").dump());
+        throw FormatError(b.source(), b.fieldName("tiltStepDeg"),
+                          "gives more than 2^20 tilts, got " + b.get("tiltStepDeg").dump());
       for (std::int64_t i = 0; i < std::int64_t(count); ++i)
         t.tiltAnglesRad.push_back((first + double(i) * step) * kDegToRad);
     }
-    t.tiltAxisAngleRad = b.number("tiltAxisAngleDeg", 0.0) * kDegToRad;
-    t.tiltAxisShiftPixels = b.number("tiltAxisShiftPixels", 0.0);
+    t.tiltAxisAngleRad = b.finiteNumber("tiltAxisAngleDeg", 0.0) * kDegToRad;
+    t.tiltAxisShiftPixels = b.finiteNumber("tiltAxisShiftPixels", 0.0);
     return tiltSeries(t);
   }
   throw FormatError(
-      b.file(), b.fieldName("kind"),
+      b.source(), b.fieldName("kind"),
       "must be 'circular-cone', 'helical-cone', 'parallel' or 'tilt-series', got '" + kind + "'");
 }
 
@@ -246,11 +159,11 @@ json geometryToJson(const Geometry& g) {
 }
 
 Geometry geometryFromJson(const json& j, const std::filesystem::path& source) {
-  const FieldReader top(j, source, "");
-  if (top.has("format") && top.text("format") != "tomowb-geometry")
+  const JsonFields top(j, source, "");
+  if (top.has("format") && top.string("format") != "tomowb-geometry")
     throw FormatError(source, "format",
-                      "must be 'tomowb-geometry', got " + top.raw("format").dump());
-  const std::int64_t version = top.count("version");
+                      "must be 'tomowb-geometry', got " + top.get("format").dump());
+  const std::int64_t version = top.integer("version", 1, 1 << 20);
   if (version > kGeometryFormatVersion)
     throw FormatError(source, "version",
                       "is " + std::to_string(version) + ", newer than this program reads (" +
@@ -259,7 +172,7 @@ Geometry geometryFromJson(const json& j, const std::filesystem::path& source) {
   if (top.has("builder")) {
     g = buildFromParameters(top.child("builder"));
   } else {
-    const std::string beamText = top.text("beam");
+    const std::string beamText = top.string("beam");
     BeamKind beam;
     if (beamText == "cone")
       beam = BeamKind::Cone;
@@ -267,23 +180,26 @@ Geometry geometryFromJson(const json& j, const std::filesystem::path& source) {
       beam = BeamKind::Parallel;
     else
       throw FormatError(source, "beam", "must be 'cone' or 'parallel', got '" + beamText + "'");
-    const FieldReader det = top.child("detector");
-    const DetectorShape shape{det.count("cols"), det.count("rows")};
-    const json& viewsJson = top.raw("views");
+    const JsonFields det = top.child("detector");
+    const DetectorShape shape{count(det, "cols"), count(det, "rows")};
+    const json& viewsJson = top.get("views");
     if (!viewsJson.is_array() || viewsJson.empty())
       throw FormatError(source, "views", "must be a non-empty array");
+    if (viewsJson.size() > std::size_t{1} << 20)
+      throw FormatError(source, "views",
+                        "has " + std::to_string(viewsJson.size()) + " views, more than 2^20");
     std::vector<View> views;
     views.reserve(viewsJson.size());
     for (std::size_t i = 0; i < viewsJson.size(); ++i) {
-      const FieldReader vr(viewsJson[i], source, "views[" + std::to_string(i) + "]");
+      const JsonFields vr(viewsJson[i], source, "views[" + std::to_string(i) + "]");
       View v;
       if (beam == BeamKind::Cone)
-        v.source = vr.vector3("source");
+        v.source = vr.finiteVector3("source");
       else
-        v.rayDirection = vr.vector3("rayDirection");
-      v.detectorCentre = vr.vector3("detectorCentre");
-      v.u = vr.vector3("u");
-      v.v = vr.vector3("v");
+        v.rayDirection = vr.finiteVector3("rayDirection");
+      v.detectorCentre = vr.finiteVector3("detectorCentre");
+      v.u = vr.finiteVector3("u");
+      v.v = vr.finiteVector3("v");
       views.push_back(v);
     }
     g = Geometry(beam, shape, std::move(views));
@@ -309,13 +225,10 @@ Geometry loadGeometry(const std::filesystem::path& path) {
   if (size > kMaxGeometryFileBytes) throw FormatError(path, "geometry file larger than 512 MiB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(path, "cannot open for reading");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw FormatError(path, std::string("not valid JSON: ") + e.what());
-  }
-  return geometryFromJson(j, path);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (in.gcount() != static_cast<std::streamsize>(size)) throw IoError(path, "short read");
+  return geometryFromJson(io::parseJsonText(text, path), path);
 }
 
 }  // namespace tomowb

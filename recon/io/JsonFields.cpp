@@ -140,6 +140,40 @@ double JsonFields::finiteNumber(std::string_view key) const {
   return d;
 }
 
+double JsonFields::finiteNumber(std::string_view key, double fallback) const {
+  return has(key) ? finiteNumber(key) : fallback;
+}
+
+double JsonFields::positiveNumber(std::string_view key) const {
+  const double d = finiteNumber(key);
+  if (!(d > 0.0)) throw FormatError(source_, fieldName(key), "must be > 0, got " + numberText(d));
+  return d;
+}
+
+std::vector<double> JsonFields::finiteNumbers(std::string_view key) const {
+  const json& v = get(key);
+  if (!v.is_array() || v.empty())
+    throw FormatError(source_, fieldName(key), "must be a non-empty array of numbers");
+  if (v.size() > static_cast<std::size_t>(kMaxAxisLength))
+    throw FormatError(source_, fieldName(key),
+                      "has " + std::to_string(v.size()) + " entries, more than " +
+                          std::to_string(kMaxAxisLength));
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string name = fieldName(key) + "[" + std::to_string(i) + "]";
+    if (!v[i].is_number()) throw FormatError(source_, name, "must be a number, got " + v[i].dump());
+    const double d = v[i].get<double>();
+    if (!std::isfinite(d)) throw FormatError(source_, name, "must be finite");
+    out.push_back(d);
+  }
+  return out;
+}
+
+JsonFields JsonFields::child(std::string_view key) const {
+  return JsonFields(get(key), source_, fieldName(key));
+}
+
 Eigen::Vector3d JsonFields::finiteVector3(std::string_view key) const {
   const json& v = get(key);
   if (!v.is_array() || v.size() != 3)

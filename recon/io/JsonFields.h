@@ -31,6 +31,13 @@ class JsonFields {
   // `count` axis lengths from an array.
   std::vector<std::int64_t> axisLengths(std::string_view key, std::size_t count) const;
   double finiteNumber(std::string_view key) const;
+  // The number if the key is present, else `fallback`.
+  double finiteNumber(std::string_view key, double fallback) const;
+  double positiveNumber(std::string_view key) const;  // finite and > 0
+  // A non-empty array of finite numbers, at most kMaxAxisLength long.
+  std::vector<double> finiteNumbers(std::string_view key) const;
+  // The object under `key`, its fields named "key.field".
+  JsonFields child(std::string_view key) const;
   Eigen::Vector3d finiteVector3(std::string_view key) const;
   Eigen::Vector3d positiveVector3(std::string_view key) const;  // finite and > 0
 
