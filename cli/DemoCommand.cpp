@@ -1,6 +1,7 @@
 // `tomowb-cli demo`: the headless main job. Projects the modified 3-D Shepp-Logan phantom
 // analytically for a circular cone-beam scan, reconstructs it with FDK, compares it with the
-// voxelised phantom and writes the volumes, a centre-slice picture and a JSON summary.
+// voxelised phantom and writes the volumes, an axial slice picture (z = -25 mm, the classic
+// Shepp-Logan plane) and a JSON summary.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -24,11 +25,13 @@ namespace {
 constexpr double kPhantomScaleMm = 100.0;  // head 138 x 184 x 180 mm
 constexpr double kFieldMm = 204.8;         // volume edge, mm
 
-// The centre slice of reconstruction and truth side by side, as an 8-bit PGM (window: the
+// One axial slice of reconstruction and truth side by side, as an 8-bit PGM (window: the
 // truth's soft-tissue range), so a user can look at the result without a viewer.
-void writeCentreSlicePgm(const std::filesystem::path& path, const Volume& recon,
-                         const Volume& truth, double low, double high) {
-  const std::int64_t nx = recon.nx(), ny = recon.ny(), z = recon.nz() / 2;
+void writeAxialSlicePgm(const std::filesystem::path& path, const Volume& recon, const Volume& truth,
+                        double zMm, double low, double high) {
+  const std::int64_t nx = recon.nx(), ny = recon.ny();
+  const auto z = std::clamp<std::int64_t>(
+      std::llround((zMm - recon.originMm().z()) / recon.voxelSizeMm().z()), 0, recon.nz() - 1);
   std::string header = "P5\n" + std::to_string(2 * nx) + " " + std::to_string(ny) + "\n255\n";
   std::vector<unsigned char> pixels(static_cast<std::size_t>(2 * nx * ny));
   for (std::int64_t y = 0; y < ny; ++y)
@@ -64,7 +67,7 @@ class DemoCommand : public Command {
     sub_->add_option("--seed", seed_, "noise seed")->capture_default_str();
     sub_->add_option(
             "-o,--out-dir", outDir_,
-            "folder for recon.mhd, truth.mhd, geometry.json, centre-slice.pgm, summary.json")
+            "folder for recon.mhd, truth.mhd, geometry.json, axial-slice.pgm, summary.json")
         ->capture_default_str();
     fdk_.addTo(*sub_);
   }
@@ -122,8 +125,8 @@ class DemoCommand : public Command {
     io::writeVolume(outDir_ / "truth.mhd", truth);
     saveGeometry(outDir_ / "geometry.json", geometry);
     const double brainValue = 0.2 * phantom::kWaterAttenuationPerMm;
-    writeCentreSlicePgm(outDir_ / "centre-slice.pgm", recon, truth, 0.5 * brainValue,
-                        2.5 * brainValue);
+    writeAxialSlicePgm(outDir_ / "axial-slice.pgm", recon, truth, -0.25 * kPhantomScaleMm,
+                       0.5 * brainValue, 2.5 * brainValue);
 
     const fdk::FdkReport& r = job.report();
     nlohmann::json summary{
@@ -139,7 +142,7 @@ class DemoCommand : public Command {
         {"brainMean", {{"reconstructed", brainStats.mean}, {"true", brainTruth.mean}}},
         {"outputs",
          {(outDir_ / "recon.mhd").string(), (outDir_ / "truth.mhd").string(),
-          (outDir_ / "geometry.json").string(), (outDir_ / "centre-slice.pgm").string(),
+          (outDir_ / "geometry.json").string(), (outDir_ / "axial-slice.pgm").string(),
           (outDir_ / "summary.json").string()}},
         {"telemetry", telemetry.toJson()}};
     {
@@ -162,7 +165,7 @@ class DemoCommand : public Command {
       std::printf("  brain mean %.5f /mm (true %.5f /mm, %+.2f%%)\n", brainStats.mean,
                   brainTruth.mean, 100.0 * (brainStats.mean - brainTruth.mean) / brainTruth.mean);
       std::printf(
-          "wrote        %s/{recon.mhd, truth.mhd, geometry.json, centre-slice.pgm, "
+          "wrote        %s/{recon.mhd, truth.mhd, geometry.json, axial-slice.pgm, "
           "summary.json}\n",
           outDir_.string().c_str());
     }

@@ -75,7 +75,7 @@ TEST(TomowbCli, DemoWritesVolumesAndMetrics) {
   const double recon = summary["brainMean"]["reconstructed"], truth = summary["brainMean"]["true"];
   EXPECT_NEAR(recon, truth, 0.03 * truth);
   for (const char* f :
-       {"recon.mhd", "recon.raw", "truth.mhd", "geometry.json", "centre-slice.pgm", "summary.json"})
+       {"recon.mhd", "recon.raw", "truth.mhd", "geometry.json", "axial-slice.pgm", "summary.json"})
     EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
 }
 
