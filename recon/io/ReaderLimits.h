@@ -13,10 +13,10 @@ namespace tomowb::io {
 // 1 <= n <= 2^20 per axis: 2^20 is far above any detector or volume we meet and keeps every
 // product of three axes and a sample size well inside 64 bits.
 inline constexpr std::int64_t kMaxAxisLength = std::int64_t{1} << 20;
-inline constexpr std::uint64_t kMaxNpyHeaderBytes = 64 * 1024;
+inline constexpr std::uint64_t kMaxNpyHeaderBytes = std::uint64_t{64} << 10;
 inline constexpr int kMaxNpyDims = 8;
-inline constexpr std::uint64_t kMaxSidecarBytes = 1024 * 1024;
-inline constexpr std::uint64_t kMaxMetaImageHeaderBytes = 64 * 1024;
+inline constexpr std::uint64_t kMaxSidecarBytes = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kMaxMetaImageHeaderBytes = std::uint64_t{64} << 10;
 inline constexpr int kMaxMetaImageHeaderLines = 1000;
 inline constexpr int kMaxJsonDepth = 64;
 // Files in a per-slice folder (one per z slice or view).

@@ -135,10 +135,15 @@ TEST(TomowbCli, InterruptedReconstructionLeavesNoOutputFile) {
       0);
   const auto work = dir / "out";
   std::filesystem::create_directories(work);
-  // 320^3 voxels from 400 views: tens of seconds on two cores, so the signal lands mid-run.
-  const pid_t pid = start(
-      {"recon", "fdk", "-i", scan, "-o", (work / "recon.mhd").string(), "--size", "320"}, dir);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // 512^3 voxels from 400 views: far longer than the wait below on any machine, so the signal
+  // lands mid-run. --progress makes the bar show when backprojection has started.
+  const pid_t pid = start({"--progress", "recon", "fdk", "-i", scan, "-o",
+                           (work / "recon.mhd").string(), "--size", "512"},
+                          dir);
+  const auto began = std::chrono::steady_clock::now();
+  while (slurp(dir / "stderr.txt").find("backproject") == std::string::npos &&
+         std::chrono::steady_clock::now() - began < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const auto sent = std::chrono::steady_clock::now();
   kill(pid, SIGINT);
   const CliRun r = finish(pid, dir);
