@@ -11,14 +11,19 @@
 namespace tomowb::cli {
 namespace {
 
-// True if the file is a small JSON document saying "format": "tomowb-geometry".
+// True if the file looks like a geometry JSON (format "tomowb-geometry", or a builder block).
 bool isGeometryFile(const std::string& path) {
   if (std::filesystem::path(path).extension() != ".json") return false;
   std::ifstream in(path);
   std::string head(4096, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  return head.find("\"tomowb-geometry\"") != std::string::npos;
+  // Our sidecars name their own format; a geometry may instead be a bare builder block.
+  if (head.find("\"tomowb-volume\"") != std::string::npos ||
+      head.find("\"tomowb-projections\"") != std::string::npos)
+    return false;
+  return head.find("\"tomowb-geometry\"") != std::string::npos ||
+         head.find("\"builder\"") != std::string::npos;
 }
 
 nlohmann::json geometrySummary(const std::string& path, const Geometry& g) {

@@ -100,6 +100,26 @@ TEST(TomowbCli, PhantomReconAndMetricsChain) {
   EXPECT_NE(m["region"].get<std::string>().find("cylinder"), std::string::npos);
 }
 
+TEST(TomowbCli, InfoDescribesVolumesAndBuilderGeometries) {
+  test::TempDir dir;
+  std::ofstream(dir / "scan.json") << R"({"version": 1, "builder": {"kind": "circular-cone",
+    "sourceToIsocentreMm": 500, "sourceToDetectorMm": 1000, "views": 90,
+    "detector": {"cols": 32, "rows": 16, "pitchMm": 2}}})";
+  const std::string truth = (dir / "truth.npy").string();
+  ASSERT_EQ(runCli({"-q", "phantom", "--geometry", (dir / "scan.json").string(), "-o",
+                    (dir / "p.json").string(), "--truth", truth, "--size", "16"},
+                   dir)
+                .exitCode,
+            0);
+  const CliRun r = runCli({"--json", "info", (dir / "scan.json").string(), truth}, dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto files = nlohmann::json::parse(r.out)["files"];
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0]["kind"], "geometry");
+  EXPECT_EQ(files[0]["views"], 90);
+  EXPECT_EQ(files[1]["kind"], "volume");
+}
+
 TEST(TomowbCli, UsageErrorsExitWithTwoAndBadFilesWithOneNamingTheFile) {
   test::TempDir dir;
   EXPECT_EQ(runCli({"recon", "fdk", "--no-such-option"}, dir).exitCode, 2);
