@@ -1,0 +1,22 @@
+// FdkRun: turns FDK parameters and the workspace's projections into a RunSpec for the run
+// controller (the FDK core job on the worker thread, its report in the run record).
+#pragma once
+
+#include <memory>
+
+#include "gui/core/RunController.h"
+#include "recon/core/ProjectionStack.h"
+#include "recon/fdk/Fdk.h"
+
+namespace tomowb::gui {
+
+// The projections are shared, not copied: they stay alive while the run needs them. If
+// `geometry` is given it replaces the projections' own (the geometry editor's edit).
+RunSpec makeFdkRun(std::shared_ptr<const ProjectionStack> projections, fdk::FdkParams params,
+                   const Geometry* geometry = nullptr);
+
+// The parameters as the run record and the algorithm panel's presets store them, and back.
+nlohmann::json fdkParamsToJson(const fdk::FdkParams& params);
+fdk::FdkParams fdkParamsFromJson(const nlohmann::json& json);  // throws ParameterError
+
+}  // namespace tomowb::gui

@@ -1,0 +1,380 @@
+// RunController: see the header. One std::thread per running run; everything the worker says
+// reaches the GUI thread through QMetaObject::invokeMethod(..., Qt::QueuedConnection) with the
+// controller as context, so nothing is delivered after the controller is gone (its destructor
+// cancels and joins the worker first).
+#include "gui/core/RunController.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QElapsedTimer>
+#include <QMetaObject>
+#include <QThread>
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include "recon/core/Error.h"
+
+namespace tomowb::gui {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsBetween(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// Progress is posted at most this often (the final 100 % always goes through).
+constexpr double kProgressIntervalSeconds = 0.05;
+// A preview copy may cost at most this share of the time between two previews, so that live
+// slices never slow a run by more than a few per cent (issue #5, point 6).
+constexpr double kMaxPreviewCostShare = 0.03;
+
+int registerMetaTypes() {
+  qRegisterMetaType<tomowb::gui::TelemetrySample>("tomowb::gui::TelemetrySample");
+  qRegisterMetaType<std::shared_ptr<const tomowb::Volume>>("std::shared_ptr<const tomowb::Volume>");
+  return 0;
+}
+
+}  // namespace
+
+QString toString(RunState state) {
+  switch (state) {
+    case RunState::Queued:
+      return QStringLiteral("queued");
+    case RunState::Running:
+      return QStringLiteral("running");
+    case RunState::Finished:
+      return QStringLiteral("finished");
+    case RunState::Failed:
+      return QStringLiteral("failed");
+    case RunState::Cancelled:
+      return QStringLiteral("cancelled");
+  }
+  return QStringLiteral("unknown");
+}
+
+// The worker side of one run: the sinks the core job talks to, and the thread.
+class RunController::Worker : public ProgressSink,
+                              public TelemetrySink,
+                              public IntermediateVolumeSink {
+ public:
+  Worker(RunController* controller, int id, RunSpec spec, int previewIntervalMs)
+      : controller_(controller),
+        id_(id),
+        spec_(std::move(spec)),
+        previewIntervalSeconds_(previewIntervalMs / 1000.0) {}
+  ~Worker() override { join(); }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void start() {
+    started_ = Clock::now();
+    thread_ = std::thread([this] { run(); });
+  }
+  void requestCancel() { token_.request(); }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+  void previewShown() { previewPending_.store(false); }
+  int id() const { return id_; }
+
+  void report(std::string_view stage, double fraction) override {
+    const auto now = Clock::now();
+    const bool last = fraction >= 1.0;
+    const QString stageText = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
+    if (!last && stageText == lastStage_ &&
+        secondsBetween(lastProgress_, now) < kProgressIntervalSeconds)
+      return;
+    lastProgress_ = now;
+    lastStage_ = stageText;
+    const double elapsed = secondsBetween(started_, now);
+    const double remaining = fraction > 0.02 ? elapsed * (1.0 - fraction) / fraction : -1.0;
+    const int id = id_;
+    QMetaObject::invokeMethod(
+        controller_,
+        [c = controller_, id, stageText, fraction, elapsed, remaining] {
+          c->onProgress(id, stageText, fraction, elapsed, remaining);
+        },
+        Qt::QueuedConnection);
+  }
+
+  void publish(const TelemetryEvent& event) override {
+    TelemetrySample sample{secondsBetween(started_, Clock::now()), event};
+    const int id = id_;
+    QMetaObject::invokeMethod(
+        controller_, [c = controller_, id, sample] { c->onTelemetry(id, sample); },
+        Qt::QueuedConnection);
+  }
+
+  void publish(const Volume& volume, std::string_view label) override {
+    const auto now = Clock::now();
+    if (previewPending_.load() || now < nextPreviewAllowed_) return;  // never wait for the GUI
+    const auto copyStart = Clock::now();
+    auto copy = std::make_shared<const Volume>(volume);
+    const double copySeconds = secondsBetween(copyStart, Clock::now());
+    nextPreviewAllowed_ =
+        now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                  std::max(previewIntervalSeconds_, copySeconds / kMaxPreviewCostShare)));
+    previewPending_.store(true);
+    const QString text = QString::fromUtf8(label.data(), static_cast<qsizetype>(label.size()));
+    const int id = id_;
+    QMetaObject::invokeMethod(
+        controller_,
+        [c = controller_, id, copy = std::move(copy), text] { c->onPreview(id, copy, text); },
+        Qt::QueuedConnection);
+  }
+
+ private:
+  void run() {
+    bool cancelled = false;
+    QString error;
+    std::shared_ptr<Volume> result;
+    nlohmann::json report = nlohmann::json::object();
+    try {
+      JobContext context(token_, this, this, this);
+      result = spec_.execute(context, report);
+      if (token_.requested()) cancelled = true;  // finished, but the user asked to stop
+    } catch (const Cancelled&) {
+      cancelled = true;
+    } catch (const std::bad_alloc&) {
+      error = QStringLiteral("out of memory: the run needs more host memory than is free");
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    if (cancelled || !error.isEmpty()) result.reset();  // no partial output, ever
+    const double seconds = secondsBetween(started_, Clock::now());
+    const int id = id_;
+    QMetaObject::invokeMethod(
+        controller_,
+        [c = controller_, id, cancelled, error, result = std::move(result),
+         report = std::move(report),
+         seconds] { c->onWorkerDone(id, cancelled, error, result, report, seconds); },
+        Qt::QueuedConnection);
+  }
+
+  RunController* controller_;
+  int id_;
+  RunSpec spec_;
+  double previewIntervalSeconds_;
+  CancelToken token_;
+  std::thread thread_;
+  Clock::time_point started_;
+  Clock::time_point lastProgress_{};
+  QString lastStage_;
+  Clock::time_point nextPreviewAllowed_{};
+  std::atomic<bool> previewPending_{false};
+};
+
+RunController::RunController(QObject* parent) : QObject(parent) {
+  static const int registered = registerMetaTypes();
+  (void)registered;
+}
+
+RunController::~RunController() {
+  queue_.clear();
+  if (worker_) {
+    worker_->requestCancel();
+    worker_->join();
+    worker_.reset();
+  }
+}
+
+int RunController::enqueue(RunSpec spec) {
+  const int id = nextId_++;
+  RunInfo info;
+  info.id = id;
+  info.spec = std::move(spec);
+  info.queuedAt = QDateTime::currentDateTime();
+  runs_.emplace(id, std::move(info));
+  queue_.push_back(id);
+  appendLog(id, QStringLiteral("queued: %1").arg(runs_.at(id).spec.title));
+  emit runQueued(id);
+  emit queueChanged();
+  if (runningId_ < 0) startNext();
+  return id;
+}
+
+bool RunController::cancel(int id) {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return false;
+  RunInfo& info = it->second;
+  if (info.state == RunState::Queued) {
+    queue_.erase(std::remove(queue_.begin(), queue_.end(), id), queue_.end());
+    info.state = RunState::Cancelled;
+    info.finishedAt = QDateTime::currentDateTime();
+    appendLog(id, QStringLiteral("removed from the queue"));
+    emit runCancelled(id);
+    emit queueChanged();
+    return true;
+  }
+  if (info.state == RunState::Running && worker_ && worker_->id() == id) {
+    worker_->requestCancel();
+    appendLog(id, QStringLiteral("cancel requested"));
+    return true;
+  }
+  return false;
+}
+
+bool RunController::moveQueued(int id, int delta) {
+  auto it = std::find(queue_.begin(), queue_.end(), id);
+  if (it == queue_.end()) return false;
+  const auto from = static_cast<std::ptrdiff_t>(it - queue_.begin());
+  const auto to =
+      std::clamp<std::ptrdiff_t>(from + delta, 0, static_cast<std::ptrdiff_t>(queue_.size()) - 1);
+  if (to == from) return true;
+  queue_.erase(it);
+  queue_.insert(queue_.begin() + to, id);
+  emit queueChanged();
+  return true;
+}
+
+bool RunController::forget(int id) {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return false;
+  const RunState state = it->second.state;
+  if (state == RunState::Queued || state == RunState::Running) return false;
+  runs_.erase(it);
+  emit runForgotten(id);
+  emit queueChanged();
+  return true;
+}
+
+const RunInfo* RunController::run(int id) const {
+  auto it = runs_.find(id);
+  return it == runs_.end() ? nullptr : &it->second;
+}
+
+std::vector<int> RunController::runIds() const {
+  std::vector<int> ids;
+  for (const auto& [id, info] : runs_)
+    if (info.state != RunState::Queued && info.state != RunState::Running) ids.push_back(id);
+  if (runningId_ >= 0) ids.push_back(runningId_);
+  ids.insert(ids.end(), queue_.begin(), queue_.end());
+  return ids;
+}
+
+std::vector<int> RunController::queuedIds() const {
+  return {queue_.begin(), queue_.end()};
+}
+
+bool RunController::waitForIdle(int timeoutMs) {
+  QDeadlineTimer deadline(timeoutMs);
+  while (busy()) {
+    if (deadline.hasExpired()) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(2);
+  }
+  return true;
+}
+
+void RunController::startNext() {
+  if (runningId_ >= 0 || queue_.empty()) return;
+  const int id = queue_.front();
+  queue_.pop_front();
+  RunInfo& info = runs_.at(id);
+  info.state = RunState::Running;
+  info.startedAt = QDateTime::currentDateTime();
+  runningId_ = id;
+  worker_ = std::make_unique<Worker>(this, id, info.spec, previewIntervalMs_);
+  appendLog(id, QStringLiteral("started"));
+  emit runStarted(id);
+  emit queueChanged();
+  worker_->start();
+}
+
+void RunController::onProgress(int id, const QString& stage, double fraction, double elapsed,
+                               double remaining) {
+  auto it = runs_.find(id);
+  if (it == runs_.end() || it->second.state != RunState::Running) return;
+  if (it->second.stage != stage && !stage.isEmpty())
+    appendLog(id, QStringLiteral("stage: %1").arg(stage));
+  it->second.stage = stage;
+  it->second.fraction = fraction;
+  emit runProgress(id, stage, fraction, elapsed, remaining);
+}
+
+void RunController::onTelemetry(int id, const TelemetrySample& sample) {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return;
+  it->second.telemetry.push_back(sample);
+  emit runTelemetry(id, sample);
+}
+
+void RunController::onPreview(int id, const std::shared_ptr<const Volume>& volume,
+                              const QString& label) {
+  // Let the worker send the next one once this one has been handed over.
+  if (worker_ && worker_->id() == id) worker_->previewShown();
+  auto it = runs_.find(id);
+  if (it == runs_.end() || it->second.state != RunState::Running) return;
+  emit runPreview(id, volume, label);
+}
+
+void RunController::onWorkerDone(int id, bool cancelled, const QString& error,
+                                 std::shared_ptr<Volume> result, const nlohmann::json& report,
+                                 double seconds) {
+  if (worker_ && worker_->id() == id) {
+    worker_->join();
+    worker_.reset();
+  }
+  runningId_ = -1;
+  auto it = runs_.find(id);
+  if (it != runs_.end()) {
+    RunInfo& info = it->second;
+    info.finishedAt = QDateTime::currentDateTime();
+    info.seconds = seconds;
+    info.state = cancelled          ? RunState::Cancelled
+                 : !error.isEmpty() ? RunState::Failed
+                                    : RunState::Finished;
+    info.error = error;
+    if (info.state == RunState::Finished) {
+      info.result = std::move(result);
+      info.fraction = 1.0;
+    }
+    info.record = {
+        {"software", {{"name", "tomowb"}, {"version", TOMOWB_VERSION}}},
+        {"run", id},
+        {"title", info.spec.title.toStdString()},
+        {"algorithm", info.spec.algorithm.toStdString()},
+        {"parameters", info.spec.parameters},
+        {"state", toString(info.state).toStdString()},
+        {"queuedAt", info.queuedAt.toString(Qt::ISODateWithMs).toStdString()},
+        {"startedAt", info.startedAt.toString(Qt::ISODateWithMs).toStdString()},
+        {"finishedAt", info.finishedAt.toString(Qt::ISODateWithMs).toStdString()},
+        {"seconds", seconds},
+        {"report", report},
+    };
+    if (!error.isEmpty()) info.record["error"] = error.toStdString();
+    switch (info.state) {
+      case RunState::Finished:
+        appendLog(id, QStringLiteral("finished in %1 s").arg(seconds, 0, 'f', 2));
+        emit runFinished(id);
+        break;
+      case RunState::Cancelled:
+        appendLog(id,
+                  QStringLiteral("cancelled after %1 s; no result kept").arg(seconds, 0, 'f', 2));
+        emit runCancelled(id);
+        break;
+      default:
+        appendLog(id, QStringLiteral("failed: %1").arg(error));
+        emit runFailed(id, error);
+        break;
+    }
+  }
+  emit queueChanged();
+  startNext();
+}
+
+void RunController::appendLog(int id, const QString& line) {
+  auto it = runs_.find(id);
+  const QString stamped =
+      QStringLiteral("%1 [run %2] %3")
+          .arg(QDateTime::currentDateTime().toString(QStringLiteral("hh:mm:ss.zzz")))
+          .arg(id)
+          .arg(line);
+  if (it != runs_.end()) it->second.log.push_back(stamped);
+  emit logLine(id, stamped);
+}
+
+}  // namespace tomowb::gui

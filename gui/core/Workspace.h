@@ -1,0 +1,91 @@
+// Workspace: what the window is working on, shared by every panel. It holds the loaded (or
+// generated) projections with their geometry, the analytic phantom when the data came from the
+// demo, the volumes (loaded files and finished runs), and which volume the views show. Panels
+// read from it and listen to its signals; they never talk to each other directly. Lives on the
+// GUI thread; the shared_ptr<const ...> data can be handed to worker threads safely.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "recon/core/ProjectionStack.h"
+#include "recon/core/Volume.h"
+#include "recon/phantom/CnrPhantom.h"
+#include "recon/phantom/Phantom.h"
+
+namespace tomowb::gui {
+
+struct NamedVolume {
+  QString name;        // "recon #3 (fdk.bp.cpu)", "truth", a file name
+  QString sourcePath;  // empty for generated volumes
+  std::shared_ptr<const Volume> volume;
+  int runId = -1;  // the run that made it, or -1
+};
+
+class Workspace : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit Workspace(QObject* parent = nullptr);
+
+  // --- projections ---
+  void setProjections(std::shared_ptr<const ProjectionStack> projections, const QString& name,
+                      const QString& sourcePath = {});
+  const std::shared_ptr<const ProjectionStack>& projections() const { return projections_; }
+  QString projectionsName() const { return projectionsName_; }
+  QString projectionsPath() const { return projectionsPath_; }
+  // The geometry the next run uses: the projections' own until the geometry editor applies an
+  // edited one (same view count and detector size), which replaces it.
+  const Geometry* geometry() const;
+  void setGeometry(const Geometry& geometry);  // throws ParameterError if it does not fit
+
+  // --- the analytic phantom behind generated data (demo), for truth and consistency checks ---
+  void setPhantom(std::shared_ptr<const phantom::Phantom> phantom, const QString& name);
+  const std::shared_ptr<const phantom::Phantom>& phantom() const { return phantom_; }
+  QString phantomName() const { return phantomName_; }
+  void setCnrPhantom(std::shared_ptr<const phantom::CnrPhantom> cnr) {
+    cnrPhantom_ = std::move(cnr);
+  }
+  const std::shared_ptr<const phantom::CnrPhantom>& cnrPhantom() const { return cnrPhantom_; }
+
+  // --- volumes ---
+  int addVolume(NamedVolume volume);  // returns its index; becomes current if none is
+  const std::vector<NamedVolume>& volumes() const { return volumes_; }
+  const NamedVolume* currentVolume() const;
+  int currentVolumeIndex() const { return current_; }
+  void setCurrentVolume(int index);
+  // Replace the pixels of the current live preview (a run's intermediate volume) without adding
+  // an entry: the views show it until the run ends.
+  void showPreview(std::shared_ptr<const Volume> volume, const QString& label);
+  const std::shared_ptr<const Volume>& preview() const { return preview_; }
+  QString previewLabel() const { return previewLabel_; }
+  void clearPreview();
+
+  void clear();
+
+ signals:
+  void projectionsChanged();
+  void geometryChanged();
+  void phantomChanged();
+  void volumesChanged();
+  void currentVolumeChanged();  // also when a preview arrives or is cleared
+  void previewChanged();
+
+ private:
+  std::shared_ptr<const ProjectionStack> projections_;
+  QString projectionsName_, projectionsPath_;
+  std::optional<Geometry> editedGeometry_;
+  std::shared_ptr<const phantom::Phantom> phantom_;
+  std::shared_ptr<const phantom::CnrPhantom> cnrPhantom_;
+  QString phantomName_;
+  std::vector<NamedVolume> volumes_;
+  int current_ = -1;
+  std::shared_ptr<const Volume> preview_;
+  QString previewLabel_;
+};
+
+}  // namespace tomowb::gui

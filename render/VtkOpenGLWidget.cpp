@@ -1,0 +1,375 @@
+// VtkOpenGLWidget: see the header. The order of calls follows the sequence recorded in
+// ../shared/reference/dependencies.md, section 3; each step says why it is there.
+#include "render/VtkOpenGLWidget.h"
+
+#include <vtkCallbackCommand.h>
+#include <vtkCommand.h>
+#include <vtkGenericOpenGLRenderWindow.h>
+#include <vtkGenericRenderWindowInteractor.h>
+#include <vtkInteractorStyle.h>
+#include <vtkOpenGLFramebufferObject.h>
+#include <vtkOpenGLState.h>
+#include <vtkRenderer.h>
+
+#include <QGuiApplication>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QSurfaceFormat>
+#include <QWheelEvent>
+#include <cmath>
+#include <cstdlib>
+
+namespace tomowb::render {
+
+namespace {
+
+// VTK observers are plain callbacks; they reach the widget through the client data.
+void onMakeCurrent(vtkObject*, unsigned long, void* clientData, void*) {
+  // The context only, never QOpenGLWidget::makeCurrent(): that also binds Qt's framebuffer
+  // behind VTK's state cache, and VTK then attaches its textures to Qt's framebuffer.
+  auto* widget = static_cast<VtkOpenGLWidget*>(clientData);
+  QOpenGLContext* context = widget->context();
+  if (context != nullptr && QOpenGLContext::currentContext() != context)
+    context->makeCurrent(context->surface());
+}
+
+void onIsCurrent(vtkObject*, unsigned long, void* clientData, void* callData) {
+  auto* widget = static_cast<VtkOpenGLWidget*>(clientData);
+  QOpenGLContext* context = widget->context();
+  *static_cast<bool*>(callData) = context != nullptr &&
+                                  QOpenGLContext::currentContext() == context &&
+                                  context->surface() == QOpenGLContext::currentContext()->surface();
+}
+
+}  // namespace
+
+void VtkOpenGLWidget::configureDefaultSurfaceFormat() {
+  // EGL (xcb_egl, native Wayland) makes Debian's VTK GLEW fail: force xcb + GLX unless the user
+  // chose a platform (offscreen test runs, for example).
+  if (std::getenv("QT_QPA_PLATFORM") == nullptr) qputenv("QT_QPA_PLATFORM", "xcb");
+  if (std::getenv("QT_XCB_GL_INTEGRATION") == nullptr) qputenv("QT_XCB_GL_INTEGRATION", "xcb_glx");
+  QSurfaceFormat format;
+  format.setRenderableType(QSurfaceFormat::OpenGL);
+  format.setVersion(3, 2);
+  format.setProfile(QSurfaceFormat::CoreProfile);
+  format.setSwapBehavior(QSurfaceFormat::DoubleBuffer);
+  format.setRedBufferSize(8);
+  format.setGreenBufferSize(8);
+  format.setBlueBufferSize(8);
+  format.setAlphaBufferSize(8);
+  format.setDepthBufferSize(24);
+  format.setStencilBufferSize(0);
+  format.setSamples(0);
+  QSurfaceFormat::setDefaultFormat(format);
+}
+
+VtkOpenGLWidget::VtkOpenGLWidget(QWidget* parent) : QOpenGLWidget(parent) {
+  setUpdateBehavior(QOpenGLWidget::NoPartialUpdate);
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(true);  // voxel value under the cursor without a button pressed
+  setMinimumSize(64, 64);
+
+  window_ = vtkSmartPointer<vtkGenericOpenGLRenderWindow>::New();
+  // Not ready until initializeGL gives us a context: VTK renders are no-ops before that (the flag
+  // must be set before the interactor is initialised, which would otherwise render).
+  window_->SetReadyForRendering(false);
+  window_->SetFrameBlitModeToNoBlit();
+  window_->SetMultiSamples(0);
+  interactor_ = vtkSmartPointer<vtkGenericRenderWindowInteractor>::New();
+  // Renders asked for by interactor styles become requestRender() (the RenderEvent observer
+  // below) and happen in paintGL, where the context is current.
+  interactor_->EnableRenderOff();
+  window_->SetInteractor(interactor_);
+  interactor_->Initialize();
+  renderer_ = vtkSmartPointer<vtkRenderer>::New();
+  window_->AddRenderer(renderer_);
+
+  auto addObserver = [this](vtkObject* object, unsigned long event,
+                            void (*callback)(vtkObject*, unsigned long, void*, void*)) {
+    vtkNew<vtkCallbackCommand> command;
+    command->SetCallback(callback);
+    command->SetClientData(this);
+    return object->AddObserver(event, command);
+  };
+  addObserver(window_, vtkCommand::WindowMakeCurrentEvent, &onMakeCurrent);
+  addObserver(window_, vtkCommand::WindowIsCurrentEvent, &onIsCurrent);
+  // A render started by VTK itself (an interactor style after a drag) must reach the screen.
+  addObserver(window_, vtkCommand::WindowFrameEvent,
+              [](vtkObject*, unsigned long, void* self, void*) {
+                auto* widget = static_cast<VtkOpenGLWidget*>(self);
+                if (!widget->insidePaint_) {
+                  widget->renderNeeded_ = true;
+                  widget->update();
+                }
+              });
+  addObserver(interactor_, vtkCommand::RenderEvent,
+              [](vtkObject*, unsigned long, void* self, void*) {
+                static_cast<VtkOpenGLWidget*>(self)->requestRender();
+              });
+  // Animated styles (joystick, auto-rotate) use timers: bridge them to QTimers.
+  auto* timerCommand = vtkCallbackCommand::New();
+  timerCommand->SetClientData(this);
+  timerCommand->SetCallback([](vtkObject*, unsigned long eventId, void* self, void* callData) {
+    auto* widget = static_cast<VtkOpenGLWidget*>(self);
+    if (eventId == vtkCommand::CreateTimerEvent)
+      widget->onVtkTimerCreate(eventId, callData);
+    else
+      widget->onVtkTimerDestroy(callData);
+  });
+  interactor_->AddObserver(vtkCommand::CreateTimerEvent, timerCommand);
+  interactor_->AddObserver(vtkCommand::DestroyTimerEvent, timerCommand);
+  timerCommand->Delete();
+}
+
+VtkOpenGLWidget::~VtkOpenGLWidget() {
+  // Release VTK's GL resources while our context still exists.
+  if (contextReady_ && context() != nullptr) {
+    makeCurrent();
+    finalizeVtkContext();
+    doneCurrent();
+  }
+  for (auto& [id, timer] : vtkTimers_) delete timer;
+  vtkTimers_.clear();
+  interactor_->RemoveAllObservers();
+  window_->RemoveAllObservers();
+}
+
+vtkGenericOpenGLRenderWindow* VtkOpenGLWidget::renderWindow() const {
+  return window_;
+}
+vtkGenericRenderWindowInteractor* VtkOpenGLWidget::interactor() const {
+  return interactor_;
+}
+vtkRenderer* VtkOpenGLWidget::renderer() const {
+  return renderer_;
+}
+
+void VtkOpenGLWidget::requestRender() {
+  renderNeeded_ = true;
+  update();
+}
+
+QImage VtkOpenGLWidget::grabImage() {
+  renderNeeded_ = true;
+  return grabFramebuffer();  // calls paintGL on our context and reads the result back
+}
+
+int VtkOpenGLWidget::deviceWidth() const {
+  // Qt sizes its framebuffer with rounding; truncating left a 1-pixel seam at dpr 1.25.
+  return static_cast<int>(std::lround(width() * devicePixelRatioF()));
+}
+int VtkOpenGLWidget::deviceHeight() const {
+  return static_cast<int>(std::lround(height() * devicePixelRatioF()));
+}
+
+void VtkOpenGLWidget::initializeGL() {
+  window_->SetOwnContext(0);
+  window_->SetForceMaximumHardwareLineWidth(1);
+  window_->SetReadyForRendering(true);
+  window_->OpenGLInitContext();
+  window_->GetState()->Reset();
+  window_->GetState()->vtkglDepthFunc(GL_LEQUAL);  // Qt leaves GL_LESS
+  contextReady_ = true;
+  connect(
+      context(), &QOpenGLContext::aboutToBeDestroyed, this,
+      [this] {
+        makeCurrent();
+        finalizeVtkContext();
+      },
+      Qt::DirectConnection);
+}
+
+void VtkOpenGLWidget::finalizeVtkContext() {
+  if (!contextReady_) return;
+  window_->Finalize();
+  window_->SetReadyForRendering(false);
+  contextReady_ = false;
+}
+
+void VtkOpenGLWidget::resizeGL(int, int) {
+  const int w = deviceWidth(), h = deviceHeight();
+  // Qt has just bound its new framebuffer behind VTK's state cache, and SetSize resizes VTK's
+  // framebuffers at once: refresh the cache first, or VTK re-attaches its textures to whatever
+  // it wrongly believes is bound (Qt's framebuffer), leaving its own incomplete.
+  vtkOpenGLState* state = contextReady_ ? window_->GetState() : nullptr;
+  if (state != nullptr) {
+    state->Reset();
+    state->Push();
+  }
+  interactor_->UpdateSize(w, h);
+  window_->SetSize(w, h);
+  window_->SetScreenSize(w, h);
+  window_->SetDPI(static_cast<int>(std::lround(72 * devicePixelRatioF())));
+  if (state != nullptr) state->Pop();
+  renderNeeded_ = true;
+}
+
+void VtkOpenGLWidget::paintGL() {
+  if (!contextReady_) return;
+  insidePaint_ = true;
+  vtkOpenGLState* state = window_->GetState();
+  state->Reset();
+  state->Push();
+  state->vtkglDepthFunc(GL_LEQUAL);
+  if (renderNeeded_) {
+    renderNeeded_ = false;
+    window_->Render();  // renders into VTK's own framebuffers (the interactor's renders are off)
+  }
+  // defaultFramebufferObject() changes between calls (and is 0 in initializeGL): query it here.
+  // Every GL call goes through VTK's state cache so that VTK's idea of the GL state stays true
+  // (a raw glClearColor here once made VTK skip its own and clear the next frame black).
+  state->vtkglBindFramebuffer(GL_DRAW_FRAMEBUFFER, defaultFramebufferObject());
+  GLenum colour = GL_COLOR_ATTACHMENT0;
+  state->vtkglDrawBuffers(1, &colour);
+  state->vtkglDisable(GL_SCISSOR_TEST);
+  int sourceSize[2] = {deviceWidth(), deviceHeight()};
+  if (vtkOpenGLFramebufferObject* fbo = window_->GetRenderFramebuffer())
+    fbo->GetLastSize(sourceSize);
+  window_->BlitDisplayFramebuffer(0, 0, 0, sourceSize[0], sourceSize[1], 0, 0, deviceWidth(),
+                                  deviceHeight(), GL_COLOR_BUFFER_BIT, GL_LINEAR);
+  // Some compositors show a transparent window where alpha < 1: force it opaque.
+  state->vtkglColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_TRUE);
+  state->vtkglClearColor(0, 0, 0, 1);
+  state->vtkglClear(GL_COLOR_BUFFER_BIT);
+  state->Pop();
+  insidePaint_ = false;
+  emit rendered();
+}
+
+void VtkOpenGLWidget::forwardMouse(const QPointF& position, Qt::KeyboardModifiers modifiers,
+                                   unsigned long event, int repeat) {
+  const double dpr = devicePixelRatioF();
+  interactor_->SetEventInformationFlipY(static_cast<int>(position.x() * dpr),
+                                        static_cast<int>(position.y() * dpr),
+                                        (modifiers & Qt::ControlModifier) ? 1 : 0,
+                                        (modifiers & Qt::ShiftModifier) ? 1 : 0, 0, repeat);
+  interactor_->SetAltKey((modifiers & Qt::AltModifier) ? 1 : 0);
+  interactor_->InvokeEvent(event);
+}
+
+void VtkOpenGLWidget::mousePressEvent(QMouseEvent* event) {
+  unsigned long vtkEvent = 0;
+  switch (event->button()) {
+    case Qt::LeftButton:
+      vtkEvent = vtkCommand::LeftButtonPressEvent;
+      break;
+    case Qt::MiddleButton:
+      vtkEvent = vtkCommand::MiddleButtonPressEvent;
+      break;
+    case Qt::RightButton:
+      vtkEvent = vtkCommand::RightButtonPressEvent;
+      break;
+    default:
+      return QOpenGLWidget::mousePressEvent(event);
+  }
+  forwardMouse(event->position(), event->modifiers(), vtkEvent);
+}
+
+void VtkOpenGLWidget::mouseDoubleClickEvent(QMouseEvent* event) {
+  unsigned long vtkEvent = 0;
+  switch (event->button()) {
+    case Qt::LeftButton:
+      vtkEvent = vtkCommand::LeftButtonPressEvent;
+      break;
+    case Qt::MiddleButton:
+      vtkEvent = vtkCommand::MiddleButtonPressEvent;
+      break;
+    case Qt::RightButton:
+      vtkEvent = vtkCommand::RightButtonPressEvent;
+      break;
+    default:
+      return QOpenGLWidget::mouseDoubleClickEvent(event);
+  }
+  forwardMouse(event->position(), event->modifiers(), vtkEvent, 1);  // repeat = double click
+}
+
+void VtkOpenGLWidget::mouseReleaseEvent(QMouseEvent* event) {
+  unsigned long vtkEvent = 0;
+  switch (event->button()) {
+    case Qt::LeftButton:
+      vtkEvent = vtkCommand::LeftButtonReleaseEvent;
+      break;
+    case Qt::MiddleButton:
+      vtkEvent = vtkCommand::MiddleButtonReleaseEvent;
+      break;
+    case Qt::RightButton:
+      vtkEvent = vtkCommand::RightButtonReleaseEvent;
+      break;
+    default:
+      return QOpenGLWidget::mouseReleaseEvent(event);
+  }
+  forwardMouse(event->position(), event->modifiers(), vtkEvent);
+}
+
+void VtkOpenGLWidget::mouseMoveEvent(QMouseEvent* event) {
+  forwardMouse(event->position(), event->modifiers(), vtkCommand::MouseMoveEvent);
+}
+
+void VtkOpenGLWidget::wheelEvent(QWheelEvent* event) {
+  const int delta = event->angleDelta().y();
+  if (delta == 0) return;
+  forwardMouse(
+      event->position(), event->modifiers(),
+      delta > 0 ? vtkCommand::MouseWheelForwardEvent : vtkCommand::MouseWheelBackwardEvent);
+  event->accept();
+}
+
+void VtkOpenGLWidget::enterEvent(QEnterEvent* event) {
+  forwardMouse(event->position(), QGuiApplication::keyboardModifiers(), vtkCommand::EnterEvent);
+}
+
+void VtkOpenGLWidget::leaveEvent(QEvent*) {
+  interactor_->InvokeEvent(vtkCommand::LeaveEvent);
+}
+
+void VtkOpenGLWidget::forwardKey(QKeyEvent* event, unsigned long vtkEvent) {
+  const QPoint cursor = mapFromGlobal(QCursor::pos());
+  const double dpr = devicePixelRatioF();
+  const QString text = event->text();
+  const char keyCode = text.isEmpty() ? '\0' : text.at(0).toLatin1();
+  interactor_->SetEventInformationFlipY(
+      static_cast<int>(cursor.x() * dpr), static_cast<int>(cursor.y() * dpr),
+      (event->modifiers() & Qt::ControlModifier) ? 1 : 0,
+      (event->modifiers() & Qt::ShiftModifier) ? 1 : 0, keyCode, event->isAutoRepeat() ? 1 : 0,
+      text.isEmpty() ? nullptr : text.toLatin1().constData());
+  interactor_->SetAltKey((event->modifiers() & Qt::AltModifier) ? 1 : 0);
+  interactor_->InvokeEvent(vtkEvent);
+  if (vtkEvent == vtkCommand::KeyPressEvent && keyCode != '\0')
+    interactor_->InvokeEvent(vtkCommand::CharEvent);
+}
+
+void VtkOpenGLWidget::keyPressEvent(QKeyEvent* event) {
+  forwardKey(event, vtkCommand::KeyPressEvent);
+  QOpenGLWidget::keyPressEvent(event);  // let shortcuts and parents see it too
+}
+
+void VtkOpenGLWidget::keyReleaseEvent(QKeyEvent* event) {
+  forwardKey(event, vtkCommand::KeyReleaseEvent);
+  QOpenGLWidget::keyReleaseEvent(event);
+}
+
+void VtkOpenGLWidget::onVtkTimerCreate(unsigned long, void* callData) {
+  const int vtkId = *static_cast<int*>(callData);
+  const bool oneShot = interactor_->IsOneShotTimer(vtkId) != 0;
+  const unsigned long duration = interactor_->GetTimerDuration(vtkId);
+  auto* timer = new QTimer(this);
+  timer->setSingleShot(oneShot);
+  timer->setInterval(static_cast<int>(duration));
+  connect(timer, &QTimer::timeout, this, [this, vtkId] {
+    int id = vtkId;
+    interactor_->InvokeEvent(vtkCommand::TimerEvent, &id);
+  });
+  vtkTimers_[vtkId] = timer;
+  timer->start();
+}
+
+void VtkOpenGLWidget::onVtkTimerDestroy(void* callData) {
+  const int vtkId = *static_cast<int*>(callData);
+  auto it = vtkTimers_.find(vtkId);
+  if (it == vtkTimers_.end()) return;
+  delete it->second;
+  vtkTimers_.erase(it);
+}
+
+}  // namespace tomowb::render

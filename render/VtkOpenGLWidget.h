@@ -1,0 +1,84 @@
+// VtkOpenGLWidget: a Qt 6 QOpenGLWidget that hosts a vtkGenericOpenGLRenderWindow. Debian 12's
+// QVTKOpenGLNativeWidget is built for Qt 5 and must never be loaded next to Qt 6, so this is our
+// own adapter (the sequence is in ../shared/reference/dependencies.md, section 3): the widget owns
+// the GL context, VTK renders into its own framebuffer, and paintGL blits that into the widget's
+// framebuffer. Mouse, wheel, key, enter/leave and resize events are forwarded to the VTK
+// interactor, so any vtkInteractorStyle or vtkContextView works inside it.
+//
+// Call configureDefaultSurfaceFormat() before the QApplication is created.
+#pragma once
+
+#include <vtkSmartPointer.h>
+
+#include <QOpenGLWidget>
+#include <QTimer>
+#include <map>
+
+class vtkGenericOpenGLRenderWindow;
+class vtkGenericRenderWindowInteractor;
+class vtkRenderer;
+
+namespace tomowb::render {
+
+class VtkOpenGLWidget : public QOpenGLWidget {
+  Q_OBJECT
+
+ public:
+  explicit VtkOpenGLWidget(QWidget* parent = nullptr);
+  ~VtkOpenGLWidget() override;
+  VtkOpenGLWidget(const VtkOpenGLWidget&) = delete;
+  VtkOpenGLWidget& operator=(const VtkOpenGLWidget&) = delete;
+
+  // OpenGL 3.2 core, double buffered, depth 24, no multisampling; and xcb + GLX, because Debian's
+  // VTK 9.1 (GLEW) cannot initialise on EGL. Call once before constructing the QApplication.
+  static void configureDefaultSurfaceFormat();
+
+  vtkGenericOpenGLRenderWindow* renderWindow() const;
+  vtkGenericRenderWindowInteractor* interactor() const;
+  // A renderer created with the widget and added to its window (views may add more).
+  vtkRenderer* renderer() const;
+
+  // Asks for a VTK render at the next paint (cheap to call often: Qt coalesces updates).
+  void requestRender();
+  // Renders now (synchronously) and returns the widget's content, for screenshots and tests.
+  QImage grabImage();
+
+ signals:
+  // Emitted after each VTK render reached the widget (tests wait on it).
+  void rendered();
+
+ protected:
+  void initializeGL() override;
+  void resizeGL(int width, int height) override;
+  void paintGL() override;
+
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void keyReleaseEvent(QKeyEvent* event) override;
+  void enterEvent(QEnterEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+
+ private:
+  void finalizeVtkContext();
+  void forwardMouse(const QPointF& position, Qt::KeyboardModifiers modifiers, unsigned long event,
+                    int repeat = 0);
+  void forwardKey(QKeyEvent* event, unsigned long vtkEvent);
+  void onVtkTimerCreate(unsigned long eventId, void* callData);
+  void onVtkTimerDestroy(void* callData);
+  int deviceWidth() const;
+  int deviceHeight() const;
+
+  vtkSmartPointer<vtkGenericOpenGLRenderWindow> window_;
+  vtkSmartPointer<vtkGenericRenderWindowInteractor> interactor_;
+  vtkSmartPointer<vtkRenderer> renderer_;
+  bool renderNeeded_ = true;
+  bool insidePaint_ = false;
+  bool contextReady_ = false;
+  std::map<int, QTimer*> vtkTimers_;  // VTK timer id -> its Qt timer (animated styles)
+};
+
+}  // namespace tomowb::render

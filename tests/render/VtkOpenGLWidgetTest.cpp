@@ -1,0 +1,118 @@
+// The Qt 6 <-> VTK adapter: VTK's rendering reaches the widget, follows resizes, and interaction
+// events reach VTK's interactor.
+#include <gtest/gtest.h>
+#include <vtkActor.h>
+#include <vtkCallbackCommand.h>
+#include <vtkCommand.h>
+#include <vtkGenericOpenGLRenderWindow.h>
+#include <vtkGenericRenderWindowInteractor.h>
+#include <vtkNew.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
+#include <vtkRenderer.h>
+#include <vtkSphereSource.h>
+
+#include <QApplication>
+#include <QImage>
+#include <QTest>
+
+#include "render/VtkOpenGLWidget.h"
+
+namespace tomowb::render {
+namespace {
+
+// Fraction of pixels that are (close to) pure red.
+double redFraction(const QImage& image) {
+  std::int64_t red = 0;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (c.red() > 200 && c.green() < 60 && c.blue() < 60) ++red;
+    }
+  return static_cast<double>(red) / (image.width() * image.height());
+}
+
+void addRedSphere(VtkOpenGLWidget& widget) {
+  vtkNew<vtkSphereSource> sphere;
+  sphere->SetRadius(1.0);
+  vtkNew<vtkPolyDataMapper> mapper;
+  mapper->SetInputConnection(sphere->GetOutputPort());
+  vtkNew<vtkActor> actor;
+  actor->SetMapper(mapper);
+  actor->GetProperty()->SetColor(1, 0, 0);
+  actor->GetProperty()->SetAmbient(1.0);
+  actor->GetProperty()->SetDiffuse(0.0);
+  widget.renderer()->AddActor(actor);
+  widget.renderer()->SetBackground(0, 0, 1);
+  widget.renderer()->ResetCamera();
+}
+
+TEST(VtkOpenGLWidget, VtkRenderingReachesTheWidget) {
+  VtkOpenGLWidget widget;
+  widget.resize(400, 300);
+  addRedSphere(widget);
+  widget.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&widget));
+  const QImage image = widget.grabImage();
+  ASSERT_FALSE(image.isNull());
+  EXPECT_EQ(image.width(), 400);
+  const double red = redFraction(image);
+  EXPECT_GT(red, 0.05) << "the sphere is not visible";
+  EXPECT_LT(red, 0.9) << "the blue background is not visible";
+  // All four corners are background: VTK drew the whole widget, not a stale framebuffer.
+  for (const QPoint corner :
+       {QPoint(2, 2), QPoint(image.width() - 3, 2), QPoint(2, image.height() - 3),
+        QPoint(image.width() - 3, image.height() - 3)}) {
+    const QColor c = image.pixelColor(corner);
+    EXPECT_TRUE(c.blue() > 200 && c.red() < 40 && c.green() < 40)
+        << "corner " << corner.x() << "," << corner.y() << " is not the blue background";
+  }
+}
+
+TEST(VtkOpenGLWidget, FollowsResizes) {
+  VtkOpenGLWidget widget;
+  widget.resize(200, 150);
+  addRedSphere(widget);
+  widget.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&widget));
+  (void)widget.grabImage();
+  widget.resize(400, 300);
+  QApplication::processEvents();
+  const QImage image = widget.grabImage();
+  EXPECT_EQ(image.width(), 400);
+  const int* size = widget.renderWindow()->GetSize();
+  EXPECT_EQ(size[0], static_cast<int>(std::lround(400 * widget.devicePixelRatioF())));
+  // The whole widget is drawn: the far corner is background, and the sphere is still there.
+  const QColor far = image.pixelColor(image.width() - 3, image.height() - 3);
+  EXPECT_TRUE(far.blue() > 200 && far.red() < 40) << "far corner is not background";
+  EXPECT_GT(redFraction(image), 0.05);
+}
+
+TEST(VtkOpenGLWidget, ForwardsMouseEventsToTheInteractor) {
+  VtkOpenGLWidget widget;
+  widget.resize(200, 150);
+  widget.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&widget));
+  int presses = 0;
+  int lastY = -1;
+  vtkNew<vtkCallbackCommand> observer;
+  struct Seen {
+    int* presses;
+    int* lastY;
+  } seen{&presses, &lastY};
+  observer->SetClientData(&seen);
+  observer->SetCallback([](vtkObject* caller, unsigned long, void* data, void*) {
+    auto* s = static_cast<Seen*>(data);
+    ++*s->presses;
+    *s->lastY = static_cast<vtkRenderWindowInteractor*>(caller)->GetEventPosition()[1];
+  });
+  widget.interactor()->AddObserver(vtkCommand::LeftButtonPressEvent, observer);
+  QTest::mousePress(&widget, Qt::LeftButton, Qt::NoModifier, QPoint(50, 140));
+  QTest::mouseRelease(&widget, Qt::LeftButton, Qt::NoModifier, QPoint(50, 140));
+  EXPECT_EQ(presses, 1);
+  // VTK's y axis points up: 10 pixels from the bottom edge.
+  EXPECT_NEAR(lastY, std::lround((150 - 1 - 140) * widget.devicePixelRatioF()), 1);
+}
+
+}  // namespace
+}  // namespace tomowb::render

@@ -1,0 +1,87 @@
+// main() for the GUI and render tests: gives them an X display and a QApplication. When no
+// DISPLAY is set (CI, ssh sessions) it starts a private Xvfb with Mesa's software OpenGL and stops
+// it at exit, so `ctest` works anywhere the packages from scripts/setup.sh are installed. Without
+// Xvfb and without a display the tests fail with a message saying so: they are never skipped.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QApplication>
+#include <QStandardPaths>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "render/VtkOpenGLWidget.h"
+
+namespace {
+
+pid_t startPrivateXvfb() {
+  const char* xvfb = "/usr/bin/Xvfb";
+  if (access(xvfb, X_OK) != 0) return -1;
+  // A display number unlikely to clash with parallel test processes.
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const int display = 100 + static_cast<int>((getpid() * 7 + attempt * 13) % 800);
+    const std::string socket = "/tmp/.X11-unix/X" + std::to_string(display);
+    const std::string lock = "/tmp/.X" + std::to_string(display) + "-lock";
+    struct stat info {};
+    if (stat(socket.c_str(), &info) == 0 || stat(lock.c_str(), &info) == 0) continue;
+    const pid_t child = fork();
+    if (child == 0) {
+      const std::string name = ":" + std::to_string(display);
+      std::freopen("/dev/null", "w", stderr);
+      execl(xvfb, "Xvfb", name.c_str(), "-screen", "0", "1600x1000x24", "-nolisten", "tcp",
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    for (int wait = 0; wait < 100; ++wait) {
+      if (stat(socket.c_str(), &info) == 0) {
+        setenv("DISPLAY", (":" + std::to_string(display)).c_str(), 1);
+        return child;
+      }
+      int status = 0;
+      if (waitpid(child, &status, WNOHANG) == child) break;  // lost a race for that number
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  pid_t xvfb = -1;
+  const char* platform = std::getenv("QT_QPA_PLATFORM");
+  const bool needsX = platform == nullptr || std::string(platform).starts_with("xcb");
+  const bool listingOnly = GTEST_FLAG_GET(list_tests);
+  if (listingOnly) return RUN_ALL_TESTS();  // ctest's test discovery needs no display
+  if (needsX && std::getenv("DISPLAY") == nullptr) {
+    xvfb = startPrivateXvfb();
+    if (xvfb < 0) {
+      std::fprintf(stderr,
+                   "GUI tests need an X display: set DISPLAY, or install Xvfb "
+                   "(scripts/setup.sh does)\n");
+      return 1;
+    }
+  }
+  tomowb::render::VtkOpenGLWidget::configureDefaultSurfaceFormat();
+  int result = 0;
+  {
+    // Settings and caches go to ~/.qttest, never into the user's real configuration.
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("TomoWorkbenchTests");
+    QApplication::setApplicationName("tomowb-tests");
+    result = RUN_ALL_TESTS();
+  }
+  if (xvfb > 0) {
+    kill(xvfb, SIGTERM);
+    waitpid(xvfb, nullptr, 0);
+  }
+  return result;
+}
