@@ -1,4 +1,908 @@
+// MainWindow: see the header.
 #include "gui/MainWindow.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPalette>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QStyleHints>
+#include <QTimer>
+#include <QToolBar>
+#include <QUrl>
+#include <QVBoxLayout>
+#include <cmath>
+#include <functional>
+#include <thread>
+
+#include "gui/AlgorithmPanel.h"
+#include "gui/CnrPanel.h"
+#include "gui/ConsistencyView.h"
+#include "gui/DataPanel.h"
+#include "gui/GeometryPanel.h"
+#include "gui/ProjectionBrowser.h"
+#include "gui/RunListPanel.h"
+#include "gui/RunLogPanel.h"
+#include "gui/ThroughputPanel.h"
+#include "gui/ViewArea.h"
+#include "gui/core/DemoData.h"
+#include "gui/core/EventLoopMonitor.h"
+#include "gui/core/FdkRun.h"
+#include "gui/core/RunController.h"
+#include "gui/core/Workspace.h"
+#include "recon/core/Error.h"
+#include "recon/core/MemoryBudget.h"
+#include "recon/cuda/GpuDevices.h"
+#include "recon/io/VolumeFiles.h"
+#include "recon/job/GpuMonitor.h"
+#include "render/SliceRoi.h"
+
 namespace tomowb::gui {
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {}
+
+namespace {
+
+QString humanBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024.0 && unit < 4) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return QStringLiteral("%1 %2").arg(bytes, 0, 'f', unit == 0 ? 0 : 1).arg(units[unit]);
+}
+
+QString humanSeconds(double seconds) {
+  if (seconds < 0) return QStringLiteral("?");
+  if (seconds < 60) return QStringLiteral("%1 s").arg(seconds, 0, 'f', 1);
+  const int s = static_cast<int>(std::lround(seconds));
+  return QStringLiteral("%1:%2 min").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QPalette darkPalette() {
+  QPalette p;
+  const QColor window(45, 45, 48), base(30, 30, 32), text(230, 230, 230), highlight(42, 130, 218);
+  p.setColor(QPalette::Window, window);
+  p.setColor(QPalette::WindowText, text);
+  p.setColor(QPalette::Base, base);
+  p.setColor(QPalette::AlternateBase, window);
+  p.setColor(QPalette::ToolTipBase, base);
+  p.setColor(QPalette::ToolTipText, text);
+  p.setColor(QPalette::PlaceholderText, QColor(150, 150, 150));
+  p.setColor(QPalette::Text, text);
+  p.setColor(QPalette::Button, window);
+  p.setColor(QPalette::ButtonText, text);
+  p.setColor(QPalette::BrightText, Qt::red);
+  p.setColor(QPalette::Link, highlight.lighter(130));
+  p.setColor(QPalette::Highlight, highlight);
+  p.setColor(QPalette::HighlightedText, Qt::white);
+  p.setColor(QPalette::Disabled, QPalette::Text, QColor(127, 127, 127));
+  p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(127, 127, 127));
+  p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(127, 127, 127));
+  return p;
+}
+
+bool systemPrefersDark() {
+#if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
+  return QGuiApplication::styleHints()->colorScheme() == Qt::ColorScheme::Dark;
+#else
+  // Qt 6.4 (Debian 12) has no colour-scheme hint: judge the platform palette's window colour.
+  return QGuiApplication::palette().color(QPalette::Window).lightness() < 128;
+#endif
+}
+
+DemoKind demoKindFromName(const QString& name) {
+  return name.compare(QStringLiteral("cnr"), Qt::CaseInsensitive) == 0 ? DemoKind::Cnr
+                                                                       : DemoKind::SheppLogan;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      workspace_(std::make_unique<Workspace>()),
+      runs_(std::make_unique<RunController>()) {
+  setObjectName(QStringLiteral("MainWindow"));
+  setWindowTitle(QStringLiteral("Tomo Workbench"));
+  setWindowIcon(QIcon(QStringLiteral(":/tomowb/icons/tomowb.svg")));
+  setAcceptDrops(true);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks |
+                 QMainWindow::AllowNestedDocks);
+  monitor_ = new EventLoopMonitor(this);
+  createPanels();
+  createDocks();
+  createActions();
+  createMenus();
+  createToolBar();
+  createStatusBar();
+  connectSignals();
+  resize(1500, 950);
+  defaultState_ = saveState();  // the arrangement of createDocks(), for View > Reset layout
+  restoreSettings();
+  updateRunActions();
+  showWelcomeIfEmpty();
+}
+
+MainWindow::~MainWindow() {
+  // The panels hold references to the workspace and the run controller, which are members and
+  // would otherwise be destroyed before ~QWidget deletes the child widgets: stop the run and
+  // delete the panels first.
+  statusTimer_->stop();
+  if (runs_->runningId() >= 0) runs_->cancel(runs_->runningId());
+  qDeleteAll(docks_);
+  docks_.clear();
+  delete takeCentralWidget();
+}
+
+void MainWindow::createPanels() {
+  centre_ = new QStackedWidget(this);
+  // The welcome page: what a new user sees with no data (issue #5: starting with no data offers
+  // the demo).
+  welcome_ = new QWidget(centre_);
+  auto* welcomeLayout = new QVBoxLayout(welcome_);
+  welcomeLayout->addStretch(2);
+  auto* title = new QLabel(tr("<h1>Tomo Workbench</h1>"
+                              "<p>Open projections or a volume (File &gt; Open, or drop files "
+                              "here), or start with a built-in demo:</p>"),
+                           welcome_);
+  title->setAlignment(Qt::AlignCenter);
+  welcomeLayout->addWidget(title);
+  auto* buttons = new QHBoxLayout;
+  buttons->addStretch(1);
+  auto* demoButton = new QPushButton(tr("Open demo: Shepp-Logan cone beam"), welcome_);
+  demoButton->setObjectName(QStringLiteral("welcomeDemoButton"));
+  auto* cnrButton = new QPushButton(tr("Open demo: CNR phantom"), welcome_);
+  auto* openButton = new QPushButton(tr("Open file…"), welcome_);
+  for (QPushButton* b : {demoButton, cnrButton, openButton}) {
+    b->setMinimumHeight(36);
+    buttons->addWidget(b);
+  }
+  buttons->addStretch(1);
+  welcomeLayout->addLayout(buttons);
+  welcomeLayout->addStretch(3);
+  connect(demoButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::SheppLogan); });
+  connect(cnrButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::Cnr); });
+  connect(openButton, &QPushButton::clicked, this, [this] { dataPanel_->showOpenDialog(); });
+
+  viewArea_ = new ViewArea(centre_);
+  centre_->addWidget(welcome_);
+  centre_->addWidget(viewArea_);
+  setCentralWidget(centre_);
+
+  dataPanel_ = new DataPanel(*workspace_, this);
+  geometryPanel_ = new GeometryPanel(*workspace_, this);
+  consistencyView_ = new ConsistencyView(*workspace_, this);
+  algorithmPanel_ = new AlgorithmPanel(*workspace_, this);
+  runListPanel_ = new RunListPanel(*runs_, this);
+  runLogPanel_ = new RunLogPanel(*runs_, this);
+  throughputPanel_ = new ThroughputPanel(*runs_, this);
+  cnrPanel_ = new CnrPanel(this);
+  projectionBrowser_ = new ProjectionBrowser(this);
+}
+
+QDockWidget* MainWindow::addDock(QWidget* panel, const QString& title, const QString& objectName,
+                                 Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(objectName);
+  // A scroll area lets a tall panel (the geometry form, the algorithm panel) share a column
+  // with others on a small screen instead of pushing the window past the screen's height.
+  auto* scroll = new QScrollArea(dock);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(panel);
+  dock->setWidget(scroll);
+  dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                    QDockWidget::DockWidgetFloatable);
+  addDockWidget(area, dock);
+  docks_.push_back(dock);
+  return dock;
+}
+
+void MainWindow::createDocks() {
+  // Left: what is open and how it was scanned; right: how to reconstruct it and how runs go;
+  // bottom: runs, log and projections.
+  QDockWidget* data =
+      addDock(dataPanel_, tr("Data"), QStringLiteral("dataDock"), Qt::LeftDockWidgetArea);
+  QDockWidget* geometry = addDock(geometryPanel_, tr("Geometry"), QStringLiteral("geometryDock"),
+                                  Qt::LeftDockWidgetArea);
+  QDockWidget* consistency = addDock(consistencyView_, tr("Consistency"),
+                                     QStringLiteral("consistencyDock"), Qt::LeftDockWidgetArea);
+  QDockWidget* algorithm = addDock(algorithmPanel_, tr("Algorithm"),
+                                   QStringLiteral("algorithmDock"), Qt::RightDockWidgetArea);
+  QDockWidget* throughput = addDock(throughputPanel_, tr("Throughput"),
+                                    QStringLiteral("throughputDock"), Qt::RightDockWidgetArea);
+  QDockWidget* cnr =
+      addDock(cnrPanel_, tr("CNR"), QStringLiteral("cnrDock"), Qt::RightDockWidgetArea);
+  QDockWidget* runList =
+      addDock(runListPanel_, tr("Runs"), QStringLiteral("runListDock"), Qt::BottomDockWidgetArea);
+  QDockWidget* runLog =
+      addDock(runLogPanel_, tr("Run log"), QStringLiteral("runLogDock"), Qt::BottomDockWidgetArea);
+  QDockWidget* projections = addDock(projectionBrowser_, tr("Projections"),
+                                     QStringLiteral("projectionsDock"), Qt::BottomDockWidgetArea);
+  tabifyDockWidget(geometry, consistency);
+  geometry->raise();
+  tabifyDockWidget(throughput, cnr);
+  throughput->raise();
+  tabifyDockWidget(runList, runLog);
+  tabifyDockWidget(runLog, projections);
+  runList->raise();
+  dataDock_ = data;
+  algorithmDock_ = algorithm;
+  runListDock_ = runList;
+  geometryDock_ = geometry;
+}
+
+void MainWindow::sizeDocks() {
+  // Side columns wide enough for the forms, a short bottom row: the views get the rest.
+  resizeDocks({dataDock_, algorithmDock_}, {340, 360}, Qt::Horizontal);
+  resizeDocks({dataDock_, geometryDock_}, {170, 600}, Qt::Vertical);
+  resizeDocks({runListDock_}, {170}, Qt::Vertical);
+}
+
+void MainWindow::createActions() {
+  openAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/open.svg")), tr("&Open…"), this);
+  openAction_->setShortcut(QKeySequence::Open);
+  openAction_->setStatusTip(tr("Open projections or a volume"));
+  connect(openAction_, &QAction::triggered, this, [this] { dataPanel_->showOpenDialog(); });
+
+  demoAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/demo.svg")),
+                            tr("Open &demo: Shepp-Logan"), this);
+  demoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  demoAction_->setStatusTip(tr("Cone-beam scan of the 3-D Shepp-Logan phantom, generated now"));
+  connect(demoAction_, &QAction::triggered, this, [this] { openDemo(DemoKind::SheppLogan); });
+  cnrDemoAction_ = new QAction(tr("Open demo: &CNR phantom"), this);
+  cnrDemoAction_->setStatusTip(tr("Noisy cone-beam scan of the contrast-to-noise phantom"));
+  connect(cnrDemoAction_, &QAction::triggered, this, [this] { openDemo(DemoKind::Cnr); });
+
+  saveVolumeAction_ = new QAction(tr("&Save volume as…"), this);
+  saveVolumeAction_->setShortcut(QKeySequence::Save);
+  connect(saveVolumeAction_, &QAction::triggered, this, &MainWindow::saveCurrentVolume);
+
+  runAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/run.svg")), tr("&Run"), this);
+  runAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+  runAction_->setStatusTip(
+      tr("Reconstruct with the algorithm panel's settings (queued if a run "
+         "is going)"));
+  connect(runAction_, &QAction::triggered, this, [this] { startRun(); });
+
+  cancelAction_ =
+      new QAction(QIcon(QStringLiteral(":/tomowb/icons/cancel.svg")), tr("&Cancel run"), this);
+  cancelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+  cancelAction_->setStatusTip(tr("Stop the running reconstruction (nothing partial is kept)"));
+  connect(cancelAction_, &QAction::triggered, this, &MainWindow::cancelRun);
+
+  screenshotAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/screenshot.svg")),
+                                  tr("Save &screenshot…"), this);
+  screenshotAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+  connect(screenshotAction_, &QAction::triggered, this, &MainWindow::exportViewScreenshot);
+
+  quitAction_ = new QAction(tr("&Quit"), this);
+  quitAction_->setShortcut(QKeySequence::Quit);
+  connect(quitAction_, &QAction::triggered, this, &QWidget::close);
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(openAction_);
+  recentMenu_ = file->addMenu(tr("Open &recent"));
+  file->addSeparator();
+  file->addAction(demoAction_);
+  file->addAction(cnrDemoAction_);
+  file->addSeparator();
+  file->addAction(saveVolumeAction_);
+  file->addAction(screenshotAction_);
+  QAction* windowShot = file->addAction(tr("Save &window screenshot…"));
+  connect(windowShot, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save window screenshot"), QStringLiteral("tomowb.png"), tr("PNG images (*.png)"));
+    if (!path.isEmpty() && !saveWindowScreenshot(path))
+      QMessageBox::warning(this, tr("Screenshot"), tr("Could not write %1").arg(path));
+  });
+  file->addSeparator();
+  file->addAction(quitAction_);
+
+  viewMenu_ = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* dock : docks_) viewMenu_->addAction(dock->toggleViewAction());
+  viewMenu_->addSeparator();
+  QAction* reset = viewMenu_->addAction(tr("Reset &layout"));
+  connect(reset, &QAction::triggered, this, &MainWindow::resetLayout);
+  QMenu* themeMenu = viewMenu_->addMenu(tr("&Theme"));
+  auto* themes = new QActionGroup(this);
+  const std::pair<QString, Theme> choices[] = {{tr("Follow the &desktop"), Theme::System},
+                                               {tr("&Light"), Theme::Light},
+                                               {tr("&Dark"), Theme::Dark}};
+  for (const auto& [label, theme] : choices) {
+    QAction* action = themeMenu->addAction(label);
+    action->setCheckable(true);
+    action->setData(static_cast<int>(theme));
+    themes->addAction(action);
+    connect(action, &QAction::triggered, this, [this, theme = theme] { setTheme(theme); });
+  }
+  connect(themeMenu, &QMenu::aboutToShow, this, [this, themes] {
+    for (QAction* a : themes->actions())
+      a->setChecked(a->data().toInt() == static_cast<int>(theme_));
+  });
+  QAction* fullScreen = viewMenu_->addAction(tr("&Full screen"));
+  fullScreen->setShortcut(QKeySequence::FullScreen);
+  fullScreen->setCheckable(true);
+  connect(fullScreen, &QAction::toggled, this,
+          [this](bool on) { on ? showFullScreen() : showNormal(); });
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(runAction_);
+  run->addAction(cancelAction_);
+  run->addSeparator();
+  QAction* phantomRois = run->addAction(tr("Place CNR &ROIs on the phantom's inserts"));
+  phantomRois->setStatusTip(
+      tr("Circles on the largest insert of each contrast and a water "
+         "background disc (CNR demo)"));
+  connect(phantomRois, &QAction::triggered, this, &MainWindow::placePhantomRois);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard and mouse…"));
+  keys->setShortcut(QKeySequence::HelpContents);
+  connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
+  QAction* about = help->addAction(tr("&About Tomo Workbench"));
+  connect(about, &QAction::triggered, this, &MainWindow::showAbout);
+}
+
+void MainWindow::createToolBar() {
+  QToolBar* bar = addToolBar(tr("Main"));
+  bar->setObjectName(QStringLiteral("mainToolBar"));
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->addAction(openAction_);
+  bar->addAction(demoAction_);
+  bar->addSeparator();
+  bar->addAction(runAction_);
+  bar->addAction(cancelAction_);
+  bar->addSeparator();
+  bar->addAction(screenshotAction_);
+}
+
+void MainWindow::createStatusBar() {
+  deviceLabel_ = new QLabel(this);
+  memoryLabel_ = new QLabel(this);
+  runLabel_ = new QLabel(tr("idle"), this);
+  stallLabel_ = new QLabel(this);
+  runProgress_ = new QProgressBar(this);
+  runProgress_->setRange(0, 1000);
+  runProgress_->setMaximumWidth(220);
+  runProgress_->setTextVisible(true);
+  runProgress_->hide();
+  stallLabel_->setToolTip(
+      tr("Longest event-loop stall since the last run started (the window should never freeze "
+         "for more than 100 ms)"));
+  const auto devices = cuda::listGpuDevices();
+  QString device = tr("CPU: %1 threads").arg(std::max(1u, std::thread::hardware_concurrency()));
+  for (const auto& gpu : devices)
+    device += QStringLiteral(" · GPU %1: %2").arg(gpu.index).arg(QString::fromStdString(gpu.name));
+  if (devices.empty()) device += tr(" · no GPU");
+  deviceLabel_->setText(device);
+  deviceLabel_->setToolTip(QString::fromStdString(cuda::gpuStatus()));
+  statusBar()->addPermanentWidget(runLabel_);
+  statusBar()->addPermanentWidget(runProgress_);
+  statusBar()->addPermanentWidget(stallLabel_);
+  statusBar()->addPermanentWidget(memoryLabel_);
+  statusBar()->addPermanentWidget(deviceLabel_);
+  statusTimer_ = new QTimer(this);
+  statusTimer_->setInterval(1000);
+  connect(statusTimer_, &QTimer::timeout, this, &MainWindow::updateStatus);
+  statusTimer_->start();
+  updateStatus();
+}
+
+void MainWindow::connectSignals() {
+  // Data in: show the views instead of the welcome page; a new volume is shown.
+  connect(workspace_.get(), &Workspace::projectionsChanged, this, [this] {
+    projectionBrowser_->setProjections(workspace_->projections());
+    showWelcomeIfEmpty();
+    updateRunActions();
+  });
+  connect(workspace_.get(), &Workspace::currentVolumeChanged, this, [this] {
+    if (const NamedVolume* v = workspace_->currentVolume())
+      viewArea_->setVolume(v->volume, v->name, false);
+    showWelcomeIfEmpty();
+    cnrPanel_->setVolume(
+        workspace_->currentVolume() ? workspace_->currentVolume()->volume : nullptr,
+        workspace_->currentVolume() ? workspace_->currentVolume()->name : QString(), -1);
+  });
+  connect(workspace_.get(), &Workspace::previewChanged, this, [this] {
+    if (workspace_->preview()) {
+      viewArea_->setVolume(workspace_->preview(), workspace_->previewLabel(), true);
+      cnrPanel_->setVolume(workspace_->preview(), workspace_->previewLabel(), -1);
+    }
+  });
+  // The geometry editor's edits and selected view drive the consistency overlay.
+  connect(geometryPanel_, &GeometryPanel::editedGeometryChanged, consistencyView_,
+          &ConsistencyView::setEditedGeometry);
+  connect(geometryPanel_, &GeometryPanel::selectedViewChanged, consistencyView_,
+          &ConsistencyView::setSelectedView);
+  connect(dataPanel_, &DataPanel::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
+  connect(algorithmPanel_, &AlgorithmPanel::runRequested, this, [this] { startRun(); });
+
+  // Runs: progress in the status bar, previews into the views, results into the workspace.
+  connect(runs_.get(), &RunController::runStarted, this, [this](int) {
+    monitor_->reset();
+    duringScreenshotTaken_ = false;
+    previewsShown_ = 0;
+    updateRunActions();
+  });
+  connect(runs_.get(), &RunController::runProgress, this,
+          [this](int id, const QString& stage, double fraction, double elapsed, double remaining) {
+            runProgress_->show();
+            runProgress_->setValue(static_cast<int>(std::lround(fraction * 1000)));
+            runProgress_->setFormat(QStringLiteral("%1 %p%").arg(stage));
+            runLabel_->setText(tr("run %1: %2 elapsed, %3 left")
+                                   .arg(id)
+                                   .arg(humanSeconds(elapsed))
+                                   .arg(humanSeconds(remaining)));
+          });
+  connect(
+      runs_.get(), &RunController::runPreview, this,
+      [this](int id, std::shared_ptr<const Volume> volume, const QString& label) {
+        workspace_->showPreview(std::move(volume), tr("run %1: %2").arg(id).arg(label));
+        ++previewsShown_;
+        // The tour measures CNR while the run goes on: ROIs once there is something to see.
+        if (id == startupRunId_ && startup_.tour && previewsShown_ == 1 && workspace_->cnrPhantom())
+          placePhantomRois();
+        // Command-line screenshots: one while the slices fill in.
+        if (id == startupRunId_ && !startup_.screenshotDir.isEmpty() && !duringScreenshotTaken_) {
+          duringScreenshotTaken_ = true;
+          QTimer::singleShot(50, this, [this] {
+            saveWindowScreenshot(
+                QDir(startup_.screenshotDir).filePath(QStringLiteral("tomowb-during-run.png")));
+          });
+        }
+      });
+  connect(runs_.get(), &RunController::runFinished, this, &MainWindow::onRunFinished);
+  connect(runs_.get(), &RunController::runFailed, this, &MainWindow::onRunFailed);
+  connect(runs_.get(), &RunController::runCancelled, this, &MainWindow::onRunEnded);
+  connect(runs_.get(), &RunController::queueChanged, this, &MainWindow::updateRunActions);
+  connect(runListPanel_, &RunListPanel::openRunResult, this, &MainWindow::openRunResult);
+  connect(runListPanel_, &RunListPanel::selectedRunChanged, this, [this](int id) {
+    if (id >= 0) throughputPanel_->showRun(id);
+  });
+  // One CNR curve per run.
+  connect(runs_.get(), &RunController::runStarted, cnrPanel_, &CnrPanel::clearHistory);
+
+  // ROIs drawn on the slice views feed the CNR panel.
+  connect(viewArea_, &ViewArea::roisChanged, this,
+          [this] { cnrPanel_->setRois(viewArea_->rois()); });
+  connect(viewArea_, &ViewArea::cursorInfo, this,
+          [this](const QString& text) { statusBar()->showMessage(text); });
+  connect(projectionBrowser_, &ProjectionBrowser::cursorInfo, this,
+          [this](const QString& text) { statusBar()->showMessage(text); });
+}
+
+void MainWindow::showWelcomeIfEmpty() {
+  const bool empty = !workspace_->projections() && workspace_->volumes().empty();
+  centre_->setCurrentWidget(empty ? welcome_ : static_cast<QWidget*>(viewArea_));
+}
+
+void MainWindow::openDemo(DemoKind kind, int size) {
+  dataPanel_->openDemo(kind, size);
+}
+
+void MainWindow::openFiles(const QStringList& paths) {
+  dataPanel_->openFiles(paths);
+}
+
+int MainWindow::startRun() {
+  QString why;
+  if (!algorithmPanel_->validate(&why)) {
+    statusBar()->showMessage(tr("Cannot run: %1").arg(why), 8000);
+    if (isVisible() && startup_.screenshotDir.isEmpty())
+      QMessageBox::information(this, tr("Cannot run"), why);
+    return -1;
+  }
+  try {
+    fdk::FdkParams params = algorithmPanel_->params();
+    RunSpec spec = makeFdkRun(workspace_->projections(), params, workspace_->geometry());
+    spec.parameters["rois"] = cnrPanel_->roisJson();
+    spec.parameters["input"]["name"] = workspace_->projectionsName().toStdString();
+    const int id = runs_->enqueue(std::move(spec));
+    statusBar()->showMessage(
+        runs_->runningId() == id ? tr("Run %1 started").arg(id) : tr("Run %1 queued").arg(id),
+        4000);
+    return id;
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, tr("Cannot run"), QString::fromStdString(e.what()));
+    return -1;
+  }
+}
+
+void MainWindow::cancelRun() {
+  const int id = runs_->runningId();
+  if (id >= 0) runs_->cancel(id);
+}
+
+void MainWindow::onRunFinished(int id) {
+  const RunInfo* info = runs_->run(id);
+  if (info != nullptr && info->result) {
+    const QString name = QStringLiteral("run %1: %2").arg(id).arg(info->spec.title);
+    workspace_->clearPreview();
+    const int index = workspace_->addVolume({name, QString(), info->result, id});
+    workspace_->setCurrentVolume(index);
+    statusBar()->showMessage(tr("Run %1 finished in %2").arg(id).arg(humanSeconds(info->seconds)),
+                             8000);
+  }
+  onRunEnded(id);
+}
+
+void MainWindow::onRunFailed(int id, const QString& message) {
+  workspace_->clearPreview();
+  if (id != startupRunId_ || startup_.screenshotDir.isEmpty())
+    QMessageBox::warning(this, tr("Run %1 failed").arg(id), message);
+  onRunEnded(id);
+}
+
+void MainWindow::onRunEnded(int id) {
+  lastRunMaxStallMs_ = monitor_->maxStallMs();
+  const RunInfo* info = runs_->run(id);
+  if (info != nullptr && info->state == RunState::Cancelled) {
+    workspace_->clearPreview();
+    // Back to what was shown before the run.
+    if (const NamedVolume* v = workspace_->currentVolume())
+      viewArea_->setVolume(v->volume, v->name, false);
+    statusBar()->showMessage(tr("Run %1 cancelled: nothing was kept").arg(id), 8000);
+  }
+  runProgress_->setVisible(runs_->runningId() >= 0);
+  runLabel_->setText(runs_->busy() ? tr("running") : tr("idle"));
+  updateRunActions();
+  if (id == startupRunId_) {
+    const bool ok = info != nullptr && info->state == RunState::Finished;
+    // Let the views draw the final volume before the screenshots.
+    QTimer::singleShot(300, this, [this, ok] {
+      if (!startup_.screenshotDir.isEmpty()) {
+        QDir().mkpath(startup_.screenshotDir);
+        const QDir dir(startup_.screenshotDir);
+        saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-after-run.png")));
+        viewArea_->saveScreenshot(dir.filePath(QStringLiteral("tomowb-views.png")));
+        writeRunSummary(startupRunId_, dir.filePath(QStringLiteral("run-summary.json")));
+      }
+      auto finish = [this, ok] {
+        emit startupRunDone(ok);
+        if (startup_.quitAfterRun) QApplication::exit(ok ? 0 : 1);
+      };
+      if (startup_.tour && !startup_.screenshotDir.isEmpty())
+        takeTourScreenshots(finish);
+      else
+        finish();
+    });
+  }
+}
+
+void MainWindow::takeTourScreenshots(const std::function<void()>& done) {
+  // One screenshot per main screen: each dock raised in turn, with time for the views and the
+  // consistency check (computed off the GUI thread) to draw.
+  struct Shot {
+    QDockWidget* dock;
+    QString file;
+    int waitMs;
+  };
+  auto* cnrDock = findChild<QDockWidget*>(QStringLiteral("cnrDock"));
+  auto* consistencyDock = findChild<QDockWidget*>(QStringLiteral("consistencyDock"));
+  auto* projectionsDock = findChild<QDockWidget*>(QStringLiteral("projectionsDock"));
+  auto shots = std::make_shared<std::vector<Shot>>(std::vector<Shot>{
+      {geometryDock_, QStringLiteral("tomowb-geometry.png"), 400},
+      {consistencyDock, QStringLiteral("tomowb-consistency.png"), 2500},
+      {projectionsDock, QStringLiteral("tomowb-projections.png"), 400},
+  });
+  if (workspace_->cnrPhantom())
+    shots->insert(shots->begin(), {cnrDock, QStringLiteral("tomowb-cnr.png"), 600});
+  auto step = std::make_shared<std::function<void(std::size_t)>>();
+  *step = [this, shots, step, done](std::size_t i) {
+    if (i >= shots->size()) {
+      done();
+      return;
+    }
+    const Shot& shot = (*shots)[i];
+    shot.dock->show();
+    shot.dock->raise();
+    applyLowContrastWindow();  // the final volume came with the default window
+    QTimer::singleShot(shot.waitMs, this, [this, shots, step, i] {
+      saveWindowScreenshot(QDir(startup_.screenshotDir).filePath((*shots)[i].file));
+      (*step)(i + 1);
+    });
+  };
+  (*step)(0);
+}
+
+void MainWindow::applyLowContrastWindow() {
+  // Water +-4 %: shows the CNR phantom's 0.5-2 % inserts.
+  if (const auto& cnr = workspace_->cnrPhantom()) {
+    const double water = cnr->waterValuePerMm();
+    viewArea_->orthoViews().setWindowLevel(0.08 * water, 1.01 * water);
+  }
+}
+
+void MainWindow::placePhantomRois() {
+  const auto& cnr = workspace_->cnrPhantom();
+  if (!cnr) {
+    statusBar()->showMessage(tr("ROIs from the phantom need the CNR demo (File > Open demo)"),
+                             6000);
+    return;
+  }
+  // On the axial slice through the inserts: the largest insert of each contrast ring (a circle
+  // of 70 % of its radius, clear of its edge) against a water disc at the centre.
+  std::vector<render::SliceRoi> rois;
+  const auto& inserts = cnr->inserts();
+  int id = 1;
+  double largest = 0;
+  for (const auto& insert : inserts) largest = std::max(largest, insert.diameterMm);
+  for (const auto& insert : inserts) {
+    if (insert.diameterMm < largest) continue;
+    render::SliceRoi roi;
+    roi.id = 1000 + id;
+    roi.label = tr("%1 % contrast").arg(insert.contrast * 100.0, 0, 'g', 2);
+    roi.role = render::SliceRoi::Signal;
+    roi.shape = render::SliceRoi::Circle;
+    roi.axis = 2;
+    roi.sliceMm = insert.centreMm.z();
+    roi.centreMm = insert.centreMm.head<2>();
+    roi.halfSizeMm = Eigen::Vector2d::Constant(0.35 * insert.diameterMm);
+    rois.push_back(roi);
+    ++id;
+  }
+  render::SliceRoi background;
+  background.id = 1000;
+  background.label = tr("water");
+  background.role = render::SliceRoi::Background;
+  background.shape = render::SliceRoi::Circle;
+  background.axis = 2;
+  background.sliceMm = inserts.empty() ? 0.0 : inserts.front().centreMm.z();
+  background.halfSizeMm = Eigen::Vector2d::Constant(15.0);  // inner ring starts 27 mm out
+  rois.push_back(background);
+  viewArea_->setRois(rois);
+  cnrPanel_->setRois(viewArea_->rois());
+  applyLowContrastWindow();
+  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("cnrDock"))) {
+    dock->show();
+    dock->raise();
+  }
+}
+
+void MainWindow::writeRunSummary(int id, const QString& path) {
+  const RunInfo* info = runs_->run(id);
+  nlohmann::json summary = {
+      {"run", id},
+      {"state", info != nullptr ? toString(info->state).toStdString() : "unknown"},
+      {"seconds", info != nullptr ? info->seconds : 0.0},
+      {"maxEventLoopStallMsDuringRun", lastRunMaxStallMs_},
+      {"previewsShown", previewsShown_},
+      {"livePreview", startup_.livePreview},
+      {"record", info != nullptr ? info->record : nlohmann::json()},
+  };
+  QFile file(path);
+  if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    file.write(QByteArray::fromStdString(summary.dump(2) + "\n"));
+}
+
+void MainWindow::openRunResult(int id) {
+  const RunInfo* info = runs_->run(id);
+  if (info == nullptr || !info->result) return;
+  for (std::size_t i = 0; i < workspace_->volumes().size(); ++i)
+    if (workspace_->volumes()[i].runId == id) {
+      workspace_->setCurrentVolume(static_cast<int>(i));
+      return;
+    }
+  const int index = workspace_->addVolume(
+      {QStringLiteral("run %1: %2").arg(id).arg(info->spec.title), QString(), info->result, id});
+  workspace_->setCurrentVolume(index);
+}
+
+void MainWindow::updateRunActions() {
+  const bool haveProjections = workspace_->projections() != nullptr;
+  runAction_->setEnabled(haveProjections);
+  runAction_->setToolTip(haveProjections ? tr("Reconstruct (Ctrl+R)")
+                                         : tr("Open projections or the demo first"));
+  cancelAction_->setEnabled(runs_->runningId() >= 0);
+  saveVolumeAction_->setEnabled(workspace_->currentVolume() != nullptr);
+}
+
+void MainWindow::updateStatus() {
+  const HostMemorySample host = hostMemory();
+  memoryLabel_->setText(tr("RAM: %1 used, %2 free")
+                            .arg(humanBytes(static_cast<double>(host.processResidentBytes)))
+                            .arg(humanBytes(static_cast<double>(host.availableBytes))));
+  // During a run: the longest stall so far; afterwards: the longest stall of the last run.
+  const double stall = runs_->runningId() >= 0 ? monitor_->maxStallMs() : lastRunMaxStallMs_;
+  stallLabel_->setText(tr("UI stall max %1 ms").arg(stall, 0, 'f', 0));
+}
+
+void MainWindow::saveCurrentVolume() {
+  const NamedVolume* v = workspace_->currentVolume();
+  if (v == nullptr) return;
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save volume"), QStringLiteral("volume.mhd"),
+      tr("MetaImage (*.mhd *.mha);;NumPy (*.npy);;TIFF stack (*.tif *.tiff);;Raw + JSON (*.raw)"));
+  if (path.isEmpty()) return;
+  try {
+    io::writeVolume(path.toStdString(), *v->volume);  // written to a temporary name, then renamed
+    statusBar()->showMessage(tr("Saved %1").arg(path), 6000);
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, tr("Save volume"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::exportViewScreenshot() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save view screenshot"), QStringLiteral("views.png"), tr("PNG images (*.png)"));
+  if (path.isEmpty()) return;
+  if (!viewArea_->saveScreenshot(path))
+    QMessageBox::warning(this, tr("Screenshot"), tr("Could not write %1").arg(path));
+}
+
+bool MainWindow::saveWindowScreenshot(const QString& path) {
+  // QWidget::grab renders every QOpenGLWidget (the VTK views) through its framebuffer.
+  const QPixmap pixmap = grab();
+  const QString temporary = path + QStringLiteral(".partial.png");
+  if (!pixmap.save(temporary, "PNG")) return false;
+  QFile::remove(path);
+  return QFile::rename(temporary, path);
+}
+
+void MainWindow::setTheme(Theme theme) {
+  theme_ = theme;
+  const bool dark = theme == Theme::Dark || (theme == Theme::System && systemPrefersDark());
+  QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+  QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
+}
+
+void MainWindow::resetLayout() {
+  // The arrangement of createDocks(), then the default sizes.
+  restoreState(defaultState_);
+  for (QDockWidget* dock : docks_) {
+    dock->setFloating(false);
+    dock->show();
+  }
+  sizeDocks();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = dataPanel_->recentFiles();
+  for (const QString& path : files) {
+    QAction* action = recentMenu_->addAction(QFileInfo(path).fileName());
+    action->setToolTip(path);
+    action->setStatusTip(path);
+    connect(action, &QAction::triggered, this, [this, path] { openFiles({path}); });
+  }
+  recentMenu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::restoreSettings() {
+  QSettings settings;
+  settings.beginGroup(QStringLiteral("mainWindow"));
+  if (settings.contains(QStringLiteral("geometry")))
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+  if (settings.contains(QStringLiteral("state")))
+    restoredState_ = restoreState(settings.value(QStringLiteral("state")).toByteArray());
+  setTheme(static_cast<Theme>(settings.value(QStringLiteral("theme"), 0).toInt()));
+  settings.endGroup();
+  rebuildRecentMenu();
+}
+
+void MainWindow::saveSettings() const {
+  QSettings settings;
+  settings.beginGroup(QStringLiteral("mainWindow"));
+  settings.setValue(QStringLiteral("geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("state"), saveState());
+  settings.setValue(QStringLiteral("theme"), static_cast<int>(theme_));
+  settings.endGroup();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (runs_->busy() && startup_.screenshotDir.isEmpty() && isVisible()) {
+    const auto answer = QMessageBox::question(
+        this, tr("Quit"), tr("A reconstruction is running. Cancel it and quit?"),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    if (answer != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+  }
+  saveSettings();
+  event->accept();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (shownOnce_) return;
+  shownOnce_ = true;
+  // Dock sizes only take once the window is laid out: the default arrangement is made here, on
+  // the first show (unless a saved one was restored), and remembered for View > Reset layout.
+  QTimer::singleShot(0, this, [this] {
+    if (!restoredState_) sizeDocks();
+  });
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  QStringList paths;
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile()) paths << url.toLocalFile();
+  if (!paths.isEmpty()) {
+    openFiles(paths);
+    event->acceptProposedAction();
+  }
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::ThemeChange && theme_ == Theme::System) setTheme(Theme::System);
+  QMainWindow::changeEvent(event);
+}
+
+void MainWindow::showShortcuts() {
+  QMessageBox::information(
+      this, tr("Keyboard and mouse"),
+      tr("<b>Slice views</b><br>"
+         "Left-drag: window/level (horizontal = width, vertical = level)<br>"
+         "Wheel, ←/→, b/f: previous/next slice<br>"
+         "Right-drag or Ctrl+wheel: zoom · Middle-drag or Shift+left-drag: pan<br>"
+         "Shift+move: move the crosshair in all views · r: reset the view<br>"
+         "Double-click: maximise/restore the view · Ctrl+double-click: reset W/L<br><br>"
+         "<b>3-D view</b><br>Left: rotate · Middle: pan · Right: zoom · r: reset<br><br>"
+         "<b>Window</b><br>Ctrl+O open · Ctrl+D demo · Ctrl+R or F5 run · Ctrl+. cancel<br>"
+         "Ctrl+S save volume · Ctrl+Shift+S screenshot · F11 full screen · Ctrl+Q quit"));
+}
+
+void MainWindow::showAbout() {
+  QMessageBox::about(this, tr("About Tomo Workbench"),
+                     tr("<b>Tomo Workbench %1</b><br>Tomographic reconstruction workbench: FDK "
+                        "with selectable kernel variants, live slices, throughput and CNR.<br>"
+                        "BSD-3-Clause.<br><br>%2")
+                         .arg(QStringLiteral(TOMOWB_VERSION))
+                         .arg(QString::fromStdString(cuda::gpuStatus()).toHtmlEscaped()));
+}
+
+void MainWindow::applyStartupOptions(const StartupOptions& options) {
+  startup_ = options;
+  if (!options.livePreview) runs_->setPreviewIntervalMs(-1);
+  if (!options.layout.isEmpty()) viewArea_->setLayoutByName(options.layout);
+  const bool wantsData = options.demo || !options.files.isEmpty();
+  if (options.runAfterLoad && wantsData) {
+    // Start the run when the data has arrived (the demo or the first projections file).
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection =
+        connect(workspace_.get(), &Workspace::projectionsChanged, this, [this, connection] {
+          if (!workspace_->projections()) return;
+          disconnect(*connection);
+          if (startup_.volumeSize > 0) algorithmPanel_->setVolumeEdge(startup_.volumeSize);
+          // Let the window show the loaded data before the run starts.
+          QTimer::singleShot(200, this, [this] {
+            startupRunId_ = startRun();
+            if (startupRunId_ < 0) {
+              emit startupRunDone(false);
+              if (startup_.quitAfterRun) QApplication::exit(1);
+            }
+          });
+        });
+  }
+  if (options.demo) openDemo(demoKindFromName(options.demoName), options.demoSize);
+  if (!options.files.isEmpty()) openFiles(options.files);
+}
+
 }  // namespace tomowb::gui

@@ -1,9 +1,185 @@
+// MainWindow: the workbench window. Docks for data, geometry, algorithm, runs, run log,
+// throughput, contrast-to-noise, projections and the geometry consistency check around a central
+// view area (three linked slice views and a 3-D view). Menus, a toolbar, keyboard shortcuts and a
+// status bar (device, memory, the run's state and the event loop's responsiveness); layout,
+// recent files and theme are remembered with QSettings. The window owns the Workspace (what is
+// open) and the RunController (what runs); panels talk through those, not to each other.
 #pragma once
+
 #include <QMainWindow>
+#include <QPointer>
+#include <QStringList>
+#include <functional>
+#include <memory>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QStackedWidget;
+class QTimer;
+
 namespace tomowb::gui {
+
+class AlgorithmPanel;
+class CnrPanel;
+class ConsistencyView;
+class DataPanel;
+class EventLoopMonitor;
+class GeometryPanel;
+class ProjectionBrowser;
+class RunController;
+class RunListPanel;
+class RunLogPanel;
+class ThroughputPanel;
+class ViewArea;
+class Workspace;
+enum class DemoKind;
+
+enum class Theme { System, Light, Dark };
+
+// What `tomowb` was asked to do on the command line (gui/main.cpp parses it).
+struct StartupOptions {
+  QStringList files;
+  bool demo = false;
+  QString demoName = QStringLiteral("shepp-logan");  // "shepp-logan" or "cnr"
+  int demoSize = 128;
+  bool runAfterLoad = false;  // start FDK once the data is there
+  int volumeSize = 0;         // override the volume edge of that run (0: the panel's)
+  QString screenshotDir;      // save screenshots during and after the run
+  bool quitAfterRun = false;  // exit when the run (and its screenshots) are done
+  QString layout;             // "four-up" or "one-up"
+  bool livePreview = true;    // false: no intermediate volumes (to measure their cost)
+  bool tour = false;          // with screenshotDir: also shoot each main dock after the run
+};
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
+
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+  MainWindow(const MainWindow&) = delete;
+  MainWindow& operator=(const MainWindow&) = delete;
+
+  Workspace& workspace() { return *workspace_; }
+  RunController& runs() { return *runs_; }
+  ViewArea& viewArea() { return *viewArea_; }
+  DataPanel& dataPanel() { return *dataPanel_; }
+  AlgorithmPanel& algorithmPanel() { return *algorithmPanel_; }
+  CnrPanel& cnrPanel() { return *cnrPanel_; }
+  EventLoopMonitor& eventLoopMonitor() { return *monitor_; }
+
+  // Applies the command line once the window is shown: open files or the demo, maybe run FDK,
+  // take screenshots and quit.
+  void applyStartupOptions(const StartupOptions& options);
+
+  // Opens the built-in demo (generated off the GUI thread).
+  void openDemo(DemoKind kind, int size = 128);
+  void openFiles(const QStringList& paths);
+  // Starts an FDK run with the algorithm panel's parameters; returns the run id or -1 (with the
+  // reason in the status bar and a dialog) when the parameters are not valid.
+  int startRun();
+  void cancelRun();
+  // The whole window as a PNG (VTK views included).
+  bool saveWindowScreenshot(const QString& path);
+  void setTheme(Theme theme);
+  // Restores the default dock arrangement.
+  void resetLayout();
+  // CNR demo: circle ROIs on the largest insert of each contrast and a water background disc.
+  void placePhantomRois();
+  void applyLowContrastWindow();
+
+ signals:
+  // The run started by the command line ended and its screenshots are saved.
+  void startupRunDone(bool succeeded);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void createPanels();
+  void createDocks();
+  void sizeDocks();
+  void createActions();
+  void createMenus();
+  void createToolBar();
+  void createStatusBar();
+  void connectSignals();
+  void restoreSettings();
+  void saveSettings() const;
+  void rebuildRecentMenu();
+  void updateRunActions();
+  void updateStatus();
+  void showWelcomeIfEmpty();
+  void onRunFinished(int id);
+  void onRunFailed(int id, const QString& message);
+  void onRunEnded(int id);
+  void openRunResult(int id);
+  void saveCurrentVolume();
+  void exportViewScreenshot();
+  void showShortcuts();
+  void showAbout();
+  QDockWidget* addDock(QWidget* panel, const QString& title, const QString& objectName,
+                       Qt::DockWidgetArea area);
+
+  std::unique_ptr<Workspace> workspace_;
+  std::unique_ptr<RunController> runs_;
+  EventLoopMonitor* monitor_ = nullptr;
+
+  QStackedWidget* centre_ = nullptr;
+  QWidget* welcome_ = nullptr;
+  ViewArea* viewArea_ = nullptr;
+  DataPanel* dataPanel_ = nullptr;
+  GeometryPanel* geometryPanel_ = nullptr;
+  ConsistencyView* consistencyView_ = nullptr;
+  AlgorithmPanel* algorithmPanel_ = nullptr;
+  RunListPanel* runListPanel_ = nullptr;
+  RunLogPanel* runLogPanel_ = nullptr;
+  ThroughputPanel* throughputPanel_ = nullptr;
+  CnrPanel* cnrPanel_ = nullptr;
+  ProjectionBrowser* projectionBrowser_ = nullptr;
+  QList<QDockWidget*> docks_;
+  QDockWidget* dataDock_ = nullptr;
+  QDockWidget* geometryDock_ = nullptr;
+  QDockWidget* algorithmDock_ = nullptr;
+  QDockWidget* runListDock_ = nullptr;
+  QByteArray defaultState_;
+  bool restoredState_ = false;
+  bool shownOnce_ = false;
+
+  QAction* openAction_ = nullptr;
+  QAction* demoAction_ = nullptr;
+  QAction* cnrDemoAction_ = nullptr;
+  QAction* saveVolumeAction_ = nullptr;
+  QAction* runAction_ = nullptr;
+  QAction* cancelAction_ = nullptr;
+  QAction* screenshotAction_ = nullptr;
+  QAction* quitAction_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QMenu* viewMenu_ = nullptr;
+
+  QLabel* deviceLabel_ = nullptr;
+  QLabel* memoryLabel_ = nullptr;
+  QLabel* runLabel_ = nullptr;
+  QLabel* stallLabel_ = nullptr;
+  QProgressBar* runProgress_ = nullptr;
+  QTimer* statusTimer_ = nullptr;
+  Theme theme_ = Theme::System;
+
+  // Command-line automation (screenshots during and after a run, then quit).
+  int startupRunId_ = -1;
+  StartupOptions startup_;
+  bool duringScreenshotTaken_ = false;
+  int previewsShown_ = 0;
+  double lastRunMaxStallMs_ = 0;
+  void writeRunSummary(int id, const QString& path);
+  void takeTourScreenshots(const std::function<void()>& done);
 };
+
 }  // namespace tomowb::gui

@@ -1,13 +1,110 @@
-// tomowb: the Tomo Workbench desktop application.
+// tomowb: the Tomo Workbench desktop application. `tomowb [FILE...]` opens files, `tomowb --demo`
+// opens the built-in demo; `--run`, `--screenshot-dir` and `--quit-after-run` drive it from
+// scripts (scripts/screenshots.sh uses them under Xvfb).
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QSettings>
+#include <QTimer>
+#include <cstdio>
 
 #include "gui/MainWindow.h"
+#include "gui/Resources.h"
+#include "gui/core/DemoData.h"
 #include "render/VtkOpenGLWidget.h"
 
 int main(int argc, char** argv) {
   tomowb::render::VtkOpenGLWidget::configureDefaultSurfaceFormat();
   QApplication app(argc, argv);
+  tomowb::gui::initResources();
+  QApplication::setOrganizationName(QStringLiteral("TomoWorkbench"));
+  QApplication::setApplicationName(QStringLiteral("tomowb"));
+  QApplication::setApplicationDisplayName(QStringLiteral("Tomo Workbench"));
+  QApplication::setApplicationVersion(QStringLiteral(TOMOWB_VERSION));
+  QApplication::setDesktopFileName(QStringLiteral("tomowb"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Tomo Workbench: tomographic reconstruction with live slices, throughput "
+                     "and contrast-to-noise plots."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("files"),
+                               QStringLiteral("projections or volumes to open"),
+                               QStringLiteral("[FILE...]"));
+  const QCommandLineOption demo(
+      QStringLiteral("demo"), QStringLiteral("open a built-in demo: shepp-logan (default) or cnr"),
+      QStringLiteral("kind"));
+  const QCommandLineOption demoSize(QStringLiteral("demo-size"),
+                                    QStringLiteral("demo volume edge in voxels (default 128)"),
+                                    QStringLiteral("voxels"), QStringLiteral("128"));
+  const QCommandLineOption run(QStringLiteral("run"),
+                               QStringLiteral("start FDK with the panel's settings once the data "
+                                              "is loaded"));
+  const QCommandLineOption volumeSize(QStringLiteral("volume-size"),
+                                      QStringLiteral("volume edge of that run, voxels"),
+                                      QStringLiteral("voxels"));
+  const QCommandLineOption screenshots(
+      QStringLiteral("screenshot-dir"),
+      QStringLiteral("save PNG screenshots of the window during and after the run into DIR"),
+      QStringLiteral("dir"));
+  const QCommandLineOption quitAfterRun(QStringLiteral("quit-after-run"),
+                                        QStringLiteral("exit when the run has ended (exit code 0 "
+                                                       "if it finished)"));
+  const QCommandLineOption layout(QStringLiteral("layout"),
+                                  QStringLiteral("view layout: four-up or one-up"),
+                                  QStringLiteral("name"));
+  const QCommandLineOption resetSettings(QStringLiteral("reset-settings"),
+                                         QStringLiteral("forget the saved layout, recent files "
+                                                        "and presets"));
+  const QCommandLineOption noPreview(QStringLiteral("no-live-preview"),
+                                     QStringLiteral("do not show intermediate volumes during runs "
+                                                    "(to measure what they cost)"));
+  const QCommandLineOption tour(QStringLiteral("tour"),
+                                QStringLiteral("with --screenshot-dir: after the run, also save a "
+                                               "screenshot of each main dock (CNR ROIs are "
+                                               "placed on the CNR demo's inserts)"));
+  parser.addOptions({demo, demoSize, run, volumeSize, screenshots, quitAfterRun, layout,
+                     resetSettings, noPreview, tour});
+  // "--demo" alone means the Shepp-Logan demo: accept it without a value.
+  QStringList arguments = QApplication::arguments();
+  for (int i = 1; i < arguments.size(); ++i)
+    if (arguments[i] == QStringLiteral("--demo") &&
+        (i + 1 >= arguments.size() || arguments[i + 1].startsWith(QLatin1Char('-')) ||
+         (arguments[i + 1] != QStringLiteral("cnr") &&
+          arguments[i + 1] != QStringLiteral("shepp-logan"))))
+      arguments[i] = QStringLiteral("--demo=shepp-logan");
+  parser.process(arguments);
+
+  if (parser.isSet(resetSettings)) QSettings().clear();
+
+  tomowb::gui::StartupOptions options;
+  options.files = parser.positionalArguments();
+  options.demo = parser.isSet(demo);
+  options.demoName = parser.value(demo);
+  bool ok = true;
+  options.demoSize = parser.value(demoSize).toInt(&ok);
+  if (!ok || options.demoSize < 16 || options.demoSize > 1024) {
+    std::fprintf(stderr, "tomowb: --demo-size must be an integer from 16 to 1024\n");
+    return 2;
+  }
+  options.runAfterLoad = parser.isSet(run);
+  if (parser.isSet(volumeSize)) {
+    options.volumeSize = parser.value(volumeSize).toInt(&ok);
+    if (!ok || options.volumeSize < 1) {
+      std::fprintf(stderr, "tomowb: --volume-size must be a positive integer\n");
+      return 2;
+    }
+  }
+  options.screenshotDir = parser.value(screenshots);
+  if (!options.screenshotDir.isEmpty()) QDir().mkpath(options.screenshotDir);
+  options.quitAfterRun = parser.isSet(quitAfterRun);
+  options.layout = parser.value(layout);
+  options.livePreview = !parser.isSet(noPreview);
+  options.tour = parser.isSet(tour);
+
   tomowb::gui::MainWindow window;
   window.show();
+  QTimer::singleShot(0, &window, [&window, options] { window.applyStartupOptions(options); });
   return QApplication::exec();
 }

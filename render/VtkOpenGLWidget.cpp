@@ -1,7 +1,7 @@
+#include <QDateTime>
+#include <QElapsedTimer>
 // VtkOpenGLWidget: see the header. The order of calls follows the sequence recorded in
 // ../shared/reference/dependencies.md, section 3; each step says why it is there.
-#include "render/VtkOpenGLWidget.h"
-
 #include <vtkCallbackCommand.h>
 #include <vtkCommand.h>
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -19,6 +19,8 @@
 #include <QWheelEvent>
 #include <cmath>
 #include <cstdlib>
+
+#include "render/VtkOpenGLWidget.h"
 
 namespace tomowb::render {
 
@@ -123,6 +125,7 @@ VtkOpenGLWidget::VtkOpenGLWidget(QWidget* parent) : QOpenGLWidget(parent) {
 }
 
 VtkOpenGLWidget::~VtkOpenGLWidget() {
+  QObject::disconnect(contextConnection_);
   // Release VTK's GL resources while our context still exists.
   if (contextReady_ && context() != nullptr) {
     makeCurrent();
@@ -171,7 +174,11 @@ void VtkOpenGLWidget::initializeGL() {
   window_->GetState()->Reset();
   window_->GetState()->vtkglDepthFunc(GL_LEQUAL);  // Qt leaves GL_LESS
   contextReady_ = true;
-  connect(
+  // The context goes away when the widget is reparented to another window (VTK's resources
+  // must go first) or in QOpenGLWidget's destructor (ours has already released them and cut
+  // this connection, since this object is no longer a VtkOpenGLWidget by then).
+  QObject::disconnect(contextConnection_);
+  contextConnection_ = connect(
       context(), &QOpenGLContext::aboutToBeDestroyed, this,
       [this] {
         makeCurrent();
@@ -208,12 +215,15 @@ void VtkOpenGLWidget::resizeGL(int, int) {
 void VtkOpenGLWidget::paintGL() {
   if (!contextReady_) return;
   insidePaint_ = true;
+  QElapsedTimer tprof;
+  tprof.start();
   vtkOpenGLState* state = window_->GetState();
   state->Reset();
   state->Push();
   state->vtkglDepthFunc(GL_LEQUAL);
   if (renderNeeded_) {
     renderNeeded_ = false;
+
     window_->Render();  // renders into VTK's own framebuffers (the interactor's renders are off)
   }
   // defaultFramebufferObject() changes between calls (and is 0 in initializeGL): query it here.
@@ -234,6 +244,10 @@ void VtkOpenGLWidget::paintGL() {
   state->vtkglClear(GL_COLOR_BUFFER_BIT);
   state->Pop();
   insidePaint_ = false;
+  if (getenv("TOMOWB_PROFILE"))
+    fprintf(stderr, "%lld render %s: %lld ms\n",
+            (long long)(QDateTime::currentMSecsSinceEpoch() % 100000), metaObject()->className(),
+            tprof.elapsed());
   emit rendered();
 }
 
@@ -349,26 +363,34 @@ void VtkOpenGLWidget::keyReleaseEvent(QKeyEvent* event) {
   QOpenGLWidget::keyReleaseEvent(event);
 }
 
-void VtkOpenGLWidget::onVtkTimerCreate(unsigned long, void* callData) {
-  const int vtkId = *static_cast<int*>(callData);
-  const bool oneShot = interactor_->IsOneShotTimer(vtkId) != 0;
-  const unsigned long duration = interactor_->GetTimerDuration(vtkId);
+void VtkOpenGLWidget::onVtkTimerCreate(unsigned long, void*) {
+  // VTK sets the timer's id, type and duration on the interactor before CreateTimerEvent and
+  // adds it to its own timer map only afterwards, so read them from the interactor (reading the
+  // map made vtkContextInteractorStyle's 40 ms one-shot a 0 ms repeating timer: charts then
+  // re-rendered hundreds of times a second).
+  const int vtkId = interactor_->GetTimerEventId();
+  const bool oneShot = interactor_->GetTimerEventType() == vtkRenderWindowInteractor::OneShotTimer;
+  interactor_->SetTimerEventPlatformId(vtkId);
   auto* timer = new QTimer(this);
   timer->setSingleShot(oneShot);
-  timer->setInterval(static_cast<int>(duration));
-  connect(timer, &QTimer::timeout, this, [this, vtkId] {
+  timer->setInterval(std::max(1, static_cast<int>(interactor_->GetTimerEventDuration())));
+  connect(timer, &QTimer::timeout, this, [this, vtkId, oneShot] {
     int id = vtkId;
     interactor_->InvokeEvent(vtkCommand::TimerEvent, &id);
+    // VTK keeps a one-shot timer in its map until it is destroyed: do that (and drop the QTimer).
+    if (oneShot) interactor_->DestroyTimer(vtkId);
   });
+  if (auto old = vtkTimers_.find(vtkId); old != vtkTimers_.end()) old->second->deleteLater();
   vtkTimers_[vtkId] = timer;
   timer->start();
 }
 
 void VtkOpenGLWidget::onVtkTimerDestroy(void* callData) {
-  const int vtkId = *static_cast<int*>(callData);
-  auto it = vtkTimers_.find(vtkId);
+  const int platformId = *static_cast<int*>(callData);
+  auto it = vtkTimers_.find(platformId);
   if (it == vtkTimers_.end()) return;
-  delete it->second;
+  it->second->stop();
+  it->second->deleteLater();  // this may run inside the timer's own timeout
   vtkTimers_.erase(it);
 }
 

@@ -78,6 +78,7 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   bool renderNeeded_ = true;
   bool insidePaint_ = false;
   bool contextReady_ = false;
+  QMetaObject::Connection contextConnection_;
   std::map<int, QTimer*> vtkTimers_;  // VTK timer id -> its Qt timer (animated styles)
 };
 

@@ -1,7 +1,9 @@
+#include <cstdio>
+#include <cstdlib>
 // EventLoopMonitor: see the header.
-#include "gui/core/EventLoopMonitor.h"
-
 #include <algorithm>
+
+#include "gui/core/EventLoopMonitor.h"
 
 namespace tomowb::gui {
 
@@ -28,6 +30,8 @@ void EventLoopMonitor::beat() {
   // The stall is how much later than its period the beat came.
   lastStallMs_ = std::max(0.0, gapMs - periodMs_);
   maxStallMs_ = std::max(maxStallMs_, lastStallMs_);
+  if (lastStallMs_ > 40 && getenv("TOMOWB_PROFILE"))
+    fprintf(stderr, "%lld STALL %.0f ms\n", (long long)(now / 1000000), lastStallMs_);
 }
 
 }  // namespace tomowb::gui

@@ -4,6 +4,12 @@
 // cancels and joins the worker first).
 #include "gui/core/RunController.h"
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
@@ -26,10 +32,21 @@ double secondsBetween(Clock::time_point a, Clock::time_point b) {
 }
 
 // Progress is posted at most this often (the final 100 % always goes through).
-constexpr double kProgressIntervalSeconds = 0.05;
+constexpr double kProgressIntervalSeconds = 0.2;
 // A preview copy may cost at most this share of the time between two previews, so that live
 // slices never slow a run by more than a few per cent (issue #5, point 6).
 constexpr double kMaxPreviewCostShare = 0.03;
+
+// The run's threads (this one and the OpenMP team it creates, which inherits its nice value)
+// yield to the GUI thread: on a machine with few cores the views and plots would otherwise wait
+// for the run's threads, and the window would stall. The GUI uses little CPU, so the run loses
+// little.
+void lowerThreadPriority() {
+#ifdef __linux__
+  constexpr int kRunNiceness = 10;
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kRunNiceness);
+#endif
+}
 
 int registerMetaTypes() {
   qRegisterMetaType<tomowb::gui::TelemetrySample>("tomowb::gui::TelemetrySample");
@@ -108,11 +125,19 @@ class RunController::Worker : public ProgressSink,
         Qt::QueuedConnection);
   }
 
-  void publish(const Volume& volume, std::string_view label) override {
+  void publish(const Volume& volume, std::string_view label, double valueScale) override {
     const auto now = Clock::now();
+    if (previewIntervalSeconds_ < 0) return;                          // previews are off
     if (previewPending_.load() || now < nextPreviewAllowed_) return;  // never wait for the GUI
     const auto copyStart = Clock::now();
-    auto copy = std::make_shared<const Volume>(volume);
+    // Scaled while copying (same cost as a plain copy) so previews share the final units.
+    auto scaled = std::make_shared<Volume>(volume.shape(), volume.voxelSizeMm(), volume.originMm());
+    const float scale = static_cast<float>(valueScale);
+    const float* in = volume.data();
+    float* out = scaled->data();
+    const std::int64_t count = volume.voxelCount();
+    for (std::int64_t i = 0; i < count; ++i) out[i] = in[i] * scale;
+    std::shared_ptr<const Volume> copy = std::move(scaled);
     const double copySeconds = secondsBetween(copyStart, Clock::now());
     nextPreviewAllowed_ =
         now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
@@ -128,6 +153,7 @@ class RunController::Worker : public ProgressSink,
 
  private:
   void run() {
+    lowerThreadPriority();
     bool cancelled = false;
     QString error;
     std::shared_ptr<Volume> result;

@@ -83,6 +83,7 @@ class RunController : public QObject {
   int runningId() const { return runningId_; }
   bool busy() const { return runningId_ >= 0 || !queue_.empty(); }
 
+  // Shortest time between two previews of the next runs; negative: no previews at all.
   void setPreviewIntervalMs(int ms) { previewIntervalMs_ = ms; }
   int previewIntervalMs() const { return previewIntervalMs_; }
 

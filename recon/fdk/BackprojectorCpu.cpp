@@ -220,8 +220,10 @@ void backprojectBlocks(const ProjectionStack& filtered, Volume& volume, JobConte
   const CancelToken& cancel = context.cancelToken();
   PaddedBlock block;
   auto lastPreview = started;
+  const char* variantName = precision == Precision::Double ? "fdk.bp.cpu-f64" : "fdk.bp.cpu";
   for (std::int64_t first = 0; first < filtered.viewCount(); first += viewsPerBlock) {
     context.throwIfCancelled();
+    const auto blockStarted = std::chrono::steady_clock::now();
     fillPadded(filtered, first, std::min(viewsPerBlock, filtered.viewCount() - first), block);
 #pragma omp parallel
     {
@@ -245,24 +247,28 @@ void backprojectBlocks(const ProjectionStack& filtered, Volume& volume, JobConte
       }
     }
     context.throwIfCancelled();
+    // One telemetry event per view block, so throughput plots move during the run (the FDK
+    // report sums them).
+    context.publishTelemetry(
+        {"fdk.backproject", variantName,
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - blockStarted).count(),
+         double(volume.voxelCount()) * double(block.count), 0.0});
     // The partial sum is a usable preview (every voxel has seen the same views): hand it out
-    // at most once a second, and after the last block.
+    // at most every 250 ms, and after the last block (the GUI's sink throttles further and
+    // drops previews whose copy would cost more than a few per cent of the run).
     const std::int64_t doneViews = first + block.count;
     if (context.wantsIntermediates() &&
         (doneViews == filtered.viewCount() ||
-         std::chrono::steady_clock::now() - lastPreview > std::chrono::seconds(1))) {
-      context.publishIntermediate(volume, "backprojected " + std::to_string(doneViews) + " of " +
-                                              std::to_string(filtered.viewCount()) + " views");
+         std::chrono::steady_clock::now() - lastPreview > std::chrono::milliseconds(250))) {
+      context.publishIntermediate(volume,
+                                  "backprojected " + std::to_string(doneViews) + " of " +
+                                      std::to_string(filtered.viewCount()) + " views",
+                                  double(filtered.viewCount()) / double(doneViews));
       lastPreview = std::chrono::steady_clock::now();
     }
     context.reportProgress("backproject",
                            double(first + block.count) / double(filtered.viewCount()));
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  context.publishTelemetry(
-      {"fdk.backproject", precision == Precision::Double ? "fdk.bp.cpu-f64" : "fdk.bp.cpu", seconds,
-       double(volume.voxelCount()) * double(filtered.viewCount()), 0.0});
 }
 
 }  // namespace

@@ -113,8 +113,8 @@ class ScaledProgress : public ProgressSink {
 class IntermediateForwarder : public IntermediateVolumeSink {
  public:
   explicit IntermediateForwarder(const JobContext& outer) : outer_(outer) {}
-  void publish(const Volume& volume, std::string_view label) override {
-    outer_.publishIntermediate(volume, label);
+  void publish(const Volume& volume, std::string_view label, double valueScale) override {
+    outer_.publishIntermediate(volume, label, valueScale);
   }
 
  private:

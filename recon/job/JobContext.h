@@ -15,8 +15,10 @@ class Volume;
 
 struct IntermediateVolumeSink {
   virtual ~IntermediateVolumeSink() = default;
-  // Called on the worker thread; the sink copies what it needs before returning.
-  virtual void publish(const Volume& volume, std::string_view label) = 0;
+  // Called on the worker thread; the sink copies what it needs before returning. `valueScale`
+  // brings the values to the units of the final result: a backprojection that has summed n of
+  // N views publishes N/n, so a preview is displayed with the final window/level; iterates 1.
+  virtual void publish(const Volume& volume, std::string_view label, double valueScale) = 0;
 };
 
 class JobContext {
@@ -42,8 +44,9 @@ class JobContext {
     if (telemetry_) telemetry_->publish(event);
   }
   bool wantsIntermediates() const noexcept { return intermediates_ != nullptr; }
-  void publishIntermediate(const Volume& volume, std::string_view label) const {
-    if (intermediates_) intermediates_->publish(volume, label);
+  void publishIntermediate(const Volume& volume, std::string_view label,
+                           double valueScale = 1.0) const {
+    if (intermediates_) intermediates_->publish(volume, label, valueScale);
   }
 
  private:

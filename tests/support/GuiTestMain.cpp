@@ -2,8 +2,10 @@
 // DISPLAY is set (CI, ssh sessions) it starts a private Xvfb with Mesa's software OpenGL and stops
 // it at exit, so `ctest` works anywhere the packages from scripts/setup.sh are installed. Without
 // Xvfb and without a display the tests fail with a message saying so: they are never skipped.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,7 +35,14 @@ pid_t startPrivateXvfb() {
     const pid_t child = fork();
     if (child == 0) {
       const std::string name = ":" + std::to_string(display);
-      std::freopen("/dev/null", "w", stderr);
+      // Die with the test process, and hold none of its pipes: ctest waits for every holder of
+      // a test's output pipe, so a leftover Xvfb would hang it.
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      const int null = open("/dev/null", O_RDWR);
+      dup2(null, STDIN_FILENO);
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      for (int fd = 3; fd < 1024; ++fd) close(fd);
       execl(xvfb, "Xvfb", name.c_str(), "-screen", "0", "1600x1000x24", "-nolisten", "tcp",
             static_cast<char*>(nullptr));
       _exit(127);

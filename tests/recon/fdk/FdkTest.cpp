@@ -278,9 +278,11 @@ TEST(Fdk, CancelDuringBackprojectionThrowsCancelled) {
 TEST(Fdk, HandsOutPartialVolumesAndTelemetryWhileRunning) {
   struct Previews : IntermediateVolumeSink {
     std::vector<std::string> labels;
+    std::vector<double> scales;
     double lastSum = 0;
-    void publish(const Volume& v, std::string_view label) override {
+    void publish(const Volume& v, std::string_view label, double valueScale) override {
       labels.emplace_back(label);
+      scales.push_back(valueScale);
       lastSum = 0;
       for (float x : v.voxels()) lastSum += x;
     }
@@ -301,18 +303,24 @@ TEST(Fdk, HandsOutPartialVolumesAndTelemetryWhileRunning) {
   const Volume v = reconstructFdk(projections, params, context);
   ASSERT_FALSE(previews.labels.empty());
   EXPECT_EQ(previews.labels.back(), "backprojected 90 of 90 views");
+  EXPECT_DOUBLE_EQ(previews.scales.back(), 1.0) << "the last preview is in final units";
+  for (double scale : previews.scales) EXPECT_GE(scale, 1.0);
   double finalSum = 0;
   for (float x : v.voxels()) finalSum += x;
   EXPECT_DOUBLE_EQ(previews.lastSum, finalSum) << "the last preview is the result";
-  bool sawBackprojection = false;
+  // One event per view block (so throughput plots move during a run); together they cover
+  // every voxel update once.
+  double updates = 0;
+  int blocks = 0;
   for (const TelemetryEvent& e : telemetry.events)
     if (e.step == "fdk.backproject") {
-      sawBackprojection = true;
+      ++blocks;
+      updates += e.voxelUpdates;
       EXPECT_EQ(e.variant, "fdk.bp.cpu");
-      EXPECT_DOUBLE_EQ(e.voxelUpdates, 32.0 * 32 * 8 * 90);
-      EXPECT_GT(e.gups(), 0.0);
+      EXPECT_GT(e.voxelUpdates, 0.0);
     }
-  EXPECT_TRUE(sawBackprojection);
+  EXPECT_GE(blocks, 1);
+  EXPECT_DOUBLE_EQ(updates, 32.0 * 32 * 8 * 90);
 }
 
 TEST(Fdk, ContrastToNoiseFallsAsNoiseRises) {

@@ -1,0 +1,371 @@
+#include "gui/DataPanel.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "gui/core/Workspace.h"
+#include "recon/io/VolumeFiles.h"
+
+namespace tomowb::gui {
+
+namespace {
+
+constexpr int kKindRole = Qt::UserRole;
+constexpr int kIndexRole = Qt::UserRole + 1;
+constexpr int kPathRole = Qt::UserRole + 2;
+const char* const kRecentFilesKey = "recentFiles";
+
+QString mmText(double mm) {
+  return QString::number(mm, 'g', 4);
+}
+
+QString geometryText(const Geometry& g) {
+  const QString beam =
+      g.beam() == BeamKind::Cone ? DataPanel::tr("cone beam") : DataPanel::tr("parallel beam");
+  QString text = DataPanel::tr("%1 views · %2 × %3 px · %4")
+                     .arg(g.viewCount())
+                     .arg(g.detector().cols)
+                     .arg(g.detector().rows)
+                     .arg(beam);
+  if (g.viewCount() > 0) text += DataPanel::tr(" · %1 mm pitch").arg(mmText(g.view(0).u.norm()));
+  return text;
+}
+
+QString volumeText(const Volume& v) {
+  const Eigen::Vector3d& s = v.voxelSizeMm();
+  return DataPanel::tr("%1 × %2 × %3 · %4 × %5 × %6 mm")
+      .arg(v.nx())
+      .arg(v.ny())
+      .arg(v.nz())
+      .arg(mmText(s.x()), mmText(s.y()), mmText(s.z()));
+}
+
+}  // namespace
+
+QSize DataPanel::sizeHint() const {
+  return {std::max(QWidget::sizeHint().width(), 300), QWidget::sizeHint().height()};
+}
+
+DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
+    : QWidget(parent), workspace_(workspace), loader_(new LoadTask(this)) {
+  setObjectName(QStringLiteral("dataPanel"));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+
+  auto* buttons = new QHBoxLayout;
+  openButton_ = new QToolButton(this);
+  openButton_->setObjectName(QStringLiteral("dataOpenButton"));
+  openButton_->setText(tr("&Open…"));
+  openButton_->setIcon(QIcon(QStringLiteral(":/tomowb/icons/open.svg")));
+  openButton_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  openButton_->setToolTip(
+      tr("Open projections or volumes (raw + JSON, MetaImage, TIFF, NumPy, "
+         "RabbitCT)"));
+  openButton_->setPopupMode(QToolButton::MenuButtonPopup);
+  auto* openMenu = new QMenu(openButton_);
+  openMenu->addAction(tr("Open &files…"), this, &DataPanel::showOpenDialog);
+  openMenu->addAction(tr("Open TIFF &series folder…"), this, &DataPanel::showOpenFolderDialog);
+  openButton_->setMenu(openMenu);
+  connect(openButton_, &QToolButton::clicked, this, &DataPanel::showOpenDialog);
+  buttons->addWidget(openButton_);
+  buttons->addStretch(1);
+  layout->addLayout(buttons);
+
+  list_ = new QTreeWidget(this);
+  list_->setObjectName(QStringLiteral("dataList"));
+  // One column, two lines per item (name, then the facts), so nothing hides in a narrow dock.
+  list_->setColumnCount(1);
+  list_->setHeaderHidden(true);
+  list_->setRootIsDecorated(false);
+  list_->setWordWrap(true);
+  list_->setTextElideMode(Qt::ElideMiddle);
+  list_->setContextMenuPolicy(Qt::CustomContextMenu);
+  list_->setAccessibleName(tr("Open data"));
+  layout->addWidget(list_, 1);
+
+  busyRow_ = new QWidget(this);
+  auto* busyLayout = new QHBoxLayout(busyRow_);
+  busyLayout->setContentsMargins(0, 0, 0, 0);
+  busyLabel_ = new QLabel(busyRow_);
+  progress_ = new QProgressBar(busyRow_);
+  progress_->setObjectName(QStringLiteral("dataLoadProgress"));
+  progress_->setRange(0, 1000);
+  progress_->setTextVisible(false);
+  cancelButton_ =
+      new QPushButton(QIcon(QStringLiteral(":/tomowb/icons/cancel.svg")), tr("Cancel"), busyRow_);
+  cancelButton_->setObjectName(QStringLiteral("dataCancelButton"));
+  cancelButton_->setToolTip(tr("Stop loading: nothing of it is kept"));
+  busyLayout->addWidget(busyLabel_);
+  busyLayout->addWidget(progress_, 1);
+  busyLayout->addWidget(cancelButton_);
+  layout->addWidget(busyRow_);
+  busyRow_->hide();
+
+  connect(cancelButton_, &QPushButton::clicked, this, &DataPanel::cancelLoading);
+  connect(loader_, &LoadTask::progress, this, &DataPanel::onProgress);
+  connect(loader_, &LoadTask::finished, this, &DataPanel::onLoaded);
+  connect(loader_, &LoadTask::failed, this, &DataPanel::onFailed);
+  connect(list_, &QTreeWidget::itemClicked, this, &DataPanel::onItemClicked);
+  connect(list_, &QTreeWidget::itemActivated, this, &DataPanel::onItemClicked);
+  connect(list_, &QTreeWidget::customContextMenuRequested, this, &DataPanel::showContextMenu);
+  for (auto signal :
+       {&Workspace::projectionsChanged, &Workspace::geometryChanged, &Workspace::phantomChanged,
+        &Workspace::volumesChanged, &Workspace::currentVolumeChanged})
+    connect(&workspace_, signal, this, &DataPanel::rebuildList);
+  rebuildList();
+}
+
+QStringList DataPanel::nameFilters() {
+  QStringList perFormat{tr("Raw + JSON sidecar (*.json *.raw)"), tr("MetaImage (*.mhd *.mha)")};
+  QString all = QStringLiteral("*.json *.raw *.mhd *.mha *.npy *.rct");
+  if (io::isFormatAvailable(io::DataFormat::Tiff)) {
+    perFormat << tr("TIFF stack (*.tif *.tiff)");
+    all += QStringLiteral(" *.tif *.tiff");
+  }
+  perFormat << tr("NumPy array (*.npy)") << tr("RabbitCT projections (*.rct)");
+  return QStringList{tr("All supported files (%1)").arg(all)} + perFormat +
+         QStringList{tr("All files (*)")};
+}
+
+QStringList DataPanel::recentFiles() const {
+  return QSettings().value(kRecentFilesKey).toStringList();
+}
+
+void DataPanel::clearRecentFiles() {
+  QSettings().remove(kRecentFilesKey);
+  emit recentFilesChanged();
+}
+
+void DataPanel::addRecentFile(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  QStringList files = recentFiles();
+  files.removeAll(absolute);
+  files.prepend(absolute);
+  while (files.size() > kMaxRecentFiles) files.removeLast();
+  QSettings().setValue(kRecentFilesKey, files);
+  emit recentFilesChanged();
+}
+
+void DataPanel::showOpenDialog() {
+  QSettings settings;
+  const QString dir = settings.value("lastOpenDir", QDir::homePath()).toString();
+  const QStringList files =
+      QFileDialog::getOpenFileNames(this, tr("Open data"), dir, nameFilters().join(";;"));
+  if (files.isEmpty()) return;
+  settings.setValue("lastOpenDir", QFileInfo(files.front()).absolutePath());
+  openFiles(files);
+}
+
+void DataPanel::showOpenFolderDialog() {
+  QSettings settings;
+  const QString dir = settings.value("lastOpenDir", QDir::homePath()).toString();
+  const QString folder =
+      QFileDialog::getExistingDirectory(this, tr("Open a TIFF series (one file per slice)"), dir);
+  if (folder.isEmpty()) return;
+  settings.setValue("lastOpenDir", folder);
+  openFiles({folder});
+}
+
+void DataPanel::openFiles(const QStringList& paths) {
+  for (const QString& p : paths)
+    if (!p.isEmpty()) queue_ << p;
+  if (!loader_->busy()) startNext();
+}
+
+void DataPanel::openDemo(DemoKind kind, int size) {
+  queue_.clear();
+  loader_->startDemo(kind, size);
+  setBusy(true, loader_->currentLabel());
+}
+
+void DataPanel::startNext() {
+  if (queue_.isEmpty()) {
+    setBusy(false);
+    return;
+  }
+  const QString path = queue_.takeFirst();
+  loader_->startFile(path);
+  setBusy(true, loader_->currentLabel());
+}
+
+void DataPanel::cancelLoading() {
+  queue_.clear();
+  if (loader_->busy()) loader_->cancel();
+  setBusy(false);
+  emit loadCancelled();
+}
+
+void DataPanel::setBusy(bool busy, const QString& label) {
+  busyRow_->setVisible(busy);
+  if (busy) {
+    busyLabel_->setText(tr("Loading %1").arg(label));
+    progress_->setRange(0, 0);  // "busy" until a fraction arrives
+    emit loadStarted(label);
+  }
+}
+
+void DataPanel::onProgress(double fraction) {
+  if (fraction < 0) {
+    progress_->setRange(0, 0);
+  } else {
+    progress_->setRange(0, 1000);
+    progress_->setValue(static_cast<int>(std::lround(fraction * 1000)));
+  }
+}
+
+void DataPanel::onLoaded(const LoadResult& result) {
+  if (result.projections) {
+    if (result.phantom) {
+      workspace_.setPhantom(result.phantom,
+                            result.cnrPhantom ? tr("CNR phantom") : tr("modified Shepp-Logan"));
+      workspace_.setCnrPhantom(result.cnrPhantom);
+    }
+    workspace_.setProjections(result.projections, result.name, result.path);
+  } else if (result.volume) {
+    const int index = workspace_.addVolume({result.name, result.path, result.volume, -1});
+    workspace_.setCurrentVolume(index);
+  }
+  if (!result.path.isEmpty()) addRecentFile(result.path);
+  emit loaded(result.name);
+  startNext();
+}
+
+void DataPanel::onFailed(const QString& message) {
+  lastError_ = message;
+  emit loadFailed(message);
+  if (showsErrorDialogs_) {
+    // Non-modal: the window stays usable and the next queued file opens meanwhile.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open file"), message,
+                                QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  }
+  startNext();
+}
+
+void DataPanel::rebuildList() {
+  list_->clear();
+  if (const auto& p = workspace_.projections()) {
+    auto* item = new QTreeWidgetItem(list_);
+    const Geometry* g = workspace_.geometry();
+    QString details = geometryText(g ? *g : p->geometry());
+    if (g && !(*g == p->geometry())) details += tr(" · edited geometry");
+    item->setText(0, tr("Projections: %1\n%2").arg(workspace_.projectionsName(), details));
+    item->setData(0, kKindRole, ProjectionsItem);
+    item->setData(0, kPathRole, workspace_.projectionsPath());
+    item->setToolTip(
+        0, workspace_.projectionsPath().isEmpty() ? tr("generated") : workspace_.projectionsPath());
+  }
+  if (workspace_.phantom()) {
+    auto* item = new QTreeWidgetItem(list_);
+    item->setText(0, tr("Phantom: %1\n%2")
+                         .arg(workspace_.phantomName(),
+                              workspace_.cnrPhantom() ? tr("analytic, with CNR spheres")
+                                                      : tr("analytic: the truth for metrics")));
+    item->setData(0, kKindRole, PhantomItem);
+  }
+  const auto& volumes = workspace_.volumes();
+  for (std::size_t i = 0; i < volumes.size(); ++i) {
+    const NamedVolume& v = volumes[i];
+    auto* item = new QTreeWidgetItem(list_);
+    item->setText(0, v.volume ? tr("%1\n%2").arg(v.name, volumeText(*v.volume)) : v.name);
+    item->setData(0, kKindRole, VolumeItem);
+    item->setData(0, kIndexRole, static_cast<int>(i));
+    item->setData(0, kPathRole, v.sourcePath);
+    item->setToolTip(0, v.sourcePath.isEmpty() ? tr("generated") : v.sourcePath);
+    if (static_cast<int>(i) == workspace_.currentVolumeIndex()) {
+      QFont bold = item->font(0);
+      bold.setBold(true);
+      item->setFont(0, bold);
+      list_->setCurrentItem(item);
+    }
+  }
+}
+
+void DataPanel::onItemClicked(QTreeWidgetItem* item) {
+  if (item && item->data(0, kKindRole).toInt() == VolumeItem) {
+    const int index = item->data(0, kIndexRole).toInt();
+    if (index != workspace_.currentVolumeIndex()) workspace_.setCurrentVolume(index);
+  }
+}
+
+void DataPanel::showContextMenu(const QPoint& position) {
+  QTreeWidgetItem* item = list_->itemAt(position);
+  QMenu menu(this);
+  if (item) {
+    const int kind = item->data(0, kKindRole).toInt();
+    QAction* close = menu.addAction(tr("&Close"), this, [this, item] { closeItem(item); });
+    if (kind == VolumeItem) {
+      // TODO(#5): Workspace has no removeVolume() yet; volumes go with "Close all".
+      close->setEnabled(false);
+      close->setText(tr("&Close (volumes close with Close all)"));
+    }
+    QAction* info =
+        menu.addAction(tr("Show file &info"), this, [this, item] { showFileInfo(item); });
+    info->setEnabled(!item->data(0, kPathRole).toString().isEmpty() || kind != PhantomItem);
+    menu.addSeparator();
+  }
+  menu.addAction(tr("Close &all"), this, [this] { workspace_.clear(); })
+      ->setEnabled(list_->topLevelItemCount() > 0);
+  menu.addAction(tr("&Open…"), this, &DataPanel::showOpenDialog);
+  menu.exec(list_->viewport()->mapToGlobal(position));
+}
+
+void DataPanel::closeItem(QTreeWidgetItem* item) {
+  switch (item->data(0, kKindRole).toInt()) {
+    case ProjectionsItem:
+      workspace_.setProjections(nullptr, {});
+      break;
+    case PhantomItem:
+      workspace_.setCnrPhantom(nullptr);
+      workspace_.setPhantom(nullptr, {});
+      break;
+    default:
+      break;
+  }
+}
+
+void DataPanel::showFileInfo(QTreeWidgetItem* item) {
+  const QString path = item->data(0, kPathRole).toString();
+  QString text;
+  if (!path.isEmpty()) {
+    // describeFile reads the header and scans values up to 256 MiB: well under a second.
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    try {
+      text = QString::fromStdString(io::describeFile(path.toStdString()).toText());
+    } catch (const std::exception& e) {
+      text = QString::fromStdString(e.what());
+    }
+    QApplication::restoreOverrideCursor();
+  } else if (item->data(0, kKindRole).toInt() == ProjectionsItem && workspace_.projections()) {
+    text = tr("generated projections\n%1").arg(geometryText(workspace_.projections()->geometry()));
+  } else if (item->data(0, kKindRole).toInt() == VolumeItem) {
+    const int index = item->data(0, kIndexRole).toInt();
+    const auto& volumes = workspace_.volumes();
+    if (index >= 0 && index < static_cast<int>(volumes.size()) &&
+        volumes[std::size_t(index)].volume)
+      text = tr("generated volume\n%1").arg(volumeText(*volumes[std::size_t(index)].volume));
+  }
+  auto* box = new QMessageBox(QMessageBox::Information,
+                              tr("File info: %1").arg(item->text(0).section('\n', 0, 0)), text,
+                              QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  box->open();
+}
+
+}  // namespace tomowb::gui

@@ -1,0 +1,98 @@
+// DataPanel: the data dock. Lists what the workspace holds (the projections with their view
+// count, detector and beam; the demo's analytic phantom; every volume with its shape and voxel
+// size), opens files and the demo off the GUI thread through LoadTask (a progress bar and Cancel
+// while it runs; UX goals U7, U9), makes a selected volume current, and offers Close and Show
+// file info in a context menu. The main window routes drag-and-drop and command-line files to
+// openFiles(). Recent files live in QSettings ("recentFiles", newest first, at most 10).
+// An unreadable file gives a message box naming the file and the problem; the window stays
+// usable and the next queued file still opens.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+
+#include "gui/core/LoadTask.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QToolButton;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace tomowb::gui {
+
+class Workspace;
+
+class DataPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  static constexpr int kMaxRecentFiles = 10;
+
+  explicit DataPanel(Workspace& workspace, QWidget* parent = nullptr);
+  // Wide enough for its labels and spin boxes when the dock is first laid out.
+  QSize sizeHint() const override;
+
+  // Newest first, from QSettings "recentFiles".
+  QStringList recentFiles() const;
+  void clearRecentFiles();
+  // The QFileDialog name filters: "All supported files (...)" first, then one per format.
+  static QStringList nameFilters();
+
+  bool isLoading() const { return loader_->busy(); }
+  // Files waiting behind the one loading now.
+  int queuedFileCount() const { return static_cast<int>(queue_.size()); }
+  // The last error shown (for tests and the status bar).
+  QString lastError() const { return lastError_; }
+  // When false, errors are only emitted (loadFailed) and not shown in a message box (tests,
+  // command-line automation).
+  void setShowsErrorDialogs(bool shows) { showsErrorDialogs_ = shows; }
+
+ public slots:
+  // Opens each file in turn (projections or volume, decided by the format); folders are read as
+  // TIFF series.
+  void openFiles(const QStringList& paths);
+  void openDemo(tomowb::gui::DemoKind kind, int size = 128);
+  void showOpenDialog();
+  void showOpenFolderDialog();
+  // Drops the running load and everything queued: nothing of it is kept.
+  void cancelLoading();
+
+ signals:
+  void recentFilesChanged();
+  void loadStarted(const QString& label);
+  void loaded(const QString& name);  // after the workspace has taken the data
+  void loadFailed(const QString& message);
+  void loadCancelled();
+
+ private:
+  enum ItemKind { ProjectionsItem = 1, PhantomItem, VolumeItem };
+
+  void startNext();
+  void onLoaded(const LoadResult& result);
+  void onFailed(const QString& message);
+  void onProgress(double fraction);
+  void setBusy(bool busy, const QString& label = {});
+  void addRecentFile(const QString& path);
+  void rebuildList();
+  void onItemClicked(QTreeWidgetItem* item);
+  void showContextMenu(const QPoint& position);
+  void closeItem(QTreeWidgetItem* item);
+  void showFileInfo(QTreeWidgetItem* item);
+
+  Workspace& workspace_;
+  LoadTask* loader_ = nullptr;
+  QStringList queue_;
+  QString lastError_;
+  bool showsErrorDialogs_ = true;
+
+  QTreeWidget* list_ = nullptr;
+  QToolButton* openButton_ = nullptr;
+  QWidget* busyRow_ = nullptr;
+  QLabel* busyLabel_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* cancelButton_ = nullptr;
+};
+
+}  // namespace tomowb::gui

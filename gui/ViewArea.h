@@ -1,0 +1,97 @@
+// ViewArea: the central widget of the main window. The linked slice views and the 3-D view
+// (render::OrthoViews) in the layouts of reference/ux-and-robustness.md 1.4 that exist today
+// (Four-Up, the default; three slices in a row; One-up), an optional histogram with the W/L
+// window, and a small toolbar: layout, W/L preset (user-editable, kept in QSettings group
+// "windowLevel"), colour map, ROI tools (none / circle / rectangle and the role of new ROIs),
+// histogram toggle and a screenshot of the views. Live previews of a running reconstruction
+// come in through setVolume(..., livePreview = true), which keeps slice, zoom and W/L.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "recon/core/Volume.h"
+#include "render/OrthoViews.h"
+#include "render/SliceRoi.h"
+#include "render/WindowLevel.h"
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QToolBar;
+
+namespace tomowb::render {
+class HistogramView;
+class SliceView;
+class VolumeView3D;
+}  // namespace tomowb::render
+
+namespace tomowb::gui {
+
+class ViewArea : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ViewArea(QWidget* parent = nullptr);
+
+  // Shows `volume` (nullptr clears) under `label` ("recon #3 (fdk.bp.cpu)"). livePreview = true
+  // for a running reconstruction's intermediate volumes: cheap, and slice, zoom and W/L stay.
+  void setVolume(std::shared_ptr<const Volume> volume, const QString& label, bool livePreview);
+  const std::shared_ptr<const Volume>& volume() const { return orthoViews_->volume(); }
+  QString label() const { return label_; }
+
+  // Axial, coronal, sagittal.
+  std::array<render::SliceView*, 3> sliceViews() const { return orthoViews_->sliceViews(); }
+  render::OrthoViews& orthoViews() { return *orthoViews_; }
+  render::VolumeView3D& volumeView() { return *volumeView_; }
+  render::HistogramView& histogramView() { return *histogram_; }
+
+  // The ROIs drawn on the slice views (all axes), and replacing them (e.g. from a saved run).
+  std::vector<render::SliceRoi> rois() const { return orthoViews_->rois(); }
+  void setRois(const std::vector<render::SliceRoi>& rois) { orthoViews_->setRois(rois); }
+
+  // Writes what the views show now as PNG (atomically: a temporary file renamed on success).
+  bool saveScreenshot(const QString& path);
+  QImage grabViews() { return orthoViews_->grabLayout(); }
+
+  // "four-up", "three-slices" or "one-up" (case-insensitive); false for an unknown name.
+  bool setLayoutByName(const QString& name);
+  QString layoutName() const;
+
+  // The W/L presets in the combo (built-in until the user saves a list).
+  const std::vector<render::WindowLevelPreset>& presets() const { return presets_; }
+  // Applies presets()[index] to the current volume.
+  void applyPreset(int index);
+  // Adds the current W/L as a fixed preset named `name` and saves the list.
+  void saveCurrentAsPreset(const QString& name);
+  void setHistogramVisible(bool visible);
+
+ signals:
+  void roisChanged();
+  // "x 12.30  y -4.00  z 5.00 mm   value 0.1234   (recon #3)": for the status bar.
+  void cursorInfo(const QString& text);
+
+ private:
+  void buildToolBar();
+  void reloadPresetCombo();
+  void updateHistogram();
+  void chooseScreenshotFile();
+
+  render::OrthoViews* orthoViews_ = nullptr;
+  render::VolumeView3D* volumeView_ = nullptr;
+  render::HistogramView* histogram_ = nullptr;
+  QToolBar* toolBar_ = nullptr;
+  QComboBox* layoutCombo_ = nullptr;
+  QComboBox* presetCombo_ = nullptr;
+  QComboBox* colourCombo_ = nullptr;
+  QComboBox* roleCombo_ = nullptr;
+  QAction* histogramAction_ = nullptr;
+  QLabel* labelText_ = nullptr;
+  std::vector<render::WindowLevelPreset> presets_;
+  QString label_;
+};
+
+}  // namespace tomowb::gui

@@ -1,0 +1,211 @@
+#include "gui/core/LoadTask.h"
+
+#include <QFileInfo>
+#include <QMetaObject>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <new>
+#include <thread>
+
+#include "recon/core/Error.h"
+#include "recon/io/RawVolumeIo.h"
+#include "recon/io/VolumeFiles.h"
+
+namespace tomowb::gui {
+
+namespace {
+// Progress is posted at most 20 times a second (UX goal U6: the event loop never floods).
+constexpr auto kProgressInterval = std::chrono::milliseconds(50);
+// How long the destructor waits for a cancelled demo (it stops within one view).
+constexpr auto kDemoStopWait = std::chrono::seconds(5);
+
+std::filesystem::path toPath(const QString& path) {
+  return std::filesystem::path(path.toStdString());
+}
+}  // namespace
+
+// One load. Shared by the LoadTask and its worker thread; the worker posts its outcome to
+// `owner` under `mutex`, and the LoadTask clears `owner` when it abandons the job or dies, so
+// an abandoned result is simply dropped.
+struct LoadTask::Job : ProgressSink {
+  std::function<LoadResult(JobContext&)> work;
+  bool cancellable = false;  // honours the token (demo); file reads are abandoned instead
+  CancelToken token;
+
+  std::mutex mutex;
+  std::condition_variable doneChanged;
+  LoadTask* owner = nullptr;
+  bool done = false;
+  bool wasCancelled = false;
+  LoadResult result;
+  QString error;
+  std::chrono::steady_clock::time_point lastProgress{};
+
+  void report(std::string_view, double fraction) override {
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard lock(mutex);
+    if (!owner || (now - lastProgress < kProgressInterval && fraction < 1.0)) return;
+    lastProgress = now;
+    LoadTask* target = owner;
+    // `self` keeps the job alive until the queued call runs; Qt drops the call if the target
+    // is destroyed first.
+    QMetaObject::invokeMethod(
+        target, [target, self = shared(), fraction] { target->onProgress(self, fraction); },
+        Qt::QueuedConnection);
+  }
+
+  std::shared_ptr<Job> shared();
+  std::weak_ptr<Job> weakSelf;
+};
+
+std::shared_ptr<LoadTask::Job> LoadTask::Job::shared() {
+  return weakSelf.lock();
+}
+
+LoadTask::LoadTask(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<tomowb::gui::LoadResult>();
+}
+
+LoadTask::~LoadTask() {
+  if (!current_) return;
+  const std::shared_ptr<Job> job = std::move(current_);
+  job->token.request();
+  std::unique_lock lock(job->mutex);
+  job->owner = nullptr;
+  // A demo stops within one view: wait, so that no generator thread outlives the application.
+  // A file read cannot be interrupted; its thread finishes alone and frees what it read.
+  if (job->cancellable) job->doneChanged.wait_for(lock, kDemoStopWait, [&] { return job->done; });
+}
+
+LoadKind LoadTask::resolveKind(const QString& path, LoadKind kind) {
+  const std::filesystem::path p = toPath(path);
+  const io::DataFormat format = io::dataFormatForPath(p);
+  LoadKind actual = LoadKind::Volume;
+  if (format == io::DataFormat::RabbitCt)
+    actual = LoadKind::Projections;
+  else if (format == io::DataFormat::RawJson)
+    actual = io::readRawSidecar(p).content == io::RawContent::Projections ? LoadKind::Projections
+                                                                          : LoadKind::Volume;
+  if (kind != LoadKind::Auto && kind != actual) {
+    const std::string holds = actual == LoadKind::Volume ? "a volume" : "projections";
+    const std::string wanted = kind == LoadKind::Volume ? "a volume" : "projections";
+    throw FormatError(p, "holds " + holds + " (" + io::toString(format) + "), not " + wanted);
+  }
+  return actual;
+}
+
+void LoadTask::startFile(const QString& path, LoadKind kind) {
+  auto job = std::make_shared<Job>();
+  job->work = [path, kind](JobContext&) {
+    LoadResult r;
+    r.path = path;
+    r.name = QFileInfo(path).fileName();
+    const std::filesystem::path p = toPath(path);
+    if (resolveKind(path, kind) == LoadKind::Projections)
+      r.projections = std::make_shared<ProjectionStack>(io::readProjections(p));
+    else
+      r.volume = std::make_shared<Volume>(io::readVolume(p));
+    return r;
+  };
+  launch(std::move(job), QFileInfo(path).fileName());
+}
+
+void LoadTask::startDemo(DemoKind kind, int size) {
+  auto job = std::make_shared<Job>();
+  job->cancellable = true;
+  job->work = [kind, size](JobContext& context) {
+    DemoDataset demo = makeDemo(kind, size, context);
+    LoadResult r;
+    r.name = demo.name;
+    r.projections = std::move(demo.projections);
+    r.phantom = std::move(demo.phantom);
+    r.cnrPhantom = std::move(demo.cnrPhantom);
+    r.suggestedGrid = std::make_shared<fdk::VolumeGrid>(demo.suggestedGrid);
+    return r;
+  };
+  launch(std::move(job), kind == DemoKind::Cnr ? tr("CNR demo") : tr("Shepp-Logan demo"));
+}
+
+void LoadTask::launch(std::shared_ptr<Job> job, QString label) {
+  cancel();
+  job->weakSelf = job;
+  job->owner = this;
+  current_ = job;
+  label_ = std::move(label);
+  emit started(label_);
+  emit progress(-1.0);
+  const QString shownName = label_;
+  // Detached: a file read cannot be interrupted, and the job (shared with this thread) outlives
+  // an abandoned load on its own. Exceptions stop here (STYLE.md) and become a message.
+  std::thread([job, shownName] {
+    const auto started = std::chrono::steady_clock::now();
+    LoadResult result;
+    QString error;
+    bool wasCancelled = false;
+    try {
+      JobContext context(job->token, job.get());
+      result = job->work(context);
+      result.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    } catch (const Cancelled&) {
+      wasCancelled = true;
+    } catch (const std::bad_alloc&) {
+      error = shownName + ": " + tr("not enough memory to load it");
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+      // Core errors about files name the path; say which file the rest is about.
+      if (!error.contains(shownName)) error = shownName + ": " + error;
+    }
+    std::lock_guard lock(job->mutex);
+    job->result = std::move(result);
+    job->error = std::move(error);
+    job->wasCancelled = wasCancelled;
+    job->done = true;
+    job->doneChanged.notify_all();
+    if (LoadTask* target = job->owner)
+      QMetaObject::invokeMethod(
+          target, [target, job] { target->deliver(job); }, Qt::QueuedConnection);
+  }).detach();
+}
+
+void LoadTask::cancel() {
+  if (!current_) return;
+  const std::shared_ptr<Job> job = std::move(current_);
+  current_.reset();
+  label_.clear();
+  job->token.request();
+  {
+    std::lock_guard lock(job->mutex);
+    job->owner = nullptr;  // whatever it delivers from now on is dropped
+  }
+  emit cancelled();
+}
+
+void LoadTask::onProgress(const std::shared_ptr<Job>& job, double fraction) {
+  if (job == current_) emit progress(fraction);
+}
+
+void LoadTask::deliver(const std::shared_ptr<Job>& job) {
+  if (job != current_) return;  // abandoned
+  current_.reset();
+  label_.clear();
+  LoadResult result;
+  QString error;
+  bool wasCancelled = false;
+  {
+    std::lock_guard lock(job->mutex);
+    result = std::move(job->result);
+    error = std::move(job->error);
+    wasCancelled = job->wasCancelled;
+  }
+  if (wasCancelled)
+    emit cancelled();
+  else if (!error.isEmpty())
+    emit failed(error);
+  else
+    emit finished(result);
+}
+
+}  // namespace tomowb::gui

@@ -1,0 +1,79 @@
+// LoadTask: reads a data file (projections or a volume) or generates a demo data set off the
+// GUI thread, with progress and cancel (DESIGN.md, "Threads in the GUI"; UX goals U7 and U9).
+// The core's readers have no progress hook, so a file load reports indeterminate progress (-1)
+// and is cancelled by abandoning it: cancel() returns at once, the reader thread runs to its
+// end and its result is dropped, so nothing partial is ever kept. The demo reports real
+// progress and stops within one view through the core's CancelToken. Needs only QtCore.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "gui/core/DemoData.h"
+#include "recon/core/ProjectionStack.h"
+#include "recon/core/Volume.h"
+
+namespace tomowb::gui {
+
+// What to read a file as. Auto decides by the format: RabbitCT and raw + JSON projection
+// sidecars are projections, everything else a volume.
+enum class LoadKind { Auto, Projections, Volume };
+
+struct LoadResult {
+  QString path;                                  // empty for a demo
+  QString name;                                  // file name, or the demo's name
+  std::shared_ptr<ProjectionStack> projections;  // set for projections and demos
+  std::shared_ptr<Volume> volume;                // set for volumes
+  // Demos only: the analytic phantom(s) and the grid that suits them.
+  std::shared_ptr<phantom::Phantom> phantom;
+  std::shared_ptr<phantom::CnrPhantom> cnrPhantom;
+  std::shared_ptr<fdk::VolumeGrid> suggestedGrid;
+  double seconds = 0;
+};
+
+class LoadTask : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit LoadTask(QObject* parent = nullptr);
+  // Abandons a running file load (its thread finishes on its own and drops the result) and
+  // cancels a running demo, waiting for it (it stops within one view).
+  ~LoadTask() override;
+  LoadTask(const LoadTask&) = delete;
+  LoadTask& operator=(const LoadTask&) = delete;
+
+  // Starts reading `path`; a load already running is cancelled first. Emits progress(-1) at
+  // once, then finished() or failed(), never both, and nothing after cancel().
+  void startFile(const QString& path, LoadKind kind = LoadKind::Auto);
+  // Starts generating a demo data set (gui/core/DemoData.h) with real progress.
+  void startDemo(DemoKind kind, int size);
+  // Drops the running load: emits cancelled() at once; no finished()/failed() follows for it.
+  void cancel();
+  bool busy() const { return current_ != nullptr; }
+  QString currentLabel() const { return label_; }  // the file name or demo being loaded
+
+  // The format decision of startFile, for callers and tests: throws ParameterError naming the
+  // path when the format is unknown or cannot hold what `kind` asks for.
+  static LoadKind resolveKind(const QString& path, LoadKind kind);
+
+ signals:
+  void started(const QString& label);
+  void progress(double fraction);  // 0..1, or -1 for "busy, no estimate"
+  void finished(const tomowb::gui::LoadResult& result);
+  void failed(const QString& message);  // names the file and the problem
+  void cancelled();
+
+ private:
+  struct Job;
+  void launch(std::shared_ptr<Job> job, QString label);
+  void deliver(const std::shared_ptr<Job>& job);
+  void onProgress(const std::shared_ptr<Job>& job, double fraction);
+
+  std::shared_ptr<Job> current_;
+  QString label_;
+};
+
+}  // namespace tomowb::gui
+
+Q_DECLARE_METATYPE(tomowb::gui::LoadResult)

@@ -1,0 +1,103 @@
+// OrthoViews: the three linked slice views (axial, coronal, sagittal) and an optional 3-D view in
+// the layouts of reference/ux-and-robustness.md 1.4: Four-Up (Slicer's: axial | 3-D over
+// coronal | sagittal), three slices in a row, and One-up (one view maximised; a left
+// double-click on any view maximises it, a second restores the previous layout). The views share
+// one crosshair point: a click or Shift+move in one view moves it in all of them and brings the
+// other views to the slices through it; scrolling one view moves the crosshair plane shown in the
+// others. Window/level and colour map are shared too. ROIs live in the view of their axis;
+// rois() gathers them.
+#pragma once
+
+#include <Eigen/Core>
+#include <QImage>
+#include <QWidget>
+#include <array>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "recon/core/Volume.h"
+#include "render/SliceView.h"
+#include "render/WindowLevel.h"
+
+class QGridLayout;
+
+namespace tomowb::render {
+
+class VolumeView3D;
+
+class OrthoViews : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class Layout { FourUp, ThreeSlices, OneUp };
+
+  explicit OrthoViews(QWidget* parent = nullptr);
+
+  SliceView* view(SliceView::Axis axis) const { return views_[static_cast<int>(axis)]; }
+  // Axial, coronal, sagittal.
+  std::array<SliceView*, 3> sliceViews() const {
+    return {view(SliceView::Axis::Axial), view(SliceView::Axis::Coronal),
+            view(SliceView::Axis::Sagittal)};
+  }
+  // The 3-D view of the Four-Up layout (reparented into this widget), or nullptr to have none.
+  void setThreeDView(VolumeView3D* view);
+  VolumeView3D* threeDView() const noexcept { return threeD_; }
+
+  // keepViewState = true for live previews (see SliceView::setVolume).
+  void setVolume(std::shared_ptr<const Volume> volume, bool keepViewState = false);
+  const std::shared_ptr<const Volume>& volume() const noexcept { return volume_; }
+  // Statistics of the current volume (computed on first use after each new volume).
+  const VolumeStatistics& statistics();
+
+  WindowLevel windowLevel() const;
+  void setWindowLevel(double window, double level);
+  ColourMap colourMap() const noexcept { return colourMap_; }
+  void setColourMap(ColourMap map);
+
+  Eigen::Vector3d crosshair() const noexcept { return crosshair_; }
+  // Moves the crosshair and brings every slice view to the slice through it.
+  void setCrosshair(const Eigen::Vector3d& worldMm);
+
+  void setViewLayout(Layout layout, QWidget* maximised = nullptr);
+  Layout viewLayout() const noexcept { return layout_; }
+  QWidget* maximisedView() const noexcept { return maximised_; }
+  void toggleMaximised(QWidget* view);
+
+  void setRoiTool(SliceView::RoiTool tool);
+  void setNewRoiRole(SliceRoi::Role role);
+  std::vector<SliceRoi> rois() const;
+  void setRois(const std::vector<SliceRoi>& rois);
+
+  // What the layout shows now, as one image (device pixels), for screenshots.
+  QImage grabLayout();
+
+ signals:
+  void windowLevelChanged(double window, double level);
+  void colourMapChanged(tomowb::render::ColourMap map);
+  void crosshairMoved(Eigen::Vector3d worldMm);
+  void cursorMoved(Eigen::Vector3d worldMm, float value);
+  void roisChanged();
+  void layoutChanged(tomowb::render::OrthoViews::Layout layout);
+
+ private:
+  void onViewCrosshairMoved(SliceView* source, const Eigen::Vector3d& worldMm);
+  void onViewSliceChanged(SliceView* source);
+  void onViewWindowLevelChanged(SliceView* source, double window, double level);
+  void applyLayout();
+  std::vector<QWidget*> allViews() const;
+
+  std::array<SliceView*, 3> views_{};  // indexed by axis: sagittal (x), coronal (y), axial (z)
+  VolumeView3D* threeD_ = nullptr;
+  QGridLayout* grid_ = nullptr;
+  std::shared_ptr<const Volume> volume_;
+  std::optional<VolumeStatistics> statistics_;
+  ColourMap colourMap_ = ColourMap::Grey;
+  Eigen::Vector3d crosshair_ = Eigen::Vector3d::Zero();
+  Layout layout_ = Layout::FourUp;
+  Layout restoreLayout_ = Layout::FourUp;
+  QWidget* maximised_ = nullptr;
+  bool syncing_ = false;  // guards the fan-out of one view's change to the others
+};
+
+}  // namespace tomowb::render

@@ -1,0 +1,181 @@
+// The shipped resources: geometry presets load with the core's GeometryJson reader (from the
+// source tree and through the Qt resource system), algorithm presets apply, icons render, and
+// the desktop entry and MIME types name what the readers accept.
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QIcon>
+#include <QImage>
+#include <QPainter>
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <sstream>
+#include <string>
+
+#include "gui/AlgorithmPanel.h"
+#include "gui/Resources.h"
+#include "recon/core/Error.h"
+#include "recon/geometry/GeometryJson.h"
+
+namespace tomowb::gui {
+namespace {
+
+const std::filesystem::path kResources =
+    std::filesystem::path(TOMOWB_TEST_DATA_DIR) / ".." / ".." / "resources";
+
+std::string readText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+nlohmann::json readResourceJson(const QString& path) {
+  QFile f(path);
+  EXPECT_TRUE(f.open(QIODevice::ReadOnly)) << path.toStdString();
+  return nlohmann::json::parse(f.readAll().toStdString());
+}
+
+struct GeometryPreset {
+  const char* file;
+  BeamKind beam;
+  std::int64_t views, cols, rows;
+};
+
+class GeometryPresets : public testing::TestWithParam<GeometryPreset> {};
+
+TEST_P(GeometryPresets, LoadWithTheCoreReaderFromSourceAndResources) {
+  initResources();
+  const GeometryPreset& p = GetParam();
+  const Geometry fromFile = loadGeometry(kResources / "presets" / "geometry" / p.file);
+  EXPECT_EQ(fromFile.beam(), p.beam);
+  EXPECT_EQ(fromFile.viewCount(), p.views);
+  EXPECT_EQ(fromFile.detector().cols, p.cols);
+  EXPECT_EQ(fromFile.detector().rows, p.rows);
+  const QString qrcPath = QStringLiteral(":/tomowb/presets/geometry/%1").arg(p.file);
+  const Geometry fromQrc = geometryFromJson(readResourceJson(qrcPath), qrcPath.toStdString());
+  EXPECT_EQ(fromQrc, fromFile);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shipped, GeometryPresets,
+    testing::Values(GeometryPreset{"rabbitct-carm.json", BeamKind::Cone, 496, 1248, 960},
+                    GeometryPreset{"micro-ct.json", BeamKind::Cone, 1440, 1024, 1024},
+                    GeometryPreset{"et-tilt-series.json", BeamKind::Parallel, 61, 1024, 1024}),
+    [](const testing::TestParamInfo<GeometryPreset>& info) {
+      // "rabbitct-carm.json" -> "rabbitct_carm": stable, readable test names.
+      std::string name = info.param.file;
+      name = name.substr(0, name.find('.'));
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return name;
+    });
+
+TEST(PresetResources, RabbitCtPresetHasTheCArmDistancesAndPitch) {
+  const Geometry g = loadGeometry(kResources / "presets" / "geometry" / "rabbitct-carm.json");
+  const View& v = g.view(0);
+  EXPECT_NEAR(v.source.norm(), 750.0, 1e-9);
+  EXPECT_NEAR((v.detectorCentre - v.source).norm(), 1250.0, 1e-9);
+  EXPECT_NEAR(v.u.norm(), 0.6, 1e-12);
+  EXPECT_NEAR(v.v.norm(), 0.6, 1e-12);
+}
+
+TEST(PresetResources, TiltSeriesRunsFromMinusToPlusSixtyInTwoDegreeSteps) {
+  const Geometry g = loadGeometry(kResources / "presets" / "geometry" / "et-tilt-series.json");
+  ASSERT_EQ(g.viewCount(), 61);
+  const auto angleDeg = [&](std::int64_t a, std::int64_t b) {
+    const double c = g.view(a).rayDirection.normalized().dot(g.view(b).rayDirection.normalized());
+    return std::acos(std::clamp(c, -1.0, 1.0)) * 180.0 / std::numbers::pi;
+  };
+  EXPECT_NEAR(angleDeg(0, 60), 120.0, 1e-6);
+  EXPECT_NEAR(angleDeg(0, 30), 60.0, 1e-6);
+  EXPECT_NEAR(angleDeg(0, 1), 2.0, 1e-6);
+}
+
+TEST(PresetResources, AlgorithmPresetsApply) {
+  initResources();
+  fdk::FdkParams p;
+  const QString hann = QStringLiteral(":/tomowb/presets/algorithms/fdk-smooth-hann.json");
+  applyAlgorithmPreset(readResourceJson(hann), p, hann);
+  EXPECT_EQ(p.filter.window, fdk::RampWindow::Hann);
+  EXPECT_DOUBLE_EQ(p.filter.cutoff, 0.8);
+  EXPECT_TRUE(p.fieldOfViewMask);
+  const QString def = QStringLiteral(":/tomowb/presets/algorithms/fdk-default.json");
+  applyAlgorithmPreset(readResourceJson(def), p, def);
+  EXPECT_EQ(p.filter.window, fdk::RampWindow::RamLak);
+  EXPECT_DOUBLE_EQ(p.filter.cutoff, 1.0);
+  EXPECT_EQ(p.redundancy, fdk::RedundancyMode::Auto);
+  EXPECT_EQ(p.variant, "fdk.bp.cpu");
+}
+
+TEST(PresetResources, AlgorithmPresetRoundTripsAndRejectsBadFieldsNamingThem) {
+  fdk::FdkParams p;
+  p.filter = {fdk::RampWindow::Cosine, 0.5};
+  p.redundancy = fdk::RedundancyMode::Parker;
+  const nlohmann::json j = algorithmPresetToJson(p, "mine");
+  fdk::FdkParams back;
+  applyAlgorithmPreset(j, back, "mine.json");
+  EXPECT_EQ(back.filter.window, fdk::RampWindow::Cosine);
+  EXPECT_EQ(back.redundancy, fdk::RedundancyMode::Parker);
+
+  nlohmann::json bad = j;
+  bad["cutoff"] = 1.5;
+  try {
+    applyAlgorithmPreset(bad, back, "bad.json");
+    FAIL() << "no exception";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("cutoff"), std::string::npos);
+  }
+  bad = j;
+  bad["filter"] = "gauss";
+  EXPECT_THROW(applyAlgorithmPreset(bad, back, "bad.json"), FormatError);
+  bad = j;
+  bad["format"] = "tomowb-geometry";
+  EXPECT_THROW(applyAlgorithmPreset(bad, back, "bad.json"), FormatError);
+}
+
+TEST(PresetResources, EveryIconRendersAt24And48Pixels) {
+  initResources();
+  for (const char* name : {"tomowb", "open", "run", "cancel", "demo", "screenshot", "layout",
+                           "roi-circle", "roi-rect"}) {
+    const QString path = QStringLiteral(":/tomowb/icons/%1.svg").arg(name);
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << name;
+    EXPECT_TRUE(file.readAll().contains("viewBox=\"0 0 24 24\"")) << name;
+    const QIcon icon(path);
+    ASSERT_FALSE(icon.isNull()) << name;
+    for (int size : {24, 48}) {
+      const QImage image = icon.pixmap(size, size).toImage();
+      ASSERT_EQ(image.width(), size) << name;
+      int opaque = 0;
+      for (int y = 0; y < size; ++y)
+        for (int x = 0; x < size; ++x) opaque += qAlpha(image.pixel(x, y)) > 0 ? 1 : 0;
+      EXPECT_GT(opaque, size * size / 10) << name << " draws almost nothing at " << size;
+    }
+  }
+}
+
+TEST(PresetResources, DesktopEntryAndMimeTypesMatchTheReaders) {
+  const std::string desktop = readText(kResources / "tomowb.desktop");
+  EXPECT_NE(desktop.find("Exec=tomowb %F"), std::string::npos);
+  EXPECT_NE(desktop.find("Icon=tomowb"), std::string::npos);
+  EXPECT_NE(desktop.find("StartupWMClass=tomowb"), std::string::npos);
+  const std::string mime = readText(kResources / "tomowb-mime.xml");
+  for (const char* glob : {"*.mhd", "*.mha", "*.npy", "*.rct"})
+    EXPECT_NE(mime.find(std::string("pattern=\"") + glob + "\""), std::string::npos) << glob;
+  // Every type the MIME file declares is one the desktop entry accepts.
+  for (const char* type : {"application/x-metaimage-header", "application/x-metaimage",
+                           "application/x-npy", "application/x-rabbitct-projections"}) {
+    EXPECT_NE(mime.find(std::string("type=\"") + type + "\""), std::string::npos) << type;
+    EXPECT_NE(desktop.find(type), std::string::npos) << type;
+  }
+}
+
+}  // namespace
+}  // namespace tomowb::gui
