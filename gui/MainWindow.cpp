@@ -516,7 +516,8 @@ int MainWindow::startRun() {
   }
   try {
     fdk::FdkParams params = algorithmPanel_->params();
-    RunSpec spec = makeFdkRun(workspace_->projections(), params, workspace_->geometry());
+    RunSpec spec = makeFdkRun(workspace_->projections(), params, workspace_->geometry(),
+                              algorithmPanel_->threadCount());
     spec.parameters["rois"] = cnrPanel_->roisJson();
     spec.parameters["input"]["name"] = workspace_->projectionsName().toStdString();
     const int id = runs_->enqueue(std::move(spec));

@@ -1,6 +1,8 @@
 // FdkRun: see the header.
 #include "gui/core/FdkRun.h"
 
+#include <omp.h>
+
 #include <thread>
 
 #include "recon/core/Error.h"
@@ -51,7 +53,7 @@ fdk::FdkParams fdkParamsFromJson(const nlohmann::json& json) {
 }
 
 RunSpec makeFdkRun(std::shared_ptr<const ProjectionStack> projections, fdk::FdkParams params,
-                   const Geometry* geometry) {
+                   const Geometry* geometry, int cpuThreads) {
   if (!projections)
     throw ParameterError("projections", "FDK needs projections: open a file or the demo");
   // An edited geometry becomes a shallow re-labelling: the pixels are shared when it is the
@@ -73,7 +75,10 @@ RunSpec makeFdkRun(std::shared_ptr<const ProjectionStack> projections, fdk::FdkP
   spec.parameters = fdkParamsToJson(params);
   spec.parameters["input"] = {
       {"views", input->viewCount()}, {"rows", input->rows()}, {"cols", input->cols()}};
-  spec.execute = [input, params](JobContext& context, nlohmann::json& report) {
+  spec.parameters["cpuThreads"] = cpuThreads;
+  spec.execute = [input, params, cpuThreads](JobContext& context, nlohmann::json& report) {
+    // The thread count is per calling thread in OpenMP: this sets it for the run's worker only.
+    if (cpuThreads > 0) omp_set_num_threads(cpuThreads);
     fdk::FdkJob job(*input, params);
     job.run(context);
     const fdk::FdkReport& r = job.report();
@@ -86,6 +91,7 @@ RunSpec makeFdkRun(std::shared_ptr<const ProjectionStack> projections, fdk::FdkP
         {"voxelUpdates", r.voxelUpdates},
         {"backprojectGups", r.backprojectGups()},
         {"hostThreads", std::thread::hardware_concurrency()},
+        {"cpuThreadsUsed", omp_get_max_threads()},
     };
     return std::make_shared<Volume>(std::move(job.result()));
   };

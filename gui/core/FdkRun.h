@@ -12,8 +12,9 @@ namespace tomowb::gui {
 
 // The projections are shared, not copied: they stay alive while the run needs them. If
 // `geometry` is given it replaces the projections' own (the geometry editor's edit).
+// `cpuThreads` > 0 limits the CPU threads of the run (OpenMP), 0 uses them all.
 RunSpec makeFdkRun(std::shared_ptr<const ProjectionStack> projections, fdk::FdkParams params,
-                   const Geometry* geometry = nullptr);
+                   const Geometry* geometry = nullptr, int cpuThreads = 0);
 
 // The parameters as the run record and the algorithm panel's presets store them, and back.
 nlohmann::json fdkParamsToJson(const fdk::FdkParams& params);

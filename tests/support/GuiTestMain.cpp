@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <QApplication>
+#include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -81,8 +83,12 @@ int main(int argc, char** argv) {
   tomowb::render::VtkOpenGLWidget::configureDefaultSurfaceFormat();
   int result = 0;
   {
-    // Settings and caches go to ~/.qttest, never into the user's real configuration.
+    // Settings and caches never touch the user's real configuration; each test process has its
+    // own settings folder, since ctest runs tests in parallel and they clear their settings.
     QStandardPaths::setTestModeEnabled(true);
+    QTemporaryDir settingsDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
     QApplication app(argc, argv);
     QApplication::setOrganizationName("TomoWorkbenchTests");
     QApplication::setApplicationName("tomowb-tests");
