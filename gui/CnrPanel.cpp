@@ -10,12 +10,12 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "gui/ExportFiles.h"
 #include "render/ChartView.h"
 
 namespace tomowb::gui {
@@ -269,24 +269,12 @@ QString CnrPanel::csvText() const {
 }
 
 bool CnrPanel::exportCsv(const QString& path, QString* error) const {
-  QSaveFile file(path);
-  const QByteArray bytes = csvText().toUtf8();
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-    if (error) *error = path + ": " + file.errorString();
-    return false;
-  }
-  return true;
+  return saveTextAtomically(path, csvText(), error);
 }
 
 bool CnrPanel::exportPng(const QString& path, QString* error) {
   chart_->flush();
-  const QPixmap pixmap = grab();
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit()) {
-    if (error) *error = path + ": " + file.errorString();
-    return false;
-  }
-  return true;
+  return savePngAtomically(path, grab(), error);
 }
 
 void CnrPanel::exportPngWithDialog() {

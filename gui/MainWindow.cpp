@@ -39,6 +39,7 @@
 #include "gui/CnrPanel.h"
 #include "gui/ConsistencyView.h"
 #include "gui/DataPanel.h"
+#include "gui/ExportFiles.h"
 #include "gui/GeometryPanel.h"
 #include "gui/ProjectionBrowser.h"
 #include "gui/RunListPanel.h"
@@ -557,7 +558,10 @@ void MainWindow::onRunFailed(int id, const QString& message) {
 }
 
 void MainWindow::onRunEnded(int id) {
-  lastRunMaxStallMs_ = monitor_->maxStallMs();
+  // The stall figure of the run includes showing its result: taken once that is on screen.
+  QTimer::singleShot(500, this, [this] {
+    if (runs_->runningId() < 0) lastRunMaxStallMs_ = monitor_->maxStallMs();
+  });
   const RunInfo* info = runs_->run(id);
   if (info != nullptr && info->state == RunState::Cancelled) {
     workspace_->clearPreview();
@@ -572,7 +576,7 @@ void MainWindow::onRunEnded(int id) {
   if (id == startupRunId_) {
     const bool ok = info != nullptr && info->state == RunState::Finished;
     // Let the views draw the final volume before the screenshots.
-    QTimer::singleShot(300, this, [this, ok] {
+    QTimer::singleShot(600, this, [this, ok] {
       if (!startup_.screenshotDir.isEmpty()) {
         QDir().mkpath(startup_.screenshotDir);
         const QDir dir(startup_.screenshotDir);
@@ -693,9 +697,7 @@ void MainWindow::writeRunSummary(int id, const QString& path) {
       {"livePreview", startup_.livePreview},
       {"record", info != nullptr ? info->record : nlohmann::json()},
   };
-  QFile file(path);
-  if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-    file.write(QByteArray::fromStdString(summary.dump(2) + "\n"));
+  saveTextAtomically(path, QString::fromStdString(summary.dump(2) + "\n"));
 }
 
 void MainWindow::openRunResult(int id) {
@@ -755,11 +757,7 @@ void MainWindow::exportViewScreenshot() {
 
 bool MainWindow::saveWindowScreenshot(const QString& path) {
   // QWidget::grab renders every QOpenGLWidget (the VTK views) through its framebuffer.
-  const QPixmap pixmap = grab();
-  const QString temporary = path + QStringLiteral(".partial.png");
-  if (!pixmap.save(temporary, "PNG")) return false;
-  QFile::remove(path);
-  return QFile::rename(temporary, path);
+  return savePngAtomically(path, grab());
 }
 
 void MainWindow::setTheme(Theme theme) {

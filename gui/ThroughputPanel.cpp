@@ -10,12 +10,12 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <map>
 
+#include "gui/ExportFiles.h"
 #include "recon/job/GpuMonitor.h"
 #include "render/ChartView.h"
 
@@ -282,26 +282,14 @@ QString ThroughputPanel::csvText() const {
 }
 
 bool ThroughputPanel::exportCsv(const QString& path, QString* error) const {
-  QSaveFile file(path);
-  const QByteArray bytes = csvText().toUtf8();
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-    if (error) *error = path + ": " + file.errorString();
-    return false;
-  }
-  return true;
+  return saveTextAtomically(path, csvText(), error);
 }
 
 bool ThroughputPanel::exportPng(const QString& path, QString* error) {
   // QWidget::grab renders the VTK charts (QOpenGLWidgets) through their framebuffers.
   gupsChart_->flush();
   memoryChart_->flush();
-  const QPixmap pixmap = grab();
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit()) {
-    if (error) *error = path + ": " + file.errorString();
-    return false;
-  }
-  return true;
+  return savePngAtomically(path, grab(), error);
 }
 
 void ThroughputPanel::exportPngWithDialog() {

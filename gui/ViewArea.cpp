@@ -192,7 +192,8 @@ void ViewArea::reloadPresetCombo() {
 void ViewArea::setVolume(std::shared_ptr<const Volume> volume, const QString& label,
                          bool livePreview) {
   label_ = label;
-  orthoViews_->setVolume(std::move(volume), livePreview);
+  // Previews update the slices only; the 3-D view follows with the final volume.
+  orthoViews_->setVolume(std::move(volume), livePreview, !livePreview);
   for (render::SliceView* v : orthoViews_->sliceViews()) v->setTitle(label);
   labelText_->setText(livePreview ? tr("%1 (live)").arg(label) : label);
   if (!livePreview) {

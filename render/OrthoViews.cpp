@@ -4,6 +4,7 @@
 #include <QGridLayout>
 #include <QPainter>
 #include <QSignalBlocker>
+#include <QTimer>
 #include <algorithm>
 #include <cmath>
 
@@ -59,7 +60,8 @@ std::vector<QWidget*> OrthoViews::allViews() const {
   return all;
 }
 
-void OrthoViews::setVolume(std::shared_ptr<const Volume> volume, bool keepViewState) {
+void OrthoViews::setVolume(std::shared_ptr<const Volume> volume, bool keepViewState,
+                           bool update3D) {
   const bool keep = keepViewState && volume_ != nullptr && volume != nullptr;
   volume_ = std::move(volume);
   statistics_.reset();
@@ -73,13 +75,19 @@ void OrthoViews::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSt
                                         0.5 * (volume_->nz() - 1));
     for (SliceView* v : views_) v->setCrosshair(crosshair_);
   }
-  // Live previews (keep) update the slices only: a 3-D render costs far more than a slice (and
-  // the partial volume says little in 3-D); the 3-D view follows with the final volume.
-  if (threeD_ != nullptr && !keep) {
-    threeD_->setVolume(volume_, keep);
-    threeD_->setWindowLevel(windowLevel().window, windowLevel().level);
-    threeD_->setColourMap(colourMap_);
-    threeD_->setCrosshair(crosshair_);
+  if (threeD_ != nullptr && update3D) {
+    // In its own event: the slices reach the screen first, and the event loop never sees the
+    // slices' and the 3-D view's preparation (reduction, texture upload) as one long stall.
+    pending3D_ = true;
+    pending3DKeep_ = keep;
+    QTimer::singleShot(0, this, [this] {
+      if (!pending3D_ || threeD_ == nullptr) return;
+      pending3D_ = false;
+      threeD_->setVolume(volume_, pending3DKeep_);
+      threeD_->setWindowLevel(windowLevel().window, windowLevel().level);
+      threeD_->setColourMap(colourMap_);
+      threeD_->setCrosshair(crosshair_);
+    });
   }
   if (volume_ && !keep) emit windowLevelChanged(windowLevel().window, windowLevel().level);
 }

@@ -45,7 +45,10 @@ class OrthoViews : public QWidget {
   VolumeView3D* threeDView() const noexcept { return threeD_; }
 
   // keepViewState = true for live previews (see SliceView::setVolume).
-  void setVolume(std::shared_ptr<const Volume> volume, bool keepViewState = false);
+  // `update3D` false leaves the 3-D view as it is (live previews: a software-rendered 3-D frame
+  // costs far more than the slices, and a partial volume says little in 3-D).
+  void setVolume(std::shared_ptr<const Volume> volume, bool keepViewState = false,
+                 bool update3D = true);
   const std::shared_ptr<const Volume>& volume() const noexcept { return volume_; }
   // Statistics of the current volume (computed on first use after each new volume).
   const VolumeStatistics& statistics();
@@ -97,7 +100,9 @@ class OrthoViews : public QWidget {
   Layout layout_ = Layout::FourUp;
   Layout restoreLayout_ = Layout::FourUp;
   QWidget* maximised_ = nullptr;
-  bool syncing_ = false;  // guards the fan-out of one view's change to the others
+  bool syncing_ = false;    // guards the fan-out of one view's change to the others
+  bool pending3D_ = false;  // a 3-D update is queued (see setVolume)
+  bool pending3DKeep_ = false;
 };
 
 }  // namespace tomowb::render

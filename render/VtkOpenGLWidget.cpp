@@ -1,7 +1,7 @@
-#include <QDateTime>
-#include <QElapsedTimer>
 // VtkOpenGLWidget: see the header. The order of calls follows the sequence recorded in
 // ../shared/reference/dependencies.md, section 3; each step says why it is there.
+#include "render/VtkOpenGLWidget.h"
+
 #include <vtkCallbackCommand.h>
 #include <vtkCommand.h>
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -15,12 +15,13 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QOpenGLFunctions>
 #include <QSurfaceFormat>
 #include <QWheelEvent>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
-
-#include "render/VtkOpenGLWidget.h"
+#include <string>
 
 namespace tomowb::render {
 
@@ -42,6 +43,20 @@ void onIsCurrent(vtkObject*, unsigned long, void* clientData, void* callData) {
   *static_cast<bool*>(callData) = context != nullptr &&
                                   QOpenGLContext::currentContext() == context &&
                                   context->surface() == QOpenGLContext::currentContext()->surface();
+}
+
+// VTK's event for a press or release of a Qt mouse button; 0 for buttons VTK does not know.
+unsigned long vtkButtonEvent(Qt::MouseButton button, bool press) {
+  switch (button) {
+    case Qt::LeftButton:
+      return press ? vtkCommand::LeftButtonPressEvent : vtkCommand::LeftButtonReleaseEvent;
+    case Qt::MiddleButton:
+      return press ? vtkCommand::MiddleButtonPressEvent : vtkCommand::MiddleButtonReleaseEvent;
+    case Qt::RightButton:
+      return press ? vtkCommand::RightButtonPressEvent : vtkCommand::RightButtonReleaseEvent;
+    default:
+      return 0;
+  }
 }
 
 }  // namespace
@@ -166,7 +181,23 @@ int VtkOpenGLWidget::deviceHeight() const {
   return static_cast<int>(std::lround(height() * devicePixelRatioF()));
 }
 
+namespace {
+std::atomic<bool> softwareRenderer{false};
+}  // namespace
+
+bool VtkOpenGLWidget::softwareRendering() {
+  return softwareRenderer.load();
+}
+
 void VtkOpenGLWidget::initializeGL() {
+  if (const auto* name =
+          reinterpret_cast<const char*>(context()->functions()->glGetString(GL_RENDERER))) {
+    const std::string renderer(name);
+    if (renderer.find("llvmpipe") != std::string::npos ||
+        renderer.find("softpipe") != std::string::npos ||
+        renderer.find("Software Rasterizer") != std::string::npos)
+      softwareRenderer.store(true);
+  }
   window_->SetOwnContext(0);
   window_->SetForceMaximumHardwareLineWidth(1);
   window_->SetReadyForRendering(true);
@@ -215,8 +246,6 @@ void VtkOpenGLWidget::resizeGL(int, int) {
 void VtkOpenGLWidget::paintGL() {
   if (!contextReady_) return;
   insidePaint_ = true;
-  QElapsedTimer tprof;
-  tprof.start();
   vtkOpenGLState* state = window_->GetState();
   state->Reset();
   state->Push();
@@ -244,10 +273,6 @@ void VtkOpenGLWidget::paintGL() {
   state->vtkglClear(GL_COLOR_BUFFER_BIT);
   state->Pop();
   insidePaint_ = false;
-  if (getenv("TOMOWB_PROFILE"))
-    fprintf(stderr, "%lld render %s: %lld ms\n",
-            (long long)(QDateTime::currentMSecsSinceEpoch() % 100000), metaObject()->className(),
-            tprof.elapsed());
   emit rendered();
 }
 
@@ -263,57 +288,25 @@ void VtkOpenGLWidget::forwardMouse(const QPointF& position, Qt::KeyboardModifier
 }
 
 void VtkOpenGLWidget::mousePressEvent(QMouseEvent* event) {
-  unsigned long vtkEvent = 0;
-  switch (event->button()) {
-    case Qt::LeftButton:
-      vtkEvent = vtkCommand::LeftButtonPressEvent;
-      break;
-    case Qt::MiddleButton:
-      vtkEvent = vtkCommand::MiddleButtonPressEvent;
-      break;
-    case Qt::RightButton:
-      vtkEvent = vtkCommand::RightButtonPressEvent;
-      break;
-    default:
-      return QOpenGLWidget::mousePressEvent(event);
-  }
-  forwardMouse(event->position(), event->modifiers(), vtkEvent);
+  if (const unsigned long vtkEvent = vtkButtonEvent(event->button(), true))
+    forwardMouse(event->position(), event->modifiers(), vtkEvent);
+  else
+    QOpenGLWidget::mousePressEvent(event);
 }
 
 void VtkOpenGLWidget::mouseDoubleClickEvent(QMouseEvent* event) {
-  unsigned long vtkEvent = 0;
-  switch (event->button()) {
-    case Qt::LeftButton:
-      vtkEvent = vtkCommand::LeftButtonPressEvent;
-      break;
-    case Qt::MiddleButton:
-      vtkEvent = vtkCommand::MiddleButtonPressEvent;
-      break;
-    case Qt::RightButton:
-      vtkEvent = vtkCommand::RightButtonPressEvent;
-      break;
-    default:
-      return QOpenGLWidget::mouseDoubleClickEvent(event);
-  }
-  forwardMouse(event->position(), event->modifiers(), vtkEvent, 1);  // repeat = double click
+  // VTK sees a double click as a press with repeat = 1.
+  if (const unsigned long vtkEvent = vtkButtonEvent(event->button(), true))
+    forwardMouse(event->position(), event->modifiers(), vtkEvent, 1);
+  else
+    QOpenGLWidget::mouseDoubleClickEvent(event);
 }
 
 void VtkOpenGLWidget::mouseReleaseEvent(QMouseEvent* event) {
-  unsigned long vtkEvent = 0;
-  switch (event->button()) {
-    case Qt::LeftButton:
-      vtkEvent = vtkCommand::LeftButtonReleaseEvent;
-      break;
-    case Qt::MiddleButton:
-      vtkEvent = vtkCommand::MiddleButtonReleaseEvent;
-      break;
-    case Qt::RightButton:
-      vtkEvent = vtkCommand::RightButtonReleaseEvent;
-      break;
-    default:
-      return QOpenGLWidget::mouseReleaseEvent(event);
-  }
-  forwardMouse(event->position(), event->modifiers(), vtkEvent);
+  if (const unsigned long vtkEvent = vtkButtonEvent(event->button(), false))
+    forwardMouse(event->position(), event->modifiers(), vtkEvent);
+  else
+    QOpenGLWidget::mouseReleaseEvent(event);
 }
 
 void VtkOpenGLWidget::mouseMoveEvent(QMouseEvent* event) {

@@ -40,6 +40,10 @@ class VtkOpenGLWidget : public QOpenGLWidget {
 
   // Asks for a VTK render at the next paint (cheap to call often: Qt coalesces updates).
   void requestRender();
+  // True once a widget found OpenGL to be a software rasteriser (Mesa llvmpipe/softpipe): views
+  // then choose cheaper renderings (the 3-D view renders a smaller copy of the volume).
+  static bool softwareRendering();
+
   // Renders now (synchronously) and returns the widget's content, for screenshots and tests.
   QImage grabImage();
 

@@ -35,9 +35,21 @@ double VolumeStatistics::percentile(double percent) const {
   return max;
 }
 
-VolumeStatistics computeStatistics(std::span<const float> values, int bins) {
+VolumeStatistics computeStatistics(std::span<const float> allValues, int bins) {
   VolumeStatistics s;
   bins = std::max(bins, 1);
+  // Window/level and histograms need the distribution, not every voxel: above kMaxSamples the
+  // statistics come from an evenly strided sample. A 256^3 volume then costs ~4 ms instead of
+  // ~60 ms on the GUI thread, which matters when a run's first preview arrives.
+  constexpr std::size_t kMaxSamples = std::size_t{1} << 22;
+  std::vector<float> sample;
+  std::span<const float> values = allValues;
+  if (allValues.size() > kMaxSamples) {
+    const std::size_t stride = (allValues.size() + kMaxSamples - 1) / kMaxSamples;
+    sample.reserve(allValues.size() / stride + 1);
+    for (std::size_t i = 0; i < allValues.size(); i += stride) sample.push_back(allValues[i]);
+    values = sample;
+  }
   const std::int64_t n = static_cast<std::int64_t>(values.size());
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   double sum = 0.0;

@@ -39,7 +39,9 @@ struct VolumeStatistics {
   double percentile(double percent) const;
 };
 
-// One pass over the data (parallel). Non-finite values are not counted. `bins` >= 1.
+// One pass over the data (parallel). Non-finite values are not counted. `bins` >= 1. Above
+// 2^22 values an evenly strided sample of 2^22 of them is used (counts and finiteCount are
+// then those of the sample).
 VolumeStatistics computeStatistics(std::span<const float> values, int bins = 4096);
 
 enum class WindowLevelMethod {

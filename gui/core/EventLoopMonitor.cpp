@@ -1,9 +1,7 @@
-#include <cstdio>
-#include <cstdlib>
 // EventLoopMonitor: see the header.
-#include <algorithm>
-
 #include "gui/core/EventLoopMonitor.h"
+
+#include <algorithm>
 
 namespace tomowb::gui {
 
@@ -30,8 +28,6 @@ void EventLoopMonitor::beat() {
   // The stall is how much later than its period the beat came.
   lastStallMs_ = std::max(0.0, gapMs - periodMs_);
   maxStallMs_ = std::max(maxStallMs_, lastStallMs_);
-  if (lastStallMs_ > 40 && getenv("TOMOWB_PROFILE"))
-    fprintf(stderr, "%lld STALL %.0f ms\n", (long long)(now / 1000000), lastStallMs_);
 }
 
 }  // namespace tomowb::gui

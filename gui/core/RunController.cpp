@@ -95,6 +95,7 @@ class RunController::Worker : public ProgressSink,
     if (thread_.joinable()) thread_.join();
   }
   void previewShown() { previewPending_.store(false); }
+  bool ended() const { return ended_.load(); }
   int id() const { return id_; }
 
   void report(std::string_view stage, double fraction) override {
@@ -130,12 +131,14 @@ class RunController::Worker : public ProgressSink,
     if (previewIntervalSeconds_ < 0) return;                          // previews are off
     if (previewPending_.load() || now < nextPreviewAllowed_) return;  // never wait for the GUI
     const auto copyStart = Clock::now();
-    // Scaled while copying (same cost as a plain copy) so previews share the final units.
+    // Scaled into the final units so previews share the result's window/level. The run's own
+    // threads are idle between blocks, so the scaled copy uses them all.
     auto scaled = std::make_shared<Volume>(volume.shape(), volume.voxelSizeMm(), volume.originMm());
     const float scale = static_cast<float>(valueScale);
     const float* in = volume.data();
     float* out = scaled->data();
     const std::int64_t count = volume.voxelCount();
+#pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < count; ++i) out[i] = in[i] * scale;
     std::shared_ptr<const Volume> copy = std::move(scaled);
     const double copySeconds = secondsBetween(copyStart, Clock::now());
@@ -170,6 +173,7 @@ class RunController::Worker : public ProgressSink,
       error = QString::fromStdString(e.what());
     }
     if (cancelled || !error.isEmpty()) result.reset();  // no partial output, ever
+    ended_.store(true);  // a preview still queued is stale now: the result follows
     const double seconds = secondsBetween(started_, Clock::now());
     const int id = id_;
     QMetaObject::invokeMethod(
@@ -191,6 +195,7 @@ class RunController::Worker : public ProgressSink,
   QString lastStage_;
   Clock::time_point nextPreviewAllowed_{};
   std::atomic<bool> previewPending_{false};
+  std::atomic<bool> ended_{false};
 };
 
 RunController::RunController(QObject* parent) : QObject(parent) {
@@ -331,7 +336,12 @@ void RunController::onTelemetry(int id, const TelemetrySample& sample) {
 void RunController::onPreview(int id, const std::shared_ptr<const Volume>& volume,
                               const QString& label) {
   // Let the worker send the next one once this one has been handed over.
-  if (worker_ && worker_->id() == id) worker_->previewShown();
+  if (worker_ && worker_->id() == id) {
+    worker_->previewShown();
+    // The last preview equals the result, which is right behind it: showing both would make
+    // the views draw the same volume twice.
+    if (worker_->ended()) return;
+  }
   auto it = runs_.find(id);
   if (it == runs_.end() || it->second.state != RunState::Running) return;
   emit runPreview(id, volume, label);

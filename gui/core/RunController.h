@@ -118,7 +118,7 @@ class RunController : public QObject {
   std::deque<int> queue_;
   int nextId_ = 1;
   int runningId_ = -1;
-  int previewIntervalMs_ = 300;
+  int previewIntervalMs_ = 500;  // 2 previews a second: live enough, cheap enough (bench/results)
   std::unique_ptr<Worker> worker_;
 };
 
