@@ -14,6 +14,7 @@
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <cmath>
@@ -176,6 +177,10 @@ void ViewArea::buildToolBar() {
 
   labelText_ = new QLabel(toolBar_);
   labelText_->setContentsMargins(8, 0, 4, 0);
+  // A label that grows with its text would re-layout the views on every preview ("backprojected
+  // 32 of 192 views") and make every VTK view re-render at once: its width never drives layout.
+  labelText_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  labelText_->setMinimumWidth(120);
   auto* spacer = new QWidget(toolBar_);
   spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
   toolBar_->addWidget(spacer);
@@ -187,6 +192,12 @@ void ViewArea::reloadPresetCombo() {
   presetCombo_->clear();
   for (const render::WindowLevelPreset& p : presets_) presetCombo_->addItem(p.name);
   presetCombo_->addItem(tr("Save current W/L as preset\u2026"));
+}
+
+void ViewArea::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  // Once the views are on screen, before any run: compile the 3-D view's shaders.
+  QTimer::singleShot(100, this, [this] { volumeView_->warmUp(); });
 }
 
 void ViewArea::setVolume(std::shared_ptr<const Volume> volume, const QString& label,

@@ -74,6 +74,9 @@ class ViewArea : public QWidget {
   // "x 12.30  y -4.00  z 5.00 mm   value 0.1234   (recon #3)": for the status bar.
   void cursorInfo(const QString& text);
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
   void buildToolBar();
   void reloadPresetCombo();

@@ -67,13 +67,26 @@ void OrthoViews::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSt
   statistics_.reset();
   std::optional<WindowLevel> defaultWl;
   if (volume_ && !keep) defaultWl = defaultWindowLevel(statistics());
-  syncing_ = true;
-  for (SliceView* v : views_) v->setVolume(volume_, keep, defaultWl);
-  syncing_ = false;
-  if (volume_ && !keep) {
+  if (volume_ && !keep)
     crosshair_ = volume_->worldPosition(0.5 * (volume_->nx() - 1), 0.5 * (volume_->ny() - 1),
                                         0.5 * (volume_->nz() - 1));
-    for (SliceView* v : views_) v->setCrosshair(crosshair_);
+  ++previewGeneration_;  // supersedes preview steps still on their way
+  auto updateView = [this, keep, defaultWl](std::size_t i) {
+    syncing_ = true;
+    views_[i]->setVolume(volume_, keep, defaultWl);
+    if (volume_ && !keep) views_[i]->setCrosshair(crosshair_);
+    syncing_ = false;
+  };
+  if (keepViewState && volume_) {
+    // A live preview: the three views take it one per event-loop turn, so each frame renders
+    // one slice (about 20 ms under software OpenGL) instead of all three in one long frame.
+    for (std::size_t i = 0; i < views_.size(); ++i)
+      QTimer::singleShot(static_cast<int>(i) * kPreviewStaggerMs, this,
+                         [this, i, updateView, generation = previewGeneration_] {
+                           if (generation == previewGeneration_) updateView(i);
+                         });
+  } else {
+    for (std::size_t i = 0; i < views_.size(); ++i) updateView(i);
   }
   if (threeD_ != nullptr && update3D) {
     // In its own event: the slices reach the screen first, and the event loop never sees the

@@ -30,6 +30,9 @@ class OrthoViews : public QWidget {
   Q_OBJECT
 
  public:
+  // Live previews reach the three slice views this far apart, one render per frame.
+  static constexpr int kPreviewStaggerMs = 30;
+
   enum class Layout { FourUp, ThreeSlices, OneUp };
 
   explicit OrthoViews(QWidget* parent = nullptr);
@@ -103,6 +106,7 @@ class OrthoViews : public QWidget {
   bool syncing_ = false;    // guards the fan-out of one view's change to the others
   bool pending3D_ = false;  // a 3-D update is queued (see setVolume)
   bool pending3DKeep_ = false;
+  std::uint64_t previewGeneration_ = 0;
 };
 
 }  // namespace tomowb::render

@@ -225,6 +225,18 @@ void VolumeView3D::setCrosshair(const Eigen::Vector3d& worldMm) {
   }
 }
 
+void VolumeView3D::warmUp() {
+  if (warmedUp_ || volume_ || !isVisible()) return;
+  warmedUp_ = true;
+  setVolume(std::make_shared<Volume>(Volume::centred({8, 8, 8}, Eigen::Vector3d::Ones())));
+  opacity_->RemoveAllPoints();  // nothing of it is seen
+  opacity_->AddPoint(-1.0, 0.0);
+  opacity_->AddPoint(1.0, 0.0);
+  outline_->VisibilityOff();
+  (void)grabImage();  // renders now, in this context
+  setVolume(nullptr);
+}
+
 void VolumeView3D::updateTransferFunctions() {
   const double lo = windowLevel_.lower(), hi = windowLevel_.upper();
   fillColourTransferFunction(colours_, colourMap_, lo, hi);

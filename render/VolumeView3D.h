@@ -43,6 +43,10 @@ class VolumeView3D : public VtkOpenGLWidget {
   // keepViewState: keep the camera (live previews); a volume on the same grid only swaps the
   // voxel array.
   void setVolume(std::shared_ptr<const Volume> volume, bool keepViewState = false);
+  // Draws a tiny invisible volume once, so the ray caster's shaders are compiled before the
+  // first real volume arrives (that first draw took ~70 ms under software OpenGL, in the frame
+  // that shows a run's result). Does nothing once a volume has been shown. Needs a shown widget.
+  void warmUp();
   const std::shared_ptr<const Volume>& volume() const noexcept { return volume_; }
 
   void setWindowLevel(double window, double level);
@@ -86,6 +90,7 @@ class VolumeView3D : public VtkOpenGLWidget {
   Mode mode_ = Mode::VolumeRendering;
   bool forcePlanes_ = false;
   bool supportChecked_ = false;
+  bool warmedUp_ = false;
 };
 
 }  // namespace tomowb::render

@@ -21,6 +21,10 @@ void EventLoopMonitor::reset() {
   lastBeatNs_ = clock_.nsecsElapsed();
 }
 
+void EventLoopMonitor::excuse() {
+  lastBeatNs_ = clock_.nsecsElapsed();
+}
+
 void EventLoopMonitor::beat() {
   const qint64 now = clock_.nsecsElapsed();
   const double gapMs = static_cast<double>(now - lastBeatNs_) / 1e6;

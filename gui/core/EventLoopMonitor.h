@@ -15,7 +15,10 @@ class EventLoopMonitor : public QObject {
 
  public:
   explicit EventLoopMonitor(QObject* parent = nullptr, int periodMs = 10);
-  void reset();                                      // forget the maximum so far
+  void reset();  // forget the maximum so far
+  // The time since the last beat is not a stall (the caller did deliberate work, such as a
+  // screenshot for a script): the next beat counts from now.
+  void excuse();
   double maxStallMs() const { return maxStallMs_; }  // longest gap beyond the period
   double lastStallMs() const { return lastStallMs_; }
 

@@ -44,6 +44,8 @@ TEST(ViewArea, ShowsAVolumeAndKeepsViewStateForLivePreviews) {
   views[0]->setZoomFactor(1.5);
   area.orthoViews().setWindowLevel(50, 25);
   area.setVolume(ballVolume(200.0f), "ball (iteration 2)", true);
+  // A live preview reaches the three views a few event-loop turns apart (one render per frame).
+  QTest::qWait(4 * render::OrthoViews::kPreviewStaggerMs + 50);
   EXPECT_EQ(views[0]->slice(), 20);
   EXPECT_NEAR(views[0]->zoomFactor(), 1.5, 1e-9);
   EXPECT_EQ(views[1]->windowLevel(), (render::WindowLevel{50, 25}));
