@@ -558,6 +558,12 @@ QStringList GeometryPanel::warnings() const {
   return texts;
 }
 
+void GeometryPanel::setRedundancyMode(fdk::RedundancyMode mode) {
+  if (mode == chosenRedundancy_) return;
+  chosenRedundancy_ = mode;
+  updateWarnings();
+}
+
 void GeometryPanel::updateWarnings() {
   warningList_->clear();
   if (!edited_) return;
@@ -622,18 +628,37 @@ void GeometryPanel::updateWarnings() {
     const double neededDeg = 180.0 + (g.beam() == BeamKind::Cone
                                           ? 2.0 * plan.halfFanAngleRad() * 180.0 / std::numbers::pi
                                           : 0.0);
+    // Whether the algorithm panel's redundancy choice matches what this scan needs.
+    const bool chosenMatches =
+        chosenRedundancy_ == fdk::RedundancyMode::Auto || chosenRedundancy_ == plan.mode();
+    const QString chosen = QString::fromUtf8(fdk::toString(chosenRedundancy_).data(),
+                                             int(fdk::toString(chosenRedundancy_).size()));
     switch (plan.mode()) {
       case fdk::RedundancyMode::Parker:
-        addWarning(tr("Short scan (%1°): FDK must use Parker weights (redundancy Auto or Parker); "
-                      "Full-scan or no weights give a bright/dark streak across the volume.")
-                       .arg(coverageDeg, 0, 'f', 1),
-                   true);
+        if (chosenMatches)
+          addWarning(tr("Short scan (%1°): FDK uses Parker weights (redundancy %2).")
+                         .arg(coverageDeg, 0, 'f', 1)
+                         .arg(chosen),
+                     false);
+        else
+          addWarning(tr("Short scan (%1°) but the algorithm's redundancy weights are '%2': set "
+                        "Auto or Parker, or the volume gets a bright/dark streak across it.")
+                         .arg(coverageDeg, 0, 'f', 1)
+                         .arg(chosen),
+                     true);
         break;
       case fdk::RedundancyMode::OffsetDetector:
-        addWarning(tr("Offset detector: FDK must use offset-detector (Wang) weights (redundancy "
-                      "Auto or OffsetDetector); without them the doubly measured centre comes "
-                      "out too bright."),
-                   true);
+        if (chosenMatches)
+          addWarning(tr("Offset detector: FDK uses offset-detector (Wang) weights (redundancy "
+                        "%1).")
+                         .arg(chosen),
+                     false);
+        else
+          addWarning(tr("Offset detector but the algorithm's redundancy weights are '%1': set "
+                        "Auto or Offset detector, or the doubly measured centre comes out too "
+                        "bright.")
+                         .arg(chosen),
+                     true);
         break;
       default:
         break;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gui/core/GeometryForm.h"
+#include "recon/fdk/FdkWeights.h"
 #include "recon/geometry/Geometry.h"
 
 class QComboBox;
@@ -69,6 +70,9 @@ class GeometryPanel : public QWidget {
 
  public slots:
   void revert();  // back to the workspace's geometry
+  // The algorithm panel's redundancy weights: a short scan or offset detector whose weights do
+  // not match becomes a warning.
+  void setRedundancyMode(tomowb::fdk::RedundancyMode mode);
   void setSelectedView(int view);
 
  signals:
@@ -116,6 +120,7 @@ class GeometryPanel : public QWidget {
   WeightProfileWidget* weights_ = nullptr;
   render::GeometryScene* scene_ = nullptr;
   QPushButton *applyButton_ = nullptr, *revertButton_ = nullptr;
+  fdk::RedundancyMode chosenRedundancy_ = fdk::RedundancyMode::Auto;
 };
 
 }  // namespace tomowb::gui

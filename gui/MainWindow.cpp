@@ -444,6 +444,9 @@ void MainWindow::connectSignals() {
           &ConsistencyView::setSelectedView);
   connect(dataPanel_, &DataPanel::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
   connect(algorithmPanel_, &AlgorithmPanel::runRequested, this, [this] { startRun(); });
+  // The geometry editor warns when a short scan or offset detector lacks its weights.
+  connect(algorithmPanel_, &AlgorithmPanel::paramsChanged, this,
+          [this] { geometryPanel_->setRedundancyMode(algorithmPanel_->params().redundancy); });
 
   // Runs: progress in the status bar, previews into the views, results into the workspace.
   connect(runs_.get(), &RunController::runStarted, this, [this](int) {

@@ -116,6 +116,14 @@ TEST(GeometryPanel, ApplyKeepsTheDataShapeAndShowsWarnings) {
   EXPECT_NE(panel.warnings().join("\n").indexOf("Offset detector"), -1)
       << panel.warnings().join("\n").toStdString();
   EXPECT_NE(panel.warnings().join("\n").indexOf("Truncation"), -1);
+  // The algorithm panel's weights: Auto is fine, none is a warning that names the choice.
+  const QString missing = QStringLiteral("redundancy weights are");
+  EXPECT_EQ(panel.warnings().join("\n").indexOf(missing), -1);
+  panel.setRedundancyMode(fdk::RedundancyMode::None);
+  EXPECT_NE(panel.warnings().join("\n").indexOf(missing), -1)
+      << panel.warnings().join("\n").toStdString();
+  panel.setRedundancyMode(fdk::RedundancyMode::OffsetDetector);
+  EXPECT_EQ(panel.warnings().join("\n").indexOf(missing), -1);
   EXPECT_FALSE(panel.weightProfile().values().empty());
   panel.setSelectedView(9);
   EXPECT_EQ(panel.scene().selectedView(), 9);
