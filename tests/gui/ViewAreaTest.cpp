@@ -44,8 +44,11 @@ TEST(ViewArea, ShowsAVolumeAndKeepsViewStateForLivePreviews) {
   views[0]->setZoomFactor(1.5);
   area.orthoViews().setWindowLevel(50, 25);
   area.setVolume(ballVolume(200.0f), "ball (iteration 2)", true);
-  // A live preview reaches the three views a few event-loop turns apart (one render per frame).
-  QTest::qWait(4 * render::OrthoViews::kPreviewStaggerMs + 50);
+  // A live preview reaches the three views a few event-loop turns apart (one render per frame);
+  // under load a turn can take long, so wait for the last view rather than a fixed time.
+  const Eigen::Vector3d probe = area.volume()->worldPosition(24, 20, 16);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return views[0]->valueAt(probe) > 150.0f; }, 10000));
+  QTest::qWait(3 * render::OrthoViews::kPreviewStaggerMs + 100);  // the other two views
   EXPECT_EQ(views[0]->slice(), 20);
   EXPECT_NEAR(views[0]->zoomFactor(), 1.5, 1e-9);
   EXPECT_EQ(views[1]->windowLevel(), (render::WindowLevel{50, 25}));
