@@ -171,23 +171,12 @@ void GridOptions::addTo(CLI::App& app) {
 }
 
 fdk::VolumeGrid GridOptions::build(const Geometry& geometry) const {
-  const fdk::FdkWeightPlan plan(geometry, fdk::RedundancyMode::None);
-  const fdk::ViewFrame& f = plan.frame(0);
-  const double voxel = voxelMm > 0 ? voxelMm : f.isocentrePitchMm;
-  VolumeShape s;
-  if (!shape.empty()) {
-    s = {shape[0], shape[1], shape[2]};
-  } else if (size > 0) {
-    s = {size, size, size};
-  } else {
-    // Cover the field of view in-plane and the detector's height at the isocentre.
-    const auto inPlane = std::int64_t(std::ceil(2.0 * plan.fieldOfViewRadiusMm() / voxel));
-    const double heightMm = double(geometry.detector().rows) * geometry.view(0).v.norm() *
-                            f.sourceToIsocentreMm / f.sourceToDetectorMm;
-    s = {std::max<std::int64_t>(inPlane, 1), std::max<std::int64_t>(inPlane, 1),
-         std::max<std::int64_t>(std::int64_t(heightMm / voxel), 1)};
-  }
-  fdk::VolumeGrid grid = fdk::VolumeGrid::centred(s, Eigen::Vector3d::Constant(voxel));
+  // The default grid covers the field of view; --shape or --size replace its shape.
+  fdk::VolumeGrid grid = fdk::VolumeGrid::coveringFieldOfView(geometry, voxelMm);
+  if (!shape.empty())
+    grid = fdk::VolumeGrid::centred({shape[0], shape[1], shape[2]}, grid.voxelSizeMm);
+  else if (size > 0)
+    grid = fdk::VolumeGrid::centred({size, size, size}, grid.voxelSizeMm);
   if (!originMm.empty()) grid.originMm = Eigen::Vector3d(originMm[0], originMm[1], originMm[2]);
   return grid;
 }

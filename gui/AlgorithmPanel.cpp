@@ -102,18 +102,7 @@ void applyAlgorithmPreset(const nlohmann::json& j, fdk::FdkParams& p, const QStr
 }
 
 fdk::VolumeGrid autoVolumeGrid(const Geometry& geometry) {
-  if (geometry.viewCount() == 0) throw ParameterError("geometry", "has no views");
-  // As tomowb-cli's GridOptions::build without options (cli/CliSupport.cpp).
-  const fdk::FdkWeightPlan plan(geometry, fdk::RedundancyMode::None);
-  const fdk::ViewFrame& f = plan.frame(0);
-  const double voxel = f.isocentrePitchMm;
-  const auto inPlane =
-      std::max<std::int64_t>(std::int64_t(std::ceil(2.0 * plan.fieldOfViewRadiusMm() / voxel)), 1);
-  const double heightMm = double(geometry.detector().rows) * geometry.view(0).v.norm() *
-                          f.sourceToIsocentreMm / f.sourceToDetectorMm;
-  const VolumeShape shape{inPlane, inPlane,
-                          std::max<std::int64_t>(std::int64_t(heightMm / voxel), 1)};
-  return fdk::VolumeGrid::centred(shape, Eigen::Vector3d::Constant(voxel));
+  return fdk::VolumeGrid::coveringFieldOfView(geometry);  // as tomowb-cli's default grid
 }
 
 QSize AlgorithmPanel::sizeHint() const {

@@ -15,6 +15,20 @@ VolumeGrid VolumeGrid::centred(VolumeShape shape, const Eigen::Vector3d& voxelSi
   return {shape, voxelSizeMm, -0.5 * voxelSizeMm.cwiseProduct(extent)};
 }
 
+VolumeGrid VolumeGrid::coveringFieldOfView(const Geometry& geometry, double voxelMm) {
+  if (geometry.viewCount() == 0) throw ParameterError("geometry", "has no views");
+  const FdkWeightPlan plan(geometry, RedundancyMode::None);
+  const ViewFrame& f = plan.frame(0);
+  const double voxel = voxelMm > 0 ? voxelMm : f.isocentrePitchMm;
+  const auto inPlane =
+      std::max<std::int64_t>(std::int64_t(std::ceil(2.0 * plan.fieldOfViewRadiusMm() / voxel)), 1);
+  const double heightMm = double(geometry.detector().rows) * geometry.view(0).v.norm() *
+                          f.sourceToIsocentreMm / f.sourceToDetectorMm;
+  const VolumeShape shape{inPlane, inPlane,
+                          std::max<std::int64_t>(std::int64_t(heightMm / voxel), 1)};
+  return centred(shape, Eigen::Vector3d::Constant(voxel));
+}
+
 namespace {
 // The geometry of the filtered stack: the detector widened by the plan's column extension.
 Geometry extendedGeometry(const Geometry& g, FdkWeightPlan::ColumnExtension e) {

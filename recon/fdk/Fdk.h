@@ -22,6 +22,10 @@ struct VolumeGrid {
   Eigen::Vector3d originMm = Eigen::Vector3d::Zero();
   // A grid centred on the isocentre.
   static VolumeGrid centred(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm);
+  // The grid FDK reconstructs by default: centred, cubic voxels of `voxelMm` (<= 0: the detector
+  // pitch scaled to the isocentre), covering the field of view in-plane and the detector's
+  // height at the isocentre. Throws ParameterError for a geometry without views.
+  static VolumeGrid coveringFieldOfView(const Geometry& geometry, double voxelMm = 0.0);
 };
 
 struct FdkParams {
