@@ -7,12 +7,17 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <iterator>
 #include <numbers>
 
 #include "recon/core/Error.h"
+#include "recon/core/MemoryBudget.h"
+#include "recon/cuda/GpuDevices.h"
 #include "recon/fdk/FdkWeights.h"
 #include "recon/geometry/GeometryJson.h"
+#include "recon/io/AtomicFileWriter.h"
 #include "recon/phantom/CnrPhantom.h"
+#include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::cli {
 
@@ -73,20 +78,281 @@ void ProgressBar::finish() {
   }
 }
 
+// --- Telemetry ------------------------------------------------------------------------------
+
+namespace {
+
+// The columns of --telemetry FILE: the event's own figures, then the NVML sample's.
+constexpr const char* kTelemetryColumns[] = {"step",
+                                             "variant",
+                                             "device",
+                                             "seconds",
+                                             "voxel_updates",
+                                             "gups",
+                                             "bytes",
+                                             "bandwidth_gbps",
+                                             "device_memory_bytes",
+                                             "elapsed_s",
+                                             "utilisation_percent",
+                                             "memory_utilisation_percent",
+                                             "sm_clock_mhz",
+                                             "memory_clock_mhz",
+                                             "power_w",
+                                             "temperature_c"};
+constexpr std::size_t kTelemetryColumnCount = std::size(kTelemetryColumns);
+
+std::string numberText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+std::string lowerExtension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+}  // namespace
+
+// One row of the telemetry file; a cell is empty where the row has no such figure.
+struct TelemetryLog::Row {
+  std::string text[kTelemetryColumnCount];
+  std::optional<double> number[kTelemetryColumnCount];
+
+  void set(std::size_t column, double value) {
+    number[column] = value;
+    text[column] = numberText(value);
+  }
+};
+
+TelemetryLog::TelemetryLog() : started_(std::chrono::steady_clock::now()) {}
+
+TelemetryLog::~TelemetryLog() {
+  stopGpuSampling();
+}
+
+double TelemetryLog::elapsedSeconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
 void TelemetryLog::publish(const TelemetryEvent& event) {
+  const double elapsed = elapsedSeconds();
   std::lock_guard lock(mutex_);
-  events_.push_back(event);
+  events_.emplace_back(elapsed, event);
+}
+
+std::vector<TelemetryEvent> TelemetryLog::events() const {
+  std::lock_guard lock(mutex_);
+  std::vector<TelemetryEvent> out;
+  out.reserve(events_.size());
+  for (const auto& [elapsed, e] : events_) out.push_back(e);
+  return out;
 }
 
 nlohmann::json TelemetryLog::toJson() const {
   nlohmann::json out = nlohmann::json::array();
-  for (const TelemetryEvent& e : events_)
-    out.push_back({{"step", e.step},
-                   {"variant", e.variant},
-                   {"seconds", e.seconds},
-                   {"voxelUpdates", e.voxelUpdates},
-                   {"gups", e.gups()}});
+  for (const TelemetryEvent& e : events()) {
+    nlohmann::json item{{"step", e.step},
+                        {"variant", e.variant},
+                        {"seconds", e.seconds},
+                        {"voxelUpdates", e.voxelUpdates},
+                        {"gups", e.gups()}};
+    if (e.device >= 0) item["device"] = e.device;
+    if (e.bytesMoved > 0) {
+      item["bytes"] = e.bytesMoved;
+      item["bandwidthGBps"] = e.bandwidthGBps();
+    }
+    if (e.deviceMemoryBytes > 0) item["deviceMemoryBytes"] = e.deviceMemoryBytes;
+    out.push_back(std::move(item));
+  }
   return out;
+}
+
+bool TelemetryLog::startGpuSampling(std::vector<int> devices, std::chrono::milliseconds interval) {
+  stopGpuSampling();
+  if (!monitor_) monitor_ = std::make_unique<GpuMonitor>();
+  if (!monitor_->available() || monitor_->deviceCount() == 0) return false;
+  if (devices.empty())
+    for (int d = 0; d < monitor_->deviceCount(); ++d) devices.push_back(d);
+  {
+    std::lock_guard lock(stopMutex_);
+    stopRequested_ = false;
+  }
+  sampler_ = std::thread(
+      [this, devices = std::move(devices), interval] { sampleLoop(devices, interval); });
+  return true;
+}
+
+void TelemetryLog::stopGpuSampling() {
+  {
+    std::lock_guard lock(stopMutex_);
+    stopRequested_ = true;
+  }
+  stopSignal_.notify_all();
+  if (sampler_.joinable()) sampler_.join();
+}
+
+void TelemetryLog::sampleLoop(std::vector<int> devices, std::chrono::milliseconds interval) {
+  std::unique_lock stopLock(stopMutex_);
+  do {
+    stopLock.unlock();
+    for (const int device : devices) {
+      std::optional<GpuSample> sample = monitor_->sample(device);
+      if (!sample) continue;
+      const double elapsed = elapsedSeconds();
+      std::lock_guard lock(mutex_);
+      gpuSamples_.emplace_back(elapsed, std::move(*sample));
+    }
+    stopLock.lock();
+  } while (!stopSignal_.wait_for(stopLock, interval, [this] { return stopRequested_; }));
+}
+
+std::vector<TelemetryLog::Row> TelemetryLog::rows() const {
+  std::lock_guard lock(mutex_);
+  std::vector<Row> out;
+  for (const auto& [elapsed, e] : events_) {
+    Row r;
+    r.text[0] = e.step;
+    r.text[1] = e.variant;
+    r.set(2, e.device);
+    r.set(3, e.seconds);
+    r.set(4, e.voxelUpdates);
+    if (e.voxelUpdates > 0) r.set(5, e.gups());
+    r.set(6, e.bytesMoved);
+    if (e.bytesMoved > 0) r.set(7, e.bandwidthGBps());
+    if (e.deviceMemoryBytes > 0) r.set(8, e.deviceMemoryBytes);
+    r.set(9, elapsed);
+    out.push_back(std::move(r));
+  }
+  for (const auto& [elapsed, g] : gpuSamples_) {
+    Row r;
+    r.text[0] = "nvml";
+    r.set(2, g.device);
+    r.set(8, double(g.memoryUsedBytes));  // every process on the device, the driver's included
+    r.set(9, elapsed);
+    if (g.gpuUtilisationPercent) r.set(10, *g.gpuUtilisationPercent);
+    if (g.memoryUtilisationPercent) r.set(11, *g.memoryUtilisationPercent);
+    if (g.smClockMHz) r.set(12, *g.smClockMHz);
+    if (g.memoryClockMHz) r.set(13, *g.memoryClockMHz);
+    if (g.powerWatts) r.set(14, *g.powerWatts);
+    if (g.temperatureCelsius) r.set(15, *g.temperatureCelsius);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string TelemetryLog::csv() const {
+  std::string text;
+  for (std::size_t c = 0; c < kTelemetryColumnCount; ++c) {
+    if (c > 0) text += ',';
+    text += kTelemetryColumns[c];
+  }
+  text += '\n';
+  for (const Row& r : rows()) {
+    for (std::size_t c = 0; c < kTelemetryColumnCount; ++c) {
+      if (c > 0) text += ',';
+      text += csvField(r.text[c]);
+    }
+    text += '\n';
+  }
+  return text;
+}
+
+nlohmann::json TelemetryLog::rowsJson() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Row& r : rows()) {
+    nlohmann::json item = nlohmann::json::object();
+    for (std::size_t c = 0; c < kTelemetryColumnCount; ++c) {
+      if (r.number[c] && *r.number[c] == std::trunc(*r.number[c]) &&
+          std::abs(*r.number[c]) < 0x1p53)
+        item[kTelemetryColumns[c]] = static_cast<std::int64_t>(*r.number[c]);  // counts, indices
+      else if (r.number[c])
+        item[kTelemetryColumns[c]] = *r.number[c];
+      else if (!r.text[c].empty())
+        item[kTelemetryColumns[c]] = r.text[c];
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+void TelemetryLog::writeFile(const std::string& path) const {
+  const std::string ext = lowerExtension(path);
+  if (ext != ".csv" && ext != ".json")
+    throw ParameterError("--telemetry", "'" + path + "': the name must end in .csv or .json");
+  io::AtomicFileWriter out(path);
+  out.write(ext == ".csv" ? csv() : rowsJson().dump(2) + "\n");
+  out.commit();
+}
+
+void TelemetryFileOptions::addTo(CLI::App& app) {
+  app.add_option("--telemetry", path,
+                 "write every telemetry event (and NVML samples of the GPUs during a GPU run, "
+                 "every 100 ms) to FILE: .csv, or .json with the same rows")
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            const std::string ext = lowerExtension(name);
+            return ext == ".csv" || ext == ".json" ? std::string()
+                                                   : "the name must end in .csv or .json";
+          },
+          "FILE.csv|FILE.json"));
+}
+
+namespace {
+
+// The bytes `text` stands for, or why it is not a size (`why` set, 0 returned).
+std::uint64_t byteSize(const std::string& text, std::string* why) {
+  const auto fail = [&](const std::string& problem) -> std::uint64_t {
+    *why = "'" + text + "' " + problem;
+    return 0;
+  };
+  const char* kNotASize =
+      "is not a size: give bytes, or a number with K, M, G, T or KiB, MiB, GiB, TiB (x1024) or "
+      "KB, MB, GB, TB (x1000), e.g. 512M or 1.5GiB";
+  std::size_t end = 0;
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.'))
+    ++end;
+  if (end == 0 || std::count(text.begin(), text.begin() + long(end), '.') > 1 || text[0] == '.')
+    return fail(kNotASize);
+  const double number = std::stod(text.substr(0, end));
+  std::string unit = text.substr(end);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+  std::transform(unit.begin(), unit.end(), unit.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1.0},       {"b", 1.0},    {"k", 0x1p10},   {"kib", 0x1p10}, {"m", 0x1p20},
+      {"mib", 0x1p20}, {"g", 0x1p30}, {"gib", 0x1p30}, {"t", 0x1p40},   {"tib", 0x1p40},
+      {"kb", 1e3},     {"mb", 1e6},   {"gb", 1e9},     {"tb", 1e12}};
+  const auto* found = std::find_if(std::begin(kUnits), std::end(kUnits),
+                                   [&](const auto& u) { return unit == u.first; });
+  if (found == std::end(kUnits)) return fail(kNotASize);
+  const double bytes = std::floor(number * found->second);
+  if (!(bytes >= 1.0)) return fail("is less than one byte: give a size > 0");
+  if (bytes >= 0x1p64) return fail("is 2^64 bytes or more");
+  why->clear();
+  return static_cast<std::uint64_t>(bytes);
+}
+
+}  // namespace
+
+std::uint64_t parseByteSize(std::string_view text, std::string_view option) {
+  std::string why;
+  const std::uint64_t bytes = byteSize(std::string(text), &why);
+  if (!why.empty()) throw ParameterError(option, why);
+  return bytes;
 }
 
 void GeometryOptions::addTo(CLI::App& app) {
@@ -201,7 +467,7 @@ phantom::Phantom PhantomOptions::build() const {
 }
 
 void FdkOptions::addTo(CLI::App& app) {
-  auto* g = app.add_option_group("FDK", "filter, weights and kernel variant");
+  auto* g = app.add_option_group("FDK", "filter, weights, device and kernel variant");
   g->add_option("--filter", filter, "ramp window: ram-lak, shepp-logan, cosine, hamming, hann")
       ->capture_default_str();
   g->add_option("--cutoff", cutoff, "filter cut-off as a fraction of Nyquist, (0, 1]")
@@ -211,19 +477,137 @@ void FdkOptions::addTo(CLI::App& app) {
                 "auto, full-scan, parker (short scan), offset-detector (half-fan) or none")
       ->capture_default_str();
   g->add_flag("--fov-mask", fovMask, "zero the voxels outside the field of view every view sees");
-  g->add_option("--variant", variant, "backprojection kernel variant (see 'tomowb-cli variants')")
-      ->capture_default_str();
+  g->add_option("--device", device,
+                "cpu or gpu (default: the variant's device; the CPU without --variant)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  g->add_option("--variant", variant,
+                "backprojection kernel variant (default: fdk.bp.cpu on the CPU, fdk.bp.fast on "
+                "the GPU; 'tomowb-cli variants' lists them)");
+  g->add_option("--gpu-mem-limit", gpuMemoryLimit,
+                "use at most SIZE of each GPU's memory: bytes, or 512M, 2G, 1.5GiB (x1024), "
+                "2GB (x1000) (default: the free memory)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            std::string why;
+            byteSize(text, &why);
+            return why;
+          },
+          "SIZE"));
+  g->add_option("--gpus", gpus, "CUDA device indices to run on, e.g. 0,1 (default: every GPU)")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
+  g->add_option("--tunable", tunables,
+                "NAME=VALUE: a tunable of the variant ('tomowb-cli variants'); repeatable")
+      ->allow_extra_args(false);
 }
 
-fdk::FdkParams FdkOptions::build(const fdk::VolumeGrid& grid) const {
+namespace {
+
+std::string variantNames(const std::vector<const KernelVariant*>& variants) {
+  std::string names;
+  for (const KernelVariant* v : variants) {
+    if (!names.empty()) names += ", ";
+    names += v->name;
+  }
+  return names.empty() ? "none" : names;
+}
+
+std::vector<const KernelVariant*> variantsOn(bool gpu) {
+  std::vector<const KernelVariant*> out;
+  for (const KernelVariant* v : VariantRegistry::builtins().family("fdk.bp."))
+    if (v->needsGpu == gpu) out.push_back(v);
+  return out;
+}
+
+// Throws unless a GPU variant is registered and a GPU answers.
+void requireGpu(const std::string& option) {
+  const std::vector<cuda::GpuDevice> devices = cuda::listGpuDevices();
+  if (variantsOn(true).empty() || devices.empty())
+    throw ParameterError(option,
+                         "no GPU can run here (" + cuda::gpuStatus() +
+                             "); 'tomowb-cli variants' lists the kernel variants and GPUs of this "
+                             "build; run with --device cpu");
+}
+
+std::string tunableList(const KernelVariant& v) {
+  if (v.tunables.empty()) return v.name + " has no tunables";
+  std::string text = v.name + "'s tunables: ";
+  for (std::size_t i = 0; i < v.tunables.size(); ++i) {
+    const Tunable& t = v.tunables[i];
+    if (i > 0) text += ", ";
+    text += t.name + " (default " + t.defaultValue + ": " + t.description + ")";
+  }
+  return text;
+}
+
+}  // namespace
+
+fdk::FdkParams FdkOptions::build(std::vector<std::string>* warnings) const {
   fdk::FdkParams p;
-  p.volume = grid;
   p.filter.window = fdk::rampWindowFromString(filter);
   p.filter.cutoff = cutoff;
   p.redundancy = fdk::redundancyModeFromString(redundancy);
   p.fieldOfViewMask = fovMask;
-  p.variant = variant;
+
+  // The device first: --device gpu on a machine without one says so, whatever the variant.
+  if (device == "gpu") requireGpu("--device");
+  p.variant = !variant.empty() ? variant : device == "gpu" ? "fdk.bp.fast" : "fdk.bp.cpu";
+  const KernelVariant* v = VariantRegistry::builtins().find(p.variant);
+  if (v == nullptr || !v->backproject) {
+    std::string problem = "unknown FDK variant '" + p.variant + "'; this build has " +
+                          variantNames(VariantRegistry::builtins().family("fdk.bp.")) +
+                          " ('tomowb-cli variants' describes them)";
+    if (variantsOn(true).empty())
+      problem += "; GPU variants need a CUDA build and a GPU: " + cuda::gpuStatus();
+    throw ParameterError("--variant", problem);
+  }
+  if (device == "cpu" && v->needsGpu)
+    throw ParameterError("--device", "cpu: '" + v->name + "' is a GPU variant; CPU variants: " +
+                                         variantNames(variantsOn(false)));
+  if (device == "gpu" && !v->needsGpu)
+    throw ParameterError("--device", "gpu: '" + v->name + "' runs on the CPU; GPU variants: " +
+                                         variantNames(variantsOn(true)));
+  if (device.empty() && v->needsGpu) requireGpu("--variant " + v->name);
+
+  if (!gpuMemoryLimit.empty())
+    p.gpu.memoryLimitBytes = parseByteSize(gpuMemoryLimit, "--gpu-mem-limit");
+  if (!gpus.empty()) {
+    const std::vector<cuda::GpuDevice> present = cuda::listGpuDevices();
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      if (std::find(gpus.begin(), gpus.begin() + long(i), gpus[i]) != gpus.begin() + long(i))
+        throw ParameterError("--gpus", "device " + std::to_string(gpus[i]) + " is named twice");
+      if (v->needsGpu && std::none_of(present.begin(), present.end(),
+                                      [&](const cuda::GpuDevice& d) { return d.index == gpus[i]; }))
+        throw ParameterError("--gpus", "no GPU " + std::to_string(gpus[i]) + " (there are " +
+                                           std::to_string(present.size()) +
+                                           "; 'tomowb-cli variants' lists them)");
+    }
+    p.gpu.devices = gpus;
+  }
+  if (!v->needsGpu && warnings != nullptr) {
+    if (!gpuMemoryLimit.empty())
+      warnings->push_back("--gpu-mem-limit is ignored: " + v->name + " runs on the CPU");
+    if (!gpus.empty()) warnings->push_back("--gpus is ignored: " + v->name + " runs on the CPU");
+  }
+  for (const std::string& t : tunables) {
+    const auto equals = t.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw ParameterError("--tunable", "'" + t + "' is not NAME=VALUE; " + tunableList(*v));
+    const std::string name = t.substr(0, equals);
+    if (std::none_of(v->tunables.begin(), v->tunables.end(),
+                     [&](const Tunable& known) { return known.name == name; }))
+      throw ParameterError(
+          "--tunable", "'" + name + "' is not a tunable of " + v->name + "; " + tunableList(*v));
+    if (p.gpu.tunables.count(name) != 0)
+      throw ParameterError("--tunable", "'" + name + "' is given twice");
+    p.gpu.tunables[name] = t.substr(equals + 1);
+  }
   return p;
+}
+
+bool runsOnGpu(const fdk::FdkParams& params) {
+  const KernelVariant* v = VariantRegistry::builtins().find(params.variant);
+  return v != nullptr && v->needsGpu;
 }
 
 namespace {
@@ -259,17 +643,47 @@ nlohmann::json gridToJson(const fdk::VolumeGrid& grid) {
 
 nlohmann::json fdkReportToJson(const fdk::FdkReport& r) {
   return {{"variant", r.variant},
+          {"kernel", r.kernel},
+          {"device", r.device},
+          {"plan", r.plan},
           {"weighting", r.weighting},
           {"warnings", r.warnings},
           {"filterSeconds", r.filterSeconds},
           {"backprojectSeconds", r.backprojectSeconds},
           {"voxelUpdates", r.voxelUpdates},
-          {"backprojectGups", r.backprojectGups()}};
+          {"backprojectGups", r.backprojectGups()},
+          {"uploadSeconds", r.uploadSeconds},
+          {"uploadBytes", r.uploadBytes},
+          {"downloadSeconds", r.downloadSeconds},
+          {"downloadBytes", r.downloadBytes},
+          {"totalSeconds", r.totalSeconds}};
+}
+
+nlohmann::json gpuRunOptionsToJson(const fdk::GpuRunOptions& gpu) {
+  return {{"memoryLimitBytes", gpu.memoryLimitBytes},
+          {"devices", gpu.devices},
+          {"tunables", gpu.tunables}};
 }
 
 std::string formatSeconds(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f s", seconds);
+  return text;
+}
+
+std::string transferText(const fdk::FdkReport& r) {
+  const auto one = [](const char* what, double bytes, double seconds) {
+    char rate[48] = "";
+    if (seconds > 0) std::snprintf(rate, sizeof rate, " (%.1f GB/s)", bytes / seconds / 1e9);
+    return std::string(what) + " " + formatBytes(static_cast<std::uint64_t>(bytes)) + " in " +
+           formatSeconds(seconds) + rate;
+  };
+  std::string text;
+  if (r.uploadBytes > 0) text = one("upload", r.uploadBytes, r.uploadSeconds);
+  if (r.downloadBytes > 0) {
+    if (!text.empty()) text += ", ";
+    text += one("download", r.downloadBytes, r.downloadSeconds);
+  }
   return text;
 }
 

@@ -1,20 +1,27 @@
 // Shared pieces of tomowb-cli: the Ctrl-C cancel token, the progress bar on stderr, the
-// telemetry log, exit codes, and option groups used by several commands (geometry builders,
-// volume grids, phantoms).
+// telemetry log (with NVML samples during GPU runs, written by --telemetry FILE), exit codes, and
+// option groups used by several commands (geometry builders, volume grids, phantoms, FDK with its
+// device, kernel variant and GPU options).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "recon/core/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/job/GpuMonitor.h"
 #include "recon/job/JobContext.h"
 #include "recon/phantom/Phantom.h"
 
@@ -46,17 +53,61 @@ class ProgressBar : public ProgressSink {
   std::chrono::steady_clock::time_point started_, lastDraw_;
 };
 
-// Collects telemetry events, for the summary and --json.
+// Collects telemetry events with their time since the log was made, for the summary, --json and
+// --telemetry FILE; during a GPU run also NVML samples of the GPUs (utilisation, clocks, power,
+// memory), taken every `interval` on a thread of its own (GpuMonitor; nothing without NVML).
 class TelemetryLog : public TelemetrySink {
  public:
+  TelemetryLog();
+  ~TelemetryLog() override;  // stops the sampling thread
+  TelemetryLog(const TelemetryLog&) = delete;
+  TelemetryLog& operator=(const TelemetryLog&) = delete;
+
   void publish(const TelemetryEvent& event) override;
-  const std::vector<TelemetryEvent>& events() const { return events_; }
-  nlohmann::json toJson() const;
+  std::vector<TelemetryEvent> events() const;
+  nlohmann::json toJson() const;  // the events, for --json
+
+  // Samples `devices` (NVML indices, which match CUDA's where CUDA_DEVICE_ORDER=PCI_BUS_ID or
+  // all GPUs are alike; empty: every GPU) until stopGpuSampling(). Returns false, and samples
+  // nothing, when NVML is not available.
+  bool startGpuSampling(std::vector<int> devices,
+                        std::chrono::milliseconds interval = std::chrono::milliseconds(100));
+  void stopGpuSampling();
+
+  // One row per event (then one per NVML sample, step "nvml"), columns kTelemetryColumns.
+  std::string csv() const;
+  nlohmann::json rowsJson() const;  // the same rows as objects; empty cells left out
+  // Writes csv() for a .csv path, rowsJson() for .json (atomically).
+  void writeFile(const std::string& path) const;
 
  private:
-  std::mutex mutex_;
-  std::vector<TelemetryEvent> events_;
+  struct Row;
+  std::vector<Row> rows() const;
+  double elapsedSeconds() const;
+  void sampleLoop(std::vector<int> devices, std::chrono::milliseconds interval);
+
+  const std::chrono::steady_clock::time_point started_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<double, TelemetryEvent>> events_;  // (elapsed s, event)
+  std::vector<std::pair<double, GpuSample>> gpuSamples_;
+  std::unique_ptr<GpuMonitor> monitor_;
+  std::mutex stopMutex_;
+  std::condition_variable stopSignal_;
+  bool stopRequested_ = false;
+  std::thread sampler_;
 };
+
+// --telemetry FILE: .csv or .json (checked when parsing).
+struct TelemetryFileOptions {
+  std::string path;
+
+  void addTo(CLI::App& app);
+};
+
+// A byte count: plain bytes ("1073741824"), or a number with a unit: K, M, G, T and KiB, MiB,
+// GiB, TiB are powers of 1024 ("512M", "1.5GiB"); KB, MB, GB, TB powers of 1000; B is bytes.
+// Throws ParameterError naming `option` for anything else, a value < 1 byte or beyond 2^64.
+std::uint64_t parseByteSize(std::string_view text, std::string_view option);
 
 // Whether to draw progress: --progress forces it, --quiet or a non-terminal stderr hide it.
 bool progressWanted(bool forced, bool quiet);
@@ -97,17 +148,30 @@ struct PhantomOptions {
   phantom::Phantom build() const;
 };
 
-// FDK settings shared by `recon fdk` and `demo`.
+// FDK settings shared by `recon fdk` and `demo`: filter, weights, and where it runs. --device
+// cpu (the default) picks fdk.bp.cpu, --device gpu fdk.bp.fast, unless --variant names one;
+// a variant of the other device is an error, and so is --device gpu where no GPU can run (the
+// message names `tomowb-cli variants` and cuda::gpuStatus()). --gpu-mem-limit, --gpus and
+// --tunable NAME=VALUE fill params.gpu; a tunable the variant does not have is an error.
 struct FdkOptions {
   std::string filter = "ram-lak";
   double cutoff = 1.0;
   std::string redundancy = "auto";
   bool fovMask = false;
-  std::string variant = "fdk.bp.cpu";
+  std::string device;   // "cpu", "gpu" or empty: the variant's device (the CPU without one)
+  std::string variant;  // empty: by device
+  std::string gpuMemoryLimit;
+  std::vector<int> gpus;
+  std::vector<std::string> tunables;  // NAME=VALUE
 
   void addTo(CLI::App& app);
-  fdk::FdkParams build(const fdk::VolumeGrid& grid) const;
+  // The parameters without the grid (params.volume stays default). Throws ParameterError naming
+  // the option; `warnings` gets options that do not apply (GPU options of a CPU variant).
+  fdk::FdkParams build(std::vector<std::string>* warnings = nullptr) const;
 };
+
+// Whether `params.variant` runs on a GPU (a registered variant with needsGpu).
+bool runsOnGpu(const fdk::FdkParams& params);
 
 // Throws ParameterError if writing `output` would replace a file that `input` consists of, e.g.
 // `recon -i scan.json -o scan.mhd`, whose data file scan.raw is also the projections' data.
@@ -115,6 +179,10 @@ void checkOutputSparesInput(const std::string& input, const std::string& output)
 
 nlohmann::json gridToJson(const fdk::VolumeGrid& grid);
 nlohmann::json fdkReportToJson(const fdk::FdkReport& report);
+nlohmann::json gpuRunOptionsToJson(const fdk::GpuRunOptions& gpu);
 std::string formatSeconds(double seconds);
+// "upload 1.20 GiB in 0.10 s (12.9 GB/s), download 256 MiB in 0.02 s (13.4 GB/s)", or empty
+// when the run moved nothing between host and device (a CPU run).
+std::string transferText(const fdk::FdkReport& report);
 
 }  // namespace tomowb::cli

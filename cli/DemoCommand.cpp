@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "CliSupport.h"
 #include "Commands.h"
@@ -70,11 +72,15 @@ class DemoCommand : public Command {
             "folder for recon.mhd, truth.mhd, geometry.json, axial-slice.pgm, summary.json")
         ->capture_default_str();
     fdk_.addTo(*sub_);
+    telemetryFile_.addTo(*sub_);
   }
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
     const bool text = !global.quiet && !global.json;
+    std::vector<std::string> optionWarnings;
+    fdk::FdkParams params = fdk_.build(&optionWarnings);  // a bad device fails before projecting
+    for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     const double voxelMm = kFieldMm / double(size_);
     // SOD 500 mm, SDD 1000 mm: magnification 2, so 2-voxel pixels are one voxel at the isocentre.
     GeometryOptions scan;
@@ -100,10 +106,14 @@ class DemoCommand : public Command {
     const double projectSeconds = secondsSince(t0);
     bar.finish();
 
-    const fdk::VolumeGrid grid =
+    params.volume =
         fdk::VolumeGrid::centred({size_, size_, size_}, Eigen::Vector3d::Constant(voxelMm));
-    fdk::FdkJob job(projections, fdk_.build(grid));
+    const fdk::VolumeGrid& grid = params.volume;
+    fdk::FdkJob job(projections, params);
+    if (!telemetryFile_.path.empty() && runsOnGpu(params))
+      telemetry.startGpuSampling(params.gpu.devices);
     job.run(context);
+    telemetry.stopGpuSampling();
     bar.finish();
     const Volume& recon = job.result();
     const Volume truth =
@@ -135,6 +145,7 @@ class DemoCommand : public Command {
         {"views", views_},
         {"detector", {scan.cols, scan.rows}},
         {"grid", gridToJson(grid)},
+        {"gpuOptions", gpuRunOptionsToJson(params.gpu)},
         {"photons", photons_},
         {"projectSeconds", projectSeconds},
         {"fdk", fdkReportToJson(r)},
@@ -145,6 +156,7 @@ class DemoCommand : public Command {
           (outDir_ / "geometry.json").string(), (outDir_ / "axial-slice.pgm").string(),
           (outDir_ / "summary.json").string()}},
         {"telemetry", telemetry.toJson()}};
+    if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
     {
       io::AtomicFileWriter out(outDir_ / "summary.json");
       out.write(summary.dump(2) + "\n");
@@ -155,8 +167,12 @@ class DemoCommand : public Command {
                   formatSeconds(projectSeconds).c_str());
       std::printf("FDK          filter %s, backprojection %s with %s: %.2f GUPS\n",
                   formatSeconds(r.filterSeconds).c_str(),
-                  formatSeconds(r.backprojectSeconds).c_str(), r.variant.c_str(),
-                  r.backprojectGups());
+                  formatSeconds(r.backprojectSeconds).c_str(),
+                  (r.kernel.empty() ? r.variant : r.kernel).c_str(), r.backprojectGups());
+      std::printf("device       %s\n", r.device.empty() ? "CPU" : r.device.c_str());
+      if (!r.plan.empty()) std::printf("GPU plan     %s\n", r.plan.c_str());
+      if (const std::string transfers = transferText(r); !transfers.empty())
+        std::printf("transfers    %s\n", transfers.c_str());
       std::printf("weights      %s\n", r.weighting.c_str());
       std::printf("metrics      %s (%lld voxels)\n", central.description().c_str(),
                   static_cast<long long>(m.voxelCount));
@@ -184,6 +200,7 @@ class DemoCommand : public Command {
   std::uint64_t seed_ = 1;
   std::filesystem::path outDir_ = "tomowb-demo";
   FdkOptions fdk_;
+  TelemetryFileOptions telemetryFile_;
 };
 
 }  // namespace

@@ -1,5 +1,8 @@
-// `tomowb-cli recon fdk`: FDK / FBP reconstruction of a projection file.
+// `tomowb-cli recon fdk`: FDK / FBP reconstruction of a projection file, on the CPU or a GPU
+// (--device, --variant, --gpu-mem-limit, --gpus, --tunable), with --telemetry FILE.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "CliSupport.h"
 #include "Commands.h"
@@ -21,19 +24,29 @@ class ReconCommand : public Command {
         ->required();
     grid_.addTo(*sub_);
     fdk_.addTo(*sub_);
+    telemetryFile_.addTo(*sub_);
   }
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
     checkOutputSparesInput(in_, out_);
+    // The FDK options first: a bad device or variant fails before the data is read.
+    std::vector<std::string> optionWarnings;
+    fdk::FdkParams params = fdk_.build(&optionWarnings);
+    for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     const ProjectionStack projections = io::readProjections(in_);
-    const fdk::VolumeGrid grid = grid_.build(projections.geometry());
+    params.volume = grid_.build(projections.geometry());
+    const fdk::VolumeGrid& grid = params.volume;
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     TelemetryLog telemetry;
     JobContext context(interruptToken(), &bar, &telemetry);
-    fdk::FdkJob job(projections, fdk_.build(grid));
+    fdk::FdkJob job(projections, params);
+    if (!telemetryFile_.path.empty() && runsOnGpu(params))
+      telemetry.startGpuSampling(params.gpu.devices);
     job.run(context);
+    telemetry.stopGpuSampling();
     io::writeVolume(out_, job.result());
+    if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
     bar.finish();
     const fdk::FdkReport& r = job.report();
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -41,15 +54,23 @@ class ReconCommand : public Command {
       std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", out_.c_str(),
                   static_cast<long long>(grid.shape.nx), static_cast<long long>(grid.shape.ny),
                   static_cast<long long>(grid.shape.nz), grid.voxelSizeMm.x());
-      std::printf("%s\nfilter %s, backprojection %s (%s, %.2f GUPS)\n", r.weighting.c_str(),
+      std::printf("%s\n", r.weighting.c_str());
+      std::printf("kernel %s on %s\n", (r.kernel.empty() ? r.variant : r.kernel).c_str(),
+                  r.device.empty() ? "the CPU" : r.device.c_str());
+      if (!r.plan.empty()) std::printf("plan: %s\n", r.plan.c_str());
+      std::printf("filter %s, backprojection %s (%.2f GUPS), total %s\n",
                   formatSeconds(r.filterSeconds).c_str(),
-                  formatSeconds(r.backprojectSeconds).c_str(), r.variant.c_str(),
-                  r.backprojectGups());
+                  formatSeconds(r.backprojectSeconds).c_str(), r.backprojectGups(),
+                  formatSeconds(r.totalSeconds).c_str());
+      if (const std::string transfers = transferText(r); !transfers.empty())
+        std::printf("%s\n", transfers.c_str());
+      if (!telemetryFile_.path.empty()) std::printf("telemetry: %s\n", telemetryFile_.path.c_str());
     }
     printJson(global, {{"command", "recon fdk"},
                        {"input", in_},
                        {"output", out_},
                        {"grid", gridToJson(grid)},
+                       {"gpuOptions", gpuRunOptionsToJson(params.gpu)},
                        {"fdk", fdkReportToJson(r)},
                        {"telemetry", telemetry.toJson()}});
     return kExitOk;
@@ -61,6 +82,7 @@ class ReconCommand : public Command {
   std::string in_, out_;
   GridOptions grid_;
   FdkOptions fdk_;
+  TelemetryFileOptions telemetryFile_;
 };
 
 }  // namespace

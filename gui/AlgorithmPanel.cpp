@@ -199,6 +199,16 @@ void AlgorithmPanel::buildUi() {
   threads_->setRange(0, 1024);
   threads_->setSpecialValueText(tr("all (%1)").arg(omp_get_max_threads()));
   threads_->setToolTip(tr("CPU threads for filtering (and for the CPU backprojector)"));
+  gpuMemoryLimit_ = new QDoubleSpinBox(deviceBox);
+  gpuMemoryLimit_->setObjectName(QStringLiteral("gpuMemoryLimit"));
+  gpuMemoryLimit_->setRange(0.0, 1024.0);
+  gpuMemoryLimit_->setDecimals(2);
+  gpuMemoryLimit_->setSingleStep(0.5);
+  gpuMemoryLimit_->setSuffix(tr(" GiB"));
+  gpuMemoryLimit_->setSpecialValueText(tr("free memory"));
+  gpuMemoryLimit_->setToolTip(
+      tr("Use at most this much of the GPU's memory (tomowb-cli --gpu-mem-limit); the run "
+         "splits the volume into more slabs to stay below it"));
   variant_ = new QComboBox(deviceBox);
   variant_->setObjectName(QStringLiteral("variantCombo"));
   variantInfo_ = new QLabel(deviceBox);
@@ -206,6 +216,7 @@ void AlgorithmPanel::buildUi() {
   variantInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   deviceForm->addRow(tr("&Device:"), device_);
   deviceForm->addRow(tr("&Threads:"), threads_);
+  deviceForm->addRow(tr("GPU &memory limit:"), gpuMemoryLimit_);
   deviceForm->addRow(tr("&Kernel:"), variant_);
   deviceForm->addRow(variantInfo_);
   layout->addWidget(deviceBox);
@@ -241,7 +252,7 @@ void AlgorithmPanel::buildUi() {
     refresh();
   });
   for (QSpinBox* s : {nx_, ny_, nz_, threads_}) connect(s, &QSpinBox::valueChanged, this, changed);
-  for (QDoubleSpinBox* s : {cutoff_, voxel_})
+  for (QDoubleSpinBox* s : {cutoff_, voxel_, gpuMemoryLimit_})
     connect(s, &QDoubleSpinBox::valueChanged, this, changed);
   connect(fovMask_, &QCheckBox::toggled, this, changed);
   connect(autoGrid_, &QPushButton::clicked, this, &AlgorithmPanel::autoVolumeFromGeometry);
@@ -297,7 +308,10 @@ void AlgorithmPanel::fillVariants() {
                           Qt::ToolTipRole);
   }
   const int keep = variant_->findData(previous);
-  variant_->setCurrentIndex(keep >= 0 ? keep : 0);
+  // A GPU's default is the variant that picks the fastest kernel for the geometry (as the CLI).
+  const int fast = variant_->findData(QStringLiteral("fdk.bp.fast"));
+  variant_->setCurrentIndex(keep >= 0 ? keep : gpu && fast >= 0 ? fast : 0);
+  gpuMemoryLimit_->setEnabled(gpu);
 }
 
 QStringList AlgorithmPanel::presetNames() const {
@@ -407,6 +421,10 @@ fdk::FdkParams AlgorithmPanel::params() const {
   p.redundancy = static_cast<fdk::RedundancyMode>(redundancy_->currentData().toInt());
   p.fieldOfViewMask = fovMask_->isChecked();
   p.variant = variant_->currentData().toString().toStdString();
+  if (const int gpu = gpuIndex(); gpu >= 0) {
+    p.gpu.devices = {gpu};
+    p.gpu.memoryLimitBytes = gpuMemoryLimitBytes();
+  }
   return p;
 }
 
@@ -420,6 +438,24 @@ void AlgorithmPanel::setParams(const fdk::FdkParams& p) {
   cutoff_->setValue(p.filter.cutoff);
   redundancy_->setCurrentIndex(redundancy_->findData(static_cast<int>(p.redundancy)));
   fovMask_->setChecked(p.fieldOfViewMask);
+  // A GPU variant selects its GPU (the first one listed if params name none), when there is one.
+  const KernelVariant* known = VariantRegistry::builtins().find(p.variant);
+  int device = 0;  // the CPU
+  if (known != nullptr && known->needsGpu) {
+    const int wanted = p.gpu.devices.empty() ? -1 : p.gpu.devices.front();
+    for (int i = 0; i < device_->count(); ++i) {
+      const int index = device_->itemData(i).toInt();
+      if (index >= 0 && (wanted < 0 || index == wanted)) {
+        device = i;
+        break;
+      }
+    }
+  }
+  if (device != device_->currentIndex()) {
+    device_->setCurrentIndex(device);
+    fillVariants();
+  }
+  gpuMemoryLimit_->setValue(double(p.gpu.memoryLimitBytes) / double(std::uint64_t{1} << 30));
   const int v = variant_->findData(QString::fromStdString(p.variant));
   if (v >= 0) variant_->setCurrentIndex(v);
   updating_ = false;
@@ -441,6 +477,10 @@ int AlgorithmPanel::threadCount() const {
 int AlgorithmPanel::gpuIndex() const {
   const int data = device_->currentData().toInt();
   return data >= 0 ? data : -1;
+}
+
+std::uint64_t AlgorithmPanel::gpuMemoryLimitBytes() const {
+  return static_cast<std::uint64_t>(std::llround(gpuMemoryLimit_->value() * double(1 << 30)));
 }
 
 void AlgorithmPanel::setVolumeEdge(int edge) {
@@ -481,7 +521,9 @@ fdk::FdkMemoryOptions AlgorithmPanel::memoryOptions() const {
   const int gpu = gpuIndex();
   if (gpu >= 0)
     for (const cuda::GpuDevice& d : cuda::listGpuDevices())
-      if (d.index == gpu) o.deviceMemoryBytes = d.totalMemoryBytes;
+      if (d.index == gpu)  // the run plans with the free memory, as it is now
+        o.deviceMemoryBytes = d.freeMemoryBytes > 0 ? d.freeMemoryBytes : d.totalMemoryBytes;
+  o.gpus = 1;  // the limit comes with params().gpu
   return o;
 }
 
@@ -516,7 +558,7 @@ bool AlgorithmPanel::validate(QString* why) const {
                     .arg(QString::fromStdString(formatBytes(e.hostNewBytes)),
                          QString::fromStdString(formatBytes(e.availableHostBytes))));
   if (e.onGpu && !e.plan.fits)
-    return fail(tr("The GPU cannot hold one volume slice and one view."));
+    return fail(tr("GPU run: %1.").arg(QString::fromStdString(e.plan.message)));
   if (why) why->clear();
   return true;
 }
@@ -552,10 +594,7 @@ void AlgorithmPanel::refresh() {
                        QString::fromStdString(formatBytes(e.filteredBytes)),
                        QString::fromStdString(formatBytes(e.volumeBytes)),
                        QString::fromStdString(formatBytes(e.previewBytes)));
-      if (e.onGpu)
-        text += tr("\nGPU: %1")
-                    .arg(QString::fromStdString(
-                        e.summary.substr(e.summary.find("; GPU ") + std::string("; GPU ").size())));
+      if (e.onGpu) text += tr("\nGPU: %1").arg(QString::fromStdString(e.gpuSummary));
     }
     memory_->setText(text);
     const bool fits = e.hostFits && (!e.onGpu || e.plan.fits);

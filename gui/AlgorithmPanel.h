@@ -1,9 +1,10 @@
 // AlgorithmPanel: the algorithm dock. Offers only what the core has (FDK for cone beams, which
 // is FBP for parallel beams): the ramp window and cut-off, the redundancy weights, the field-of-
 // view mask, the volume grid (with "Auto from geometry", as tomowb-cli's default grid), the
-// device (CPU threads, or a GPU that listGpuDevices() found; GPUs are disabled while no CUDA
-// variant is registered) and the kernel variant of that device with its description and
-// tunables. The memory estimate (host, GPU and the streaming plan; fdk::estimateFdkMemory) is
+// device (CPU threads, or a GPU that listGpuDevices() found, with an optional memory limit;
+// GPUs are disabled while no CUDA variant is registered) and the kernel variant of that device
+// with its description and tunables. The device and limit go into params().gpu. The memory
+// estimate (host, GPU and the GPU FDK planner's slabs and chunks; fdk::estimateFdkMemory) is
 // updated live, and Run stays disabled with the reason shown until the parameters are valid.
 // Presets: built-in ones from :/tomowb/presets/algorithms/*.json, user ones in QSettings
 // ("algorithmPresets/<name>"), both in the preset JSON below.
@@ -60,6 +61,8 @@ class AlgorithmPanel : public QWidget {
   int threadCount() const;
   // The GPU chosen (its listGpuDevices() index), or -1 for the CPU.
   int gpuIndex() const;
+  // The GPU memory limit in bytes (params().gpu.memoryLimitBytes); 0: the device's free memory.
+  std::uint64_t gpuMemoryLimitBytes() const;
   fdk::FdkMemoryEstimate memoryEstimate() const;
   // nx = ny = nz = edge, with the voxel size scaled to keep the in-plane extent.
   void setVolumeEdge(int edge);
@@ -109,6 +112,7 @@ class AlgorithmPanel : public QWidget {
   QPushButton* autoGrid_ = nullptr;
   QComboBox* device_ = nullptr;
   QSpinBox* threads_ = nullptr;
+  QDoubleSpinBox* gpuMemoryLimit_ = nullptr;  // GiB, 0: no limit
   QComboBox* variant_ = nullptr;
   QLabel* variantInfo_ = nullptr;
   QLabel* memory_ = nullptr;

@@ -13,6 +13,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <map>
 
 #include "gui/ExportFiles.h"
@@ -53,17 +54,23 @@ ThroughputPanel::ThroughputPanel(RunController& runs, QWidget* parent)
   gupsChart_->setTitle(tr("Throughput per step"));
   gupsChart_->setAxisTitles(tr("time since start (s)"), tr("GUPS"));
   gupsChart_->setMinimumHeight(180);
+  bandwidthChart_ = new render::ChartView(this);
+  bandwidthChart_->setTitle(tr("Transfers (GPU runs)"));
+  bandwidthChart_->setAxisTitles(tr("time since start (s)"), tr("GB/s"));
+  bandwidthChart_->setMinimumHeight(120);
   memoryChart_ = new render::ChartView(this);
   memoryChart_->setTitle(tr("Memory in use"));
   memoryChart_->setAxisTitles(tr("time since start (s)"), tr("GiB"));
   memoryChart_->setMinimumHeight(140);
-  stages_ = new QTableWidget(0, 5, this);
+  stages_ = new QTableWidget(0, 6, this);
   stages_->setHorizontalHeaderLabels(
-      {tr("Step"), tr("Variant"), tr("Count"), tr("Time (s)"), tr("GUPS")});
+      {tr("Step"), tr("Variant"), tr("Count"), tr("Time (s)"), tr("GUPS"), tr("GB/s")});
   stages_->verticalHeader()->hide();
   stages_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   stages_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-  stages_->setToolTip(tr("Per step: total wall time, and GUPS = voxel updates / that time / 1e9"));
+  stages_->setToolTip(
+      tr("Per step: total wall time, GUPS = voxel updates / that time / 1e9, and GB/s = bytes "
+         "moved / that time / 1e9"));
   hostLabel_ = new QLabel(this);
   gpuLabel_ = new QLabel(this);
   gpuLabel_->setWordWrap(true);
@@ -77,11 +84,13 @@ ThroughputPanel::ThroughputPanel(RunController& runs, QWidget* parent)
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(gupsChart_);
+  splitter->addWidget(bandwidthChart_);
   splitter->addWidget(stages_);
   splitter->addWidget(memoryChart_);
   splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 1);
-  splitter->setStretchFactor(2, 2);
+  splitter->setStretchFactor(1, 2);
+  splitter->setStretchFactor(2, 1);
+  splitter->setStretchFactor(3, 2);
   auto* buttons = new QHBoxLayout;
   buttons->addStretch(1);
   buttons->addWidget(pngButton_);
@@ -120,6 +129,7 @@ void ThroughputPanel::showRun(int runId) {
   const RunInfo* info = runs_.run(runId);
   shownRun_ = info ? runId : -1;
   gupsChart_->clear();
+  bandwidthChart_->clear();
   memoryChart_->clear();
   if (info != nullptr) {
     for (const TelemetrySample& s : info->telemetry) addTelemetryPoint(s);
@@ -196,12 +206,21 @@ void ThroughputPanel::onTelemetry(int runId, const TelemetrySample& sample) {
 }
 
 void ThroughputPanel::addTelemetryPoint(const TelemetrySample& sample) {
+  const TelemetryEvent& e = sample.event;
+  const QString step = QString::fromStdString(e.step);
   // Steps without voxel updates (file reads, filtering) have no GUPS: they show in the table.
-  if (sample.event.voxelUpdates <= 0 || sample.event.seconds <= 0) return;
-  gupsChart_->addSeries(QString::fromStdString(sample.event.step),
-                        render::ChartView::SeriesStyle::LineAndPoints);
-  gupsChart_->appendPoint(QString::fromStdString(sample.event.step), sample.elapsedSeconds,
-                          sample.event.gups());
+  if (e.voxelUpdates > 0 && e.seconds > 0) {
+    gupsChart_->addSeries(step, render::ChartView::SeriesStyle::LineAndPoints);
+    gupsChart_->appendPoint(step, sample.elapsedSeconds, e.gups());
+  }
+  if (e.bytesMoved > 0 && e.seconds > 0) {
+    bandwidthChart_->addSeries(step, render::ChartView::SeriesStyle::LineAndPoints);
+    bandwidthChart_->appendPoint(step, sample.elapsedSeconds, e.bandwidthGBps());
+  }
+  // What the run itself holds on the device, beside NVML's figure for every process.
+  if (e.deviceMemoryBytes > 0)
+    memoryChart_->appendPoint(tr("GPU %1, this run").arg(std::max(e.device, 0)),
+                              sample.elapsedSeconds, e.deviceMemoryBytes / kGiB);
 }
 
 void ThroughputPanel::addMemoryPoint(const MemorySample& sample) {
@@ -234,9 +253,13 @@ void ThroughputPanel::refreshStageTable() {
   for (int row = 0; row < static_cast<int>(totals.size()); ++row) {
     const auto& [step, t] = totals[static_cast<std::size_t>(row)];
     const double gups = t.seconds > 0 ? t.voxelUpdates / t.seconds / 1e9 : 0.0;
-    const QStringList cells = {QString::fromStdString(step), t.variant, QString::number(t.count),
+    const double gbps = t.seconds > 0 ? t.bytesMoved / t.seconds / 1e9 : 0.0;
+    const QStringList cells = {QString::fromStdString(step),
+                               t.variant,
+                               QString::number(t.count),
                                QString::number(t.seconds, 'f', 3),
-                               t.voxelUpdates > 0 ? QString::number(gups, 'f', 3) : QString()};
+                               t.voxelUpdates > 0 ? QString::number(gups, 'f', 3) : QString(),
+                               t.bytesMoved > 0 ? QString::number(gbps, 'f', 2) : QString()};
     for (int column = 0; column < cells.size(); ++column) {
       auto* item = new QTableWidgetItem(cells[column]);
       if (column >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -258,20 +281,23 @@ void ThroughputPanel::refreshHeader() {
 QString ThroughputPanel::csvText() const {
   QString text = QStringLiteral(
       "kind,elapsed_s,step,variant,seconds,voxel_updates,bytes_moved,gups,"
-      "host_resident_bytes,host_available_bytes,gpu0_used_bytes,gpu0_utilisation_percent\n");
+      "host_resident_bytes,host_available_bytes,gpu0_used_bytes,gpu0_utilisation_percent,"
+      "device,device_memory_bytes,bandwidth_gbps\n");
   const RunInfo* info = runs_.run(shownRun_);
   if (info == nullptr) return text;
   for (const TelemetrySample& s : info->telemetry) {
-    text +=
-        QStringLiteral("telemetry,%1,%2,%3,%4,%5,%6,%7,,,,\n")
-            .arg(number(s.elapsedSeconds), QString::fromStdString(s.event.step),
-                 QString::fromStdString(s.event.variant), number(s.event.seconds),
-                 number(s.event.voxelUpdates), number(s.event.bytesMoved), number(s.event.gups()));
+    const TelemetryEvent& e = s.event;
+    text += QStringLiteral("telemetry,%1,%2,%3,%4,%5,%6,%7,,,,,%8,%9,%10\n")
+                .arg(number(s.elapsedSeconds), QString::fromStdString(e.step),
+                     QString::fromStdString(e.variant), number(e.seconds), number(e.voxelUpdates),
+                     number(e.bytesMoved), number(e.gups()), QString::number(e.device),
+                     number(e.deviceMemoryBytes))
+                .arg(number(e.bandwidthGBps()));
   }
   if (const auto it = memory_.find(shownRun_); it != memory_.end()) {
     for (const MemorySample& m : it->second) {
       text +=
-          QStringLiteral("memory,%1,,,,,,,%2,%3,%4,%5\n")
+          QStringLiteral("memory,%1,,,,,,,%2,%3,%4,%5,,,\n")
               .arg(number(m.elapsedSeconds), QString::number(m.hostResidentBytes),
                    QString::number(m.hostAvailableBytes),
                    m.gpuUsedBytes ? QString::number(*m.gpuUsedBytes) : QString(),
@@ -288,6 +314,7 @@ bool ThroughputPanel::exportCsv(const QString& path, QString* error) const {
 bool ThroughputPanel::exportPng(const QString& path, QString* error) {
   // QWidget::grab renders the VTK charts (QOpenGLWidgets) through their framebuffers.
   gupsChart_->flush();
+  bandwidthChart_->flush();
   memoryChart_->flush();
   return savePngAtomically(path, grab(), error);
 }

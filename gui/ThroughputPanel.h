@@ -1,9 +1,11 @@
 // ThroughputPanel: what the current run achieves while it runs (DESIGN.md, "Telemetry",
 // "Measuring"): GUPS per telemetry step over the run's time (the step's own figure: voxel
-// updates / its wall time, so kernel-only or end to end as the step measured it), a table of
-// time per stage (filter, backproject, ...), and memory: this process's resident memory and the
-// machine's available memory, and per GPU its memory, utilisation, clocks and power from NVML
-// (or why NVML is not available). Memory is sampled by a 2 Hz timer while a run runs and kept
+// updates / its wall time, so kernel-only or end to end as the step measured it), the bandwidth
+// of steps that move data (a GPU run's fdk.upload and fdk.download: bytes / wall time), a table
+// of time per stage (filter, backproject, upload, ...), and memory: this process's resident
+// memory and the machine's available memory, the device memory a GPU run reports with its
+// events, and per GPU its memory, utilisation, clocks and power from NVML (or why NVML is not
+// available). Memory is sampled by a 2 Hz timer while a run runs and kept
 // per run, so showRun() shows any ended run's figures again. Export PNG (the panel) and CSV
 // (every telemetry event and memory sample of the shown run).
 #pragma once
@@ -44,6 +46,7 @@ class ThroughputPanel : public QWidget {
   // The run whose figures are shown (-1: none). A starting run is shown automatically.
   int shownRun() const { return shownRun_; }
   render::ChartView& gupsChart() { return *gupsChart_; }
+  render::ChartView& bandwidthChart() { return *bandwidthChart_; }
   render::ChartView& memoryChart() { return *memoryChart_; }
   QTableWidget& stageTable() { return *stages_; }
   QString gpuText() const;  // the GPU line(s) as shown
@@ -86,6 +89,7 @@ class ThroughputPanel : public QWidget {
   QLabel* hostLabel_ = nullptr;
   QLabel* gpuLabel_ = nullptr;
   render::ChartView* gupsChart_ = nullptr;
+  render::ChartView* bandwidthChart_ = nullptr;
   render::ChartView* memoryChart_ = nullptr;
   QTableWidget* stages_ = nullptr;
   QPushButton* pngButton_ = nullptr;

@@ -3,7 +3,10 @@
 
 #include <omp.h>
 
+#include <map>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "recon/core/Error.h"
 #include "recon/variant/VariantRegistry.h"
@@ -23,6 +26,10 @@ nlohmann::json fdkParamsToJson(const fdk::FdkParams& params) {
       {"redundancy", std::string(fdk::toString(params.redundancy))},
       {"fieldOfViewMask", params.fieldOfViewMask},
       {"variant", params.variant},
+      {"gpu",
+       {{"memoryLimitBytes", params.gpu.memoryLimitBytes},
+        {"devices", params.gpu.devices},
+        {"tunables", params.gpu.tunables}}},
   };
 }
 
@@ -46,6 +53,13 @@ fdk::FdkParams fdkParamsFromJson(const nlohmann::json& json) {
     p.redundancy = fdk::redundancyModeFromString(json.value("redundancy", "auto"));
     p.fieldOfViewMask = json.value("fieldOfViewMask", false);
     p.variant = json.value("variant", "fdk.bp.cpu");
+    if (json.contains("gpu")) {
+      const auto& gpu = json["gpu"];
+      p.gpu.memoryLimitBytes = gpu.value("memoryLimitBytes", std::uint64_t{0});
+      if (gpu.contains("devices")) p.gpu.devices = gpu["devices"].get<std::vector<int>>();
+      if (gpu.contains("tunables"))
+        p.gpu.tunables = gpu["tunables"].get<std::map<std::string, std::string>>();
+    }
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw ParameterError("FDK parameters", e.what());
@@ -84,12 +98,20 @@ RunSpec makeFdkRun(std::shared_ptr<const ProjectionStack> projections, fdk::FdkP
     const fdk::FdkReport& r = job.report();
     report = {
         {"variant", r.variant},
+        {"kernel", r.kernel},
+        {"device", r.device},
+        {"plan", r.plan},
         {"weighting", r.weighting},
         {"warnings", r.warnings},
         {"filterSeconds", r.filterSeconds},
         {"backprojectSeconds", r.backprojectSeconds},
         {"voxelUpdates", r.voxelUpdates},
         {"backprojectGups", r.backprojectGups()},
+        {"uploadSeconds", r.uploadSeconds},
+        {"uploadBytes", r.uploadBytes},
+        {"downloadSeconds", r.downloadSeconds},
+        {"downloadBytes", r.downloadBytes},
+        {"totalSeconds", r.totalSeconds},
         {"hostThreads", std::thread::hardware_concurrency()},
         {"cpuThreadsUsed", omp_get_max_threads()},
     };

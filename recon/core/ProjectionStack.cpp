@@ -19,7 +19,7 @@ ProjectionStack::ProjectionStack(Geometry geometry) : geometry_(std::move(geomet
       productOrThrow("projection stack size", {geometry_.viewCount(), det.rows, det.cols, 4});
   checkHostAllocation(bytes, std::to_string(geometry_.viewCount()) + " projections of " +
                                  std::to_string(det.cols) + "x" + std::to_string(det.rows));
-  pixels_.assign(static_cast<std::size_t>(bytes / 4), 0.0f);
+  pixels_.resize(static_cast<std::size_t>(bytes / 4));  // zeros: HostBufferAllocator
 }
 
 }  // namespace tomowb

@@ -1,11 +1,14 @@
 // ProjectionStack: float32 projections [view][row][col], col fastest, with the Geometry that
-// says where each pixel lies. 64-bit sizes, checked against overflow and host memory.
+// says where each pixel lies. 64-bit sizes, checked against overflow and host memory. The pixels
+// live in a host buffer that is pinned when a GPU is present (HostMemory.h), so uploads to the
+// GPU run at full speed.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "recon/core/HostMemory.h"
 #include "recon/geometry/Geometry.h"
 
 namespace tomowb {
@@ -49,7 +52,7 @@ class ProjectionStack {
 
  private:
   Geometry geometry_;
-  std::vector<float> pixels_;
+  std::vector<float, HostBufferAllocator<float>> pixels_;  // pinned when a GPU is present
 };
 
 }  // namespace tomowb

@@ -30,7 +30,7 @@ Volume::Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
   const std::uint64_t bytes = productOrThrow("volume size", {shape.nx, shape.ny, shape.nz, 4});
   checkHostAllocation(bytes, "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) +
                                  "x" + std::to_string(shape.nz) + " volume");
-  voxels_.assign(static_cast<std::size_t>(bytes / 4), 0.0f);
+  voxels_.resize(static_cast<std::size_t>(bytes / 4));  // zeros: HostBufferAllocator
 }
 
 Volume Volume::centred(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm) {

@@ -1,12 +1,15 @@
 // Volume: a float32 voxel grid, x fastest then y then z (index = (z*ny + y)*nx + x), with its
 // voxel size (mm per axis) and origin (world position of the centre of voxel (0,0,0)), as in
-// DESIGN.md. Sizes are 64-bit and checked for overflow and against host memory on allocation.
+// DESIGN.md. Sizes are 64-bit and checked for overflow and against host memory on allocation;
+// the voxels live in a host buffer that is pinned when a GPU is present (HostMemory.h).
 #pragma once
 
 #include <Eigen/Core>
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "recon/core/HostMemory.h"
 
 namespace tomowb {
 
@@ -64,7 +67,7 @@ class Volume {
   VolumeShape shape_;
   Eigen::Vector3d voxelSizeMm_ = Eigen::Vector3d::Ones();
   Eigen::Vector3d originMm_ = Eigen::Vector3d::Zero();
-  std::vector<float> voxels_;
+  std::vector<float, HostBufferAllocator<float>> voxels_;  // pinned when a GPU is present
 };
 
 }  // namespace tomowb

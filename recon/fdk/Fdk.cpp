@@ -29,8 +29,6 @@ VolumeGrid VolumeGrid::coveringFieldOfView(const Geometry& geometry, double voxe
   return centred(shape, Eigen::Vector3d::Constant(voxel));
 }
 
-namespace {
-// The geometry of the filtered stack: the detector widened by the plan's column extension.
 Geometry extendedGeometry(const Geometry& g, FdkWeightPlan::ColumnExtension e) {
   if (e.before == 0 && e.after == 0) return g;
   std::vector<View> views = g.views();
@@ -38,7 +36,6 @@ Geometry extendedGeometry(const Geometry& g, FdkWeightPlan::ColumnExtension e) {
   return Geometry(g.beam(), {g.detector().cols + e.before + e.after, g.detector().rows},
                   std::move(views));
 }
-}  // namespace
 
 ProjectionStack filterProjections(const ProjectionStack& projections, const FdkWeightPlan& plan,
                                   const RampFilterParams& filter, JobContext& context) {
@@ -148,18 +145,26 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
   report.weighting = plan.summary();
   report.warnings = plan.warnings();
 
+  const auto started = std::chrono::steady_clock::now();
   Volume volume(params.volume.shape, params.volume.voxelSizeMm, params.volume.originMm);
-  ReportingTelemetry telemetry(context, report);
-  ScaledProgress progress(context);
-  IntermediateForwarder intermediates(context);
-  JobContext inner(context.cancelToken(), &progress, &telemetry,
-                   context.wantsIntermediates() ? &intermediates : nullptr);
-  {
+  if (variant.reconstruct) {
+    // GPU variants weight, filter and backproject on the device and report their own telemetry.
+    variant.reconstruct(projections, plan, params, volume, context, report);
+  } else {
+    report.kernel = variant.name;
+    report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
+    ReportingTelemetry telemetry(context, report);
+    ScaledProgress progress(context);
+    IntermediateForwarder intermediates(context);
+    JobContext inner(context.cancelToken(), &progress, &telemetry,
+                     context.wantsIntermediates() ? &intermediates : nullptr);
     const ProjectionStack filtered = filterProjections(projections, plan, params.filter, inner);
     variant.backproject(filtered, volume, inner);
   }
   context.throwIfCancelled();
   if (params.fieldOfViewMask) applyFieldOfViewMask(volume, plan.fieldOfViewRadiusMm());
+  report.totalSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (reportOut) *reportOut = std::move(report);
   return volume;
 }

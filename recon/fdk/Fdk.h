@@ -5,6 +5,8 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,25 +30,43 @@ struct VolumeGrid {
   static VolumeGrid coveringFieldOfView(const Geometry& geometry, double voxelMm = 0.0);
 };
 
+// How a GPU variant runs: the CLI's --gpu-mem-limit and --gpu, the GUI's device choice, and the
+// variant's tunables by name (KernelVariant::tunables lists them with their defaults).
+struct GpuRunOptions {
+  std::uint64_t memoryLimitBytes = 0;  // 0: the device's free memory; else at most this much
+  std::vector<int> devices;            // CUDA device indices; empty: every visible GPU
+  std::map<std::string, std::string> tunables;
+};
+
 struct FdkParams {
   VolumeGrid volume;
   RampFilterParams filter;
   RedundancyMode redundancy = RedundancyMode::Auto;
   bool fieldOfViewMask = false;  // zero voxels outside the cylinder every view sees
   std::string variant = "fdk.bp.cpu";
+  GpuRunOptions gpu;
 };
 
 struct FdkReport {
   std::string variant;
   std::string weighting;  // FdkWeightPlan::summary()
   std::vector<std::string> warnings;
+  std::string kernel;  // the kernel that ran (a GPU variant may fall back, saying why)
+  std::string device;  // "CPU, 16 threads" or "2 x NVIDIA H100 80GB HBM3"
+  std::string plan;    // GPU: GpuFdkPlan::summary()
   double filterSeconds = 0;
   double backprojectSeconds = 0;
   double voxelUpdates = 0;
+  double uploadSeconds = 0, uploadBytes = 0;  // host -> device (GPU runs)
+  double downloadSeconds = 0, downloadBytes = 0;
+  double totalSeconds = 0;  // the whole reconstructFdk call
   double backprojectGups() const {
     return backprojectSeconds > 0 ? voxelUpdates / backprojectSeconds / 1e9 : 0;
   }
 };
+
+// The geometry of the filtered stack: the detector widened by the plan's column extension.
+Geometry extendedGeometry(const Geometry& geometry, FdkWeightPlan::ColumnExtension extension);
 
 // Weighted and filtered copy of the projections, ready for any backprojection variant.
 ProjectionStack filterProjections(const ProjectionStack& projections, const FdkWeightPlan& plan,

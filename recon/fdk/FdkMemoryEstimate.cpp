@@ -27,63 +27,24 @@ std::uint64_t u64(std::int64_t v) {
   return static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0));
 }
 
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
-std::string countText(std::int64_t n, const char* one, const char* many) {
-  if (n == 1) return std::string("one ") + one;
-  return std::to_string(n) + " " + many;
-}
-
-std::string planText(const FdkStreamingPlan& p) {
-  if (!p.fits) return "does not fit (not even one slice and one view)";
-  std::string text = countText(p.slabs, "slab", "slabs");
-  if (p.slabs > 1) text += " of " + std::to_string(p.slabSlices) + " slices";
-  text += ", " + countText(p.batches, "batch", "batches") + " of " + std::to_string(p.batchViews) +
-          " views";
-  return text;
-}
-
 }  // namespace
 
-FdkStreamingPlan planFdkStreaming(const VolumeShape& shape, std::int64_t views,
-                                  std::uint64_t viewBytes, std::uint64_t usableBytes,
-                                  std::int64_t maxBatchViews) {
-  FdkStreamingPlan plan;
-  const std::uint64_t sliceBytes = u64(shape.nx) * u64(shape.ny) * kFloatBytes;
-  const std::int64_t batchCap = std::max<std::int64_t>(1, std::min(views, maxBatchViews));
-  views = std::max<std::int64_t>(views, 1);
-  const std::int64_t nz = std::max<std::int64_t>(shape.nz, 1);
-  if (sliceBytes + viewBytes > usableBytes || sliceBytes == 0 || viewBytes == 0) {
-    plan.fits = sliceBytes + viewBytes <= usableBytes;
-    plan.slabs = nz;
-    plan.slabSlices = 1;
-    plan.batchViews = 1;
-    plan.batches = views;
-    plan.slabBytes = sliceBytes;
-    plan.batchBytes = viewBytes;
-    return plan;
-  }
-  // Level 1: the tallest slab that leaves room for a full batch (seed 001: fill the device with
-  // slices first, then views); if not even that, the tallest slab beside a single view.
-  const std::uint64_t fullBatchBytes = u64(batchCap) * viewBytes;
-  std::int64_t slabSlices = 0;
-  if (usableBytes > fullBatchBytes)
-    slabSlices = static_cast<std::int64_t>((usableBytes - fullBatchBytes) / sliceBytes);
-  if (slabSlices < 1)
-    slabSlices = static_cast<std::int64_t>((usableBytes - viewBytes) / sliceBytes);
-  slabSlices = std::clamp<std::int64_t>(slabSlices, 1, nz);
-  plan.slabs = ceilDiv(nz, slabSlices);
-  plan.slabSlices = ceilDiv(nz, plan.slabs);  // balance the slabs: 3 x 100, not 2 x 128 + 44
-  plan.slabBytes = u64(plan.slabSlices) * sliceBytes;
-  // Level 2: the views that fit beside the slab, at most the staging cap, balanced likewise.
-  const auto roomViews = static_cast<std::int64_t>((usableBytes - plan.slabBytes) / viewBytes);
-  const std::int64_t batchViews = std::clamp<std::int64_t>(roomViews, 1, batchCap);
-  plan.batches = ceilDiv(views, batchViews);
-  plan.batchViews = ceilDiv(views, plan.batches);
-  plan.batchBytes = u64(plan.batchViews) * viewBytes;
-  return plan;
+GpuFdkPlanInput gpuFdkPlanInput(const VolumeShape& shape, std::int64_t views, std::int64_t rows,
+                                std::int64_t cols, std::int64_t filteredCols,
+                                const std::string& variant) {
+  GpuFdkPlanInput in;
+  in.shape = shape;
+  in.views = views;
+  in.rows = rows;
+  in.cols = cols;
+  in.filteredCols = filteredCols;
+  in.fftLength = paddedRowLength(std::max<std::int64_t>(filteredCols, 1));
+  // What the kernel keeps per pixel and how it splits the volume: the pipeline's own figures.
+  const GpuKernelFootprint footprint = gpuKernelFootprint(variant);
+  in.inputBytesPerPixel = footprint.inputBytesPerPixel;
+  in.axis = footprint.axis;
+  in.maxChunkViews = 64;
+  return in;
 }
 
 FdkMemoryEstimate estimateFdkMemory(const Geometry& geometry, const FdkParams& params,
@@ -117,26 +78,38 @@ FdkMemoryEstimate estimateFdkMemory(const Geometry& geometry, const FdkParams& p
   e.previewBytes = u64(std::max(options.previewCopies, 0)) * e.volumeBytes;
 
   e.onGpu = options.deviceMemoryBytes > 0;
-  const std::uint64_t viewBytes = u64(rows) * u64(filteredCols) * kFloatBytes;
   if (e.onGpu) {
-    e.deviceMemoryBytes = options.deviceMemoryBytes;
-    const std::uint64_t usable = options.deviceMemoryBytes > options.deviceReserveBytes
-                                     ? options.deviceMemoryBytes - options.deviceReserveBytes
-                                     : 0;
-    e.plan = planFdkStreaming(shape, views, viewBytes, usable, options.maxBatchViews);
-    e.gpuBytes = e.plan.slabBytes + e.plan.batchBytes + options.deviceReserveBytes;
-    e.blockBytes = 2 * e.plan.batchBytes;  // double-buffered pinned staging
-    if (!e.plan.fits)
-      e.warnings.push_back("one volume slice and one view (" + formatBytes(viewBytes) +
-                           ") do not fit in the GPU's " + formatBytes(usable) + " usable");
+    // Weighting and filtering run on the device: no filtered copy, no per-thread filters; the
+    // chunks upload from the input stack.
+    e.filteredBytes = 0;
+    e.perThreadBytes = 0;
+    const std::uint64_t limit =
+        options.gpuMemoryLimitBytes > 0 ? options.gpuMemoryLimitBytes : params.gpu.memoryLimitBytes;
+    e.deviceMemoryBytes =
+        limit > 0 ? std::min(limit, options.deviceMemoryBytes) : options.deviceMemoryBytes;
+    e.gpus = std::max(options.gpus, 1);
+    e.planInput = gpuFdkPlanInput(shape, views, rows, cols, filteredCols, params.variant);
+    e.planInput.gpus = e.gpus;
+    e.planInput.deviceBytes = e.deviceMemoryBytes;
+    e.planInput.reserveBytes = options.deviceReserveBytes;
+    e.plan = planGpuFdk(e.planInput);
+    if (e.plan.fits) {
+      e.gpuBytes = e.plan.deviceBytes;
+      e.gpuSummary = e.plan.summary() + " (of " + formatBytes(e.deviceMemoryBytes) +
+                     (e.gpus > 1 ? " on each of " + std::to_string(e.gpus) + " GPUs)" : ")");
+    } else {
+      e.gpuSummary = e.plan.message;
+      e.warnings.push_back("GPU run: " + e.plan.message);
+    }
   } else {
     const std::int64_t paddedView = (filteredCols + 2) * (rows + 2);
     const std::int64_t blockViews = std::clamp<std::int64_t>(
         kCpuBlockFloatBudget / std::max<std::int64_t>(paddedView, 1), 1, kCpuMaxViewsPerBlock);
     e.blockBytes =
         u64(std::min(blockViews, std::max<std::int64_t>(views, 1))) * u64(paddedView) * kFloatBytes;
-    e.plan.slabSlices = shape.nz;
-    e.plan.batchViews = views;
+    e.plan.taskSlices = shape.nz;
+    e.plan.chunkViews = views;
+    e.plan.chunks = 1;
   }
   // Peak: filtering runs with the input, the empty volume and the per-thread buffers alive; the
   // backprojection with the filtered copy and its block instead of the per-thread buffers.
@@ -152,9 +125,7 @@ FdkMemoryEstimate estimateFdkMemory(const Geometry& geometry, const FdkParams& p
                          formatBytes(options.availableHostBytes) + " is available");
 
   e.summary = "host " + formatBytes(e.hostPeakBytes);
-  if (e.onGpu)
-    e.summary += "; GPU " + formatBytes(e.gpuBytes) + " of " + formatBytes(e.deviceMemoryBytes) +
-                 ": " + planText(e.plan);
+  if (e.onGpu) e.summary += "; GPU " + e.gpuSummary;
   return e;
 }
 

@@ -15,6 +15,12 @@
 
 namespace tomowb {
 
+namespace fdk {
+class FdkWeightPlan;
+struct FdkParams;
+struct FdkReport;
+}  // namespace fdk
+
 struct Tunable {
   std::string name;
   std::string defaultValue;
@@ -26,12 +32,20 @@ struct Tunable {
 using FdkBackprojectFn =
     std::function<void(const ProjectionStack& filtered, Volume& volume, JobContext& context)>;
 
+// A whole FDK run (weighting, filtering and backprojection) on the variant's device: GPU
+// variants filter on the GPU and stream the data (recon/cuda/GpuFdk.h). The volume is allocated
+// and zeroed by the caller; the function fills the report's device, kernel, timing fields.
+using FdkReconstructFn = std::function<void(
+    const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
+    const fdk::FdkParams& params, Volume& volume, JobContext& context, fdk::FdkReport& report)>;
+
 struct KernelVariant {
   std::string name;         // stable: "fdk.bp.cpu"
   std::string description;  // one line
   std::vector<Tunable> tunables;
   bool needsGpu = false;
   FdkBackprojectFn backproject;  // set for the "fdk.bp." family
+  FdkReconstructFn reconstruct;  // GPU variants: the whole FDK on the device (else CPU filter)
 };
 
 class VariantRegistry {

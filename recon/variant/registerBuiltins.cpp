@@ -1,4 +1,6 @@
-// One line per kernel variant (STYLE.md). GPU variants join behind TOMOWB_HAVE_CUDA (issue #6).
+// One line per kernel variant (STYLE.md); the GPU variants (issue #6) come from
+// recon/cuda/GpuFdk.cpp, or none in a build without CUDA.
+#include "recon/cuda/GpuFdk.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/variant/VariantRegistry.h"
 
@@ -9,12 +11,15 @@ void registerBuiltins(VariantRegistry& r) {
          "CPU voxel-driven backprojection, float32, AVX2 gathers + OpenMP over volume rows",
          {},
          false,
-         fdk::backprojectCpu});
+         fdk::backprojectCpu,
+         {}});
   r.add({"fdk.bp.cpu-f64",
          "CPU reference backprojection in float64 (scalar, OpenMP): the accuracy yardstick",
          {},
          false,
-         fdk::backprojectCpuReference});
+         fdk::backprojectCpuReference,
+         {}});
+  cuda::registerGpuVariants(r);
 }
 
 }  // namespace tomowb

@@ -1,18 +1,23 @@
-// tomowb-cli end to end: the demo, exit codes, and Ctrl-C leaving no output file.
+// tomowb-cli end to end: the demo, exit codes, Ctrl-C leaving no output file, and the device,
+// variant, GPU and telemetry options of `recon fdk`.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "recon/cuda/GpuDevices.h"
 #include "support/TestSupport.h"
 
 namespace tomowb {
@@ -144,6 +149,131 @@ TEST(TomowbCli, RefusesAnOutputThatWouldOverwriteTheInput) {
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("overwrite"), std::string::npos) << r.err;
   EXPECT_EQ(std::filesystem::file_size(dir / "scan.raw"), before);
+}
+
+// A small cone-beam scan for the option tests: 8 views of 16 x 8 pixels.
+std::string smallScan(const test::TempDir& dir) {
+  const std::string scan = (dir / "scan.json").string();
+  const CliRun r =
+      runCli({"-q", "phantom", "--views", "8", "--cols", "16", "--rows", "8", "-o", scan}, dir);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  return scan;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(TomowbCli, GpuMemLimitAcceptsBytesAndBinaryOrDecimalUnits) {
+  test::TempDir dir;
+  const std::string scan = smallScan(dir), out = (dir / "v.mhd").string();
+  const std::pair<const char*, std::uint64_t> cases[] = {
+      {"1073741824", 1073741824ull}, {"512M", 512ull << 20}, {"2G", 2ull << 30},
+      {"1.5GiB", 3ull << 29},        {"64KiB", 64ull << 10}, {"2GB", 2000000000ull},
+      {"3 MiB", 3ull << 20},         {"1t", 1ull << 40}};
+  for (const auto& [text, bytes] : cases) {
+    const CliRun r = runCli(
+        {"--json", "recon", "fdk", "-i", scan, "-o", out, "--size", "8", "--gpu-mem-limit", text},
+        dir);
+    ASSERT_EQ(r.exitCode, 0) << text << ": " << r.err;
+    const auto summary = nlohmann::json::parse(r.out);
+    EXPECT_EQ(summary["gpuOptions"]["memoryLimitBytes"].get<std::uint64_t>(), bytes) << text;
+    // The CPU variant does not use it, and says so.
+    EXPECT_NE(r.err.find("--gpu-mem-limit is ignored"), std::string::npos) << r.err;
+  }
+  for (const char* bad : {"12Q", "G", "-1G", "0", "1.2.3M", "0.1"}) {
+    const CliRun r =
+        runCli({"recon", "fdk", "-i", scan, "-o", out, "--size", "8", "--gpu-mem-limit", bad}, dir);
+    EXPECT_EQ(r.exitCode, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--gpu-mem-limit"), std::string::npos) << bad << ": " << r.err;
+  }
+}
+
+TEST(TomowbCli, TelemetryCsvHasOneRowPerEventOfACpuRun) {
+  test::TempDir dir;
+  const std::string scan = smallScan(dir), csv = (dir / "telemetry.csv").string();
+  const CliRun r = runCli({"recon", "fdk", "-i", scan, "-o", (dir / "v.mhd").string(), "--size",
+                           "8", "--device", "cpu", "--telemetry", csv},
+                          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("kernel fdk.bp.cpu on CPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GUPS"), std::string::npos) << r.out;
+  const std::vector<std::string> rows = lines(slurp(csv));
+  ASSERT_GE(rows.size(), 3u);
+  EXPECT_EQ(rows[0],
+            "step,variant,device,seconds,voxel_updates,gups,bytes,bandwidth_gbps,"
+            "device_memory_bytes,elapsed_s,utilisation_percent,memory_utilisation_percent,"
+            "sm_clock_mhz,memory_clock_mhz,power_w,temperature_c");
+  int filter = 0, backproject = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(std::count(rows[i].begin(), rows[i].end(), ','), 15) << rows[i];
+    EXPECT_EQ(rows[i].rfind("nvml,", 0), std::string::npos) << "NVML rows in a CPU run";
+    if (rows[i].rfind("fdk.filter,", 0) == 0) ++filter;
+    if (rows[i].rfind("fdk.backproject,fdk.bp.cpu,-1,", 0) == 0) ++backproject;
+  }
+  EXPECT_GE(filter, 1) << slurp(csv);
+  EXPECT_GE(backproject, 1) << slurp(csv);
+
+  // The same rows as JSON.
+  const std::string json = (dir / "telemetry.json").string();
+  ASSERT_EQ(runCli({"-q", "recon", "fdk", "-i", scan, "-o", (dir / "v.mhd").string(), "--size", "8",
+                    "--telemetry", json},
+                   dir)
+                .exitCode,
+            0);
+  const auto events = nlohmann::json::parse(slurp(json));
+  ASSERT_TRUE(events.is_array());
+  bool sawBackproject = false;
+  for (const auto& e : events)
+    if (e["step"] == "fdk.backproject") {
+      sawBackproject = true;
+      EXPECT_EQ(e["variant"], "fdk.bp.cpu");
+      EXPECT_EQ(e["device"], -1);
+      EXPECT_GT(e["voxel_updates"].get<double>(), 0);
+      EXPECT_TRUE(e.contains("gups"));
+    }
+  EXPECT_TRUE(sawBackproject) << events.dump(2);
+
+  const CliRun bad = runCli({"recon", "fdk", "-i", scan, "-o", (dir / "v.mhd").string(),
+                             "--telemetry", (dir / "t.txt").string()},
+                            dir);
+  EXPECT_EQ(bad.exitCode, 2) << bad.err;
+  EXPECT_NE(bad.err.find(".csv or .json"), std::string::npos) << bad.err;
+}
+
+TEST(TomowbCli, DeviceGpuWithoutAGpuSaysWhereToLook) {
+  test::TempDir dir;
+  const std::string scan = smallScan(dir), out = (dir / "v.mhd").string();
+  const CliRun r =
+      runCli({"recon", "fdk", "-i", scan, "-o", out, "--size", "8", "--device", "gpu"}, dir);
+  if (!cuda::listGpuDevices().empty()) GTEST_SKIP() << "this machine has a GPU: " << r.err;
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("--device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tomowb-cli variants"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(cuda::gpuStatus()), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(TomowbCli, RejectsAGpuVariantOnTheCpuAndUnknownTunables) {
+  test::TempDir dir;
+  const std::string scan = smallScan(dir), out = (dir / "v.mhd").string();
+  CliRun r = runCli({"recon", "fdk", "-i", scan, "-o", out, "--size", "8", "--device", "cpu",
+                     "--variant", "fdk.bp.tex"},
+                    dir);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("fdk.bp.tex"), std::string::npos) << r.err;
+  r = runCli({"recon", "fdk", "-i", scan, "-o", out, "--size", "8", "--tunable", "blockX=32"}, dir);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("'blockX' is not a tunable of fdk.bp.cpu"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fdk.bp.cpu has no tunables"), std::string::npos) << r.err;
+  r = runCli({"recon", "fdk", "-i", scan, "-o", out, "--size", "8", "--variant", "fdk.bp.nope"},
+             dir);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("tomowb-cli variants"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(TomowbCli, InterruptedReconstructionLeavesNoOutputFile) {

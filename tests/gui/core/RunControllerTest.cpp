@@ -178,6 +178,9 @@ TEST(FdkRun, ParamsSurviveAJsonRoundTripAndBadJsonNamesTheProblem) {
   p.redundancy = fdk::RedundancyMode::Parker;
   p.fieldOfViewMask = true;
   p.variant = "fdk.bp.cpu-f64";
+  p.gpu.memoryLimitBytes = 3ull << 30;
+  p.gpu.devices = {1, 0};
+  p.gpu.tunables = {{"blockX", "32"}};
   const fdk::FdkParams q = fdkParamsFromJson(fdkParamsToJson(p));
   EXPECT_EQ(q.volume.shape, p.volume.shape);
   EXPECT_EQ(q.volume.voxelSizeMm, p.volume.voxelSizeMm);
@@ -186,6 +189,9 @@ TEST(FdkRun, ParamsSurviveAJsonRoundTripAndBadJsonNamesTheProblem) {
   EXPECT_EQ(q.redundancy, p.redundancy);
   EXPECT_TRUE(q.fieldOfViewMask);
   EXPECT_EQ(q.variant, p.variant);
+  EXPECT_EQ(q.gpu.memoryLimitBytes, p.gpu.memoryLimitBytes);
+  EXPECT_EQ(q.gpu.devices, p.gpu.devices);
+  EXPECT_EQ(q.gpu.tunables, p.gpu.tunables);
   EXPECT_THROW(fdkParamsFromJson(nlohmann::json{{"volume", {{"shape", {1, 2}}}}}), ParameterError);
   EXPECT_THROW(makeFdkRun(nullptr, p), ParameterError);
 }

@@ -8,6 +8,7 @@
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/fdk/FdkMemoryEstimate.h"
+#include "recon/fdk/RampFilter.h"
 #include "recon/geometry/ScanBuilders.h"
 
 namespace tomowb::fdk {
@@ -88,56 +89,104 @@ TEST(FdkMemoryEstimate, RejectsAnEmptyVolumeNamingTheField) {
   }
 }
 
-TEST(FdkMemoryEstimate, RabbitCtSizedRunFitsOneSlabInFourBatchesOnAnH100) {
+TEST(FdkMemoryEstimate, RabbitCtSizedGpuRunIsThePlannersOneSlab) {
   const Geometry g = smallCone(496, 1248, 960);
   FdkMemoryOptions o;
   o.deviceMemoryBytes = 80 * kGiB;
-  const FdkMemoryEstimate e = estimateFdkMemory(g, paramsFor({256, 256, 256}), o);
+  FdkParams params = paramsFor({256, 256, 256});
+  params.variant = "fdk.bp.tex";
+  const FdkMemoryEstimate e = estimateFdkMemory(g, params, o);
   ASSERT_TRUE(e.onGpu);
-  EXPECT_EQ(e.plan.slabs, 1);
-  EXPECT_EQ(e.plan.slabSlices, 256);
-  EXPECT_EQ(e.plan.batches, 4);
-  EXPECT_EQ(e.plan.batchViews, 124);
-  EXPECT_EQ(e.plan.batchBytes, 124u * 960 * 1248 * 4);
-  EXPECT_EQ(e.gpuBytes, 256u * 256 * 256 * 4 + e.plan.batchBytes + o.deviceReserveBytes);
-  EXPECT_NE(e.summary.find("one slab, 4 batches of 124 views"), std::string::npos) << e.summary;
-  EXPECT_NE(e.summary.find("of 80.0 GiB"), std::string::npos) << e.summary;
+  // The planner's input: the sizes the CUDA pipeline uses.
+  EXPECT_EQ(e.planInput.views, 496);
+  EXPECT_EQ(e.planInput.rows, 960);
+  EXPECT_EQ(e.planInput.cols, 1248);
+  EXPECT_EQ(e.planInput.filteredCols, 1248);
+  EXPECT_EQ(e.planInput.fftLength, paddedRowLength(1248));
+  EXPECT_EQ(e.planInput.inputBytesPerPixel, 4);
+  EXPECT_EQ(e.planInput.maxChunkViews, 64);
+  EXPECT_EQ(e.planInput.axis, GpuSplitAxis::Z);
+  EXPECT_EQ(e.planInput.deviceBytes, 80 * kGiB);
+  // ... and its plan, unchanged.
+  const GpuFdkPlan direct = planGpuFdk(e.planInput);
+  EXPECT_EQ(e.plan.tasks, direct.tasks);
+  EXPECT_EQ(e.plan.chunkViews, direct.chunkViews);
+  EXPECT_EQ(e.plan.tasks, 1);
+  EXPECT_EQ(e.plan.taskSlices, 256);
+  EXPECT_EQ(e.plan.chunks, 8);
+  EXPECT_EQ(e.plan.chunkViews, 64);
+  EXPECT_EQ(e.plan.chunkBytes, gpuFdkChunkBytes(e.planInput, 64));
+  EXPECT_EQ(e.gpuBytes, 256u * 256 * 256 * 4 + e.plan.chunkBytes + o.deviceReserveBytes);
+  // Filtering on the device: no host copy of the filtered projections.
+  EXPECT_EQ(e.filteredBytes, 0u);
+  EXPECT_EQ(e.hostNewBytes, e.volumeBytes);
+  EXPECT_NE(e.summary.find("; GPU one slab, 8 chunks of 64 views"), std::string::npos) << e.summary;
+  EXPECT_NE(e.summary.find("(of 80.0 GiB)"), std::string::npos) << e.summary;
+  EXPECT_EQ(e.summary, "host " + formatBytes(e.hostPeakBytes) + "; GPU " + e.gpuSummary);
 }
 
-TEST(FdkMemoryEstimate, SmallDeviceSplitsTheVolumeIntoBalancedSlabs) {
-  // 100 x 100 slices of 40000 B; views of 64 x 16 floats = 4096 B; 1 MiB usable.
-  const VolumeShape shape{100, 100, 300};
-  const FdkStreamingPlan p = planFdkStreaming(shape, 360, 4096, kMiB, 128);
-  ASSERT_TRUE(p.fits);
-  // Room for a full batch (128 x 4096 = 512 KiB) leaves 524288 B: 13 slices -> 24 slabs of 13.
-  EXPECT_EQ(p.slabs, 24);
-  EXPECT_EQ(p.slabSlices, 13);
-  EXPECT_LE(p.slabSlices * p.slabs, 300 + p.slabSlices);
-  EXPECT_GE(p.slabSlices * p.slabs, 300);
-  EXPECT_EQ(p.batches, 3);
-  EXPECT_EQ(p.batchViews, 120);
-  EXPECT_LE(p.slabBytes + p.batchBytes, kMiB);
+TEST(FdkMemoryEstimate, GpuMemoryLimitAndGpuCountReachThePlanner) {
+  const Geometry g = smallCone(360, 512, 512);
+  FdkMemoryOptions o;
+  o.deviceMemoryBytes = 80 * kGiB;
+  o.gpuMemoryLimitBytes = 2 * kGiB;
+  o.gpus = 2;
+  FdkParams params = paramsFor({1024, 1024, 1024});  // 4 GiB
+  params.variant = "fdk.bp.layered16";               // z-slabs (the z-mirror kernels split along y)
+  const FdkMemoryEstimate e = estimateFdkMemory(g, params, o);
+  ASSERT_TRUE(e.plan.fits) << e.summary;
+  EXPECT_EQ(e.deviceMemoryBytes, 2 * kGiB);
+  EXPECT_EQ(e.planInput.gpus, 2);
+  EXPECT_GT(e.plan.tasks, 2);
+  EXPECT_LE(e.gpuBytes, 2 * kGiB);
+  EXPECT_NE(e.summary.find("slabs of"), std::string::npos) << e.summary;
+  EXPECT_NE(e.summary.find("on each of 2 GPUs"), std::string::npos) << e.summary;
+
+  // Without the option, the params' own limit counts.
+  o.gpuMemoryLimitBytes = 0;
+  params.gpu.memoryLimitBytes = 3 * kGiB;
+  EXPECT_EQ(estimateFdkMemory(g, params, o).deviceMemoryBytes, 3 * kGiB);
+  // A limit above the device's memory changes nothing.
+  params.gpu.memoryLimitBytes = 100 * kGiB;
+  EXPECT_EQ(estimateFdkMemory(g, params, o).deviceMemoryBytes, 80 * kGiB);
 }
 
-TEST(FdkMemoryEstimate, TinyDeviceFallsBackToSingleViewBatches) {
-  // Room for 25 slices but not beside a full batch: the slab shrinks to leave one view's room.
-  const VolumeShape shape{100, 100, 50};
-  const FdkStreamingPlan p = planFdkStreaming(shape, 40, 40000, 1000000, 128);
-  ASSERT_TRUE(p.fits);
-  EXPECT_EQ(p.slabSlices * 40000 + p.batchBytes <= 1000000, true);
-  EXPECT_GE(p.slabs, 3);
-  EXPECT_GE(p.batchViews, 1);
-  EXPECT_EQ(p.batches * p.batchViews >= 40, true);
+TEST(FdkMemoryEstimate, MirrorKernelPlansInYBlocks) {
+  FdkMemoryOptions o;
+  o.deviceMemoryBytes = 80 * kGiB;
+  FdkParams params = paramsFor({64, 64, 64});
+  params.variant = "fdk.bp.mirror-half2";
+  const FdkMemoryEstimate e = estimateFdkMemory(smallCone(90, 64, 64), params, o);
+  EXPECT_EQ(e.planInput.axis, GpuSplitAxis::Y);
+  EXPECT_EQ(e.planInput.inputBytesPerPixel, 8);
+  EXPECT_EQ(e.plan.axis, GpuSplitAxis::Y);
+}
+
+TEST(FdkMemoryEstimate, OffsetDetectorWidensTheGpuFilterRows) {
+  CircularConeParams c;
+  c.sourceToIsocentreMm = 500;
+  c.sourceToDetectorMm = 1000;
+  c.detector.cols = 64;
+  c.detector.rows = 4;
+  c.detector.offsetUMm = 20;
+  c.anglesRad = fullScanAnglesRad(90);
+  FdkMemoryOptions o;
+  o.deviceMemoryBytes = 8 * kGiB;
+  const FdkMemoryEstimate e = estimateFdkMemory(circularConeBeam(c), paramsFor({8, 8, 2}), o);
+  EXPECT_GT(e.planInput.filteredCols, 64);
+  EXPECT_EQ(e.planInput.fftLength, paddedRowLength(e.planInput.filteredCols));
 }
 
 TEST(FdkMemoryEstimate, ReportsWhenNotEvenOneSliceAndOneViewFit) {
   FdkMemoryOptions o;
-  o.deviceMemoryBytes = 600 * kMiB;  // 512 MiB reserve leaves 88 MiB
+  o.deviceMemoryBytes = 600 * kMiB;  // 256 MiB reserve leaves 344 MiB; a slice is 256 MiB
   const FdkMemoryEstimate e =
       estimateFdkMemory(smallCone(10, 4096, 4096), paramsFor({8192, 8192, 4}), o);
   EXPECT_FALSE(e.plan.fits);
   EXPECT_NE(e.summary.find("does not fit"), std::string::npos) << e.summary;
-  EXPECT_FALSE(e.warnings.empty());
+  EXPECT_NE(e.summary.find("what would fit"), std::string::npos) << e.summary;
+  ASSERT_FALSE(e.warnings.empty());
+  EXPECT_NE(e.warnings.back().find("what would fit"), std::string::npos) << e.warnings.back();
 }
 
 // Nice to have (UX goal U12, +-20 %): the estimate against the measured peak RSS of a real CPU

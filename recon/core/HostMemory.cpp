@@ -1,0 +1,107 @@
+#include "recon/core/HostMemory.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace tomowb {
+
+namespace {
+
+// Each block starts with this header; the caller's pointer is 64 bytes further on, so it stays
+// 64-byte aligned and freeing needs no lookup table.
+constexpr std::size_t kHeaderBytes = 64;
+// Large blocks are 2 MiB aligned so that transparent huge pages can back them: the first touch
+// and the registration then handle 512 times fewer pages (4 GiB: zero fill 0.17 -> 0.10 s,
+// cudaHostRegister 0.15 -> 0.08 s, free 0.13 -> 0.01 s on the H100 machine, 2026-11-23).
+constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+// Threads for the zero fill of a large block: page faults, not bandwidth, limit one thread.
+constexpr unsigned kMaxZeroThreads = 16;
+constexpr std::size_t kMinBytesPerZeroThread = std::size_t{8} << 20;
+constexpr std::uint32_t kMagic = 0x746f6d6fu;  // "tomo"
+
+enum class BlockKind : std::uint32_t { Ordinary = 1, Pinned = 2 };
+
+struct BlockHeader {
+  std::uint32_t magic;
+  BlockKind kind;
+};
+static_assert(sizeof(BlockHeader) <= kHeaderBytes);
+
+std::size_t roundUp(std::size_t bytes, std::size_t multiple) {
+  return (bytes + multiple - 1) / multiple * multiple;
+}
+
+// Zeroes in parallel; if a thread cannot be started, the calling thread does the rest.
+void zeroFill(std::byte* block, std::size_t bytes) noexcept {
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = std::clamp<std::size_t>(bytes / kMinBytesPerZeroThread, 1,
+                                                      std::min(hardware, kMaxZeroThreads));
+  const std::size_t chunk = roundUp((bytes + threads - 1) / threads, 4096);
+  std::vector<std::thread> workers;
+  std::size_t offset = 0;
+  try {
+    workers.reserve(threads);
+    for (; offset + chunk < bytes; offset += chunk)
+      workers.emplace_back([=] { std::memset(block + offset, 0, chunk); });
+  } catch (...) {  // std::system_error or std::bad_alloc: fewer threads, same result
+  }
+  std::memset(block + offset, 0, bytes - offset);
+  for (std::thread& worker : workers) worker.join();
+}
+
+void* withHeader(void* base, BlockKind kind) noexcept {
+  auto* header = static_cast<BlockHeader*>(base);
+  header->magic = kMagic;
+  header->kind = kind;
+  return static_cast<std::byte*>(base) + kHeaderBytes;
+}
+
+BlockHeader* headerOf(const void* buffer) noexcept {
+  return reinterpret_cast<BlockHeader*>(
+      const_cast<std::byte*>(static_cast<const std::byte*>(buffer)) - kHeaderBytes);
+}
+
+}  // namespace
+
+void* allocateHostBuffer(std::size_t bytes) {
+  if (bytes > static_cast<std::size_t>(-1) - kHeaderBytes - kHugePageBytes) throw std::bad_alloc();
+  const bool large = bytes >= kPinnedHostBufferMinBytes;
+  const std::size_t alignment = large ? kHugePageBytes : kHeaderBytes;
+  const std::size_t total = roundUp(bytes + kHeaderBytes, alignment);
+  auto* base = static_cast<std::byte*>(std::aligned_alloc(alignment, total));
+  if (base == nullptr) throw std::bad_alloc();
+  if (!large) {
+    std::memset(base, 0, total);
+    return withHeader(base, BlockKind::Ordinary);
+  }
+#ifdef MADV_HUGEPAGE
+  madvise(base, total, MADV_HUGEPAGE);  // a hint: without huge pages it works, only slower
+#endif
+  // Touch every page before pinning: the registration would fault them in one thread.
+  zeroFill(base, total);
+  return withHeader(base,
+                    detail::pinHostRange(base, total) ? BlockKind::Pinned : BlockKind::Ordinary);
+}
+
+void freeHostBuffer(void* buffer, std::size_t /*bytes*/) noexcept {
+  if (buffer == nullptr) return;
+  BlockHeader* header = headerOf(buffer);
+  if (header->magic != kMagic) std::abort();  // not from allocateHostBuffer: heap corruption
+  header->magic = 0;
+  if (header->kind == BlockKind::Pinned) detail::unpinHostRange(header);
+  std::free(header);  // NOLINT(cppcoreguidelines-no-malloc): pairs with std::aligned_alloc
+}
+
+bool isPinnedHostBuffer(const void* buffer) noexcept {
+  if (buffer == nullptr) return false;
+  const BlockHeader* header = headerOf(buffer);
+  return header->magic == kMagic && header->kind == BlockKind::Pinned;
+}
+
+}  // namespace tomowb

@@ -1,0 +1,1124 @@
+// The GPU FDK pipeline (issue #6): per device, one host thread takes tasks (z-slabs, or y-blocks
+// for the z-mirror kernel) from a shared queue; each task streams its views in chunks through
+// double-buffered device buffers: the detector rows the task needs are uploaded on a copy stream
+// while the compute stream weights, ramp-filters (batched cuFFT R2C/C2R, in place), converts and
+// backprojects the previous chunk; the finished task is copied back into the host volume.
+#include "recon/cuda/GpuFdk.h"
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "recon/core/Error.h"
+#include "recon/core/MemoryBudget.h"
+#include "recon/cuda/CudaCheck.h"
+#include "recon/cuda/FdkKernels.cuh"
+#include "recon/cuda/GpuDevices.h"
+#include "recon/fdk/Fdk.h"
+#include "recon/fdk/FdkWeights.h"
+#include "recon/fdk/GpuFdkPlan.h"
+#include "recon/fdk/RampFilter.h"
+
+namespace tomowb::cuda {
+
+namespace {
+
+using kernels::TaskShape;
+using kernels::ViewMatrix;
+
+enum class Kernel {
+  Naive,
+  Texture,
+  TextureMulti,
+  Slab,
+  Layered16,
+  MirrorHalf2,
+  MirrorFloat2,
+  Soft,
+  SoftMirror,
+  SoftMirrorHalf
+};
+
+// The kernels that pair voxel z with nz-1-z: they need the mirror symmetry and whole columns.
+bool isMirror(Kernel k) {
+  return k == Kernel::MirrorHalf2 || k == Kernel::MirrorFloat2 || k == Kernel::SoftMirror ||
+         k == Kernel::SoftMirrorHalf;
+}
+
+struct KernelSpec {
+  Kernel kernel = Kernel::Layered16;
+  int viewsPerLaunch = 4;  // tex-multi's K
+  int zPerThread = 8;      // slab
+};
+
+// ---- small RAII helpers ----------------------------------------------------------------------
+
+void checkFft(cufftResult status, const char* call, const char* what) {
+  if (status != CUFFT_SUCCESS)
+    throw CudaError(std::string(what) + ": " + call + " failed with cuFFT status " +
+                    std::to_string(int(status)));
+}
+
+bool isOutOfMemory(const CudaError& e) {
+  return std::string(e.what()).find("out of memory") != std::string::npos;
+}
+
+class DeviceMemory {
+ public:
+  DeviceMemory() = default;
+  DeviceMemory(std::size_t bytes, const char* what) {
+    if (bytes) TOMOWB_CUDA_CHECK(cudaMalloc(&p_, bytes), what);
+  }
+  ~DeviceMemory() {
+    if (p_) cudaFree(p_);
+  }
+  DeviceMemory(DeviceMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  DeviceMemory& operator=(DeviceMemory&& o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(p_);
+  }
+
+ private:
+  void* p_ = nullptr;
+};
+
+class Stream {
+ public:
+  Stream() { TOMOWB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "stream"); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  operator cudaStream_t() const { return s_; }  // NOLINT(google-explicit-constructor)
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { TOMOWB_CUDA_CHECK(cudaEventCreate(&e_), "event"); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  operator cudaEvent_t() const { return e_; }  // NOLINT(google-explicit-constructor)
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+double elapsedSeconds(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0;
+  if (cudaEventElapsedTime(&ms, from, to) != cudaSuccess) return 0.0;
+  return double(ms) * 1e-3;
+}
+
+// A blocking copy ordered on `stream`. Plain cudaMemcpy runs on the legacy default stream, which
+// our non-blocking streams do not wait for, and from pageable memory it may return before the
+// copy has landed: a kernel on `stream` could then read stale data.
+void copyNow(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+             cudaStream_t stream, const char* what) {
+  TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream), what);
+  TOMOWB_CUDA_CHECK(cudaStreamSynchronize(stream), what);
+}
+
+// A (layered) CUDA array with a texture object: linear filtering, border zero, unnormalised.
+class TextureArray {
+ public:
+  TextureArray() = default;
+  TextureArray(int width, int height, int layers, cudaChannelFormatDesc desc, bool layered) {
+    const cudaExtent extent =
+        make_cudaExtent(size_t(width), size_t(height), layered ? size_t(layers) : 0);
+    TOMOWB_CUDA_CHECK(
+        cudaMalloc3DArray(&array_, &desc, extent, layered ? cudaArrayLayered : cudaArrayDefault),
+        "texture array for the filtered views");
+    cudaResourceDesc res{};
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = array_;
+    cudaTextureDesc tex{};
+    tex.addressMode[0] = tex.addressMode[1] = tex.addressMode[2] = cudaAddressModeBorder;
+    tex.filterMode = cudaFilterModeLinear;
+    tex.readMode = cudaReadModeElementType;
+    tex.normalizedCoords = 0;
+    TOMOWB_CUDA_CHECK(cudaCreateTextureObject(&texture_, &res, &tex, nullptr), "texture object");
+  }
+  ~TextureArray() { release(); }
+  TextureArray(TextureArray&& o) noexcept
+      : array_(std::exchange(o.array_, nullptr)), texture_(std::exchange(o.texture_, 0)) {}
+  TextureArray& operator=(TextureArray&& o) noexcept {
+    std::swap(array_, o.array_);
+    std::swap(texture_, o.texture_);
+    return *this;
+  }
+  cudaArray_t array() const { return array_; }
+  cudaTextureObject_t texture() const { return texture_; }
+
+ private:
+  void release() {
+    if (texture_) cudaDestroyTextureObject(texture_);
+    if (array_) cudaFreeArray(array_);
+  }
+  cudaArray_t array_ = nullptr;
+  cudaTextureObject_t texture_ = 0;
+};
+
+// ---- kernels by name ---------------------------------------------------------------------------
+
+int tunableInt(const std::map<std::string, std::string>& tunables, const std::string& name,
+               int fallback, int lo, int hi) {
+  const auto it = tunables.find(name);
+  if (it == tunables.end()) return fallback;
+  try {
+    std::size_t used = 0;
+    const int value = std::stoi(it->second, &used);
+    if (used != it->second.size() || value < lo || value > hi) throw std::invalid_argument("");
+    return value;
+  } catch (const std::exception&) {
+    throw ParameterError("tunable " + name, "must be an integer in [" + std::to_string(lo) + ", " +
+                                                std::to_string(hi) + "], got '" + it->second + "'");
+  }
+}
+
+// tex-multi's default K, measured on the H100 at 512^3 x 496 views (bench/results/
+// 2026-11-23-h100-fdk-gpu.md): K = 1, 2, 4, 8, 16, 32 gave 269, 409, 518, 515, 388, 230 GUPS.
+constexpr int kDefaultViewsPerLaunch = 4;
+
+KernelSpec specFor(const std::string& name, const std::map<std::string, std::string>& tunables) {
+  KernelSpec spec;
+  if (name == "fdk.bp.naive")
+    spec.kernel = Kernel::Naive;
+  else if (name == "fdk.bp.tex")
+    spec.kernel = Kernel::Texture;
+  else if (name == "fdk.bp.tex-multi")
+    spec.kernel = Kernel::TextureMulti;
+  else if (name == "fdk.bp.slab")
+    spec.kernel = Kernel::Slab;
+  else if (name == "fdk.bp.layered16")
+    spec.kernel = Kernel::Layered16;
+  else if (name == "fdk.bp.mirror-half2")
+    spec.kernel = Kernel::MirrorHalf2;
+  else if (name == "fdk.bp.mirror-float2")
+    spec.kernel = Kernel::MirrorFloat2;
+  else if (name == "fdk.bp.soft")
+    spec.kernel = Kernel::Soft;
+  else if (name == "fdk.bp.soft-mirror")
+    spec.kernel = Kernel::SoftMirror;
+  else if (name == "fdk.bp.soft-mirror-half")
+    spec.kernel = Kernel::SoftMirrorHalf;
+  else
+    throw ParameterError("variant", "'" + name + "' is not a GPU backprojection kernel");
+  spec.viewsPerLaunch = tunableInt(tunables, "K", kDefaultViewsPerLaunch, 1, 64);
+  // Defaults measured on the H100 at 512^3 x 496 views: slab 4/8 gave 738/664 GUPS; the
+  // software mirror kernels 4/8/16 pairs 935/890/727 (float) and 1111/970 (half).
+  spec.zPerThread = tunableInt(tunables, "z-per-thread", 4, 4, 16);
+  if (spec.zPerThread != 4 && spec.zPerThread != 8 && spec.zPerThread != 16)
+    throw ParameterError("tunable z-per-thread", "must be 4, 8 or 16");
+  return spec;
+}
+
+std::string kernelLabel(Kernel k);
+
+// ---- geometry on the host ----------------------------------------------------------------------
+
+// voxel index (x, y, z) of the whole volume -> (c w, r w, w), in double.
+using VoxelMatrix = Eigen::Matrix<double, 3, 4>;
+
+std::vector<VoxelMatrix> voxelMatrices(const Geometry& geometry, const Volume& volume) {
+  std::vector<VoxelMatrix> out(static_cast<std::size_t>(geometry.viewCount()));
+  for (std::int64_t i = 0; i < geometry.viewCount(); ++i) {
+    const ProjectionMatrix p = geometry.projectionMatrix(i);
+    VoxelMatrix m;
+    for (int axis = 0; axis < 3; ++axis) m.col(axis) = p.col(axis) * volume.voxelSizeMm()[axis];
+    m.col(3) = p.leftCols<3>() * volume.originMm() + p.col(3);
+    out[static_cast<std::size_t>(i)] = m;
+  }
+  return out;
+}
+
+// A box of the volume: x whole, y in [y0, y0 + ny), z in [z0, z0 + nz).
+struct TaskBox {
+  std::int64_t y0 = 0, ny = 0, z0 = 0, nz = 0;
+};
+
+// Task-local matrices: voxel (x, y, z) of the box, detector rows counted from firstRow.
+std::vector<ViewMatrix> taskMatrices(const std::vector<VoxelMatrix>& whole, const TaskBox& box,
+                                     std::int64_t firstRow) {
+  std::vector<ViewMatrix> out(whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    VoxelMatrix m = whole[i];
+    m.col(3) += double(box.y0) * m.col(1) + double(box.z0) * m.col(2);
+    m.row(1) -= double(firstRow) * m.row(2);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) out[i].m[4 * r + c] = static_cast<float>(m(r, c));
+  }
+  return out;
+}
+
+struct Projection {
+  double c, r, w;
+};
+Projection projectPoint(const VoxelMatrix& m, double x, double y, double z) {
+  const Eigen::Vector3d p = m * Eigen::Vector4d(x, y, z, 1.0);
+  return {p[0] / p[2], p[1] / p[2], p[2]};
+}
+
+// Detector rows [first, last) that the box's voxels project onto in any view (one-row margin
+// for the bilinear taps), clamped to the detector.
+std::pair<std::int64_t, std::int64_t> rowsSeenBy(const std::vector<VoxelMatrix>& whole,
+                                                 const Volume& volume, const TaskBox& box,
+                                                 std::int64_t rows) {
+  double lo = 1e300, hi = -1e300;
+  const double xs[2] = {-0.5, double(volume.nx()) - 0.5};
+  const double ys[2] = {double(box.y0) - 0.5, double(box.y0 + box.ny) - 0.5};
+  const double zs[2] = {double(box.z0) - 0.5, double(box.z0 + box.nz) - 0.5};
+  for (const VoxelMatrix& m : whole)
+    for (double x : xs)
+      for (double y : ys)
+        for (double z : zs) {
+          const Projection p = projectPoint(m, x, y, z);
+          if (!(p.w > 0)) return {0, rows};  // a corner behind the source: keep every row
+          lo = std::min(lo, p.r);
+          hi = std::max(hi, p.r);
+        }
+  const std::int64_t first = std::clamp<std::int64_t>(std::int64_t(std::floor(lo)) - 1, 0, rows);
+  const std::int64_t last = std::clamp<std::int64_t>(std::int64_t(std::ceil(hi)) + 2, 0, rows);
+  return last > first ? std::make_pair(first, last)
+                      : std::make_pair(std::int64_t(0), std::int64_t(1));
+}
+
+// Whether the z column of the matrices moves u or w enough to matter along 16 voxels.
+bool zMovesUW(const std::vector<VoxelMatrix>& whole, const Volume& volume) {
+  for (const VoxelMatrix& m : whole) {
+    const double w = projectPoint(m, 0.5 * double(volume.nx()), 0.5 * double(volume.ny()),
+                                  0.5 * double(volume.nz()))
+                         .w;
+    if (std::abs(m(0, 2)) * 16.0 / std::abs(w) > 1e-3 ||
+        std::abs(m(2, 2)) * 16.0 / std::abs(w) > 1e-6)
+      return true;
+  }
+  return false;
+}
+
+// The z-mirror kernel's condition: voxel z and nz-1-z land on rows r and rows-1-r at the same
+// column with the same w, for every view.
+std::string mirrorProblem(const std::vector<VoxelMatrix>& whole, const Volume& volume,
+                          std::int64_t rows) {
+  const double nx = double(volume.nx()), ny = double(volume.ny()), nz = double(volume.nz());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    for (double x : {0.0, nx - 1, 0.5 * nx})
+      for (double y : {0.0, ny - 1, 0.37 * ny}) {
+        const Projection a = projectPoint(whole[i], x, y, 0.0);
+        const Projection b = projectPoint(whole[i], x, y, nz - 1);
+        if (!(a.w > 0 && b.w > 0)) return "a voxel lies behind the source";
+        if (std::abs(a.c - b.c) > 1e-3 || std::abs(a.w - b.w) > 1e-6 * std::abs(a.w))
+          return "the detector or the rotation axis is tilted (view " + std::to_string(i) + ")";
+        if (std::abs(a.r + b.r - double(rows - 1)) > 1e-3)
+          return "the volume's centre slice does not project onto the detector's centre row "
+                 "(view " +
+                 std::to_string(i) + ": vertical offset " +
+                 std::to_string(0.5 * (a.r + b.r - double(rows - 1))) + " px)";
+      }
+  }
+  return {};
+}
+
+// ---- one device's input for the backprojection kernels -----------------------------------------
+
+// Holds up to `capacity` filtered views of `rows` x `cols` in the form a kernel reads.
+class KernelInput {
+ public:
+  KernelInput(Kernel kernel, int capacity, int rows, int cols)
+      : kernel_(kernel), capacity_(capacity), rows_(rows), cols_(cols) {
+    switch (kernel) {
+      case Kernel::Naive:
+        linear_ =
+            DeviceMemory(std::size_t(capacity) * rows * cols * 4, "views for the naive kernel");
+        break;
+      case Kernel::Texture:
+        for (int i = 0; i < capacity; ++i)
+          arrays_.emplace_back(cols, rows, 0, cudaCreateChannelDesc<float>(), false);
+        break;
+      case Kernel::TextureMulti:
+      case Kernel::Slab:
+      case Kernel::Layered16:
+        arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float>(), true);
+        break;
+      case Kernel::MirrorHalf2:
+        arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDescHalf2(), true);
+        linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 4, "half2 mirror staging");
+        break;
+      case Kernel::MirrorFloat2:
+        arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float2>(), true);
+        linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 8, "float2 mirror staging");
+        break;
+      case Kernel::SoftMirror:
+        linear_ =
+            DeviceMemory(std::size_t(capacity) * (rows + 3) * (cols + 2) * 16, "soft-mirror grid");
+        break;
+      case Kernel::SoftMirrorHalf:
+        linear_ = DeviceMemory(std::size_t(capacity) * (rows + 2) * (cols + 2) * 16,
+                               "soft-mirror half grid");
+        break;
+      case Kernel::Soft:
+        linear_ = DeviceMemory(std::size_t(capacity) * (rows + 3) * (cols + 3) * 4,
+                               "zero-bordered views for the software kernel");
+        break;
+    }
+  }
+
+  // Device bytes this input takes for `capacity` views (for the planner's per-pixel figure).
+  static std::int64_t bytesPerPixel(Kernel kernel) {
+    return fdk::gpuKernelFootprint(kernelLabel(kernel)).inputBytesPerPixel;
+  }
+
+  // Fills views [0, count) from filtered rows in device memory: view k, row r at
+  // src + (k * rows + r) * pitch, `cols` valid floats per row.
+  void fill(const float* src, int count, int pitch, cudaStream_t stream) {
+    count_ = count;
+    src_ = src;
+    pitch_ = pitch;
+    switch (kernel_) {
+      case Kernel::Naive:
+        TOMOWB_CUDA_CHECK(
+            cudaMemcpy2DAsync(linear_.as<float>(), std::size_t(cols_) * 4, src,
+                              std::size_t(pitch) * 4, std::size_t(cols_) * 4,
+                              std::size_t(count) * rows_, cudaMemcpyDeviceToDevice, stream),
+            "views for the naive kernel");
+        break;
+      case Kernel::Texture:
+        for (int k = 0; k < count; ++k)
+          TOMOWB_CUDA_CHECK(
+              cudaMemcpy2DToArrayAsync(arrays_[std::size_t(k)].array(), 0, 0,
+                                       src + std::size_t(k) * rows_ * pitch, std::size_t(pitch) * 4,
+                                       std::size_t(cols_) * 4, std::size_t(rows_),
+                                       cudaMemcpyDeviceToDevice, stream),
+              "view into its texture");
+        break;
+      case Kernel::TextureMulti:
+      case Kernel::Slab:
+      case Kernel::Layered16:
+        copyToLayers(src, pitch, 4, count, stream);
+        break;
+      case Kernel::MirrorHalf2:
+        kernels::launchToMirrorHalf2(src, count, rows_, cols_, pitch, linear_.as<void>(), stream);
+        copyToLayers(linear_.as<float>(), cols_, 4, count, stream);
+        break;
+      case Kernel::MirrorFloat2:
+        kernels::launchToMirrorFloat2(src, count, rows_, cols_, pitch, linear_.as<void>(), stream);
+        copyToLayers(linear_.as<float>(), cols_, 8, count, stream);
+        break;
+      case Kernel::SoftMirror:
+      case Kernel::SoftMirrorHalf:
+        kernels::launchToSoftMirror(src, count, rows_, cols_, pitch,
+                                    kernel_ == Kernel::SoftMirrorHalf, linear_.as<void>(), stream);
+        break;
+      case Kernel::Soft:
+        kernels::launchToPadded(src, count, rows_, cols_, pitch, linear_.as<float>(), stream);
+        break;
+    }
+    TOMOWB_CUDA_CHECK(cudaGetLastError(), "converting filtered views");
+  }
+
+  // Backprojects the filled views (matrices [first, first + count_) of `matrices`, device copy in
+  // `deviceMatrices` for the naive kernel) into `volume`.
+  void backproject(const ViewMatrix* hostMatrices, const ViewMatrix* deviceMatrices, float* volume,
+                   const TaskShape& shape, const KernelSpec& spec, cudaStream_t stream) const {
+    for (int first = 0; first < count_; first += kernels::kMaxViewsPerLaunch) {
+      const int n = std::min(count_ - first, kernels::kMaxViewsPerLaunch);
+      if (kernel_ != Kernel::Naive) kernels::setViewMatrices(hostMatrices + first, n, stream);
+      switch (kernel_) {
+        case Kernel::Naive:
+          for (int k = first; k < first + n; ++k)
+            kernels::launchNaive(linear_.as<float>() + std::size_t(k) * rows_ * cols_, rows_, cols_,
+                                 cols_, deviceMatrices + k, volume, shape, stream);
+          break;
+        case Kernel::Texture:
+          for (int k = 0; k < n; ++k)
+            kernels::launchTexture(arrays_[std::size_t(first + k)].texture(), k, volume, shape,
+                                   stream);
+          break;
+        case Kernel::TextureMulti:
+          for (int k = 0; k < n; k += spec.viewsPerLaunch)
+            kernels::launchTextureMulti(arrays_[0].texture(), k, first + k,
+                                        std::min(spec.viewsPerLaunch, n - k), volume, shape,
+                                        stream);
+          break;
+        case Kernel::Slab:
+          kernels::launchSlab(arrays_[0].texture(), first, n, spec.zPerThread, volume, shape,
+                              stream);
+          break;
+        case Kernel::Layered16:
+          kernels::launchLayered16(arrays_[0].texture(), first, n, volume, shape, stream);
+          break;
+        case Kernel::MirrorHalf2:
+        case Kernel::MirrorFloat2:
+          kernels::launchMirrorHalf2(arrays_[0].texture(), first, n, volume, shape, stream);
+          break;
+        case Kernel::SoftMirror:
+        case Kernel::SoftMirrorHalf:
+          kernels::launchSoftMirror(linear_.as<void>(), kernel_ == Kernel::SoftMirrorHalf, rows_,
+                                    cols_, first, n, spec.zPerThread, volume, shape, stream);
+          break;
+        case Kernel::Soft:
+          kernels::launchSoft(linear_.as<float>() + std::size_t(first) * (rows_ + 3) * (cols_ + 3),
+                              rows_ + 3, cols_ + 3, n, volume, shape, stream);
+          break;
+      }
+      TOMOWB_CUDA_CHECK(cudaGetLastError(), "backprojection kernel launch");
+    }
+  }
+
+ private:
+  void copyToLayers(const float* src, int pitchFloats, int elementBytes, int count,
+                    cudaStream_t stream) {
+    cudaMemcpy3DParms p{};
+    // pitchFloats counts elements of elementBytes; the array's element has the same size.
+    p.srcPtr = make_cudaPitchedPtr(const_cast<float*>(src),
+                                   std::size_t(pitchFloats) * std::size_t(elementBytes),
+                                   std::size_t(cols_), std::size_t(rows_));
+    p.dstArray = arrays_[0].array();
+    p.extent = make_cudaExtent(std::size_t(cols_), std::size_t(rows_), std::size_t(count));
+    p.kind = cudaMemcpyDeviceToDevice;
+    TOMOWB_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream), "views into the layered texture");
+  }
+
+  Kernel kernel_;
+  int capacity_, rows_, cols_;
+  int count_ = 0;
+  const float* src_ = nullptr;
+  int pitch_ = 0;
+  DeviceMemory linear_;
+  std::vector<TextureArray> arrays_;
+};
+
+// ---- the filter on one device ------------------------------------------------------------------
+
+// cuFFT plans for in-place R2C/C2R of rows of fftLength samples stored fftStride floats apart,
+// in sub-batches of at most kFftRows rows (bounds cuFFT's work area).
+class RowFilter {
+ public:
+  static constexpr int kFftRows = 4096;
+  RowFilter(int fftLength, int fftStride, const std::vector<float>& response, cudaStream_t stream)
+      : fftLength_(fftLength),
+        fftStride_(fftStride),
+        response_(response.size() * 4, "ramp response") {
+    copyNow(response_.as<void>(), response.data(), response.size() * 4, cudaMemcpyHostToDevice,
+            stream, "ramp response");
+  }
+  ~RowFilter() {
+    for (auto& [rows, plans] : plans_) {
+      cufftDestroy(plans.first);
+      cufftDestroy(plans.second);
+    }
+  }
+  RowFilter(const RowFilter&) = delete;
+  RowFilter& operator=(const RowFilter&) = delete;
+
+  void filter(float* rows, long long rowCount, cudaStream_t stream) {
+    for (long long first = 0; first < rowCount; first += kFftRows) {
+      const int n = int(std::min<long long>(kFftRows, rowCount - first));
+      const auto& [forward, inverse] = plansFor(n);
+      checkFft(cufftSetStream(forward, stream), "cufftSetStream", "ramp filter");
+      checkFft(cufftSetStream(inverse, stream), "cufftSetStream", "ramp filter");
+      float* data = rows + first * fftStride_;
+      checkFft(cufftExecR2C(forward, data, reinterpret_cast<cufftComplex*>(data)), "cufftExecR2C",
+               "ramp filter");
+      kernels::launchApplyResponse(data, n, fftLength_, fftStride_, response_.as<float>(), stream);
+      checkFft(cufftExecC2R(inverse, reinterpret_cast<cufftComplex*>(data), data), "cufftExecC2R",
+               "ramp filter");
+    }
+  }
+
+ private:
+  const std::pair<cufftHandle, cufftHandle>& plansFor(int n) {
+    auto it = plans_.find(n);
+    if (it != plans_.end()) return it->second;
+    int length[1] = {fftLength_};
+    int realEmbed[1] = {fftStride_};
+    int complexEmbed[1] = {fftStride_ / 2};
+    cufftHandle forward = 0, inverse = 0;
+    checkFft(cufftPlanMany(&forward, 1, length, realEmbed, 1, fftStride_, complexEmbed, 1,
+                           fftStride_ / 2, CUFFT_R2C, n),
+             "cufftPlanMany", "ramp filter plan");
+    if (cufftPlanMany(&inverse, 1, length, complexEmbed, 1, fftStride_ / 2, realEmbed, 1,
+                      fftStride_, CUFFT_C2R, n) != CUFFT_SUCCESS) {
+      cufftDestroy(forward);
+      throw CudaError("ramp filter plan: cufftPlanMany (C2R) failed (out of GPU memory?)");
+    }
+    return plans_.emplace(n, std::make_pair(forward, inverse)).first->second;
+  }
+
+  int fftLength_, fftStride_;
+  DeviceMemory response_;
+  std::map<int, std::pair<cufftHandle, cufftHandle>> plans_;
+};
+
+// ---- everything a run shares between its device threads ----------------------------------------
+
+struct RunSetup {
+  const ProjectionStack* projections = nullptr;
+  Volume* volume = nullptr;
+  KernelSpec spec;
+  std::string kernelName;
+  fdk::GpuFdkPlan plan;
+  std::vector<TaskBox> tasks;
+  std::vector<VoxelMatrix> voxelMatrices;  // against the filtered (widened) detector
+  std::int64_t rows = 0, cols = 0, filteredCols = 0, before = 0;
+  int fftLength = 0, fftStride = 0;
+  bool cone = true, zMovesUW = false;
+  std::vector<kernels::ViewWeights> viewWeights;
+  std::vector<float> columnWeights;  // [view][col]
+  std::vector<float> response;       // scaled by 1 / fftLength
+};
+
+struct ChunkTimes {
+  Event uploadStart, uploadEnd, filterStart, filterEnd, bpEnd;
+  double uploadBytes = 0;
+  std::int64_t views = 0;
+};
+
+struct SharedProgress {
+  std::mutex mutex;
+  std::atomic<std::int64_t> nextTask{0};
+  std::int64_t doneChunks = 0, totalChunks = 0;
+  std::exception_ptr error;
+  double uploadSeconds = 0, uploadBytes = 0, downloadSeconds = 0, downloadBytes = 0;
+  double filterSeconds = 0, backprojectSeconds = 0, voxelUpdates = 0;
+};
+
+// One device thread: buffers sized by the plan, tasks taken from the shared queue.
+void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobContext& context) {
+  TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
+  const fdk::GpuFdkPlan& plan = setup.plan;
+  const int chunkViews = int(plan.chunkViews);
+  const std::int64_t rows = setup.rows, cols = setup.cols, fcols = setup.filteredCols;
+  const std::int64_t views = setup.projections->viewCount();
+  const std::int64_t sliceFloats =
+      setup.volume->nx() *
+      (plan.axis == fdk::GpuSplitAxis::Z ? setup.volume->ny() : setup.volume->nz());
+  Stream copy, compute;
+  DeviceMemory volume(std::size_t(sliceFloats) * std::size_t(plan.taskSlices) * 4,
+                      "the volume slab on the GPU");
+  DeviceMemory raw[2] = {DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views"),
+                         DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views")};
+  DeviceMemory fft(std::size_t(chunkViews) * rows * setup.fftStride * 4, "filter rows");
+  DeviceMemory weights(setup.viewWeights.size() * sizeof(kernels::ViewWeights), "view weights");
+  DeviceMemory columnWeights(setup.columnWeights.size() * 4, "column weights");
+  DeviceMemory matrices(std::size_t(views) * sizeof(ViewMatrix), "view matrices");
+  copyNow(weights.as<void>(), setup.viewWeights.data(),
+          setup.viewWeights.size() * sizeof(kernels::ViewWeights), cudaMemcpyHostToDevice, compute,
+          "view weights");
+  copyNow(columnWeights.as<void>(), setup.columnWeights.data(), setup.columnWeights.size() * 4,
+          cudaMemcpyHostToDevice, compute, "column weights");
+  RowFilter filter(setup.fftLength, setup.fftStride, setup.response, compute);
+  Event rawFree[2];
+  Event uploaded[2];
+  Event taskStart, taskEnd, downloadStart, downloadEnd;
+  const float* host = setup.projections->data();
+
+  for (;;) {
+    const std::int64_t t = shared.nextTask.fetch_add(1);
+    if (t >= std::int64_t(setup.tasks.size())) break;
+    const TaskBox& box = setup.tasks[std::size_t(t)];
+    // Rows of the detector this task needs (all of them for the mirror kernel).
+    const auto [firstRow, lastRow] =
+        isMirror(setup.spec.kernel) ? std::make_pair(std::int64_t(0), rows)
+                                    : rowsSeenBy(setup.voxelMatrices, *setup.volume, box, rows);
+    const std::int64_t taskRows = lastRow - firstRow;
+    const std::vector<ViewMatrix> taskMats = taskMatrices(setup.voxelMatrices, box, firstRow);
+    TOMOWB_CUDA_CHECK(
+        cudaMemcpyAsync(matrices.as<void>(), taskMats.data(), taskMats.size() * sizeof(ViewMatrix),
+                        cudaMemcpyHostToDevice, compute),
+        "view matrices");
+    TaskShape shape;
+    shape.nx = int(setup.volume->nx());
+    shape.ny = int(box.ny);
+    shape.nz = int(box.nz);
+    shape.cone = setup.cone;
+    shape.zMovesUW = setup.zMovesUW;
+    const std::size_t taskFloats =
+        std::size_t(shape.nx) * std::size_t(shape.ny) * std::size_t(shape.nz);
+    TOMOWB_CUDA_CHECK(cudaMemsetAsync(volume.as<void>(), 0, taskFloats * 4, compute),
+                      "zeroing the slab");
+    KernelInput inputs[2] = {KernelInput(setup.spec.kernel, chunkViews, int(taskRows), int(fcols)),
+                             KernelInput(setup.spec.kernel, chunkViews, int(taskRows), int(fcols))};
+    std::vector<std::unique_ptr<ChunkTimes>> times;
+    TOMOWB_CUDA_CHECK(cudaEventRecord(taskStart, compute), "timing");
+    const std::int64_t chunks = (views + chunkViews - 1) / chunkViews;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      context.throwIfCancelled();
+      const int b = int(c % 2);
+      const std::int64_t v0 = c * chunkViews;
+      const int n = int(std::min<std::int64_t>(chunkViews, views - v0));
+      auto ct = std::make_unique<ChunkTimes>();
+      ct->views = n;
+      // Upload rows [firstRow, lastRow) of views [v0, v0 + n) once the buffer is free.
+      if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(copy, rawFree[b], 0), "ordering");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadStart, copy), "timing");
+      TOMOWB_CUDA_CHECK(
+          cudaMemcpy2DAsync(raw[b].as<void>(), std::size_t(taskRows * cols) * 4,
+                            host + (v0 * rows + firstRow) * cols, std::size_t(rows * cols) * 4,
+                            std::size_t(taskRows * cols) * 4, std::size_t(n),
+                            cudaMemcpyHostToDevice, copy),
+          "uploading projections");
+      ct->uploadBytes = double(n) * double(taskRows * cols) * 4.0;
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadEnd, copy), "timing");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(uploaded[b], copy), "ordering");
+      // Weight, filter, convert and backproject on the compute stream.
+      TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(compute, uploaded[b], 0), "ordering");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterStart, compute), "timing");
+      kernels::launchWeightRows(raw[b].as<float>(), n, int(taskRows), int(firstRow), int(cols),
+                                weights.as<kernels::ViewWeights>() + v0,
+                                columnWeights.as<float>() + v0 * cols, setup.cone,
+                                int(setup.before), setup.fftLength, setup.fftStride,
+                                fft.as<float>(), compute);
+      TOMOWB_CUDA_CHECK(cudaGetLastError(), "weighting kernel");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(rawFree[b], compute), "ordering");
+      filter.filter(fft.as<float>(), static_cast<long long>(n) * taskRows, compute);
+      TOMOWB_CUDA_CHECK(cudaGetLastError(), "ramp filter");
+      inputs[b].fill(fft.as<float>(), n, setup.fftStride, compute);
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterEnd, compute), "timing");
+      inputs[b].backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
+                            volume.as<float>(), shape, setup.spec, compute);
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
+      times.push_back(std::move(ct));
+      // Keep at most two chunks in flight; report the older one.
+      if (c >= 1) {
+        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - 1)]->bpEnd), "backprojection");
+        std::lock_guard lock(shared.mutex);
+        ++shared.doneChunks;
+        context.reportProgress("backproject",
+                               double(shared.doneChunks) / double(shared.totalChunks));
+      }
+    }
+    // The task's slab back into the host volume.
+    TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, compute), "timing");
+    float* dst = setup.volume->data();
+    const std::size_t nx = std::size_t(setup.volume->nx()), ny = std::size_t(setup.volume->ny());
+    if (plan.axis == fdk::GpuSplitAxis::Z) {
+      TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst + std::size_t(box.z0) * nx * ny, volume.as<void>(),
+                                        taskFloats * 4, cudaMemcpyDeviceToHost, compute),
+                        "downloading the volume");
+    } else {
+      TOMOWB_CUDA_CHECK(
+          cudaMemcpy2DAsync(dst + std::size_t(box.y0) * nx, nx * ny * 4, volume.as<void>(),
+                            nx * std::size_t(box.ny) * 4, nx * std::size_t(box.ny) * 4,
+                            std::size_t(box.nz), cudaMemcpyDeviceToHost, compute),
+          "downloading the volume");
+    }
+    TOMOWB_CUDA_CHECK(cudaEventRecord(downloadEnd, compute), "timing");
+    TOMOWB_CUDA_CHECK(cudaEventRecord(taskEnd, compute), "timing");
+    TOMOWB_CUDA_CHECK(cudaEventSynchronize(taskEnd), "the GPU task");
+
+    // Telemetry of the task: per chunk, from the CUDA events.
+    std::lock_guard lock(shared.mutex);
+    ++shared.doneChunks;
+    context.reportProgress("backproject", double(shared.doneChunks) / double(shared.totalChunks));
+    std::size_t freeBytes = 0, totalBytes = 0;
+    cudaMemGetInfo(&freeBytes, &totalBytes);
+    const double inUse = double(totalBytes - freeBytes);
+    for (std::size_t c = 0; c < times.size(); ++c) {
+      const ChunkTimes& ct = *times[c];
+      const double up = elapsedSeconds(ct.uploadStart, ct.uploadEnd);
+      const double filt = elapsedSeconds(ct.filterStart, ct.filterEnd);
+      const double bp = elapsedSeconds(ct.filterEnd, ct.bpEnd);
+      const double updates = double(taskFloats) * double(ct.views);
+      shared.uploadSeconds += up;
+      shared.uploadBytes += ct.uploadBytes;
+      shared.filterSeconds += filt;
+      shared.backprojectSeconds += bp;
+      shared.voxelUpdates += updates;
+      TelemetryEvent e{"fdk.upload", setup.kernelName, up, 0.0, ct.uploadBytes};
+      e.device = device;
+      e.deviceMemoryBytes = inUse;
+      context.publishTelemetry(e);
+      e = TelemetryEvent{"fdk.filter", setup.kernelName, filt, 0.0, 0.0};
+      e.device = device;
+      e.deviceMemoryBytes = inUse;
+      context.publishTelemetry(e);
+      e = TelemetryEvent{"fdk.backproject", setup.kernelName, bp, updates, 0.0};
+      e.device = device;
+      e.deviceMemoryBytes = inUse;
+      context.publishTelemetry(e);
+    }
+    const double down = elapsedSeconds(downloadStart, downloadEnd);
+    shared.downloadSeconds += down;
+    shared.downloadBytes += double(taskFloats) * 4.0;
+    TelemetryEvent e{"fdk.download", setup.kernelName, down, 0.0, double(taskFloats) * 4.0};
+    e.device = device;
+    e.deviceMemoryBytes = inUse;
+    context.publishTelemetry(e);
+  }
+}
+
+std::string kernelLabel(Kernel k) {
+  switch (k) {
+    case Kernel::Naive:
+      return "fdk.bp.naive";
+    case Kernel::Texture:
+      return "fdk.bp.tex";
+    case Kernel::TextureMulti:
+      return "fdk.bp.tex-multi";
+    case Kernel::Slab:
+      return "fdk.bp.slab";
+    case Kernel::Layered16:
+      return "fdk.bp.layered16";
+    case Kernel::MirrorHalf2:
+      return "fdk.bp.mirror-half2";
+    case Kernel::MirrorFloat2:
+      return "fdk.bp.mirror-float2";
+    case Kernel::Soft:
+      return "fdk.bp.soft";
+    case Kernel::SoftMirror:
+      return "fdk.bp.soft-mirror";
+    case Kernel::SoftMirrorHalf:
+      return "fdk.bp.soft-mirror-half";
+  }
+  return "?";
+}
+
+std::vector<int> devicesToUse(const std::vector<int>& requested) {
+  const std::vector<GpuDevice> all = listGpuDevices();
+  if (all.empty()) throw ParameterError("GPU", "no usable GPU: " + gpuStatus());
+  if (requested.empty()) {
+    std::vector<int> out;
+    for (const GpuDevice& d : all) out.push_back(d.index);
+    return out;
+  }
+  for (int d : requested)
+    if (d < 0 || d >= int(all.size()))
+      throw ParameterError("GPU", "device " + std::to_string(d) + " does not exist (" +
+                                      std::to_string(all.size()) + " visible)");
+  return requested;
+}
+
+KernelChoice choose(const std::string& variant, const std::vector<VoxelMatrix>& matrices,
+                    const Volume& volume, std::int64_t rows) {
+  std::string mirrorKernel = variant, fallback;
+  if (variant == "fdk.bp.fast") {
+    mirrorKernel = "fdk.bp.mirror-half2";
+    fallback = "fdk.bp.layered16";
+  } else if (variant == "fdk.bp.mirror-half2" || variant == "fdk.bp.mirror-float2") {
+    fallback = "fdk.bp.layered16";
+  } else if (variant == "fdk.bp.soft-mirror" || variant == "fdk.bp.soft-mirror-half") {
+    fallback = "fdk.bp.soft";
+  } else {
+    return {variant, ""};
+  }
+  const std::string why = mirrorProblem(matrices, volume, rows);
+  if (why.empty()) return {mirrorKernel, ""};
+  return {fallback, "z-mirror kernels not usable: " + why};
+}
+
+void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPlan& weightPlan,
+                      const fdk::FdkParams& params, Volume& volume, JobContext& context,
+                      fdk::FdkReport& report, const std::string& variant) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<int> devices = devicesToUse(params.gpu.devices);
+  RunSetup setup;
+  setup.projections = &projections;
+  setup.volume = &volume;
+  const fdk::FdkWeightPlan::ColumnExtension ext = weightPlan.filterExtension();
+  const Geometry filteredGeometry = fdk::extendedGeometry(projections.geometry(), ext);
+  setup.rows = projections.rows();
+  setup.cols = projections.cols();
+  setup.filteredCols = filteredGeometry.detector().cols;
+  setup.before = ext.before;
+  setup.fftLength = int(fdk::paddedRowLength(setup.filteredCols));
+  setup.fftStride = setup.fftLength + 2;
+  setup.cone = projections.geometry().beam() == BeamKind::Cone;
+  setup.voxelMatrices = voxelMatrices(filteredGeometry, volume);
+  setup.zMovesUW = zMovesUW(setup.voxelMatrices, volume);
+  const KernelChoice choice = choose(variant, setup.voxelMatrices, volume, setup.rows);
+  setup.kernelName = choice.kernel;
+  setup.spec = specFor(choice.kernel, params.gpu.tunables);
+  report.kernel = choice.kernel;
+  if (!choice.why.empty())
+    report.warnings.push_back(variant + " ran as " + choice.kernel + ": " + choice.why);
+
+  // Weights: per view the cosine geometry, per view and column redundancy x step / pitch.
+  const std::int64_t views = projections.viewCount();
+  setup.viewWeights.resize(std::size_t(views));
+  setup.columnWeights.resize(std::size_t(views * setup.cols));
+  const Geometry& g = projections.geometry();
+  for (std::int64_t v = 0; v < views; ++v) {
+    kernels::ViewWeights& w = setup.viewWeights[std::size_t(v)];
+    const Eigen::Vector3d p00 = g.pixelPosition(v, 0, 0);
+    const Eigen::Vector3d o = p00 - g.view(v).source;
+    const Eigen::Vector3d u = g.pixelPosition(v, 1, 0) - p00;
+    const Eigen::Vector3d r = g.pixelPosition(v, 0, 1) - p00;
+    for (int a = 0; a < 3; ++a) {
+      w.origin[a] = float(o[a]);
+      w.u[a] = float(u[a]);
+      w.v[a] = float(r[a]);
+    }
+    const fdk::ViewFrame& f = weightPlan.frame(v);
+    w.sourceToDetector = float(f.sourceToDetectorMm);
+    const double scale = weightPlan.angularStepRad(v) / f.isocentrePitchMm;
+    for (std::int64_t c = 0; c < setup.cols; ++c)
+      setup.columnWeights[std::size_t(v * setup.cols + c)] =
+          float(scale * weightPlan.redundancyWeight(v, double(c)));
+  }
+  const fdk::RampFilter<float> ramp(setup.filteredCols, 1.0, params.filter);
+  setup.response = ramp.response();
+  for (float& x : setup.response) x /= float(setup.fftLength);
+
+  // Plan against the smallest usable memory of the devices; retry smaller on out-of-memory.
+  std::uint64_t usable = ~std::uint64_t{0};
+  std::string names;
+  for (int d : devices) {
+    std::size_t freeBytes = 0, totalBytes = 0;
+    TOMOWB_CUDA_CHECK(cudaSetDevice(d), "selecting the GPU");
+    TOMOWB_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes), "reading free GPU memory");
+    usable = std::min<std::uint64_t>(usable, freeBytes);
+  }
+  if (params.gpu.memoryLimitBytes) usable = std::min(usable, params.gpu.memoryLimitBytes);
+  {
+    const std::vector<GpuDevice> all = listGpuDevices();
+    const std::string name = all.empty() ? "GPU" : all[std::size_t(devices[0])].name;
+    report.device = devices.size() == 1 ? name + " (GPU " + std::to_string(devices[0]) + ")"
+                                        : std::to_string(devices.size()) + " x " + name;
+  }
+  for (int attempt = 0;; ++attempt) {
+    fdk::GpuFdkPlanInput in;
+    in.shape = volume.shape();
+    in.views = views;
+    in.rows = setup.rows;
+    in.cols = setup.cols;
+    in.filteredCols = setup.filteredCols;
+    in.fftLength = setup.fftLength;
+    in.inputBytesPerPixel = KernelInput::bytesPerPixel(setup.spec.kernel);
+    in.axis = fdk::gpuKernelFootprint(setup.kernelName).axis;
+    in.gpus = int(devices.size());
+    in.deviceBytes = usable;
+    setup.plan = fdk::planGpuFdk(in);
+    if (!setup.plan.fits) throw ParameterError("GPU memory", setup.plan.message);
+    report.plan = setup.plan.summary();
+    setup.tasks.clear();
+    const std::int64_t slices = in.axis == fdk::GpuSplitAxis::Z ? volume.nz() : volume.ny();
+    for (std::int64_t s0 = 0; s0 < slices; s0 += setup.plan.taskSlices) {
+      const std::int64_t n = std::min(setup.plan.taskSlices, slices - s0);
+      setup.tasks.push_back(in.axis == fdk::GpuSplitAxis::Z ? TaskBox{0, volume.ny(), s0, n}
+                                                            : TaskBox{s0, n, 0, volume.nz()});
+    }
+    SharedProgress shared;
+    shared.totalChunks = std::int64_t(setup.tasks.size()) * setup.plan.chunks;
+    std::vector<std::thread> threads;
+    for (int d : devices)
+      threads.emplace_back([&, d] {
+        try {
+          runDevice(d, setup, shared, context);
+        } catch (...) {
+          std::lock_guard lock(shared.mutex);
+          if (!shared.error) shared.error = std::current_exception();
+          shared.nextTask = std::int64_t(setup.tasks.size());  // the others stop after their task
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    if (shared.error) {
+      try {
+        std::rethrow_exception(shared.error);
+      } catch (const CudaError& e) {
+        if (isOutOfMemory(e) && attempt < 3 && usable > (std::uint64_t{64} << 20)) {
+          // Other processes took memory since we asked, or cuFFT needed more: stream harder.
+          report.warnings.push_back("GPU out of memory with " + report.plan +
+                                    "; retrying with less");
+          usable = usable / 2;
+          std::fill(volume.data(), volume.data() + volume.voxelCount(), 0.0f);
+          continue;
+        }
+        if (isOutOfMemory(e))
+          throw Error("GPU out of memory: " + std::string(e.what()) + " (plan: " + report.plan +
+                      "); try --gpu-mem-limit with less than the free memory");
+        throw;
+      }
+    }
+    report.uploadSeconds = shared.uploadSeconds;
+    report.uploadBytes = shared.uploadBytes;
+    report.downloadSeconds = shared.downloadSeconds;
+    report.downloadBytes = shared.downloadBytes;
+    report.filterSeconds = shared.filterSeconds;
+    report.backprojectSeconds = shared.backprojectSeconds;
+    report.voxelUpdates = shared.voxelUpdates;
+    break;
+  }
+  context.throwIfCancelled();
+  (void)started;
+}
+
+// The backproject entry of a GPU variant: filtered host views -> volume, with the same kernels
+// (the benchmark's and the tests' path; no filtering).
+void backprojectFiltered(const ProjectionStack& filtered, Volume& volume, JobContext& context,
+                         const std::string& variant) {
+  DeviceBackprojection bp(filtered, volume, variant, {}, devicesToUse({})[0]);
+  const double seconds = bp.run();
+  Volume result(volume.shape(), volume.voxelSizeMm(), volume.originMm());
+  bp.download(result);
+  float* out = volume.data();
+  const float* in = result.data();
+  for (std::int64_t i = 0; i < volume.voxelCount(); ++i) out[i] += in[i];
+  context.publishTelemetry({"fdk.backproject", bp.kernel(), seconds,
+                            double(volume.voxelCount()) * double(filtered.viewCount()), 0.0});
+  context.reportProgress("backproject", 1.0);
+}
+
+}  // namespace
+
+// ---- public API
+// -----------------------------------------------------------------------------------
+
+KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& projections,
+                          const Volume& volume) {
+  return choose(variant, voxelMatrices(projections.geometry(), volume), volume, projections.rows());
+}
+
+struct DeviceBackprojection::Impl {
+  int device = 0;
+  KernelSpec spec;
+  std::string kernel;
+  TaskShape shape;
+  std::vector<ViewMatrix> matrices;
+  DeviceMemory deviceMatrices;
+  DeviceMemory volume;
+  std::unique_ptr<KernelInput> input;
+  std::unique_ptr<Stream> stream;
+};
+
+DeviceBackprojection::DeviceBackprojection(const ProjectionStack& filtered, const Volume& grid,
+                                           const std::string& variant,
+                                           const std::map<std::string, std::string>& tunables,
+                                           int device)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.device = device;
+  TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
+  const std::vector<VoxelMatrix> whole = voxelMatrices(filtered.geometry(), grid);
+  const KernelChoice choice = choose(variant, whole, grid, filtered.rows());
+  m.kernel = choice.kernel;
+  m.spec = specFor(choice.kernel, tunables);
+  m.matrices = taskMatrices(whole, TaskBox{0, grid.ny(), 0, grid.nz()}, 0);
+  m.shape.nx = int(grid.nx());
+  m.shape.ny = int(grid.ny());
+  m.shape.nz = int(grid.nz());
+  m.shape.cone = filtered.geometry().beam() == BeamKind::Cone;
+  m.shape.zMovesUW = zMovesUW(whole, grid);
+  m.stream = std::make_unique<Stream>();
+  m.deviceMatrices = DeviceMemory(m.matrices.size() * sizeof(ViewMatrix), "view matrices");
+  copyNow(m.deviceMatrices.as<void>(), m.matrices.data(), m.matrices.size() * sizeof(ViewMatrix),
+          cudaMemcpyHostToDevice, *m.stream, "view matrices");
+  m.volume = DeviceMemory(std::size_t(grid.voxelCount()) * 4, "the volume on the GPU");
+  const int views = int(filtered.viewCount()), rows = int(filtered.rows()),
+            cols = int(filtered.cols());
+  m.input = std::make_unique<KernelInput>(m.spec.kernel, views, rows, cols);
+  // fill() reads every view from device memory: stage them all, then drop the staging copy.
+  DeviceMemory all(std::size_t(views) * rows * cols * 4, "filtered views");
+  copyNow(all.as<void>(), filtered.data(), std::size_t(views) * rows * cols * 4,
+          cudaMemcpyHostToDevice, *m.stream, "uploading filtered views");
+  m.input->fill(all.as<float>(), views, cols, *m.stream);
+  TOMOWB_CUDA_CHECK(cudaStreamSynchronize(*m.stream), "preparing the kernel's input");
+}
+
+DeviceBackprojection::~DeviceBackprojection() = default;
+
+double DeviceBackprojection::run() {
+  Impl& m = *impl_;
+  TOMOWB_CUDA_CHECK(cudaSetDevice(m.device), "selecting the GPU");
+  Event start, end;
+  TOMOWB_CUDA_CHECK(
+      cudaMemsetAsync(m.volume.as<void>(), 0, std::size_t(m.shape.nx) * m.shape.ny * m.shape.nz * 4,
+                      *m.stream),
+      "zeroing the volume");
+  TOMOWB_CUDA_CHECK(cudaEventRecord(start, *m.stream), "timing");
+  m.input->backproject(m.matrices.data(), m.deviceMatrices.as<ViewMatrix>(), m.volume.as<float>(),
+                       m.shape, m.spec, *m.stream);
+  TOMOWB_CUDA_CHECK(cudaEventRecord(end, *m.stream), "timing");
+  TOMOWB_CUDA_CHECK(cudaEventSynchronize(end), "backprojection");
+  return elapsedSeconds(start, end);
+}
+
+void DeviceBackprojection::download(Volume& volume) const {
+  const Impl& m = *impl_;
+  TOMOWB_CUDA_CHECK(cudaSetDevice(m.device), "selecting the GPU");
+  copyNow(volume.data(), m.volume.as<void>(), std::size_t(volume.voxelCount()) * 4,
+          cudaMemcpyDeviceToHost, *m.stream, "downloading the volume");
+}
+
+const std::string& DeviceBackprojection::kernel() const {
+  return impl_->kernel;
+}
+
+void registerGpuVariants(VariantRegistry& r) {
+  struct Entry {
+    const char* name;
+    const char* description;
+    std::vector<Tunable> tunables;
+  };
+  const std::vector<Entry> entries = {
+      {"fdk.bp.naive",
+       "GPU, seed 000 naive: projection and matrix in global memory, software bilinear, one view "
+       "per launch, read-modify-write",
+       {}},
+      {"fdk.bp.tex",
+       "GPU, seed 000 texture: 2-D texture per view (hardware bilinear, border zero), matrix in "
+       "constant memory, voxel prefetch",
+       {}},
+      {"fdk.bp.tex-multi",
+       "GPU, seed 000 multiple projections: K views per launch from a layered texture",
+       {{"K", std::to_string(kDefaultViewsPerLaunch), "views per launch (1-64)"}}},
+      {"fdk.bp.slab",
+       "GPU, seed 001 final: voxel column per thread in registers over a view batch, one write, "
+       "only the rows a slab needs uploaded",
+       {{"z-per-thread", "4", "voxels per thread along z (4, 8 or 16)"}}},
+      {"fdk.bp.layered16",
+       "GPU: float32 layered texture, 16 z-voxels per thread, u and 1/w once per column and view",
+       {}},
+      {"fdk.bp.mirror-half2",
+       "GPU: half2 texels hold rows v and V-1-v, one fetch serves voxels z and -z (untilted "
+       "detector centred on the source plane; else layered16)",
+       {}},
+      {"fdk.bp.mirror-float2",
+       "GPU: float2 texels hold rows v and V-1-v (float32 data), one fetch serves voxels z and -z "
+       "(mirror geometries; else layered16)",
+       {}},
+      {"fdk.bp.soft",
+       "GPU: software bilinear (float32, 4 loads + 3 FMA) from a zero-bordered buffer, 16 "
+       "z-voxels per thread: 20-40x less interpolation error than the texture unit",
+       {}},
+      {"fdk.bp.soft-mirror",
+       "GPU: software bilinear, float32, z-mirror: two 16-byte loads give the taps of voxels z and "
+       "-z (mirror geometries; else soft)",
+       {{"z-per-thread", "4", "voxel pairs per thread along z (4, 8 or 16)"}}},
+      {"fdk.bp.soft-mirror-half",
+       "GPU: software bilinear from half-precision taps, z-mirror: one 16-byte load per voxel pair "
+       "(mirror geometries; else soft)",
+       {{"z-per-thread", "4", "voxel pairs per thread along z (4, 8 or 16)"}}},
+      {"fdk.bp.fast",
+       "GPU: the fastest kernel this geometry allows (mirror-half2, else layered16)",
+       {}},
+  };
+  for (const Entry& e : entries) {
+    const std::string name = e.name;
+    r.add({name, e.description, e.tunables, true,
+           [name](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
+             backprojectFiltered(filtered, volume, context, name);
+           },
+           [name](const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
+                  const fdk::FdkParams& params, Volume& volume, JobContext& context,
+                  fdk::FdkReport& report) {
+             reconstructOnGpu(projections, plan, params, volume, context, report, name);
+           }});
+  }
+}
+
+}  // namespace tomowb::cuda

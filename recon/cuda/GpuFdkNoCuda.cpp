@@ -1,0 +1,33 @@
+// Stands in for GpuFdk.cpp in builds without CUDA: no GPU variants, no GPU harness.
+#include "recon/core/Error.h"
+#include "recon/cuda/GpuFdk.h"
+
+namespace tomowb::cuda {
+
+void registerGpuVariants(VariantRegistry& /*registry*/) {}
+
+KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& /*projections*/,
+                          const Volume& /*volume*/) {
+  return {variant, "built without CUDA"};
+}
+
+struct DeviceBackprojection::Impl {};
+
+DeviceBackprojection::DeviceBackprojection(const ProjectionStack& /*filtered*/,
+                                           const Volume& /*grid*/, const std::string& variant,
+                                           const std::map<std::string, std::string>& /*tunables*/,
+                                           int /*device*/) {
+  throw ParameterError("variant", "'" + variant + "' needs a GPU, and this build has no CUDA");
+}
+
+DeviceBackprojection::~DeviceBackprojection() = default;
+double DeviceBackprojection::run() {
+  return 0.0;
+}
+void DeviceBackprojection::download(Volume& /*volume*/) const {}
+const std::string& DeviceBackprojection::kernel() const {
+  static const std::string none;
+  return none;
+}
+
+}  // namespace tomowb::cuda

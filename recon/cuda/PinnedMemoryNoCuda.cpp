@@ -1,0 +1,12 @@
+// HostMemory.h's pinning for builds without CUDA: nothing to pin for, so buffers stay ordinary.
+#include "recon/core/HostMemory.h"
+
+namespace tomowb::detail {
+
+bool pinHostRange(void* /*base*/, std::size_t /*bytes*/) noexcept {
+  return false;
+}
+
+void unpinHostRange(void* /*base*/) noexcept {}
+
+}  // namespace tomowb::detail

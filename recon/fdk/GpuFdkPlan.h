@@ -1,0 +1,71 @@
+// GpuFdkPlan: how a GPU FDK run uses device memory (reference/fdk-and-large-data.md, seed 001's
+// two-level scheme). The volume is cut into tasks (z-slabs, or y-blocks for the z-mirror kernel,
+// which needs every slice of a column at once); each task is backprojected from chunks of views
+// that go through double-buffered device buffers: raw rows uploaded, weighted and ramp-filtered
+// in place with cuFFT, copied into the kernel's input (texture array or padded buffer), then
+// backprojected while the next chunk uploads. Pure arithmetic, so the GUI's estimate before a run
+// and the CUDA pipeline use the same numbers, and CPU tests cover them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "recon/core/Volume.h"
+
+namespace tomowb::fdk {
+
+enum class GpuSplitAxis { Z, Y };
+
+struct GpuFdkPlanInput {
+  VolumeShape shape;
+  std::int64_t views = 0;
+  std::int64_t rows = 0, cols = 0;  // raw detector
+  std::int64_t filteredCols = 0;    // detector columns after the offset-detector extension
+  std::int64_t fftLength = 0;       // padded row length of the ramp filter
+  // Bytes per detector pixel of the kernel's input (float 4, half2 mirror 4) and extra border.
+  std::int64_t inputBytesPerPixel = 4;
+  GpuSplitAxis axis = GpuSplitAxis::Z;
+  std::int64_t maxChunkViews = 64;  // views per chunk when memory allows
+  // The kernel wants all of a task's views in one input array (the kernel-only benchmark and
+  // the z-mirror kernel): chunkViews = views when it fits.
+  int gpus = 1;
+  std::uint64_t deviceBytes = 0;  // usable bytes per device (free memory or --gpu-mem-limit)
+  // Kept free for the CUDA context, cuFFT's plans and the driver.
+  std::uint64_t reserveBytes = std::uint64_t{256} << 20;
+};
+
+struct GpuFdkPlan {
+  GpuSplitAxis axis = GpuSplitAxis::Z;
+  std::int64_t tasks = 1;          // slabs (or blocks) of the volume
+  std::int64_t taskSlices = 0;     // slices (z) or rows (y) per task, the last may hold fewer
+  std::int64_t chunkViews = 0;     // views per chunk
+  std::int64_t chunks = 0;         // chunks per task
+  std::uint64_t taskBytes = 0;     // device volume buffer of one task
+  std::uint64_t chunkBytes = 0;    // all per-chunk buffers (raw x2, FFT x1, kernel input x2)
+  std::uint64_t perViewBytes = 0;  // chunkBytes / chunkViews
+  std::uint64_t deviceBytes = 0;   // taskBytes + chunkBytes + reserve
+  bool fits = true;
+  std::string message;  // why it does not fit and what would; empty when it fits
+  // "one slab, 8 chunks of 62 views, 3.1 GiB per GPU" / "4 slabs of 128 slices, ..."
+  std::string summary() const;
+};
+
+// What a GPU kernel variant keeps per detector pixel of a chunk (its input, double-buffered in
+// the chunk figure, plus any staging), and whether it splits the volume along y (the z-mirror
+// kernels need every slice of a column). fdk.bp.fast is planned as its mirror choice.
+struct GpuKernelFootprint {
+  std::int64_t inputBytesPerPixel = 4;
+  GpuSplitAxis axis = GpuSplitAxis::Z;
+};
+GpuKernelFootprint gpuKernelFootprint(const std::string& variant);
+
+// Device bytes one chunk of `views` views needs (all rows).
+std::uint64_t gpuFdkChunkBytes(const GpuFdkPlanInput& in, std::int64_t views);
+
+// Makes the task as large as the device allows (fewest slabs: the fewest times a detector row
+// is uploaded and filtered), then fills what is left with views. With several GPUs there are at
+// least as many tasks as GPUs. Never throws: an impossible request gives fits = false and a
+// message naming what would fit.
+GpuFdkPlan planGpuFdk(const GpuFdkPlanInput& in);
+
+}  // namespace tomowb::fdk

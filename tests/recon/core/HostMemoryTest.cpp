@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "recon/core/HostMemory.h"
+#include "recon/core/ProjectionStack.h"
+#include "recon/core/Volume.h"
+#include "recon/geometry/ScanBuilders.h"
+#include "support/TestSupport.h"
+
+namespace tomowb {
+namespace {
+
+// 16 views of 512 x 512 float32: exactly the size from which buffers are pinned.
+ProjectionStack pinnableStack() {
+  CircularConeParams p;
+  p.sourceToIsocentreMm = 500;
+  p.sourceToDetectorMm = 1000;
+  p.detector.cols = 512;
+  p.detector.rows = 512;
+  p.anglesRad = fullScanAnglesRad(16);
+  return ProjectionStack(circularConeBeam(p));
+}
+
+TEST(HostMemory, AllocatesAlignedWritableBuffersAndFreesThem) {
+  for (const std::size_t bytes :
+       {std::size_t{0}, std::size_t{1}, std::size_t{1000}, kPinnedHostBufferMinBytes - 1,
+        kPinnedHostBufferMinBytes, kPinnedHostBufferMinBytes + 3}) {
+    void* buffer = allocateHostBuffer(bytes);
+    ASSERT_NE(buffer, nullptr) << bytes;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buffer) % 64, 0u) << bytes;
+    const auto* block = static_cast<const unsigned char*>(buffer);
+    EXPECT_TRUE(std::all_of(block, block + bytes, [](unsigned char b) { return b == 0; }))
+        << bytes << " bytes are not zero-filled";
+    if (bytes > 0) {
+      auto* bytePointer = static_cast<unsigned char*>(buffer);
+      bytePointer[bytes - 1] = 0xcd;
+      bytePointer[0] = 0xab;  // the same byte when bytes == 1
+      EXPECT_EQ(bytePointer[0], 0xab);
+      if (bytes > 1) EXPECT_EQ(bytePointer[bytes - 1], 0xcd);
+    }
+    freeHostBuffer(buffer, bytes);
+  }
+  freeHostBuffer(nullptr, 0);  // like free(nullptr): nothing happens
+}
+
+TEST(HostMemory, PinsOnlyLargeBuffersAndOnlyWithAGpu) {
+  void* small = allocateHostBuffer(4096);
+  EXPECT_FALSE(isPinnedHostBuffer(small));
+  freeHostBuffer(small, 4096);
+
+  void* large = allocateHostBuffer(kPinnedHostBufferMinBytes);
+  const bool expectPinned = TOMOWB_HAVE_CUDA && test::gpuAvailable();
+  EXPECT_EQ(isPinnedHostBuffer(large), expectPinned)
+      << (expectPinned ? "a GPU is present but cudaHostAlloc fell back to ordinary memory"
+                       : "no GPU (or no CUDA in this build), yet the buffer is pinned");
+  freeHostBuffer(large, kPinnedHostBufferMinBytes);
+  EXPECT_FALSE(isPinnedHostBuffer(nullptr));
+}
+
+TEST(HostBufferAllocator, BacksStandardContainersThatCopyAndMove) {
+  std::vector<double, HostBufferAllocator<double>> values;
+  for (int i = 0; i < 1000; ++i) values.push_back(0.5 * i);  // several reallocations
+  EXPECT_EQ(values.back(), 499.5);
+
+  auto copy = values;
+  ASSERT_EQ(copy.size(), values.size());
+  EXPECT_NE(copy.data(), values.data());
+  EXPECT_TRUE(std::equal(copy.begin(), copy.end(), values.begin()));
+
+  const double* storage = values.data();
+  auto moved = std::move(values);
+  EXPECT_EQ(moved.data(), storage);  // equal allocators: the move takes the block over
+
+  // resize() default-initialises into the zero-filled block: zeros without a second pass.
+  std::vector<float, HostBufferAllocator<float>> large;
+  large.resize(kPinnedHostBufferMinBytes / sizeof(float) + 5);
+  EXPECT_TRUE(std::all_of(large.begin(), large.end(), [](float x) { return x == 0.0f; }));
+  std::vector<int, HostBufferAllocator<int>> filled(10, 7);  // value construction still works
+  EXPECT_EQ(filled[9], 7);
+
+  EXPECT_TRUE(HostBufferAllocator<float>() == HostBufferAllocator<double>());
+  EXPECT_FALSE(HostBufferAllocator<float>() != HostBufferAllocator<float>());
+}
+
+TEST(ProjectionStack, IsZeroFilledSmallOrPinned) {
+  const ProjectionStack stack = pinnableStack();
+  ASSERT_EQ(stack.pixelCount() * 4, static_cast<std::int64_t>(kPinnedHostBufferMinBytes));
+  EXPECT_TRUE(
+      std::all_of(stack.pixels().begin(), stack.pixels().end(), [](float x) { return x == 0.0f; }));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(stack.data()) % 64, 0u);
+  EXPECT_EQ(isPinnedHostBuffer(stack.data()), TOMOWB_HAVE_CUDA && test::gpuAvailable());
+}
+
+TEST(ProjectionStack, CopiesIntoItsOwnBufferAndMovesWithoutCopying) {
+  ProjectionStack original = pinnableStack();
+  original.at(3, 100, 200) = 7.0f;
+  ProjectionStack copy = original;
+  EXPECT_NE(copy.data(), original.data());
+  EXPECT_EQ(copy.geometry(), original.geometry());
+  EXPECT_EQ(copy.at(3, 100, 200), 7.0f);
+  copy.at(3, 100, 200) = -1.0f;
+  EXPECT_EQ(original.at(3, 100, 200), 7.0f);
+  EXPECT_EQ(std::memcmp(copy.data(), original.data(), 4 * 1000), 0);
+
+  const float* storage = original.data();
+  ProjectionStack moved = std::move(original);
+  EXPECT_EQ(moved.data(), storage);
+  EXPECT_EQ(moved.at(3, 100, 200), 7.0f);
+}
+
+TEST(Volume, CopiesIntoItsOwnZeroedBuffer) {
+  Volume volume = Volume::centred({256, 128, 128}, {1, 1, 1});  // 16 MiB
+  EXPECT_TRUE(std::all_of(volume.voxels().begin(), volume.voxels().end(),
+                          [](float x) { return x == 0.0f; }));
+  volume.at(255, 127, 127) = 3.0f;
+  Volume copy = volume;
+  EXPECT_NE(copy.data(), volume.data());
+  EXPECT_EQ(copy.at(255, 127, 127), 3.0f);
+  EXPECT_EQ(copy.originMm(), volume.originMm());
+}
+
+}  // namespace
+}  // namespace tomowb
