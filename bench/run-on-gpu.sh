@@ -64,7 +64,7 @@ fi
 
 echo "== ncu: fast kernels at 512^3 ($(left) s left)"
 if command -v ncu > /dev/null && (( $(left) > 25 )); then
-  for variant in fast mirror-half2 layered16 soft; do
+  for variant in fast mirror-float2 soft-mirror layered16; do
     (( $(left) > 20 )) || { echo "(no time left for $variant)" >> "$OUT/ncu-fdk.txt"; break; }
     echo "== ncu: fdk.bp.$variant, L = 512" >> "$OUT/ncu-fdk.txt"
     # Backprojection kernels only (the upload's conversion kernels are named to*Kernel); the
