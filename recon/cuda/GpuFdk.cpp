@@ -12,12 +12,14 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <utility>
 
 #include "recon/core/Error.h"
+#include "recon/core/HostMemory.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/cuda/CudaCheck.h"
 #include "recon/cuda/FdkKernels.cuh"
@@ -564,6 +566,62 @@ class RowFilter {
   std::map<int, std::pair<cufftHandle, cufftHandle>> plans_;
 };
 
+// Seed 001's small pinned double buffer, for projections in pageable memory (a stack that was not
+// registered with CUDA): the device thread copies the next few views into one half while the
+// other half's DMA runs, so uploads stay asynchronous and the pinned footprint stays small.
+class PinnedStaging {
+ public:
+  static constexpr std::int64_t kViews = 8;
+  explicit PinnedStaging(std::size_t viewBytes) : bytes_(viewBytes * kViews) {
+    for (float*& b : buffers_)
+      if (cudaHostAlloc(reinterpret_cast<void**>(&b), bytes_, cudaHostAllocDefault) != cudaSuccess)
+        b = nullptr;
+    if (!buffers_[0] || !buffers_[1]) {
+      release();
+      (void)cudaGetLastError();  // clear the failed call: the caller copies from pageable memory
+    }
+  }
+  ~PinnedStaging() { release(); }
+  PinnedStaging(const PinnedStaging&) = delete;
+  PinnedStaging& operator=(const PinnedStaging&) = delete;
+  bool usable() const { return buffers_[0] != nullptr; }
+
+  // Uploads `count` views of `rowBytes` x `viewRows` (host view stride `hostViewBytes`) into
+  // `device`, ordered on `stream`.
+  void upload(char* device, const char* host, std::int64_t count, std::size_t rowBytes,
+              std::size_t hostViewBytes, cudaStream_t stream) {
+    for (std::int64_t first = 0; first < count; first += kViews) {
+      const std::int64_t n = std::min(kViews, count - first);
+      const int b = next_;
+      next_ ^= 1;
+      if (used_[b]) TOMOWB_CUDA_CHECK(cudaEventSynchronize(copied_[b]), "pinned staging");
+      char* stage = reinterpret_cast<char*>(buffers_[b]);
+#pragma omp parallel for schedule(static) num_threads(4)
+      for (std::int64_t k = 0; k < n; ++k)
+        std::memcpy(stage + std::size_t(k) * rowBytes,
+                    host + std::size_t(first + k) * hostViewBytes, rowBytes);
+      TOMOWB_CUDA_CHECK(cudaMemcpyAsync(device + std::size_t(first) * rowBytes, stage,
+                                        std::size_t(n) * rowBytes, cudaMemcpyHostToDevice, stream),
+                        "uploading projections");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(copied_[b], stream), "pinned staging");
+      used_[b] = true;
+    }
+  }
+
+ private:
+  void release() {
+    for (float*& b : buffers_) {
+      if (b) cudaFreeHost(b);
+      b = nullptr;
+    }
+  }
+  std::size_t bytes_;
+  float* buffers_[2] = {nullptr, nullptr};
+  Event copied_[2];
+  bool used_[2] = {false, false};
+  int next_ = 0;
+};
+
 // ---- everything a run shares between its device threads ----------------------------------------
 
 struct RunSetup {
@@ -626,6 +684,12 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
   Event uploaded[2];
   Event taskStart, taskEnd, downloadStart, downloadEnd;
   const float* host = setup.projections->data();
+  // A stack in pageable memory goes through a small pinned double buffer (seed 001).
+  std::unique_ptr<PinnedStaging> staging;
+  if (!isPinnedHostBuffer(host)) {
+    staging = std::make_unique<PinnedStaging>(std::size_t(rows * cols) * 4);
+    if (!staging->usable()) staging.reset();
+  }
 
   for (;;) {
     const std::int64_t t = shared.nextTask.fetch_add(1);
@@ -666,12 +730,17 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       // Upload rows [firstRow, lastRow) of views [v0, v0 + n) once the buffer is free.
       if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(copy, rawFree[b], 0), "ordering");
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadStart, copy), "timing");
-      TOMOWB_CUDA_CHECK(
-          cudaMemcpy2DAsync(raw[b].as<void>(), std::size_t(taskRows * cols) * 4,
-                            host + (v0 * rows + firstRow) * cols, std::size_t(rows * cols) * 4,
-                            std::size_t(taskRows * cols) * 4, std::size_t(n),
-                            cudaMemcpyHostToDevice, copy),
-          "uploading projections");
+      const float* chunkHost = host + (v0 * rows + firstRow) * cols;
+      if (staging) {
+        staging->upload(raw[b].as<char>(), reinterpret_cast<const char*>(chunkHost), n,
+                        std::size_t(taskRows * cols) * 4, std::size_t(rows * cols) * 4, copy);
+      } else {
+        TOMOWB_CUDA_CHECK(
+            cudaMemcpy2DAsync(raw[b].as<void>(), std::size_t(taskRows * cols) * 4, chunkHost,
+                              std::size_t(rows * cols) * 4, std::size_t(taskRows * cols) * 4,
+                              std::size_t(n), cudaMemcpyHostToDevice, copy),
+            "uploading projections");
+      }
       ct->uploadBytes = double(n) * double(taskRows * cols) * 4.0;
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadEnd, copy), "timing");
       TOMOWB_CUDA_CHECK(cudaEventRecord(uploaded[b], copy), "ordering");
