@@ -1178,15 +1178,20 @@ void registerGpuVariants(VariantRegistry& r) {
   };
   for (const Entry& e : entries) {
     const std::string name = e.name;
-    r.add({name, e.description, e.tunables, true,
-           [name](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
-             backprojectFiltered(filtered, volume, context, name);
-           },
-           [name](const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
-                  const fdk::FdkParams& params, Volume& volume, JobContext& context,
-                  fdk::FdkReport& report) {
-             reconstructOnGpu(projections, plan, params, volume, context, report, name);
-           }});
+    KernelVariant v;
+    v.name = name;
+    v.description = e.description;
+    v.tunables = e.tunables;
+    v.needsGpu = true;
+    v.backproject = [name](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
+      backprojectFiltered(filtered, volume, context, name);
+    };
+    v.reconstruct = [name](const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
+                           const fdk::FdkParams& params, Volume& volume, JobContext& context,
+                           fdk::FdkReport& report) {
+      reconstructOnGpu(projections, plan, params, volume, context, report, name);
+    };
+    r.add(std::move(v));
   }
 }
 

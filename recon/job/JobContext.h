@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "recon/job/CancelToken.h"
+#include "recon/job/IterationSink.h"
 #include "recon/job/ProgressSink.h"
 #include "recon/job/TelemetrySink.h"
 
@@ -43,6 +44,12 @@ class JobContext {
   void publishTelemetry(const TelemetryEvent& event) const {
     if (telemetry_) telemetry_->publish(event);
   }
+  // Iterative algorithms report each iteration here (optional).
+  void setIterationSink(IterationSink* sink) noexcept { iterations_ = sink; }
+  void reportIteration(const IterationRecord& record) const {
+    if (iterations_) iterations_->iterationDone(record);
+  }
+
   bool wantsIntermediates() const noexcept { return intermediates_ != nullptr; }
   void publishIntermediate(const Volume& volume, std::string_view label,
                            double valueScale = 1.0) const {
@@ -55,6 +62,7 @@ class JobContext {
   ProgressSink* progress_ = nullptr;
   TelemetrySink* telemetry_ = nullptr;
   IntermediateVolumeSink* intermediates_ = nullptr;
+  IterationSink* iterations_ = nullptr;
 };
 
 // Every algorithm runs as a Job: construct it with its inputs and parameters, run it with a

@@ -4,7 +4,9 @@
 // registerBuiltins.cpp (one line each), never through static initialisers.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,13 +41,29 @@ using FdkReconstructFn = std::function<void(
     const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
     const fdk::FdkParams& params, Volume& volume, JobContext& context, fdk::FdkReport& report)>;
 
+// Iterative algorithms' projectors ("et.fp." and "et.bp." families; recon/iterative). A forward
+// projector overwrites the listed views of the stack (all if the list is empty) with the
+// projections of the volume; a backprojector adds the backprojection of the listed views into the
+// volume. GPU variants move the data themselves.
+using ForwardProjectFn =
+    std::function<void(const Volume& volume, ProjectionStack& projections,
+                       std::span<const std::int64_t> views, JobContext& context)>;
+using BackprojectViewsFn =
+    std::function<void(const ProjectionStack& projections, Volume& volume,
+                       std::span<const std::int64_t> views, JobContext& context)>;
+
 struct KernelVariant {
   std::string name;         // stable: "fdk.bp.cpu"
   std::string description;  // one line
   std::vector<Tunable> tunables;
   bool needsGpu = false;
-  FdkBackprojectFn backproject;  // set for the "fdk.bp." family
-  FdkReconstructFn reconstruct;  // GPU variants: the whole FDK on the device (else CPU filter)
+  FdkBackprojectFn backproject;     // set for the "fdk.bp." family
+  FdkReconstructFn reconstruct;     // GPU variants: the whole FDK on the device (else CPU filter)
+  ForwardProjectFn forwardProject;  // set for the "et.fp." family
+  BackprojectViewsFn backprojectViews;  // set for the "et.bp." family
+  // For "et.bp." variants: true if it is the exact transpose of the forward projector named
+  // here (a matched pair passes the adjoint test); empty for an unmatched backprojector.
+  std::string adjointOf;
 };
 
 class VariantRegistry {

@@ -1,25 +1,37 @@
-// One line per kernel variant (STYLE.md); the GPU variants (issue #6) come from
-// recon/cuda/GpuFdk.cpp, or none in a build without CUDA.
+// One line per kernel variant (STYLE.md); the GPU variants (issues #6 and #7) come from
+// recon/cuda/, or none in a build without CUDA.
 #include "recon/cuda/GpuFdk.h"
 #include "recon/fdk/BackprojectorCpu.h"
+#include "recon/projector/ProjectorVariants.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb {
 
+namespace {
+
+KernelVariant fdkBackprojector(std::string name, std::string description, FdkBackprojectFn fn) {
+  KernelVariant v;
+  v.name = std::move(name);
+  v.description = std::move(description);
+  v.backproject = std::move(fn);
+  return v;
+}
+
+}  // namespace
+
 void registerBuiltins(VariantRegistry& r) {
-  r.add({"fdk.bp.cpu",
-         "CPU voxel-driven backprojection, float32, AVX2 gathers + OpenMP over volume rows",
-         {},
-         false,
-         fdk::backprojectCpu,
-         {}});
-  r.add({"fdk.bp.cpu-f64",
-         "CPU reference backprojection in float64 (scalar, OpenMP): the accuracy yardstick",
-         {},
-         false,
-         fdk::backprojectCpuReference,
-         {}});
+  r.add(fdkBackprojector(
+      "fdk.bp.cpu",
+      "CPU voxel-driven backprojection, float32, AVX2 gathers + OpenMP over volume rows",
+      fdk::backprojectCpu));
+  r.add(fdkBackprojector(
+      "fdk.bp.cpu-f64",
+      "CPU reference backprojection in float64 (scalar, OpenMP): the accuracy yardstick",
+      fdk::backprojectCpuReference));
   cuda::registerGpuVariants(r);
+  r.add(projector::josephForwardCpuVariant());      // "et.fp.cpu"
+  r.add(projector::josephBackprojectCpuVariant());  // "et.bp.cpu-matched"
+  r.add(projector::voxelBackprojectCpuVariant());   // "et.bp.cpu-voxel"
 }
 
 }  // namespace tomowb
