@@ -519,16 +519,6 @@ std::vector<const KernelVariant*> variantsOn(bool gpu) {
   return out;
 }
 
-// Throws unless a GPU variant is registered and a GPU answers.
-void requireGpu(const std::string& option) {
-  const std::vector<cuda::GpuDevice> devices = cuda::listGpuDevices();
-  if (variantsOn(true).empty() || devices.empty())
-    throw ParameterError(option,
-                         "no GPU can run here (" + cuda::gpuStatus() +
-                             "); 'tomowb-cli variants' lists the kernel variants and GPUs of this "
-                             "build; run with --device cpu");
-}
-
 std::string tunableList(const KernelVariant& v) {
   if (v.tunables.empty()) return v.name + " has no tunables";
   std::string text = v.name + "'s tunables: ";
@@ -541,6 +531,15 @@ std::string tunableList(const KernelVariant& v) {
 }
 
 }  // namespace
+
+void requireGpu(const std::string& option) {
+  const std::vector<cuda::GpuDevice> devices = cuda::listGpuDevices();
+  if (variantsOn(true).empty() || devices.empty())
+    throw ParameterError(option,
+                         "no GPU can run here (" + cuda::gpuStatus() +
+                             "); 'tomowb-cli variants' lists the kernel variants and GPUs of this "
+                             "build; run with --device cpu");
+}
 
 fdk::FdkParams FdkOptions::build(std::vector<std::string>* warnings) const {
   fdk::FdkParams p;

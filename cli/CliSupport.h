@@ -170,6 +170,9 @@ struct FdkOptions {
   fdk::FdkParams build(std::vector<std::string>* warnings = nullptr) const;
 };
 
+// Throws ParameterError naming `option` unless a GPU variant is registered and a GPU answers.
+void requireGpu(const std::string& option);
+
 // Whether `params.variant` runs on a GPU (a registered variant with needsGpu).
 bool runsOnGpu(const fdk::FdkParams& params);
 

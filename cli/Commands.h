@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace tomowb::cli {
 
@@ -24,6 +25,8 @@ class Command {
 
 std::unique_ptr<Command> makePhantomCommand(CLI::App& app);
 std::unique_ptr<Command> makeReconCommand(CLI::App& app);
+// `recon sirt`, `recon os-sirt`, `recon sart` and `recon wbp`, under the `recon` subcommand.
+std::vector<std::unique_ptr<Command>> makeIterativeReconCommands(CLI::App& recon);
 std::unique_ptr<Command> makeMetricsCommand(CLI::App& app);
 std::unique_ptr<Command> makeInfoCommand(CLI::App& app);
 std::unique_ptr<Command> makeDemoCommand(CLI::App& app);

@@ -13,7 +13,8 @@
 int main(int argc, char** argv) {
   using namespace tomowb::cli;
   CLI::App app{
-      "Tomo Workbench command line: phantoms, FDK reconstruction, metrics, file info.\n"
+      "Tomo Workbench command line: phantoms, FDK, SIRT and ET reconstruction, metrics, file "
+      "info.\n"
       "Exit codes: 0 ok, 1 error, 2 usage, 3 out of memory, 130 interrupted.",
       "tomowb-cli"};
   app.require_subcommand(1);
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   commands.push_back(makeDemoCommand(app));
   commands.push_back(makePhantomCommand(app));
   commands.push_back(makeReconCommand(app));
+  for (auto& command : makeIterativeReconCommands(*app.get_subcommand("recon")))
+    commands.push_back(std::move(command));
   commands.push_back(makeMetricsCommand(app));
   commands.push_back(makeInfoCommand(app));
   commands.push_back(makeGeometryCommand(app));

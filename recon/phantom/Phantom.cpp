@@ -193,4 +193,60 @@ Phantom orientationPhantom(double scaleMm, double densityScale) {
                   Ellipsoid::sphere(Eigen::Vector3d(0.0, 0.0, 0.5 * s), 0.20 * s, densityScale)});
 }
 
+Phantom etSpecimenPhantom(double widthMm, double thicknessMm, double heightMm,
+                          double densityScale) {
+  checkPositive(widthMm, "etSpecimenPhantom.widthMm");
+  checkPositive(thicknessMm, "etSpecimenPhantom.thicknessMm");
+  checkPositive(heightMm, "etSpecimenPhantom.heightMm");
+  const Eigen::Vector3d half(widthMm / 2, thicknessMm / 2, heightMm / 2);
+  const auto at = [&](double x, double y, double z) {
+    return Eigen::Vector3d(x * half.x(), y * half.y(), z * half.z());
+  };
+  const auto rotated = [](double aboutZ, double aboutX, double aboutY) {
+    return (Eigen::AngleAxisd(aboutZ, Eigen::Vector3d::UnitZ()) *
+            Eigen::AngleAxisd(aboutX, Eigen::Vector3d::UnitX()) *
+            Eigen::AngleAxisd(aboutY, Eigen::Vector3d::UnitY()))
+        .toRotationMatrix();
+  };
+  std::vector<Ellipsoid> shapes;
+  // The embedding slab.
+  shapes.push_back({Eigen::Vector3d::Zero(), at(0.9, 0.8, 0.9), Eigen::Matrix3d::Identity(),
+                    0.2 * densityScale});
+  // Cells: centre (fractions of the half extents), semi-axes (of the smallest half extent),
+  // rotation angles, added density.
+  struct Cell {
+    double x, y, z, a, b, c, rz, rx, ry, density;
+  };
+  const double unit = std::min({half.x(), half.y(), half.z()});
+  for (const Cell& c : {Cell{-0.45, 0.05, -0.40, 0.55, 0.35, 0.45, 0.3, 0.1, 0.0, 0.3},
+                        Cell{0.30, -0.10, -0.35, 0.40, 0.30, 0.60, -0.6, 0.2, 0.4, 0.5},
+                        Cell{-0.10, 0.15, 0.30, 0.70, 0.40, 0.35, 1.1, -0.3, 0.2, 0.4},
+                        Cell{0.50, 0.00, 0.45, 0.30, 0.25, 0.30, 0.0, 0.0, 0.7, 0.8},
+                        Cell{-0.55, -0.15, 0.55, 0.25, 0.20, 0.40, 0.9, 0.5, 0.0, 0.6},
+                        Cell{0.05, -0.05, -0.05, 0.20, 0.15, 0.20, 0.0, 0.0, 0.0, 0.7},
+                        Cell{0.15, 0.20, -0.65, 0.35, 0.20, 0.25, -1.2, 0.0, 0.3, 0.25},
+                        Cell{-0.30, -0.20, 0.00, 0.15, 0.12, 0.30, 0.4, 0.8, 0.0, 0.45}})
+    shapes.push_back({at(c.x, c.y, c.z), Eigen::Vector3d(c.a, c.b, c.c) * unit,
+                      rotated(c.rz, c.rx, c.ry), c.density * densityScale});
+  // Gold beads: (x, y, z) fractions and radius in widths.
+  struct Bead {
+    double x, y, z, radius;
+  };
+  for (const Bead& b : {Bead{-0.70, 0.78, -0.70, 0.012}, Bead{0.62, 0.78, -0.55, 0.010},
+                        Bead{-0.20, -0.78, 0.65, 0.012}, Bead{0.75, -0.78, 0.20, 0.014},
+                        Bead{0.10, 0.78, 0.10, 0.010}, Bead{-0.75, -0.78, 0.05, 0.016},
+                        Bead{0.40, 0.30, -0.10, 0.020}, Bead{-0.40, -0.30, -0.75, 0.025},
+                        Bead{0.05, 0.00, 0.80, 0.012}, Bead{0.70, 0.40, 0.70, 0.010},
+                        Bead{-0.60, 0.20, 0.40, 0.014}, Bead{0.25, -0.45, -0.80, 0.018}})
+    shapes.push_back(Ellipsoid::sphere(at(b.x, b.y, b.z), b.radius * widthMm, 10.0 * densityScale));
+  // The L marker near +x, +z: a long bar along z and a short foot along -x at its bottom.
+  shapes.push_back({at(0.80, 0.0, 0.62),
+                    Eigen::Vector3d(0.02 * widthMm, 0.3 * unit, 0.2 * half.z()),
+                    Eigen::Matrix3d::Identity(), 1.0 * densityScale});
+  shapes.push_back({at(0.74, 0.0, 0.44),
+                    Eigen::Vector3d(0.06 * widthMm, 0.3 * unit, 0.02 * half.z()),
+                    Eigen::Matrix3d::Identity(), 1.0 * densityScale});
+  return Phantom("et-specimen", std::move(shapes));
+}
+
 }  // namespace tomowb::phantom

@@ -81,4 +81,13 @@ Phantom modifiedSheppLogan3d(double scaleMm, double densityScale = kWaterAttenua
 // (0, +0.5 s, 0) and 0.20 s at (0, 0, +0.5 s), where s = scaleMm; each has density densityScale.
 Phantom orientationPhantom(double scaleMm, double densityScale = kWaterAttenuationPerMm);
 
+// An electron-tomography specimen (reference/sirt-et.md section 6 (ii)) in the tilt-series frame
+// (x across the tilt axis, y through the specimen, z along the tilt axis): a flat embedding slab
+// of density 0.2 filling about 90 % of width x thickness x height, eight cell-like ellipsoids
+// (0.2 to 0.8 added, rotated about every axis), twelve gold beads (spheres of radius width/100 to
+// width/40, density 10, some on the slab's faces as fiducials) and an L-shaped marker near the
+// +x, +z corner that shows any mirror or rotation. Values times densityScale.
+Phantom etSpecimenPhantom(double widthMm, double thicknessMm, double heightMm,
+                          double densityScale = 1.0);
+
 }  // namespace tomowb::phantom

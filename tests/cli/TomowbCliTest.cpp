@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -18,6 +19,9 @@
 #include <vector>
 
 #include "recon/cuda/GpuDevices.h"
+#include "recon/geometry/ScanBuilders.h"
+#include "recon/io/VolumeFiles.h"
+#include "recon/phantom/AnalyticProjector.h"
 #include "support/TestSupport.h"
 
 namespace tomowb {
@@ -303,6 +307,79 @@ TEST(TomowbCli, InterruptedReconstructionLeavesNoOutputFile) {
   EXPECT_LT(seconds, 5.0) << "cancellation should take about a second";
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
   EXPECT_TRUE(filesIn(work).empty()) << "left behind: " << filesIn(work).front();
+}
+
+// A small tilt series of the ET specimen (+-60 degrees, 3-degree steps) as raw + JSON.
+std::string writeTiltSeries(const test::TempDir& dir) {
+  TiltSeriesParams p;
+  p.cols = 64;
+  p.rows = 4;
+  p.pixelSizeMm = 1.0;
+  p.tiltAnglesRad = arcAnglesRad(41, 120 * std::numbers::pi / 180, -60 * std::numbers::pi / 180);
+  const ProjectionStack stack =
+      phantom::projectPhantom(phantom::etSpecimenPhantom(48, 14, 4), tiltSeries(p));
+  const std::string path = (dir / "tilts.json").string();
+  io::writeProjections(path, stack);
+  return path;
+}
+
+TEST(TomowbCli, SirtWritesTheTomogramAndAFallingResidualCurve) {
+  test::TempDir dir;
+  const std::string tilts = writeTiltSeries(dir);
+  const std::string out = (dir / "sirt.mhd").string(), csv = (dir / "res.csv").string();
+  const CliRun r = runCli({"--json", "recon", "sirt", "-i", tilts, "-o", out, "--thickness", "20",
+                           "--iterations", "12", "--nonneg", "--residuals", csv},
+                          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["command"], "recon sirt");
+  EXPECT_EQ(summary["grid"]["shape"], (std::vector<int>{64, 20, 4}));
+  const auto& iterations = summary["iterative"]["iterations"];
+  ASSERT_EQ(iterations.size(), 12u);
+  EXPECT_LT(iterations.back()["relativeResidual"].get<double>(),
+            0.5 * iterations.front()["relativeResidual"].get<double>());
+  EXPECT_EQ(summary["iterative"]["backVariant"], "et.bp.cpu-voxel");
+  EXPECT_TRUE(std::filesystem::exists(out));
+  const std::string text = slurp(csv);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 13);
+}
+
+TEST(TomowbCli, OsSirtSartAndWbpRunOnATiltSeries) {
+  test::TempDir dir;
+  const std::string tilts = writeTiltSeries(dir);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"os-sirt", "--subsets", "4", "--iterations", "3"},
+        std::vector<std::string>{"sart", "--iterations", "2"},
+        std::vector<std::string>{"sirt", "--iterations", "2", "--matched"},
+        std::vector<std::string>{"wbp", "--filter", "hann"}}) {
+    std::vector<std::string> call{"--json", "recon"};
+    call.insert(call.end(), args.begin(), args.end());
+    const std::string out = (dir / (args[0] + ".mhd")).string();
+    call.insert(call.end(), {"-i", tilts, "-o", out, "--thickness", "16"});
+    const CliRun r = runCli(call, dir);
+    ASSERT_EQ(r.exitCode, 0) << args[0] << ": " << r.err;
+    EXPECT_TRUE(std::filesystem::exists(out)) << args[0];
+    const auto summary = nlohmann::json::parse(r.out);
+    if (args[0] == "sirt") EXPECT_EQ(summary["iterative"]["backVariant"], "et.bp.cpu-matched");
+  }
+}
+
+TEST(TomowbCli, IterativeReconRejectsAnUnknownProjectorListingTheKnownOnes) {
+  test::TempDir dir;
+  const std::string tilts = writeTiltSeries(dir);
+  const std::string out = (dir / "x.mhd").string();
+  CliRun r = runCli({"recon", "sirt", "-i", tilts, "-o", out, "--variant", "et.fp.nope"}, dir);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("et.fp.cpu"), std::string::npos) << r.err;
+  r = runCli({"recon", "sirt", "-i", tilts, "-o", out, "--relaxation", "2.5"}, dir);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("relaxation"), std::string::npos) << r.err;
+  if (cuda::listGpuDevices().empty()) {
+    r = runCli({"recon", "sirt", "-i", tilts, "-o", out, "--device", "gpu"}, dir);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("no GPU"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 }  // namespace

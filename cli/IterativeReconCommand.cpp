@@ -1,0 +1,354 @@
+// `tomowb-cli recon sirt|os-sirt|sart|wbp`: the electron-tomography reconstructions of issue #7
+// on a tilt series (or any parallel-beam projection file): SIRT, OS-SIRT and SART with their
+// parameters and projector variants (--fp, --bp, --variant, --matched, --device), and weighted
+// backprojection (the parallel-beam FBP) as the baseline. The residual of every iteration is
+// printed and can be written as CSV; the volume is written only when the run succeeds.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "CliSupport.h"
+#include "Commands.h"
+#include "recon/core/Error.h"
+#include "recon/cuda/GpuDevices.h"
+#include "recon/io/AtomicFileWriter.h"
+#include "recon/io/VolumeFiles.h"
+#include "recon/iterative/IterativeReconstruction.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace tomowb::cli {
+namespace {
+
+// Input and output, and the tomogram grid: --thickness for tilt series, or the grid options.
+struct TomogramIo {
+  std::string in, out;
+  std::int64_t thickness = 0;
+  GridOptions grid;
+
+  void addTo(CLI::App& app) {
+    app.add_option("-i,--in", in,
+                   "projections: a tilt series (.mrc, .st, .ali with NAME.tlt beside it) or "
+                   "NAME.json (raw + JSON with geometry)")
+        ->required()
+        ->check(CLI::ExistingPath);
+    app.add_option("-o,--out", out, "volume to write: .mhd, .mha, .json/.raw, .npy, .tif, .mrc")
+        ->required();
+    app.add_option("--thickness", thickness,
+                   "tomogram thickness in voxels (tilt series; default: a quarter of the "
+                   "detector width)")
+        ->check(CLI::Range(1, 1 << 20));
+    grid.addTo(app);
+  }
+
+  // The ET tomogram (detector width x thickness x detector height) unless --shape or --size
+  // asks for another grid.
+  fdk::VolumeGrid build(const Geometry& geometry) const {
+    if (!grid.shape.empty() || grid.size > 0) return grid.build(geometry);
+    const std::int64_t t =
+        thickness > 0 ? thickness : std::max<std::int64_t>(1, geometry.detector().cols / 4);
+    fdk::VolumeGrid g = iterative::tomogramGrid(geometry, t);
+    if (grid.voxelMm > 0) {
+      const Eigen::Vector3d extent = g.voxelSizeMm.cwiseProduct(
+          Eigen::Vector3d(static_cast<double>(g.shape.nx), static_cast<double>(g.shape.ny),
+                          static_cast<double>(g.shape.nz)));
+      const auto cells = [&](double mm) {
+        return std::max<std::int64_t>(1, std::llround(mm / grid.voxelMm));
+      };
+      g = fdk::VolumeGrid::centred({cells(extent.x()), cells(extent.y()), cells(extent.z())},
+                                   Eigen::Vector3d::Constant(grid.voxelMm));
+    }
+    if (!grid.originMm.empty())
+      g.originMm = Eigen::Vector3d(grid.originMm[0], grid.originMm[1], grid.originMm[2]);
+    return g;
+  }
+};
+
+std::string joinNames(const std::vector<const KernelVariant*>& variants) {
+  std::string names;
+  for (const KernelVariant* v : variants) names += (names.empty() ? "" : ", ") + v->name;
+  return names.empty() ? "none" : names;
+}
+
+// Picks the projector pair: --fp/--bp or --variant (either family) win; else --matched and
+// --device choose the defaults.
+void chooseProjectors(const std::string& device, bool matched,
+                      const std::vector<std::string>& variants, std::string fp, std::string bp,
+                      iterative::IterativeParams& p) {
+  const VariantRegistry& registry = VariantRegistry::builtins();
+  for (const std::string& name : variants) {
+    const KernelVariant* v = registry.find(name);
+    if (v && v->forwardProject)
+      fp = name;
+    else if (v && v->backprojectViews)
+      bp = name;
+    else
+      throw ParameterError("--variant", "'" + name +
+                                            "' is not a projector of the iterative algorithms; "
+                                            "forward: " +
+                                            joinNames(registry.family("et.fp.")) +
+                                            "; back: " + joinNames(registry.family("et.bp.")) +
+                                            " ('tomowb-cli variants' describes them)");
+  }
+  const bool gpu = device == "gpu";
+  if (gpu) requireGpu("--device");
+  if (fp.empty()) fp = gpu ? (matched ? "et.fp.matched" : "et.fp.fast") : "et.fp.cpu";
+  if (bp.empty())
+    bp = gpu ? (matched ? "et.bp.matched" : "et.bp.fast")
+             : (matched ? "et.bp.cpu-matched" : "et.bp.cpu-voxel");
+  for (const auto& [name, forward] : {std::pair{fp, true}, std::pair{bp, false}}) {
+    const KernelVariant* v = registry.find(name);
+    const char* option = forward ? "--fp" : "--bp";
+    if (!v || (forward ? !v->forwardProject : !v->backprojectViews)) {
+      std::string problem =
+          "unknown " + std::string(forward ? "forward projector" : "backprojector") + " '" + name +
+          "'; this build has " + joinNames(registry.family(forward ? "et.fp." : "et.bp."));
+      if (gpu) problem += "; GPU variants need a CUDA build and a GPU: " + cuda::gpuStatus();
+      throw ParameterError(option, problem);
+    }
+    if (device == "cpu" && v->needsGpu)
+      throw ParameterError("--device", "cpu: '" + name + "' is a GPU variant");
+    if (gpu && !v->needsGpu)
+      throw ParameterError("--device", "gpu: '" + name + "' runs on the CPU");
+    if (device.empty() && v->needsGpu) requireGpu(std::string(option) + " " + name);
+  }
+  p.forwardVariant = fp;
+  p.backVariant = bp;
+}
+
+void writeResidualCsv(const std::string& path, const iterative::IterativeReport& report) {
+  std::string text = "iteration,relative_residual,residual_norm,weighted_residual_norm,seconds\n";
+  char line[200];
+  for (const IterationRecord& r : report.iterations) {
+    std::snprintf(line, sizeof line, "%d,%.9g,%.9g,%.9g,%.6f\n", r.iteration, r.relativeResidual,
+                  r.residualNorm, r.weightedResidualNorm, r.seconds);
+    text += line;
+  }
+  io::AtomicFileWriter out(path);
+  out.write(text);
+  out.commit();
+}
+
+nlohmann::json iterativeReportToJson(const iterative::IterativeReport& r) {
+  nlohmann::json iterations = nlohmann::json::array();
+  for (const IterationRecord& i : r.iterations)
+    iterations.push_back({{"iteration", i.iteration},
+                          {"relativeResidual", i.relativeResidual},
+                          {"residualNorm", i.residualNorm},
+                          {"weightedResidualNorm", i.weightedResidualNorm},
+                          {"seconds", i.seconds}});
+  return {{"method", r.method},
+          {"forwardVariant", r.forwardVariant},
+          {"backVariant", r.backVariant},
+          {"device", r.device},
+          {"stopReason", r.stopReason},
+          {"setupSeconds", r.setupSeconds},
+          {"forwardSeconds", r.forwardSeconds},
+          {"backprojectSeconds", r.backprojectSeconds},
+          {"voxelUpdates", r.voxelUpdates},
+          {"totalSeconds", r.totalSeconds},
+          {"warnings", r.warnings},
+          {"iterations", iterations}};
+}
+
+class IterativeReconCommand : public Command {
+ public:
+  IterativeReconCommand(CLI::App& recon, iterative::IterativeMethod method) : method_(method) {
+    const std::string name = iterative::toString(method);
+    const char* what = method == iterative::IterativeMethod::Sirt
+                           ? "SIRT: simultaneous iterative reconstruction (tilt series)"
+                       : method == iterative::IterativeMethod::OsSirt
+                           ? "OS-SIRT: SIRT over ordered subsets of the views"
+                           : "SART: one view at a time";
+    sub_ = recon.add_subcommand(name, what);
+    io_.addTo(*sub_);
+    auto* a = sub_->add_option_group("Algorithm", "iterations, relaxation, constraints, stop");
+    a->add_option("--iterations", params_.iterations, "iterations (sweeps over all views)")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    params_.relaxation = method == iterative::IterativeMethod::Sart ? 0.5 : 1.0;
+    a->add_option("--relaxation", params_.relaxation, "relaxation lambda, 0 < lambda < 2")
+        ->capture_default_str();
+    if (method == iterative::IterativeMethod::OsSirt)
+      a->add_option("--subsets", params_.subsets, "number of interleaved view subsets")
+          ->check(CLI::Range(1, 1 << 20))
+          ->capture_default_str();
+    a->add_flag("--nonneg", nonNegative, "non-negativity: clamp voxels below 0 (= --min 0)");
+    a->add_option("--min", lower, "lower bound of the voxel values");
+    a->add_option("--max", upper, "upper bound of the voxel values");
+    a->add_option("--stop-change", params_.stopRelativeChange,
+                  "stop when the weighted residual falls by less than this fraction in one "
+                  "iteration (0: run every iteration)")
+        ->check(CLI::Range(0.0, 0.999))
+        ->capture_default_str();
+    a->add_option("--mask", maskFile, "volume file: reconstruct only its non-zero voxels")
+        ->check(CLI::ExistingFile);
+    a->add_option("--init", initFile, "volume file to start from (warm start; the grid must match)")
+        ->check(CLI::ExistingFile);
+    a->add_option("--residuals", residualCsv, "write the residual of every iteration as CSV");
+    auto* d = sub_->add_option_group("Projectors", "projector variants and device");
+    d->add_option("--device", device, "cpu or gpu (default: the variants' device, else the CPU)")
+        ->check(CLI::IsMember({"cpu", "gpu"}));
+    d->add_option("--variant", variants,
+                  "a projector variant of either family (repeatable; 'tomowb-cli variants')");
+    d->add_option("--fp", fp, "forward projector (default et.fp.cpu; GPU et.fp.fast)");
+    d->add_option("--bp", bp,
+                  "backprojector (default et.bp.cpu-voxel; GPU et.bp.fast; with --matched the "
+                  "exact transpose)");
+    d->add_flag("--matched", matched,
+                "use the matched pair (a forward projector and its exact transpose): SIRT "
+                "converges to the least-squares solution");
+    d->add_option("--gpu-mem-limit", gpuMemoryLimit, "use at most SIZE of each GPU's memory");
+    d->add_option("--gpus", gpus, "CUDA device indices, e.g. 0,1 (default: every GPU)")
+        ->delimiter(',')
+        ->check(CLI::NonNegativeNumber);
+    telemetryFile_.addTo(*sub_);
+  }
+  CLI::App* subcommand() const override { return sub_; }
+
+  int run(const GlobalOptions& global) override {
+    checkOutputSparesInput(io_.in, io_.out);
+    iterative::IterativeParams p = params_;
+    p.method = method_;
+    if (nonNegative) p.lowerBound = 0.0;
+    if (lower) p.lowerBound = *lower;
+    if (upper) p.upperBound = *upper;
+    chooseProjectors(device, matched, variants, fp, bp, p);
+    if (!gpuMemoryLimit.empty())
+      p.gpu.memoryLimitBytes = parseByteSize(gpuMemoryLimit, "--gpu-mem-limit");
+    p.gpu.devices = gpus;
+    const ProjectionStack projections = io::readProjections(io_.in);
+    p.volume = io_.build(projections.geometry());
+    if (!maskFile.empty()) p.mask = std::make_shared<Volume>(io::readVolume(maskFile));
+    if (!initFile.empty()) p.initialVolume = std::make_shared<Volume>(io::readVolume(initFile));
+
+    ProgressBar bar(progressWanted(global.progress, global.quiet));
+    TelemetryLog telemetry;
+    JobContext context(interruptToken(), &bar, &telemetry);
+    iterative::IterativeJob job(projections, p);
+    job.run(context);
+    io::writeVolume(io_.out, job.result());
+    if (!residualCsv.empty()) writeResidualCsv(residualCsv, job.report());
+    if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
+    bar.finish();
+    const iterative::IterativeReport& r = job.report();
+    for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!global.quiet && !global.json) printSummary(r, p.volume);
+    printJson(global, {{"command", "recon " + iterative::toString(method_)},
+                       {"input", io_.in},
+                       {"output", io_.out},
+                       {"grid", gridToJson(p.volume)},
+                       {"iterative", iterativeReportToJson(r)},
+                       {"telemetry", telemetry.toJson()}});
+    return kExitOk;
+  }
+
+ private:
+  void printSummary(const iterative::IterativeReport& r, const fdk::VolumeGrid& grid) const {
+    std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", io_.out.c_str(),
+                static_cast<long long>(grid.shape.nx), static_cast<long long>(grid.shape.ny),
+                static_cast<long long>(grid.shape.nz), grid.voxelSizeMm.x());
+    std::printf("%s with %s + %s on %s: %s\n", r.method.c_str(), r.forwardVariant.c_str(),
+                r.backVariant.c_str(), r.device.c_str(), r.stopReason.c_str());
+    const std::size_t n = r.iterations.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const IterationRecord& it = r.iterations[i];
+      if (n > 12 && i != 0 && i + 1 != n && (i + 1) % std::max<std::size_t>(1, n / 10) != 0)
+        continue;
+      std::printf("  iteration %4d: relative residual %.4g, weighted %.4g\n", it.iteration,
+                  it.relativeResidual, it.weightedResidualNorm);
+    }
+    const double gups = (r.forwardSeconds + r.backprojectSeconds) > 0
+                            ? r.voxelUpdates / (r.forwardSeconds + r.backprojectSeconds) / 1e9
+                            : 0.0;
+    std::printf("weights %s, forward %s, back %s (%.2f G updates/s), total %s\n",
+                formatSeconds(r.setupSeconds).c_str(), formatSeconds(r.forwardSeconds).c_str(),
+                formatSeconds(r.backprojectSeconds).c_str(), gups,
+                formatSeconds(r.totalSeconds).c_str());
+    if (!residualCsv.empty()) std::printf("residuals: %s\n", residualCsv.c_str());
+  }
+
+  iterative::IterativeMethod method_;
+  CLI::App* sub_ = nullptr;
+  TomogramIo io_;
+  iterative::IterativeParams params_;
+  bool nonNegative = false;
+  std::optional<double> lower, upper;
+  std::string maskFile, initFile, residualCsv;
+  std::string device, fp, bp;
+  std::vector<std::string> variants;
+  bool matched = false;
+  std::string gpuMemoryLimit;
+  std::vector<int> gpus;
+  TelemetryFileOptions telemetryFile_;
+};
+
+// Weighted backprojection: the parallel-beam FBP of `recon fdk` on the tomogram grid.
+class WbpCommand : public Command {
+ public:
+  explicit WbpCommand(CLI::App& recon) {
+    sub_ = recon.add_subcommand(
+        "wbp", "weighted backprojection (parallel-beam FBP) of a tilt series: the baseline");
+    io_.addTo(*sub_);
+    fdk_.addTo(*sub_);
+  }
+  CLI::App* subcommand() const override { return sub_; }
+
+  int run(const GlobalOptions& global) override {
+    checkOutputSparesInput(io_.in, io_.out);
+    std::vector<std::string> optionWarnings;
+    fdk::FdkParams params = fdk_.build(&optionWarnings);
+    for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    const ProjectionStack projections = io::readProjections(io_.in);
+    if (projections.geometry().beam() != BeamKind::Parallel)
+      throw ParameterError(io_.in,
+                           "weighted backprojection needs a parallel-beam tilt series; "
+                           "cone-beam data: use 'recon fdk'");
+    params.volume = io_.build(projections.geometry());
+    ProgressBar bar(progressWanted(global.progress, global.quiet));
+    JobContext context(interruptToken(), &bar);
+    fdk::FdkJob job(projections, params);
+    job.run(context);
+    io::writeVolume(io_.out, job.result());
+    bar.finish();
+    const fdk::FdkReport& r = job.report();
+    for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!global.quiet && !global.json) {
+      const fdk::VolumeGrid& g = params.volume;
+      std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", io_.out.c_str(),
+                  static_cast<long long>(g.shape.nx), static_cast<long long>(g.shape.ny),
+                  static_cast<long long>(g.shape.nz), g.voxelSizeMm.x());
+      std::printf(
+          "weighted backprojection with %s, filter %s, backprojection %s, total %s\n",
+          (r.kernel.empty() ? r.variant : r.kernel).c_str(), formatSeconds(r.filterSeconds).c_str(),
+          formatSeconds(r.backprojectSeconds).c_str(), formatSeconds(r.totalSeconds).c_str());
+    }
+    printJson(global, {{"command", "recon wbp"},
+                       {"input", io_.in},
+                       {"output", io_.out},
+                       {"grid", gridToJson(params.volume)},
+                       {"fdk", fdkReportToJson(r)}});
+    return kExitOk;
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  TomogramIo io_;
+  FdkOptions fdk_;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Command>> makeIterativeReconCommands(CLI::App& recon) {
+  std::vector<std::unique_ptr<Command>> out;
+  for (const iterative::IterativeMethod m :
+       {iterative::IterativeMethod::Sirt, iterative::IterativeMethod::OsSirt,
+        iterative::IterativeMethod::Sart})
+    out.push_back(std::make_unique<IterativeReconCommand>(recon, m));
+  out.push_back(std::make_unique<WbpCommand>(recon));
+  return out;
+}
+
+}  // namespace tomowb::cli
