@@ -30,6 +30,7 @@ std::vector<std::unique_ptr<Command>> makeIterativeReconCommands(CLI::App& recon
 std::unique_ptr<Command> makeMetricsCommand(CLI::App& app);
 std::unique_ptr<Command> makeInfoCommand(CLI::App& app);
 std::unique_ptr<Command> makeDemoCommand(CLI::App& app);
+std::unique_ptr<Command> makeEtDemoCommand(CLI::App& app);
 std::unique_ptr<Command> makeGeometryCommand(CLI::App& app);
 std::unique_ptr<Command> makeVariantsCommand(CLI::App& app);
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -15,18 +16,103 @@
 #include "recon/core/Error.h"
 #include "recon/cuda/GpuDevices.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/MrcIo.h"
+#include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/iterative/IterativeReconstruction.h"
+#include "recon/preprocess/TiltSeriesPreprocess.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::cli {
 namespace {
 
-// Input and output, and the tomogram grid: --thickness for tilt series, or the grid options.
+// Input and output, the tilt series' companion files and preprocessing, and the tomogram grid:
+// --thickness for tilt series, or the grid options.
 struct TomogramIo {
   std::string in, out;
   std::int64_t thickness = 0;
   GridOptions grid;
+  std::string tiltFile, xfFile, xtiltFile;
+  double pixelNm = 0, tiltAxisDeg = 0, tiltAxisShift = 0, xAxisTiltDeg = 0;
+  std::vector<std::int64_t> crop;
+  int binning = 1;
+  bool logTransform = false;
+  double i0 = 0;
+  std::string normalise = "none";
+
+  void addInputOptionsTo(CLI::App& app) {
+    auto* t = app.add_option_group("Tilt series", "companion files, geometry and preprocessing");
+    t->add_option("--tilt-angles", tiltFile,
+                  "tilt angles, degrees, one per line (.tlt/.rawtlt; default NAME.tlt beside "
+                  "an MRC stack, else its SerialEM header)")
+        ->check(CLI::ExistingFile);
+    t->add_option("--xf", xfFile, "IMOD .xf alignment (default NAME.xf beside the stack)")
+        ->check(CLI::ExistingFile);
+    t->add_option("--xtilt", xtiltFile, "IMOD .xtilt x-axis tilts (default NAME.xtilt)")
+        ->check(CLI::ExistingFile);
+    t->add_option("--pixel-nm", pixelNm, "pixel size, nm (default: the MRC header)")
+        ->check(CLI::PositiveNumber);
+    t->add_option("--tilt-axis-deg", tiltAxisDeg,
+                  "tilt-axis angle in the image, counter-clockwise from the row axis, degrees");
+    t->add_option("--tilt-axis-shift", tiltAxisShift,
+                  "where the tilt axis crosses the image, pixels from the centre");
+    t->add_option("--x-axis-tilt-deg", xAxisTiltDeg, "tilt of the whole series about x, degrees");
+    t->add_option("--crop", crop, "FIRST_COL COLS FIRST_ROW ROWS: keep this block of the detector")
+        ->expected(4);
+    t->add_option("--bin", binning, "average BIN x BIN pixels")->check(CLI::Range(1, 64));
+    t->add_flag("--log", logTransform,
+                "absorption contrast: -ln(I / I0) of each pixel (I0 per view, or --i0)");
+    t->add_option("--i0", i0,
+                  "unattenuated intensity for --log (default: per view, 99.5th "
+                  "percentile)")
+        ->check(CLI::PositiveNumber);
+    t->add_option("--normalise", normalise,
+                  "per view: none, mean (divide by it) or "
+                  "zero-mean-unit-var")
+        ->check(CLI::IsMember({"none", "mean", "zero-mean-unit-var"}))
+        ->capture_default_str();
+  }
+
+  // The projections as the options say: an MRC stack (or any file with --tilt-angles) through
+  // the tilt-series loader, anything else through readProjections; then the preprocessing.
+  ProjectionStack load(JobContext& context, std::vector<std::string>& warnings) const {
+    ProjectionStack stack;
+    if (io::isMrcPath(in) || !tiltFile.empty()) {
+      io::TiltSeriesSources sources = io::findCompanionFiles(in);
+      sources.stack = in;
+      if (!tiltFile.empty()) sources.tiltAngles = tiltFile;
+      if (!xfFile.empty()) sources.alignment = xfFile;
+      if (!xtiltFile.empty()) sources.xAxisTilts = xtiltFile;
+      io::TiltSeriesOptions options;
+      options.pixelSizeMm = pixelNm * 1e-6;
+      options.tiltAxisAngleRad = tiltAxisDeg * std::numbers::pi / 180;
+      options.tiltAxisShiftPixels = tiltAxisShift;
+      options.xAxisTiltRad = xAxisTiltDeg * std::numbers::pi / 180;
+      io::LoadedTiltSeries loaded = io::loadTiltSeries(sources, options);
+      warnings.insert(warnings.end(), loaded.warnings.begin(), loaded.warnings.end());
+      stack = std::move(loaded.projections);
+    } else {
+      stack = io::readProjections(in);
+    }
+    preprocess::TiltSeriesPreprocessing pre;
+    if (!crop.empty()) {
+      pre.firstCol = crop[0];
+      pre.cols = crop[1];
+      pre.firstRow = crop[2];
+      pre.rows = crop[3];
+    }
+    pre.binning = binning;
+    pre.logTransform = logTransform;
+    pre.i0 = i0;
+    pre.normalisation = normalise == "mean" ? preprocess::ViewNormalisation::DivideByMean
+                        : normalise == "zero-mean-unit-var"
+                            ? preprocess::ViewNormalisation::ZeroMeanUnitVariance
+                            : preprocess::ViewNormalisation::None;
+    const bool any = !crop.empty() || binning > 1 || logTransform ||
+                     pre.normalisation != preprocess::ViewNormalisation::None;
+    if (!any) return stack;
+    return preprocess::preprocessTiltSeries(stack, pre, context, &warnings);
+  }
 
   void addTo(CLI::App& app) {
     app.add_option("-i,--in", in,
@@ -41,6 +127,7 @@ struct TomogramIo {
                    "detector width)")
         ->check(CLI::Range(1, 1 << 20));
     grid.addTo(app);
+    addInputOptionsTo(app);
   }
 
   // The ET tomogram (detector width x thickness x detector height) unless --shape or --size
@@ -219,14 +306,15 @@ class IterativeReconCommand : public Command {
     if (!gpuMemoryLimit.empty())
       p.gpu.memoryLimitBytes = parseByteSize(gpuMemoryLimit, "--gpu-mem-limit");
     p.gpu.devices = gpus;
-    const ProjectionStack projections = io::readProjections(io_.in);
-    p.volume = io_.build(projections.geometry());
-    if (!maskFile.empty()) p.mask = std::make_shared<Volume>(io::readVolume(maskFile));
-    if (!initFile.empty()) p.initialVolume = std::make_shared<Volume>(io::readVolume(initFile));
-
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     TelemetryLog telemetry;
     JobContext context(interruptToken(), &bar, &telemetry);
+    std::vector<std::string> inputWarnings;
+    const ProjectionStack projections = io_.load(context, inputWarnings);
+    for (const std::string& w : inputWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    p.volume = io_.build(projections.geometry());
+    if (!maskFile.empty()) p.mask = std::make_shared<Volume>(io::readVolume(maskFile));
+    if (!initFile.empty()) p.initialVolume = std::make_shared<Volume>(io::readVolume(initFile));
     iterative::IterativeJob job(projections, p);
     job.run(context);
     io::writeVolume(io_.out, job.result());
@@ -301,14 +389,16 @@ class WbpCommand : public Command {
     std::vector<std::string> optionWarnings;
     fdk::FdkParams params = fdk_.build(&optionWarnings);
     for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    const ProjectionStack projections = io::readProjections(io_.in);
+    ProgressBar bar(progressWanted(global.progress, global.quiet));
+    JobContext context(interruptToken(), &bar);
+    std::vector<std::string> inputWarnings;
+    const ProjectionStack projections = io_.load(context, inputWarnings);
+    for (const std::string& w : inputWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (projections.geometry().beam() != BeamKind::Parallel)
       throw ParameterError(io_.in,
                            "weighted backprojection needs a parallel-beam tilt series; "
                            "cone-beam data: use 'recon fdk'");
     params.volume = io_.build(projections.geometry());
-    ProgressBar bar(progressWanted(global.progress, global.quiet));
-    JobContext context(interruptToken(), &bar);
     fdk::FdkJob job(projections, params);
     job.run(context);
     io::writeVolume(io_.out, job.result());

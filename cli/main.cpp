@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
 
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(makeDemoCommand(app));
+  commands.push_back(makeEtDemoCommand(app));
   commands.push_back(makePhantomCommand(app));
   commands.push_back(makeReconCommand(app));
   for (auto& command : makeIterativeReconCommands(*app.get_subcommand("recon")))

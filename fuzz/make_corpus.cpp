@@ -17,6 +17,7 @@
 #include "recon/geometry/GeometryJson.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/MetaImageIo.h"
+#include "recon/io/MrcIo.h"
 #include "recon/io/NpyIo.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/TiffIo.h"
@@ -171,6 +172,58 @@ void tiffSeeds(const fs::path& out) {
   foreignTiff(out / "u8-packbits-tiled.tif", 8, SAMPLEFORMAT_UINT, COMPRESSION_PACKBITS, true);
 }
 
+// A hand-made MRC header: sizes, mode, 1 A pixels, maps 1 2 3, "MAP ", machst in `big` order.
+std::string mrcHeader(std::int32_t nx, std::int32_t ny, std::int32_t nz, std::int32_t mode,
+                      bool big) {
+  std::string h(1024, '\0');
+  auto put = [&](std::size_t offset, std::uint32_t value) {
+    for (int i = 0; i < 4; ++i)
+      h[offset + static_cast<std::size_t>(i)] =
+          static_cast<char>(value >> (big ? 8 * (3 - i) : 8 * i) & 0xff);
+  };
+  const std::int32_t n[3] = {nx, ny, nz};
+  for (int i = 0; i < 3; ++i) {
+    put(4 * i, static_cast<std::uint32_t>(n[i]));
+    put(28 + 4 * i, static_cast<std::uint32_t>(n[i]));
+    const float cell = static_cast<float>(n[i]);
+    std::uint32_t bits;
+    std::memcpy(&bits, &cell, 4);
+    put(40 + 4 * i, bits);
+    put(64 + 4 * i, static_cast<std::uint32_t>(i + 1));
+  }
+  put(12, static_cast<std::uint32_t>(mode));
+  h.replace(208, 4, "MAP ");
+  return h;
+}
+
+void mrcSeeds(const fs::path& out) {
+  io::writeMrcVolume(out / "float32.mrc", tinyVolume({3, 2, 2}));
+  io::MrcWriteOptions imod;
+  imod.axisOrder = io::MrcAxisOrder::Imod;
+  imod.label = "seed";
+  io::writeMrcVolume(out / "imod-order.rec", tinyVolume({2, 3, 2}), imod);
+  TiltSeriesParams tilt;
+  tilt.cols = 3;
+  tilt.rows = 2;
+  tilt.pixelSizeMm = 1e-6;
+  tilt.tiltAnglesRad = {-1.0, 0.0, 1.0};
+  ProjectionStack stack(tiltSeries(tilt));
+  for (std::size_t i = 0; i < stack.pixels().size(); ++i) stack.pixels()[i] = float(i);
+  io::MrcWriteOptions serialEm;
+  serialEm.mode = io::MrcWriteMode::Int16;
+  serialEm.tiltAnglesDeg = {-57.3, 0.0, 57.3};
+  io::writeMrcStack(out / "int16-serialem.st", stack, serialEm);
+  // Big-endian float16 without a machine stamp; signed bytes (IMOD flag) after an FEI1 header.
+  writeAll(out / "float16-big.mrc",
+           mrcHeader(2, 1, 1, 12, true) + std::string("\x3c\x00\xc0\x00", 4));
+  std::string signedBytes = mrcHeader(2, 2, 1, 0, false);
+  signedBytes.replace(92, 1, 1, '\x10');
+  signedBytes.replace(104, 4, "FEI1");
+  signedBytes.replace(152, 8, std::string("IMOD\x01\x00\x00\x00", 8));
+  signedBytes.replace(212, 2, "\x44\x41");
+  writeAll(out / "int8-fei1.mrc", signedBytes + std::string(16, '\x7f') + "\x80\xff\x01\x02");
+}
+
 void geometrySeeds(const fs::path& out) {
   saveGeometry(out / "cone-vectors.json", tinyCone(2));
   writeAll(out / "builder-cone.json",
@@ -203,7 +256,8 @@ int main(int argc, char** argv) {
   const fs::path root = argv[1];
   const fs::path work = fs::temp_directory_path() / "tomowb-make-corpus";
   fs::create_directories(work);
-  for (const char* target : {"raw_sidecar", "mhd", "npy", "rabbitct", "tiff", "geometry_json"})
+  for (const char* target :
+       {"raw_sidecar", "mhd", "npy", "rabbitct", "tiff", "geometry_json", "mrc"})
     fs::create_directories(root / target);
   rawSidecarSeeds(root / "raw_sidecar", work);
   metaImageSeeds(root / "mhd", work);
@@ -211,6 +265,7 @@ int main(int argc, char** argv) {
   rabbitCtSeeds(root / "rabbitct");
   tiffSeeds(root / "tiff");
   geometrySeeds(root / "geometry_json");
+  mrcSeeds(root / "mrc");
   fs::remove_all(work);
   std::cout << "seed corpora written under " << root << "\n";
   return 0;

@@ -11,6 +11,7 @@
 #include "recon/io/NpyIo.h"
 #include "recon/io/RabbitCtReader.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/io/TiltSeriesFiles.h"
 
 namespace tomowb::io {
 
@@ -131,6 +132,56 @@ FileSummary describeRabbitCt(const std::filesystem::path& path) {
   return f;
 }
 
+bool mrcHoldsTiltSeries(const std::filesystem::path& path, const MrcHeader& h) {
+  const std::string ext = lowerExtension(path);
+  if (ext == ".st" || ext == ".ali" || ext == ".mrcs" || ext == ".preali") return true;
+  if (ext != ".mrc" || h.spaceGroup != 0 || h.nz < 2) return false;
+  return h.tiltAnglesDeg.has_value() || !findCompanionFiles(path).tiltAngles.empty();
+}
+
+FileSummary describeMrc(const std::filesystem::path& path) {
+  const MrcHeader h = readMrcHeader(path);
+  FileSummary f;
+  f.path = path;
+  f.kind = mrcHoldsTiltSeries(path, h) ? FileKind::Projections : FileKind::Volume;
+  f.format = h.version == 20140 ? "MRC2014" : "MRC";
+  f.sizeX = h.nx;
+  f.sizeY = h.ny;
+  f.sizeZ = h.nz;
+  f.sampleType = std::string(toString(h.sampleType));
+  f.dataBytes = h.payloadBytes;
+  if (h.hasVoxelSpacing()) f.voxelSizeMm = h.spacingMm;
+  if (f.kind == FileKind::Volume && h.hasVoxelSpacing() && h.hasMapSignature)
+    f.originMm = h.firstVoxelMm;
+  f.details.emplace_back("mode",
+                         std::to_string(h.mode) + " (" + std::string(toString(h.sampleType)) + ")");
+  f.details.emplace_back("byte order", std::string(toString(h.byteOrder)));
+  f.details.emplace_back("pixel spacing",
+                         h.hasVoxelSpacing()
+                             ? numberText(h.spacingMm.x() / kMmPerAngstrom) + " x " +
+                                   numberText(h.spacingMm.y() / kMmPerAngstrom) + " x " +
+                                   numberText(h.spacingMm.z() / kMmPerAngstrom) + " A"
+                             : std::string("not fully given (cell or mx/my/mz is 0)"));
+  f.details.emplace_back("ispg", std::to_string(h.spaceGroup));
+  f.details.emplace_back("extended header",
+                         std::to_string(h.extendedHeaderBytes) + " bytes" +
+                             (h.extendedHeaderType.empty() ? "" : ", " + h.extendedHeaderType));
+  std::string tilts = "none";
+  if (h.tiltAnglesDeg && !h.tiltAnglesDeg->empty()) {
+    const auto [lo, hi] = std::minmax_element(h.tiltAnglesDeg->begin(), h.tiltAnglesDeg->end());
+    tilts = std::to_string(h.tiltAnglesDeg->size()) + " in the SerialEM header, " +
+            numberText(*lo) + " .. " + numberText(*hi) + " degrees";
+  }
+  const TiltSeriesSources companions = findCompanionFiles(path);
+  if (!companions.tiltAngles.empty()) tilts += "; file " + companions.tiltAngles.string();
+  f.details.emplace_back("tilt angles", tilts);
+  if (!companions.alignment.empty())
+    f.details.emplace_back("alignment", companions.alignment.string());
+  if (!h.labels.empty()) f.details.emplace_back("label", h.labels.front());
+  for (const std::string& warning : h.warnings) f.details.emplace_back("warning", warning);
+  return f;
+}
+
 #if TOMOWB_HAVE_TIFF
 FileSummary describeTiff(const std::filesystem::path& path, bool series) {
   const TiffInfo info = readTiffInfo(path);
@@ -170,6 +221,8 @@ std::string toString(DataFormat format) {
       return "NumPy";
     case DataFormat::RabbitCt:
       return "RabbitCT";
+    case DataFormat::Mrc:
+      return "MRC";
   }
   return "unknown";
 }
@@ -184,9 +237,11 @@ DataFormat dataFormatForPath(const std::filesystem::path& path) {
   if (ext == ".tif" || ext == ".tiff") return DataFormat::Tiff;
   if (ext == ".npy") return DataFormat::Npy;
   if (ext == ".rct") return DataFormat::RabbitCt;
+  if (isMrcPath(path)) return DataFormat::Mrc;
   throw ParameterError("path", "'" + path.string() + "': unknown file type '" + ext +
                                    "'; use .json/.raw, .mhd/.mha, .tif/.tiff, a folder of TIFF "
-                                   "slices, .npy or .rct");
+                                   "slices, .npy, .rct or MRC (.mrc .st .ali .rec .map .mrcs "
+                                   ".preali)");
 }
 
 bool isFormatAvailable(DataFormat format) noexcept {
@@ -201,6 +256,8 @@ Volume readVolume(const std::filesystem::path& path) {
       return readMetaImage(path);
     case DataFormat::Npy:
       return readNpy(path);
+    case DataFormat::Mrc:
+      return readMrcVolume(path);
 #if TOMOWB_HAVE_TIFF
     case DataFormat::Tiff:
       return readTiffVolume(path);
@@ -226,6 +283,8 @@ void writeVolume(const std::filesystem::path& path, const Volume& volume,
       return writeMetaImage(path, volume);
     case DataFormat::Npy:
       return writeNpy(path, volume);
+    case DataFormat::Mrc:
+      return writeMrcVolume(path, volume, options.mrc);
 #if TOMOWB_HAVE_TIFF
     case DataFormat::Tiff:
       return writeTiffVolume(path, volume, options.tiff);
@@ -243,13 +302,20 @@ void writeVolume(const std::filesystem::path& path, const Volume& volume,
   throw ParameterError("path", "we do not write RabbitCT files ('" + path.string() + "')");
 }
 
-ProjectionStack readProjections(const std::filesystem::path& path) {
+ProjectionStack readProjections(const std::filesystem::path& path,
+                                std::vector<std::string>* warnings) {
   const DataFormat format = dataFormatForPath(path);
   if (format == DataFormat::RawJson) return readProjectionsRaw(path);
   if (format == DataFormat::RabbitCt) return std::move(readRabbitCt(path).projections);
+  if (format == DataFormat::Mrc) {
+    LoadedTiltSeries loaded = loadTiltSeries(findCompanionFiles(path), {});
+    if (warnings) warnings->insert(warnings->end(), loaded.warnings.begin(), loaded.warnings.end());
+    return std::move(loaded.projections);
+  }
   throw ParameterError("path", "'" + path.string() + "' is " + toString(format) +
-                                   ", which carries no geometry: read projections from .json/.raw "
-                                   "or .rct, or a TIFF stack with a geometry file");
+                                   ", which carries no geometry: read projections from .json/.raw, "
+                                   ".rct or an MRC tilt series, or a TIFF stack with a geometry "
+                                   "file");
 }
 
 void writeProjections(const std::filesystem::path& path, const ProjectionStack& projections) {
@@ -276,6 +342,9 @@ FileSummary describeFile(const std::filesystem::path& path) {
     case DataFormat::RabbitCt:
       f = describeRabbitCt(path);
       break;
+    case DataFormat::Mrc:
+      f = describeMrc(path);
+      break;
 #if TOMOWB_HAVE_TIFF
     case DataFormat::Tiff:
     case DataFormat::TiffSeries:
@@ -289,7 +358,8 @@ FileSummary describeFile(const std::filesystem::path& path) {
   }
   const std::uint64_t floatBytes = static_cast<std::uint64_t>(f.sizeX * f.sizeY * f.sizeZ) * 4;
   if (std::max(f.dataBytes, floatBytes) <= kValueRangeMaxBytes) {
-    if (f.kind == FileKind::Volume)
+    // An MRC stack is read as plain images: its tilt angles may be missing.
+    if (f.kind == FileKind::Volume || format == DataFormat::Mrc)
       f.valueRange = finiteRange(readVolume(path).voxels());
     else
       f.valueRange = finiteRange(readProjections(path).pixels());

@@ -7,20 +7,25 @@
 //   ".npy"            NumPy (NpyIo)
 //   ".rct"            RabbitCT projections (RabbitCtReader; the format has no signature, so
 //                     this extension is our convention)
+//   ".mrc" ".st" ".ali" ".rec" ".map" ".mrcs" ".preali"
+//                     MRC (MrcIo); as projections an MRC stack is an electron-tomography tilt
+//                     series with its IMOD companion files (TiltSeriesFiles)
 // Extensions are matched case-insensitively. Anything else is a ParameterError listing these.
 #pragma once
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/io/FileSummary.h"
+#include "recon/io/MrcIo.h"
 #include "recon/io/TiffIo.h"
 
 namespace tomowb::io {
 
-enum class DataFormat { RawJson, MetaImage, Tiff, TiffSeries, Npy, RabbitCt };
+enum class DataFormat { RawJson, MetaImage, Tiff, TiffSeries, Npy, RabbitCt, Mrc };
 
 std::string toString(DataFormat format);
 // The format a path names (ParameterError if none). Reads nothing.
@@ -30,6 +35,7 @@ bool isFormatAvailable(DataFormat format) noexcept;
 
 struct VolumeWriteOptions {
   TiffWriteOptions tiff;  // sample type and uint16 mapping for TIFF files and series
+  MrcWriteOptions mrc;    // mode, axis order (identity by default) and label for MRC files
 };
 
 Volume readVolume(const std::filesystem::path& path);
@@ -37,12 +43,18 @@ Volume readVolume(const std::filesystem::path& path);
 void writeVolume(const std::filesystem::path& path, const Volume& volume,
                  const VolumeWriteOptions& options = {});
 
-// Raw + JSON (with its geometry) or RabbitCT (.rct, all views, default pixel pitch).
-ProjectionStack readProjections(const std::filesystem::path& path);
+// Raw + JSON (with its geometry), RabbitCT (.rct, all views, default pixel pitch) or an MRC tilt
+// series (loadTiltSeries with findCompanionFiles: NAME.tlt or NAME.rawtlt, else the SerialEM
+// header; NAME.xf and NAME.xtilt when present; the header's pixel size). Warnings of the tilt-
+// series loader (unknown pixel size, odd alignment) are appended to `warnings` if given.
+ProjectionStack readProjections(const std::filesystem::path& path,
+                                std::vector<std::string>* warnings = nullptr);
 // Raw + JSON only: the other formats cannot carry the geometry.
 void writeProjections(const std::filesystem::path& path, const ProjectionStack& projections);
 
-// Header facts of any file above; the value range when the data is at most 256 MiB.
+// Header facts of any file above; the value range when the data is at most 256 MiB. An MRC file
+// counts as projections for .st .ali .mrcs .preali, and for .mrc when it is an image stack
+// (ispg 0) with tilt angles (SerialEM header, or NAME.tlt / NAME.rawtlt beside it).
 FileSummary describeFile(const std::filesystem::path& path);
 
 }  // namespace tomowb::io

@@ -217,7 +217,8 @@ Phantom etSpecimenPhantom(double widthMm, double thicknessMm, double heightMm,
   struct Cell {
     double x, y, z, a, b, c, rz, rx, ry, density;
   };
-  const double unit = std::min({half.x(), half.y(), half.z()});
+  // Cell sizes scale with the slice (x-y) and, along the tilt axis, with the height.
+  const double unit = std::min(half.x(), half.y());
   for (const Cell& c : {Cell{-0.45, 0.05, -0.40, 0.55, 0.35, 0.45, 0.3, 0.1, 0.0, 0.3},
                         Cell{0.30, -0.10, -0.35, 0.40, 0.30, 0.60, -0.6, 0.2, 0.4, 0.5},
                         Cell{-0.10, 0.15, 0.30, 0.70, 0.40, 0.35, 1.1, -0.3, 0.2, 0.4},
@@ -226,7 +227,7 @@ Phantom etSpecimenPhantom(double widthMm, double thicknessMm, double heightMm,
                         Cell{0.05, -0.05, -0.05, 0.20, 0.15, 0.20, 0.0, 0.0, 0.0, 0.7},
                         Cell{0.15, 0.20, -0.65, 0.35, 0.20, 0.25, -1.2, 0.0, 0.3, 0.25},
                         Cell{-0.30, -0.20, 0.00, 0.15, 0.12, 0.30, 0.4, 0.8, 0.0, 0.45}})
-    shapes.push_back({at(c.x, c.y, c.z), Eigen::Vector3d(c.a, c.b, c.c) * unit,
+    shapes.push_back({at(c.x, c.y, c.z), Eigen::Vector3d(c.a * unit, c.b * unit, c.c * half.z()),
                       rotated(c.rz, c.rx, c.ry), c.density * densityScale});
   // Gold beads: (x, y, z) fractions and radius in widths.
   struct Bead {

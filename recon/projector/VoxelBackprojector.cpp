@@ -52,6 +52,13 @@ inline double bilinear(const float* pixels, std::int64_t cols, std::int64_t rows
     return 0.0;
   const auto c0 = static_cast<std::int64_t>(c0f), r0 = static_cast<std::int64_t>(r0f);
   const double fc = c - c0f, fr = r - r0f;
+  if (c0 >= 0 && c0 + 1 < cols && r0 >= 0 && r0 + (fr != 0.0) < rows) {
+    // Inside: no per-tap checks; a row weight of exactly 0 (aligned slices) skips its row.
+    const float* p = pixels + r0 * cols + c0;
+    double value = (1.0 - fr) * ((1.0 - fc) * p[0] + fc * p[1]);
+    if (fr != 0.0) value += fr * ((1.0 - fc) * p[cols] + fc * p[cols + 1]);
+    return value;
+  }
   double sum = 0.0;
   for (int dr = 0; dr < 2; ++dr) {
     const std::int64_t rr = r0 + dr;
@@ -96,6 +103,16 @@ void voxelBackproject(const ProjectionStack& projections, Volume& volume,
                                            s.indexToPixel.col(2) * static_cast<double>(k) +
                                            s.indexToPixel.col(3);
           const Eigen::Vector3d step = s.indexToPixel.col(0);
+          if (!s.cone) {
+            // Parallel beams: the detector position is affine along the row (w = 1).
+            for (std::int64_t i = 0; i < nx; ++i) {
+              const double c = rowStart.x() + static_cast<double>(i) * step.x();
+              const double r = rowStart.y() + static_cast<double>(i) * step.y();
+              line[static_cast<std::size_t>(i)] +=
+                  s.parallelWeight * bilinear(s.pixels, cols, rows, c, r);
+            }
+            continue;
+          }
           for (std::int64_t i = 0; i < nx; ++i) {
             const Eigen::Vector3d h = rowStart + static_cast<double>(i) * step;
             if (!(h.z() > 0)) continue;  // behind a cone source

@@ -382,5 +382,36 @@ TEST(TomowbCli, IterativeReconRejectsAnUnknownProjectorListingTheKnownOnes) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+TEST(TomowbCli, EtDemoWritesTheTiltSeriesAndSirtBeatsWbp) {
+  test::TempDir dir;
+  const auto out = dir / "et";
+  const CliRun r = runCli({"--json", "demo-et", "--width", "96", "--rows", "2", "--thickness", "24",
+                           "--step", "3", "--iterations", "10", "-o", out.string()},
+                          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["views"], 41);
+  for (const char* name : {"tilts.mrc", "tilts.tlt", "truth.mrc", "wbp.mrc", "sirt.mrc",
+                           "residuals.csv", "central-slice.pgm", "summary.json"})
+    EXPECT_TRUE(std::filesystem::exists(out / name)) << name;
+  EXPECT_LT(summary["metrics"]["sirt"]["rmse"].get<double>(),
+            summary["metrics"]["wbp"]["rmse"].get<double>());
+  EXPECT_LT(summary["sirt"]["lastRelativeResidual"].get<double>(),
+            0.5 * summary["sirt"]["firstRelativeResidual"].get<double>());
+
+  // The MRC stack with its .tlt is a user's input: binned by 2, the tomogram halves in width.
+  const CliRun binned =
+      runCli({"--json", "recon", "sirt", "-i", (out / "tilts.mrc").string(), "-o",
+              (dir / "binned.mrc").string(), "--bin", "2", "--thickness", "8", "--iterations", "2"},
+             dir);
+  ASSERT_EQ(binned.exitCode, 0) << binned.err;
+  EXPECT_EQ(nlohmann::json::parse(binned.out)["grid"]["shape"], (std::vector<int>{48, 8, 1}));
+  // Without its .tlt the angles come from the stack's SerialEM extended header.
+  std::filesystem::remove(out / "tilts.tlt");
+  const CliRun bare = runCli(
+      {"recon", "wbp", "-i", (out / "tilts.mrc").string(), "-o", (dir / "w.mrc").string()}, dir);
+  EXPECT_EQ(bare.exitCode, 0) << bare.err;
+}
+
 }  // namespace
 }  // namespace tomowb
