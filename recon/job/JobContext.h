@@ -32,8 +32,11 @@ class JobContext {
         progress_(progress),
         telemetry_(telemetry),
         intermediates_(intermediates) {}
+  ~JobContext() = default;
   JobContext(const JobContext&) = delete;
   JobContext& operator=(const JobContext&) = delete;
+  JobContext(JobContext&&) = delete;
+  JobContext& operator=(JobContext&&) = delete;
 
   const CancelToken& cancelToken() const noexcept { return *cancel_; }
   void throwIfCancelled() const { cancel_->throwIfRequested(); }

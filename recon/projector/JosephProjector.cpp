@@ -171,32 +171,40 @@ void checkGrid(const VoxelGrid& grid, std::size_t voxelCount) {
     throw ParameterError("joseph projector", "voxel sizes must be > 0");
 }
 
+// One parallel loop over every (view, row) of the listed views: a parallel region per view would
+// make OpenMP's barriers dominate when the machine is busy.
 template <typename VolT, typename OutT>
 void forwardImpl(const VolT* volume, const VoxelGrid& grid, const Geometry& geometry,
                  OutT* projections, const std::vector<std::int64_t>& views,
                  const JobContext* context) {
+  if (context) context->throwIfCancelled();
   const GridIndex gi(grid);
   const std::int64_t cols = geometry.detector().cols, rows = geometry.detector().rows;
-  for (const std::int64_t viewIndex : views) {
-    if (context) context->throwIfCancelled();
-    const RayFrame frame = rayFrame(geometry, viewIndex);
-    OutT* out = projections + viewIndex * rows * cols;
+  std::vector<RayFrame> frames;
+  frames.reserve(views.size());
+  for (const std::int64_t v : views) frames.push_back(rayFrame(geometry, v));
+  const auto lines = static_cast<std::int64_t>(views.size()) * rows;
 #pragma omp parallel for schedule(dynamic, 4)
-    for (std::int64_t row = 0; row < rows; ++row)
-      for (std::int64_t col = 0; col < cols; ++col) {
-        const PlaneRay ray = planeRay(frame, grid, col, row);
-        std::int64_t first = 0, last = -1;
-        rayPlanes(ray, gi, -1, 0, 0, first, last);
-        double sum = 0.0;
-        for (std::int64_t i = first; i <= last; ++i) {
-          if (!interiorSample(ray, gi, i, volume, sum))
-            forEachTap(ray, gi, i, -1, 0, 0, [&](std::int64_t at, double w) {
-              sum += w * static_cast<double>(volume[at]);
-            });
-        }
-        out[row * cols + col] = static_cast<OutT>(sum * ray.weight);
+  for (std::int64_t line = 0; line < lines; ++line) {
+    if (context && context->cancelToken().requested()) continue;
+    const auto k = static_cast<std::size_t>(line / rows);
+    const std::int64_t row = line % rows;
+    OutT* out = projections + (views[k] * rows + row) * cols;
+    for (std::int64_t col = 0; col < cols; ++col) {
+      const PlaneRay ray = planeRay(frames[k], grid, col, row);
+      std::int64_t first = 0, last = -1;
+      rayPlanes(ray, gi, -1, 0, 0, first, last);
+      double sum = 0.0;
+      for (std::int64_t i = first; i <= last; ++i) {
+        if (!interiorSample(ray, gi, i, volume, sum))
+          forEachTap(ray, gi, i, -1, 0, 0, [&](std::int64_t at, double w) {
+            sum += w * static_cast<double>(volume[at]);
+          });
       }
+      out[col] = static_cast<OutT>(sum * ray.weight);
+    }
   }
+  if (context) context->throwIfCancelled();
 }
 
 // Scatter, with the volume split into slabs along z (or y when there are few slices) that the
