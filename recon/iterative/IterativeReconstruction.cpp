@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "recon/core/Error.h"
+#include "recon/cuda/GpuEt.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::iterative {
@@ -89,7 +90,7 @@ void applyMaskAndBounds(Volume& x, const Volume* mask, const IterativeParams& p)
 }
 
 std::string deviceText(const KernelVariant& fp, const KernelVariant& bp) {
-  const std::string cpu = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
+  std::string cpu = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
   if (fp.needsGpu && bp.needsGpu) return "GPU";
   if (fp.needsGpu || bp.needsGpu) return "GPU and " + cpu;
   return cpu;
@@ -157,6 +158,191 @@ std::vector<std::vector<std::int64_t>> viewSubsets(IterativeMethod method, std::
   return out;
 }
 
+namespace {
+
+// R: inverse row sums, the forward projection of ones (of the mask's voxels).
+ProjectionStack rowWeightsOf(const KernelVariant& fp, const Geometry& geometry,
+                             const fdk::VolumeGrid& grid, const Volume* mask, JobContext& context) {
+  ProjectionStack rowWeights(geometry);
+  Volume ones(grid.shape, grid.voxelSizeMm, grid.originMm);
+  if (mask)
+    std::transform(mask->voxels().begin(), mask->voxels().end(), ones.voxels().begin(),
+                   [](float m) { return m != 0.0f ? 1.0f : 0.0f; });
+  else
+    std::fill(ones.voxels().begin(), ones.voxels().end(), 1.0f);
+  fp.forwardProject(ones, rowWeights, {}, context);
+  invertSums(rowWeights.pixels(), 1.0);
+  if (std::none_of(rowWeights.pixels().begin(), rowWeights.pixels().end(),
+                   [](float r) { return r > 0; }))
+    throw ParameterError("volume", "no ray of the projections crosses the reconstruction grid");
+  return rowWeights;
+}
+
+// C_s: the relaxation over the column sums of each subset, kept when they fit in
+// kMaxStoredWeightBytes, else recomputed per subset (one more backprojection of ones).
+class ColumnWeights {
+ public:
+  ColumnWeights(const KernelVariant& bp, const ProjectionStack& projections,
+                const IterativeParams& params,
+                const std::vector<std::vector<std::int64_t>>& subsets, JobContext& context)
+      : bp_(bp), params_(params), subsets_(subsets), ones_(projections.geometry()) {
+    std::fill(ones_.pixels().begin(), ones_.pixels().end(), 1.0f);
+    const double bytes = static_cast<double>(subsets.size()) *
+                         static_cast<double>(params.volume.shape.voxelCount()) * 4.0;
+    if (bytes > kMaxStoredWeightBytes) return;
+    for (std::size_t s = 0; s < subsets.size(); ++s) {
+      context.throwIfCancelled();
+      stored_.push_back(compute(s, context));
+      context.reportProgress("weights",
+                             static_cast<double>(s + 1) / static_cast<double>(subsets.size()));
+    }
+  }
+  // The weights of subset s: stored, or computed into `scratch`.
+  const float* of(std::size_t s, Volume& scratch, JobContext& context) const {
+    if (!stored_.empty()) return stored_[s].data();
+    scratch = compute(s, context);
+    return scratch.data();
+  }
+
+ private:
+  Volume compute(std::size_t s, JobContext& context) const {
+    const fdk::VolumeGrid& grid = params_.volume;
+    Volume c(grid.shape, grid.voxelSizeMm, grid.originMm);
+    bp_.backprojectViews(ones_, c, subsets_[s], context);
+    invertSums(c.voxels(), params_.relaxation);
+    if (params_.mask) applyMaskAndBounds(c, params_.mask.get(), IterativeParams{});
+    return c;
+  }
+
+  const KernelVariant& bp_;
+  const IterativeParams& params_;
+  const std::vector<std::vector<std::int64_t>>& subsets_;
+  ProjectionStack ones_;
+  std::vector<Volume> stored_;
+};
+
+// r = b - A x over the views, replaced by R r; adds ||r||^2 and ||r||_R^2. One parallel loop
+// over all the views' pixels.
+void weightResidual(const ProjectionStack& projections, const ProjectionStack& rowWeights,
+                    ProjectionStack& residual, const std::vector<std::int64_t>& views,
+                    double& residual2, double& weighted2) {
+  const std::int64_t pixelsPerView = projections.pixelsPerView();
+  const auto count = static_cast<std::int64_t>(views.size()) * pixelsPerView;
+  double r2 = 0, w2 = 0;
+#pragma omp parallel for schedule(static) reduction(+ : r2, w2)
+  for (std::int64_t j = 0; j < count; ++j) {
+    const std::int64_t i =
+        views[static_cast<std::size_t>(j / pixelsPerView)] * pixelsPerView + j % pixelsPerView;
+    const double diff =
+        static_cast<double>(projections.data()[i]) - static_cast<double>(residual.data()[i]);
+    const double weight = rowWeights.data()[i];
+    r2 += diff * diff;
+    w2 += weight * diff * diff;
+    residual.data()[i] = static_cast<float>(diff * weight);
+  }
+  residual2 += r2;
+  weighted2 += w2;
+}
+
+// The stop rule: empty while the weighted residual still falls by at least the fraction asked.
+std::string convergenceReason(const IterativeParams& params, const IterativeReport& report) {
+  const std::size_t n = report.iterations.size();
+  if (params.stopRelativeChange <= 0 || n < 2) return {};
+  const double before = report.iterations[n - 2].weightedResidualNorm;
+  const double now = report.iterations[n - 1].weightedResidualNorm;
+  const double change = before > 0 ? (before - now) / before : 0.0;
+  if (change >= params.stopRelativeChange) return {};
+  char text[160];
+  std::snprintf(text, sizeof text, "the weighted residual fell by %.3g (< %.3g) in iteration %zu",
+                change, params.stopRelativeChange, n);
+  return text;
+}
+
+struct IterationTotals {
+  double forwardSeconds = 0, backSeconds = 0, updates = 0, residual2 = 0, weighted2 = 0;
+};
+
+// Records iteration `iteration` in the report and tells the context (sinks, telemetry, progress).
+void recordIteration(const IterationTotals& t, int iteration, double dataNorm, double seconds,
+                     const IterativeParams& params, IterativeReport& report, JobContext& context) {
+  IterationRecord record;
+  record.algorithm = report.method;
+  record.iteration = iteration;
+  record.maxIterations = params.iterations;
+  record.residualNorm = std::sqrt(t.residual2);
+  record.weightedResidualNorm = std::sqrt(t.weighted2);
+  record.relativeResidual = dataNorm > 0 ? record.residualNorm / dataNorm : 0.0;
+  record.seconds = seconds;
+  report.iterations.push_back(record);
+  report.forwardSeconds += t.forwardSeconds;
+  report.backprojectSeconds += t.backSeconds;
+  report.voxelUpdates += t.updates;
+  context.publishTelemetry(
+      {"iterative.forward", report.forwardVariant, t.forwardSeconds, t.updates / 2, 0, -1, 0});
+  context.publishTelemetry(
+      {"iterative.backproject", report.backVariant, t.backSeconds, t.updates / 2, 0, -1, 0});
+  context.reportIteration(record);
+  context.reportProgress(
+      "iteration " + std::to_string(iteration) + "/" + std::to_string(params.iterations),
+      static_cast<double>(iteration) / params.iterations);
+}
+
+void iterateOnHost(const ProjectionStack& projections, const IterativeParams& params,
+                   const KernelVariant& fp, const KernelVariant& bp, Volume& x, JobContext& context,
+                   IterativeReport& report) {
+  const auto started = Clock::now();
+  const fdk::VolumeGrid& grid = params.volume;
+  const Volume* mask = params.mask.get();
+  const std::vector<std::vector<std::int64_t>> subsets =
+      viewSubsets(params.method, projections.viewCount(), params.subsets);
+  context.reportProgress("weights", 0.0);
+  const ProjectionStack rowWeights = rowWeightsOf(fp, projections.geometry(), grid, mask, context);
+  const ColumnWeights columnWeights(bp, projections, params, subsets, context);
+  report.setupSeconds = secondsSince(started);
+
+  double dataNorm2 = 0;
+  for (const float b : projections.pixels()) dataNorm2 += static_cast<double>(b) * b;
+  const double dataNorm = std::sqrt(dataNorm2);
+  ProjectionStack residual(projections.geometry());
+  Volume update(grid.shape, grid.voxelSizeMm, grid.originMm), scratch;
+  const double voxels = static_cast<double>(grid.shape.voxelCount());
+  const auto n = static_cast<std::int64_t>(x.voxelCount());
+  report.stopReason = std::to_string(params.iterations) + " iterations";
+  for (int iteration = 1; iteration <= params.iterations; ++iteration) {
+    const auto iterationStart = Clock::now();
+    IterationTotals t;
+    for (std::size_t s = 0; s < subsets.size(); ++s) {
+      context.throwIfCancelled();
+      const std::vector<std::int64_t>& views = subsets[s];
+      auto clock = Clock::now();
+      fp.forwardProject(x, residual, views, context);
+      t.forwardSeconds += secondsSince(clock);
+      weightResidual(projections, rowWeights, residual, views, t.residual2, t.weighted2);
+      std::fill(update.voxels().begin(), update.voxels().end(), 0.0f);
+      clock = Clock::now();
+      bp.backprojectViews(residual, update, views, context);
+      t.backSeconds += secondsSince(clock);
+      t.updates += 2.0 * voxels * static_cast<double>(views.size());
+      const float* c = columnWeights.of(s, scratch, context);
+      float* xv = x.data();
+      const float* u = update.data();
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) xv[i] += c[i] * u[i];
+      applyMaskAndBounds(x, mask, params);
+    }
+    recordIteration(t, iteration, dataNorm, secondsSince(iterationStart), params, report, context);
+    const std::string converged = convergenceReason(params, report);
+    if (!converged.empty()) report.stopReason = converged;
+    if (context.wantsIntermediates() && params.publishEvery > 0 &&
+        (iteration % params.publishEvery == 0 || iteration == params.iterations ||
+         !converged.empty()))
+      context.publishIntermediate(x, "iteration " + std::to_string(iteration));
+    if (!converged.empty()) break;
+  }
+}
+
+}  // namespace
+
 Volume reconstructIterative(const ProjectionStack& projections, const IterativeParams& params,
                             JobContext& context, IterativeReport* reportOut) {
   checkParams(projections, params);
@@ -177,142 +363,12 @@ Volume reconstructIterative(const ProjectionStack& projections, const IterativeP
   if (params.initialVolume)
     std::copy(params.initialVolume->voxels().begin(), params.initialVolume->voxels().end(),
               x.voxels().begin());
-  const Volume* mask = params.mask.get();
-  applyMaskAndBounds(x, mask, params);
-
-  const Geometry& geometry = projections.geometry();
-  const std::vector<std::vector<std::int64_t>> subsets =
-      viewSubsets(params.method, projections.viewCount(), params.subsets);
-  const std::span<const std::int64_t> allViews;
-
-  // R: inverse row sums, the forward projection of ones (of the mask).
-  context.reportProgress("weights", 0.0);
-  ProjectionStack rowWeights(geometry);
-  {
-    Volume ones(grid.shape, grid.voxelSizeMm, grid.originMm);
-    if (mask)
-      std::transform(mask->voxels().begin(), mask->voxels().end(), ones.voxels().begin(),
-                     [](float m) { return m != 0.0f ? 1.0f : 0.0f; });
-    else
-      std::fill(ones.voxels().begin(), ones.voxels().end(), 1.0f);
-    fp.forwardProject(ones, rowWeights, allViews, context);
-  }
-  invertSums(rowWeights.pixels(), 1.0);
-  double rayCount = 0;
-  for (const float r : rowWeights.pixels()) rayCount += r > 0 ? 1 : 0;
-  if (rayCount == 0)
-    throw ParameterError("volume", "no ray of the projections crosses the reconstruction grid");
-
-  // C_s: relaxation over the column sums of each subset.
-  ProjectionStack onesStack(geometry);
-  std::fill(onesStack.pixels().begin(), onesStack.pixels().end(), 1.0f);
-  const auto columnWeights = [&](const std::vector<std::int64_t>& views) {
-    Volume c(grid.shape, grid.voxelSizeMm, grid.originMm);
-    bp.backprojectViews(onesStack, c, views, context);
-    invertSums(c.voxels(), params.relaxation);
-    if (mask) applyMaskAndBounds(c, mask, IterativeParams{});
-    return c;
-  };
-  const bool storeWeights =
-      static_cast<double>(subsets.size()) * static_cast<double>(grid.shape.voxelCount()) * 4.0 <=
-      kMaxStoredWeightBytes;
-  std::vector<Volume> storedColumnWeights;
-  if (storeWeights)
-    for (std::size_t s = 0; s < subsets.size(); ++s) {
-      context.throwIfCancelled();
-      storedColumnWeights.push_back(columnWeights(subsets[s]));
-      context.reportProgress("weights",
-                             static_cast<double>(s + 1) / static_cast<double>(subsets.size()));
-    }
-  report.setupSeconds = secondsSince(started);
-
-  double dataNorm2 = 0;
-  for (const float b : projections.pixels()) dataNorm2 += static_cast<double>(b) * b;
-  const double dataNorm = std::sqrt(dataNorm2);
-
-  ProjectionStack residual(geometry);
-  Volume update(grid.shape, grid.voxelSizeMm, grid.originMm);
-  const std::int64_t pixelsPerView = projections.pixelsPerView();
-  const double voxels = static_cast<double>(grid.shape.voxelCount());
-  report.stopReason = std::to_string(params.iterations) + " iterations";
-  for (int iteration = 1; iteration <= params.iterations; ++iteration) {
-    const auto iterationStart = Clock::now();
-    double forwardSeconds = 0, backSeconds = 0, updates = 0;
-    double residual2 = 0, weighted2 = 0;
-    for (std::size_t s = 0; s < subsets.size(); ++s) {
-      context.throwIfCancelled();
-      const std::vector<std::int64_t>& views = subsets[s];
-      auto t = Clock::now();
-      fp.forwardProject(x, residual, views, context);
-      forwardSeconds += secondsSince(t);
-      // r = b - A x over the subset's views, then R r.
-      for (const std::int64_t v : views) {
-        const float* b = projections.viewPixels(v).data();
-        const float* rw = rowWeights.viewPixels(v).data();
-        float* r = residual.viewPixels(v).data();
-        double r2 = 0, w2 = 0;
-#pragma omp parallel for schedule(static) reduction(+ : r2, w2)
-        for (std::int64_t i = 0; i < pixelsPerView; ++i) {
-          const double diff = static_cast<double>(b[i]) - static_cast<double>(r[i]);
-          r2 += diff * diff;
-          w2 += static_cast<double>(rw[i]) * diff * diff;
-          r[i] = static_cast<float>(diff * static_cast<double>(rw[i]));
-        }
-        residual2 += r2;
-        weighted2 += w2;
-      }
-      std::fill(update.voxels().begin(), update.voxels().end(), 0.0f);
-      t = Clock::now();
-      bp.backprojectViews(residual, update, views, context);
-      backSeconds += secondsSince(t);
-      updates += 2.0 * voxels * static_cast<double>(views.size());
-      const Volume computed = storeWeights ? Volume() : columnWeights(views);
-      const float* c = storeWeights ? storedColumnWeights[s].data() : computed.data();
-      float* xv = x.data();
-      const float* u = update.data();
-      const auto n = static_cast<std::int64_t>(x.voxelCount());
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) xv[i] += c[i] * u[i];
-      applyMaskAndBounds(x, mask, params);
-    }
-    IterationRecord record;
-    record.algorithm = report.method;
-    record.iteration = iteration;
-    record.maxIterations = params.iterations;
-    record.residualNorm = std::sqrt(residual2);
-    record.weightedResidualNorm = std::sqrt(weighted2);
-    record.relativeResidual = dataNorm > 0 ? record.residualNorm / dataNorm : 0.0;
-    record.seconds = secondsSince(iterationStart);
-    report.iterations.push_back(record);
-    report.forwardSeconds += forwardSeconds;
-    report.backprojectSeconds += backSeconds;
-    report.voxelUpdates += updates;
-    context.publishTelemetry({"iterative.forward", fp.name, forwardSeconds, updates / 2, 0, -1, 0});
-    context.publishTelemetry(
-        {"iterative.backproject", bp.name, backSeconds, updates / 2, 0, -1, 0});
-    context.reportIteration(record);
-    context.reportProgress(
-        "iteration " + std::to_string(iteration) + "/" + std::to_string(params.iterations),
-        static_cast<double>(iteration) / params.iterations);
-    const bool last = iteration == params.iterations;
-    bool converged = false;
-    if (params.stopRelativeChange > 0 && iteration > 1) {
-      const double before = report.iterations[report.iterations.size() - 2].weightedResidualNorm;
-      const double change = before > 0 ? (before - record.weightedResidualNorm) / before : 0.0;
-      if (change < params.stopRelativeChange) {
-        converged = true;
-        char text[160];
-        std::snprintf(text, sizeof text,
-                      "the weighted residual fell by %.3g (< %.3g) in iteration %d", change,
-                      params.stopRelativeChange, iteration);
-        report.stopReason = text;
-      }
-    }
-    if (context.wantsIntermediates() && params.publishEvery > 0 &&
-        (iteration % params.publishEvery == 0 || last || converged))
-      context.publishIntermediate(x, "iteration " + std::to_string(iteration));
-    if (converged) break;
-  }
+  applyMaskAndBounds(x, params.mask.get(), params);
+  // Both projectors on the GPU: the whole algorithm runs there, the data resident.
+  if (fp.needsGpu && bp.needsGpu)
+    cuda::reconstructIterativeGpu(projections, params, x, context, report);
+  else
+    iterateOnHost(projections, params, fp, bp, x, context, report);
   report.totalSeconds = secondsSince(started);
   if (reportOut) *reportOut = std::move(report);
   return x;

@@ -1,5 +1,6 @@
 // One line per kernel variant (STYLE.md); the GPU variants (issues #6 and #7) come from
 // recon/cuda/, or none in a build without CUDA.
+#include "recon/cuda/GpuEt.h"
 #include "recon/cuda/GpuFdk.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/projector/ProjectorVariants.h"
@@ -32,6 +33,7 @@ void registerBuiltins(VariantRegistry& r) {
   r.add(projector::josephForwardCpuVariant());      // "et.fp.cpu"
   r.add(projector::josephBackprojectCpuVariant());  // "et.bp.cpu-matched"
   r.add(projector::voxelBackprojectCpuVariant());   // "et.bp.cpu-voxel"
+  cuda::registerGpuEtVariants(r);
 }
 
 }  // namespace tomowb
