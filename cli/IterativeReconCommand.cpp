@@ -3,6 +3,7 @@
 // parameters and projector variants (--fp, --bp, --variant, --matched, --device), and weighted
 // backprojection (the parallel-beam FBP) as the baseline. The residual of every iteration is
 // printed and can be written as CSV; the volume is written only when the run succeeds.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -291,6 +292,9 @@ class IterativeReconCommand : public Command {
     d->add_option("--gpus", gpus, "CUDA device indices, e.g. 0,1 (default: every GPU)")
         ->delimiter(',')
         ->check(CLI::NonNegativeNumber);
+    d->add_option("--tunable", tunables,
+                  "NAME=VALUE: a tunable of the GPU variants ('tomowb-cli variants'); repeatable")
+        ->allow_extra_args(false);
     telemetryFile_.addTo(*sub_);
   }
   CLI::App* subcommand() const override { return sub_; }
@@ -306,6 +310,22 @@ class IterativeReconCommand : public Command {
     if (!gpuMemoryLimit.empty())
       p.gpu.memoryLimitBytes = parseByteSize(gpuMemoryLimit, "--gpu-mem-limit");
     p.gpu.devices = gpus;
+    for (const std::string& t : tunables) {
+      const std::size_t eq = t.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw ParameterError("--tunable", "'" + t + "' is not NAME=VALUE");
+      const std::string name = t.substr(0, eq);
+      const KernelVariant& f = VariantRegistry::builtins().require(p.forwardVariant);
+      const KernelVariant& b = VariantRegistry::builtins().require(p.backVariant);
+      const auto has = [&](const KernelVariant& v) {
+        return std::any_of(v.tunables.begin(), v.tunables.end(),
+                           [&](const Tunable& x) { return x.name == name; });
+      };
+      if (!has(f) && !has(b))
+        throw ParameterError(
+            "--tunable", "neither " + f.name + " nor " + b.name + " has a tunable '" + name + "'");
+      p.gpu.tunables[name] = t.substr(eq + 1);
+    }
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     TelemetryLog telemetry;
     JobContext context(interruptToken(), &bar, &telemetry);
@@ -370,6 +390,7 @@ class IterativeReconCommand : public Command {
   bool matched = false;
   std::string gpuMemoryLimit;
   std::vector<int> gpus;
+  std::vector<std::string> tunables;
   TelemetryFileOptions telemetryFile_;
 };
 
