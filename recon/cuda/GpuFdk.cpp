@@ -22,6 +22,7 @@
 #include "recon/core/HostMemory.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/cuda/CudaCheck.h"
+#include "recon/cuda/CudaResources.h"
 #include "recon/cuda/FdkKernels.cuh"
 #include "recon/cuda/GpuDevices.h"
 #include "recon/fdk/Fdk.h"
@@ -71,68 +72,6 @@ void checkFft(cufftResult status, const char* call, const char* what) {
 
 bool isOutOfMemory(const CudaError& e) {
   return std::string(e.what()).find("out of memory") != std::string::npos;
-}
-
-class DeviceMemory {
- public:
-  DeviceMemory() = default;
-  DeviceMemory(std::size_t bytes, const char* what) {
-    if (bytes) TOMOWB_CUDA_CHECK(cudaMalloc(&p_, bytes), what);
-  }
-  ~DeviceMemory() {
-    if (p_) cudaFree(p_);
-  }
-  DeviceMemory(DeviceMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-  DeviceMemory& operator=(DeviceMemory&& o) noexcept {
-    std::swap(p_, o.p_);
-    return *this;
-  }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-
- private:
-  void* p_ = nullptr;
-};
-
-class Stream {
- public:
-  Stream() { TOMOWB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "stream"); }
-  ~Stream() { cudaStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  operator cudaStream_t() const { return s_; }  // NOLINT(google-explicit-constructor)
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
-class Event {
- public:
-  Event() { TOMOWB_CUDA_CHECK(cudaEventCreate(&e_), "event"); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  operator cudaEvent_t() const { return e_; }  // NOLINT(google-explicit-constructor)
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
-double elapsedSeconds(cudaEvent_t from, cudaEvent_t to) {
-  float ms = 0;
-  if (cudaEventElapsedTime(&ms, from, to) != cudaSuccess) return 0.0;
-  return double(ms) * 1e-3;
-}
-
-// A blocking copy ordered on `stream`. Plain cudaMemcpy runs on the legacy default stream, which
-// our non-blocking streams do not wait for, and from pageable memory it may return before the
-// copy has landed: a kernel on `stream` could then read stale data.
-void copyNow(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
-             cudaStream_t stream, const char* what) {
-  TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream), what);
-  TOMOWB_CUDA_CHECK(cudaStreamSynchronize(stream), what);
 }
 
 // A (layered) CUDA array with a texture object: linear filtering, border zero, unnormalised.
