@@ -16,7 +16,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
+#include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
 #include "recon/io/VolumeFiles.h"
 
@@ -34,8 +36,15 @@ QString mmText(double mm) {
 }
 
 QString geometryText(const Geometry& g) {
-  const QString beam =
+  QString beam =
       g.beam() == BeamKind::Cone ? DataPanel::tr("cone beam") : DataPanel::tr("parallel beam");
+  if (isTiltSeries(g)) {
+    const std::vector<double> tilts = fitTiltAxis(g).tiltsRad;
+    const auto [lo, hi] = std::minmax_element(tilts.begin(), tilts.end());
+    beam = DataPanel::tr("tilt series %1°..%2°")
+               .arg(*lo * 180.0 / std::numbers::pi, 0, 'f', 1)
+               .arg(*hi * 180.0 / std::numbers::pi, 0, 'f', 1);
+  }
   QString text = DataPanel::tr("%1 views · %2 × %3 px · %4")
                      .arg(g.viewCount())
                      .arg(g.detector().cols)
@@ -73,7 +82,7 @@ DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
   openButton_->setIcon(QIcon(QStringLiteral(":/tomowb/icons/open.svg")));
   openButton_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   openButton_->setToolTip(
-      tr("Open projections or volumes (raw + JSON, MetaImage, TIFF, NumPy, "
+      tr("Open projections or volumes (raw + JSON, MetaImage, MRC tilt series, TIFF, NumPy, "
          "RabbitCT)"));
   openButton_->setPopupMode(QToolButton::MenuButtonPopup);
   auto* openMenu = new QMenu(openButton_);
@@ -130,8 +139,12 @@ DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
 }
 
 QStringList DataPanel::nameFilters() {
-  QStringList perFormat{tr("Raw + JSON sidecar (*.json *.raw)"), tr("MetaImage (*.mhd *.mha)")};
-  QString all = QStringLiteral("*.json *.raw *.mhd *.mha *.npy *.rct");
+  QStringList perFormat{tr("Raw + JSON sidecar (*.json *.raw)"), tr("MetaImage (*.mhd *.mha)"),
+                        tr("MRC tilt series or volume (*.mrc *.st *.ali *.preali *.mrcs *.rec "
+                           "*.map)")};
+  QString all = QStringLiteral(
+      "*.json *.raw *.mhd *.mha *.npy *.rct *.mrc *.st *.ali *.preali *.mrcs "
+      "*.rec *.map");
   if (io::isFormatAvailable(io::DataFormat::Tiff)) {
     perFormat << tr("TIFF stack (*.tif *.tiff)");
     all += QStringLiteral(" *.tif *.tiff");
@@ -230,10 +243,14 @@ void DataPanel::onProgress(double fraction) {
 void DataPanel::onLoaded(const LoadResult& result) {
   if (result.projections) {
     if (result.phantom) {
-      workspace_.setPhantom(result.phantom,
-                            result.cnrPhantom ? tr("CNR phantom") : tr("modified Shepp-Logan"));
+      const bool et = result.phantom->name() == "et-specimen";
+      workspace_.setPhantom(result.phantom, result.cnrPhantom ? tr("CNR phantom")
+                                            : et              ? tr("ET specimen")
+                                                              : tr("modified Shepp-Logan"));
       workspace_.setCnrPhantom(result.cnrPhantom);
     }
+    // Before setProjections: the list rebuilt on its signal shows them.
+    projectionWarnings_ = result.warnings;
     workspace_.setProjections(result.projections, result.name, result.path);
   } else if (result.volume) {
     const int index = workspace_.addVolume({result.name, result.path, result.volume, -1});
@@ -267,8 +284,16 @@ void DataPanel::rebuildList() {
     item->setText(0, tr("Projections: %1\n%2").arg(workspace_.projectionsName(), details));
     item->setData(0, kKindRole, ProjectionsItem);
     item->setData(0, kPathRole, workspace_.projectionsPath());
-    item->setToolTip(
-        0, workspace_.projectionsPath().isEmpty() ? tr("generated") : workspace_.projectionsPath());
+    QString tip =
+        workspace_.projectionsPath().isEmpty() ? tr("generated") : workspace_.projectionsPath();
+    if (!projectionWarnings_.isEmpty()) {
+      // What the reader found odd (an MRC without a pixel size, a skewed alignment): one line in
+      // the list, every warning in the tooltip.
+      item->setText(0, item->text(0) + tr("\n\u26a0 %n warning(s): hover to read", nullptr,
+                                          static_cast<int>(projectionWarnings_.size())));
+      tip += QStringLiteral("\n\n") + projectionWarnings_.join(QStringLiteral("\n"));
+    }
+    item->setToolTip(0, tip);
   }
   if (workspace_.phantom()) {
     auto* item = new QTreeWidgetItem(list_);

@@ -43,6 +43,8 @@ class DataPanel : public QWidget {
   bool isLoading() const { return loader_->busy(); }
   // Files waiting behind the one loading now.
   int queuedFileCount() const { return static_cast<int>(queue_.size()); }
+  // The reader's warnings about the projections open now (MRC tilt series; empty for others).
+  QStringList projectionWarnings() const { return projectionWarnings_; }
   // The last error shown (for tests and the status bar).
   QString lastError() const { return lastError_; }
   // When false, errors are only emitted (loadFailed) and not shown in a message box (tests,
@@ -84,6 +86,7 @@ class DataPanel : public QWidget {
   Workspace& workspace_;
   LoadTask* loader_ = nullptr;
   QStringList queue_;
+  QStringList projectionWarnings_;  // the reader's warnings about the open projections
   QString lastError_;
   bool showsErrorDialogs_ = true;
 

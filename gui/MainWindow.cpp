@@ -31,13 +31,16 @@
 #include <QToolBar>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numbers>
 #include <thread>
 
 #include "gui/AlgorithmPanel.h"
 #include "gui/CnrPanel.h"
 #include "gui/ConsistencyView.h"
+#include "gui/ConvergencePanel.h"
 #include "gui/DataPanel.h"
 #include "gui/ExportFiles.h"
 #include "gui/GeometryPanel.h"
@@ -49,6 +52,7 @@
 #include "gui/core/DemoData.h"
 #include "gui/core/EventLoopMonitor.h"
 #include "gui/core/FdkRun.h"
+#include "gui/core/IterativeRun.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
@@ -111,9 +115,76 @@ bool systemPrefersDark() {
 #endif
 }
 
-DemoKind demoKindFromName(const QString& name) {
-  return name.compare(QStringLiteral("cnr"), Qt::CaseInsensitive) == 0 ? DemoKind::Cnr
-                                                                       : DemoKind::SheppLogan;
+bool isEtSpecimen(const phantom::Phantom* p) {
+  return p != nullptr && p->name() == "et-specimen";
+}
+
+// True when every sample of a disc (radius r around c in the x-z plane at y) has the value v.
+bool discIsUniform(const phantom::Phantom& p, double y, const Eigen::Vector2d& c, double r,
+                   double v) {
+  constexpr int kRings = 4, kPerRing = 16;
+  for (int ring = 0; ring <= kRings; ++ring)
+    for (int k = 0; k < (ring == 0 ? 1 : kPerRing); ++k) {
+      const double a = 2.0 * std::numbers::pi * k / kPerRing, rr = r * ring / kRings;
+      const Eigen::Vector3d at(c.x() + rr * std::cos(a), y, c.y() + rr * std::sin(a));
+      if (std::abs(p.valueAt(at) - v) > 1e-9 * std::max(1.0, std::abs(v))) return false;
+    }
+  return true;
+}
+
+// CNR ROIs for the ET demo's specimen (etSpecimenPhantom), all on the mid-plane y = 0 that the
+// coronal view shows first (the specimen seen from the beam at tilt 0, free of the missing
+// wedge's elongation): circles inside the two largest cells that cross it, against a disc of
+// bare embedding slab.
+std::vector<render::SliceRoi> etSpecimenRois(const phantom::Phantom& p) {
+  const auto& shapes = p.ellipsoids();
+  std::vector<render::SliceRoi> rois;
+  if (shapes.empty()) return rois;
+  const double slab = shapes.front().density;
+  // Cells add 0.2 to 0.8 (Phantom.h); the L marker adds 1 and the gold beads 10, five and fifty
+  // times the slab's 0.2.
+  std::vector<std::size_t> cells;
+  for (std::size_t i = 1; i < shapes.size(); ++i)
+    if (shapes[i].density < 5.0 * slab) cells.push_back(i);
+  std::sort(cells.begin(), cells.end(), [&](std::size_t a, std::size_t b) {
+    return shapes[a].semiAxesMm.minCoeff() > shapes[b].semiAxesMm.minCoeff();
+  });
+  int id = 1000;
+  for (const std::size_t i : cells) {
+    const phantom::Ellipsoid& e = shapes[i];
+    const Eigen::Vector2d centre(e.centreMm.x(), e.centreMm.z());
+    const double inside = p.valueAt({centre.x(), 0.0, centre.y()});
+    const double radius = 0.45 * e.semiAxesMm.minCoeff();
+    if (inside <= slab || !discIsUniform(p, 0.0, centre, radius, inside)) continue;
+    render::SliceRoi roi;
+    roi.id = ++id;
+    roi.label = QObject::tr("cell %1").arg(rois.size() + 1);
+    roi.role = render::SliceRoi::Signal;
+    roi.axis = 1;
+    roi.centreMm = centre;
+    roi.halfSizeMm = Eigen::Vector2d::Constant(radius);
+    rois.push_back(roi);
+    if (rois.size() == 2) break;
+  }
+  // Background: the largest disc of bare slab found on a coarse grid of the mid-plane.
+  const Eigen::Vector3d lo = p.boxMinMm(), hi = p.boxMaxMm();
+  const double step = (hi.x() - lo.x()) / 40.0;
+  bool found = false;
+  for (double radius = (hi.z() - lo.z()) / 8; radius > step / 2 && !found; radius *= 0.75)
+    for (double z = lo.z() + radius; z <= hi.z() - radius && !found; z += step)
+      for (double x = lo.x() + radius; x <= hi.x() - radius && !found; x += step)
+        if (discIsUniform(p, 0.0, {x, z}, radius, slab)) {
+          render::SliceRoi bg;
+          bg.id = 1000;
+          bg.label = QObject::tr("slab");
+          bg.role = render::SliceRoi::Background;
+          bg.axis = 1;
+          bg.centreMm = {x, z};
+          bg.halfSizeMm = Eigen::Vector2d::Constant(radius);
+          rois.push_back(bg);
+          found = true;
+        }
+  return rois;
 }
 
 }  // namespace
@@ -172,8 +243,11 @@ void MainWindow::createPanels() {
   auto* demoButton = new QPushButton(tr("Open demo: Shepp-Logan cone beam"), welcome_);
   demoButton->setObjectName(QStringLiteral("welcomeDemoButton"));
   auto* cnrButton = new QPushButton(tr("Open demo: CNR phantom"), welcome_);
+  auto* etButton = new QPushButton(tr("Open demo: electron tomography"), welcome_);
+  etButton->setObjectName(QStringLiteral("welcomeEtDemoButton"));
+  etButton->setToolTip(tr("Tilt series of a cell specimen, -60..+60 degrees: run SIRT on it"));
   auto* openButton = new QPushButton(tr("Open file…"), welcome_);
-  for (QPushButton* b : {demoButton, cnrButton, openButton}) {
+  for (QPushButton* b : {demoButton, cnrButton, etButton, openButton}) {
     b->setMinimumHeight(36);
     buttons->addWidget(b);
   }
@@ -182,6 +256,8 @@ void MainWindow::createPanels() {
   welcomeLayout->addStretch(3);
   connect(demoButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::SheppLogan); });
   connect(cnrButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::Cnr); });
+  connect(etButton, &QPushButton::clicked, this,
+          [this] { openDemo(DemoKind::ElectronTomography); });
   connect(openButton, &QPushButton::clicked, this, [this] { dataPanel_->showOpenDialog(); });
 
   viewArea_ = new ViewArea(centre_);
@@ -197,6 +273,8 @@ void MainWindow::createPanels() {
   runLogPanel_ = new RunLogPanel(*runs_, this);
   throughputPanel_ = new ThroughputPanel(*runs_, this);
   cnrPanel_ = new CnrPanel(this);
+  convergencePanel_ = new ConvergencePanel(*runs_, this);
+  algorithmPanel_->setRunController(runs_.get());
   projectionBrowser_ = new ProjectionBrowser(this);
 }
 
@@ -233,6 +311,8 @@ void MainWindow::createDocks() {
                                     QStringLiteral("throughputDock"), Qt::RightDockWidgetArea);
   QDockWidget* cnr =
       addDock(cnrPanel_, tr("CNR"), QStringLiteral("cnrDock"), Qt::RightDockWidgetArea);
+  QDockWidget* convergence = addDock(convergencePanel_, tr("Convergence"),
+                                     QStringLiteral("convergenceDock"), Qt::RightDockWidgetArea);
   QDockWidget* runList =
       addDock(runListPanel_, tr("Runs"), QStringLiteral("runListDock"), Qt::BottomDockWidgetArea);
   QDockWidget* runLog =
@@ -242,6 +322,7 @@ void MainWindow::createDocks() {
   tabifyDockWidget(geometry, consistency);
   geometry->raise();
   tabifyDockWidget(throughput, cnr);
+  tabifyDockWidget(cnr, convergence);
   throughput->raise();
   tabifyDockWidget(runList, runLog);
   tabifyDockWidget(runLog, projections);
@@ -273,6 +354,13 @@ void MainWindow::createActions() {
   cnrDemoAction_ = new QAction(tr("Open demo: &CNR phantom"), this);
   cnrDemoAction_->setStatusTip(tr("Noisy cone-beam scan of the contrast-to-noise phantom"));
   connect(cnrDemoAction_, &QAction::triggered, this, [this] { openDemo(DemoKind::Cnr); });
+  etDemoAction_ =
+      new QAction(tr("Open demo: &Electron tomography: tilt series of a cell specimen"), this);
+  etDemoAction_->setStatusTip(
+      tr("ET tilt series (-60..+60 degrees in 2 degree steps) of a specimen with cells and gold "
+         "beads, generated now; the algorithm panel offers SIRT for it"));
+  connect(etDemoAction_, &QAction::triggered, this,
+          [this] { openDemo(DemoKind::ElectronTomography); });
 
   saveVolumeAction_ = new QAction(tr("&Save volume as…"), this);
   saveVolumeAction_->setShortcut(QKeySequence::Save);
@@ -308,6 +396,7 @@ void MainWindow::createMenus() {
   file->addSeparator();
   file->addAction(demoAction_);
   file->addAction(cnrDemoAction_);
+  file->addAction(etDemoAction_);
   file->addSeparator();
   file->addAction(saveVolumeAction_);
   file->addAction(screenshotAction_);
@@ -423,18 +512,14 @@ void MainWindow::connectSignals() {
     showWelcomeIfEmpty();
     updateRunActions();
   });
-  connect(workspace_.get(), &Workspace::currentVolumeChanged, this, [this] {
-    if (const NamedVolume* v = workspace_->currentVolume())
-      viewArea_->setVolume(v->volume, v->name, false);
-    showWelcomeIfEmpty();
-    cnrPanel_->setVolume(
-        workspace_->currentVolume() ? workspace_->currentVolume()->volume : nullptr,
-        workspace_->currentVolume() ? workspace_->currentVolume()->name : QString(), -1);
-  });
+  connect(workspace_.get(), &Workspace::currentVolumeChanged, this,
+          &MainWindow::onCurrentVolumeChanged);
   connect(workspace_.get(), &Workspace::previewChanged, this, [this] {
     if (workspace_->preview()) {
       viewArea_->setVolume(workspace_->preview(), workspace_->previewLabel(), true);
-      cnrPanel_->setVolume(workspace_->preview(), workspace_->previewLabel(), -1);
+      // Iterates ("run 3: iteration 12") are measured at their iteration, other previews in turn.
+      cnrPanel_->setVolume(workspace_->preview(), workspace_->previewLabel(),
+                           iterationOfPreviewLabel(workspace_->previewLabel()));
     }
   });
   // The geometry editor's edits and selected view drive the consistency overlay.
@@ -449,12 +534,7 @@ void MainWindow::connectSignals() {
           [this] { geometryPanel_->setRedundancyMode(algorithmPanel_->params().redundancy); });
 
   // Runs: progress in the status bar, previews into the views, results into the workspace.
-  connect(runs_.get(), &RunController::runStarted, this, [this](int) {
-    monitor_->reset();
-    duringScreenshotTaken_ = false;
-    previewsShown_ = 0;
-    updateRunActions();
-  });
+  connect(runs_.get(), &RunController::runStarted, this, &MainWindow::onRunStarted);
   connect(runs_.get(), &RunController::runProgress, this,
           [this](int id, const QString& stage, double fraction, double elapsed, double remaining) {
             runProgress_->show();
@@ -470,23 +550,7 @@ void MainWindow::connectSignals() {
                                    .arg(humanSeconds(elapsed))
                                    .arg(humanSeconds(remaining)));
           });
-  connect(
-      runs_.get(), &RunController::runPreview, this,
-      [this](int id, std::shared_ptr<const Volume> volume, const QString& label) {
-        workspace_->showPreview(std::move(volume), tr("run %1: %2").arg(id).arg(label));
-        ++previewsShown_;
-        // The tour measures CNR while the run goes on: ROIs once there is something to see.
-        if (id == startupRunId_ && startup_.tour && previewsShown_ == 1 && workspace_->cnrPhantom())
-          placePhantomRois();
-        // Command-line screenshots: one while the slices fill in.
-        if (id == startupRunId_ && !startup_.screenshotDir.isEmpty() && !duringScreenshotTaken_) {
-          duringScreenshotTaken_ = true;
-          QTimer::singleShot(50, this, [this] {
-            saveWindowScreenshot(
-                QDir(startup_.screenshotDir).filePath(QStringLiteral("tomowb-during-run.png")));
-          });
-        }
-      });
+  connect(runs_.get(), &RunController::runPreview, this, &MainWindow::onRunPreview);
   connect(runs_.get(), &RunController::runFinished, this, &MainWindow::onRunFinished);
   connect(runs_.get(), &RunController::runFailed, this, &MainWindow::onRunFailed);
   connect(runs_.get(), &RunController::runCancelled, this, &MainWindow::onRunEnded);
@@ -505,6 +569,63 @@ void MainWindow::connectSignals() {
           [this](const QString& text) { statusBar()->showMessage(text); });
   connect(projectionBrowser_, &ProjectionBrowser::cursorInfo, this,
           [this](const QString& text) { statusBar()->showMessage(text); });
+}
+
+void MainWindow::onCurrentVolumeChanged() {
+  const NamedVolume* v = workspace_->currentVolume();
+  if (v != nullptr)
+    viewArea_->setVolume(v->volume, v->name, false,
+                         v->runId >= 0 && v->runId == resultAfterPreviewsOfRun_);
+  showWelcomeIfEmpty();
+  // An iterative run's result is its last iterate: its CNR point goes at that iteration.
+  int iteration = -1;
+  if (v != nullptr && v->runId >= 0)
+    if (const RunInfo* info = runs_->run(v->runId); info != nullptr && !info->iterations.empty())
+      iteration = info->iterations.back().iteration;
+  cnrPanel_->setVolume(v ? v->volume : nullptr, v ? v->name : QString(), iteration);
+}
+
+void MainWindow::onRunStarted(int id) {
+  monitor_->reset();
+  duringScreenshotTaken_ = false;
+  previewsShown_ = 0;
+  updateRunActions();
+  // An iterative run: show its residual curve as it falls.
+  const RunInfo* info = runs_->run(id);
+  if (info == nullptr || !ConvergencePanel::isIterative(info->spec.algorithm)) return;
+  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("convergenceDock"))) {
+    dock->show();
+    dock->raise();
+  }
+}
+
+void MainWindow::onRunPreview(int id, std::shared_ptr<const Volume> volume, const QString& label) {
+  workspace_->showPreview(std::move(volume), tr("run %1: %2").arg(id).arg(label));
+  ++previewsShown_;
+  if (id != startupRunId_) return;
+  // The tour measures CNR while the run goes on: ROIs once there is something to see.
+  if (startup_.tour && previewsShown_ == 1 &&
+      (workspace_->cnrPhantom() || isEtSpecimen(workspace_->phantom().get())))
+    placePhantomRois();
+  // Command-line screenshots: one while the slices fill in (an iterative run: once a third of
+  // its iterations are done, so the curves and slices have something to show).
+  if (startup_.screenshotDir.isEmpty() || duringScreenshotTaken_) return;
+  const RunInfo* info = runs_->run(id);
+  const int iteration = iterationOfPreviewLabel(label);
+  const int wanted =
+      info != nullptr ? std::max(1, info->spec.parameters.value("iterations", 0) / 3) : 0;
+  if (iteration >= 0 && iteration < wanted) return;
+  duringScreenshotTaken_ = true;
+  QTimer::singleShot(50, this, [this] { takeDuringRunScreenshot(); });
+}
+
+void MainWindow::takeDuringRunScreenshot() {
+  const QDir dir(startup_.screenshotDir);
+  saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-during-run.png")));
+  // Iterative runs: the convergence and CNR docks as they are now, too.
+  const RunInfo* info = runs_->run(startupRunId_);
+  if (info == nullptr || !ConvergencePanel::isIterative(info->spec.algorithm)) return;
+  convergencePanel_->exportPng(dir.filePath(QStringLiteral("tomowb-convergence-during-run.png")));
 }
 
 void MainWindow::showWelcomeIfEmpty() {
@@ -529,9 +650,18 @@ int MainWindow::startRun() {
     return -1;
   }
   try {
-    fdk::FdkParams params = algorithmPanel_->params();
-    RunSpec spec = makeFdkRun(workspace_->projections(), params, workspace_->geometry(),
-                              algorithmPanel_->threadCount());
+    RunSpec spec;
+    const AlgorithmKind algorithm = algorithmPanel_->algorithm();
+    if (isIterative(algorithm))
+      spec = makeIterativeRun(workspace_->projections(), algorithmPanel_->iterativeParams(),
+                              workspace_->geometry(), algorithmPanel_->threadCount(),
+                              algorithmPanel_->warmStartRunId());
+    else if (algorithm == AlgorithmKind::Wbp)
+      spec = makeWbpRun(workspace_->projections(), algorithmPanel_->params(),
+                        workspace_->geometry(), algorithmPanel_->threadCount());
+    else
+      spec = makeFdkRun(workspace_->projections(), algorithmPanel_->params(),
+                        workspace_->geometry(), algorithmPanel_->threadCount());
     spec.parameters["rois"] = cnrPanel_->roisJson();
     spec.parameters["input"]["name"] = workspace_->projectionsName().toStdString();
     const int id = runs_->enqueue(std::move(spec));
@@ -554,9 +684,16 @@ void MainWindow::onRunFinished(int id) {
   const RunInfo* info = runs_->run(id);
   if (info != nullptr && info->result) {
     const QString name = QStringLiteral("run %1: %2").arg(id).arg(info->spec.title);
+    // An iterative run's result takes the place of its iterates as they were shown (the W/L the
+    // user watched them refine in; FDK results get their own, previews being partial sums).
+    const auto& preview = workspace_->preview();
+    if (preview && preview->shape() == info->result->shape() &&
+        ConvergencePanel::isIterative(info->spec.algorithm))
+      resultAfterPreviewsOfRun_ = id;
     workspace_->clearPreview();
     const int index = workspace_->addVolume({name, QString(), info->result, id});
     workspace_->setCurrentVolume(index);
+    resultAfterPreviewsOfRun_ = -1;
     statusBar()->showMessage(tr("Run %1 finished in %2").arg(id).arg(humanSeconds(info->seconds)),
                              8000);
   }
@@ -589,24 +726,35 @@ void MainWindow::onRunEnded(int id) {
   if (id == startupRunId_) {
     const bool ok = info != nullptr && info->state == RunState::Finished;
     // Let the views draw the final volume before the screenshots.
-    QTimer::singleShot(600, this, [this, ok] {
-      if (!startup_.screenshotDir.isEmpty()) {
-        QDir().mkpath(startup_.screenshotDir);
-        const QDir dir(startup_.screenshotDir);
-        saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-after-run.png")));
-        viewArea_->saveScreenshot(dir.filePath(QStringLiteral("tomowb-views.png")));
-        writeRunSummary(startupRunId_, dir.filePath(QStringLiteral("run-summary.json")));
-      }
-      auto finish = [this, ok] {
-        emit startupRunDone(ok);
-        if (startup_.quitAfterRun) QApplication::exit(ok ? 0 : 1);
-      };
-      if (startup_.tour && !startup_.screenshotDir.isEmpty())
-        takeTourScreenshots(finish);
-      else
-        finish();
-    });
+    const bool iterativeRun =
+        info != nullptr && ConvergencePanel::isIterative(info->spec.algorithm);
+    QTimer::singleShot(600, this, [this, ok, iterativeRun] { finishStartupRun(ok, iterativeRun); });
   }
+}
+
+void MainWindow::finishStartupRun(bool ok, bool iterativeRun) {
+  if (!startup_.screenshotDir.isEmpty()) {
+    QDir().mkpath(startup_.screenshotDir);
+    const QDir dir(startup_.screenshotDir);
+    saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-after-run.png")));
+    viewArea_->saveScreenshot(dir.filePath(QStringLiteral("tomowb-views.png")));
+    // Iterative runs: the whole algorithm panel (the dock shows only its top) and the
+    // convergence plots at their full size too.
+    if (iterativeRun) {
+      savePngAtomically(dir.filePath(QStringLiteral("tomowb-algorithm.png")),
+                        algorithmPanel_->grab());
+      convergencePanel_->exportPng(dir.filePath(QStringLiteral("tomowb-convergence-panel.png")));
+    }
+    writeRunSummary(startupRunId_, dir.filePath(QStringLiteral("run-summary.json")));
+  }
+  auto finish = [this, ok] {
+    emit startupRunDone(ok);
+    if (startup_.quitAfterRun) QApplication::exit(ok ? 0 : 1);
+  };
+  if (startup_.tour && !startup_.screenshotDir.isEmpty())
+    takeTourScreenshots(finish);
+  else
+    finish();
 }
 
 void MainWindow::takeTourScreenshots(const std::function<void()>& done) {
@@ -625,8 +773,12 @@ void MainWindow::takeTourScreenshots(const std::function<void()>& done) {
       {consistencyDock, QStringLiteral("tomowb-consistency.png"), 2500},
       {projectionsDock, QStringLiteral("tomowb-projections.png"), 400},
   });
-  if (workspace_->cnrPhantom())
+  if (workspace_->cnrPhantom() || isEtSpecimen(workspace_->phantom().get()))
     shots->insert(shots->begin(), {cnrDock, QStringLiteral("tomowb-cnr.png"), 600});
+  const RunInfo* run = runs_->run(startupRunId_);
+  if (run != nullptr && ConvergencePanel::isIterative(run->spec.algorithm))
+    shots->insert(shots->begin(), {findChild<QDockWidget*>(QStringLiteral("convergenceDock")),
+                                   QStringLiteral("tomowb-convergence.png"), 600});
   auto step = std::make_shared<std::function<void(std::size_t)>>();
   *step = [this, shots, step, done](std::size_t i) {
     if (i >= shots->size()) {
@@ -655,8 +807,15 @@ void MainWindow::applyLowContrastWindow() {
 
 void MainWindow::placePhantomRois() {
   const auto& cnr = workspace_->cnrPhantom();
+  if (!cnr && isEtSpecimen(workspace_->phantom().get())) {
+    const std::vector<render::SliceRoi> rois = etSpecimenRois(*workspace_->phantom());
+    viewArea_->setRois(rois);
+    cnrPanel_->setRois(viewArea_->rois());
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("cnrDock"))) dock->show();
+    return;
+  }
   if (!cnr) {
-    statusBar()->showMessage(tr("ROIs from the phantom need the CNR demo (File > Open demo)"),
+    statusBar()->showMessage(tr("ROIs from the phantom need the CNR or ET demo (File > Open demo)"),
                              6000);
     return;
   }
@@ -904,19 +1063,38 @@ void MainWindow::applyStartupOptions(const StartupOptions& options) {
         connect(workspace_.get(), &Workspace::projectionsChanged, this, [this, connection] {
           if (!workspace_->projections()) return;
           disconnect(*connection);
-          if (startup_.volumeSize > 0) algorithmPanel_->setVolumeEdge(startup_.volumeSize);
-          // Let the window show the loaded data before the run starts.
-          QTimer::singleShot(200, this, [this] {
-            startupRunId_ = startRun();
-            if (startupRunId_ < 0) {
-              emit startupRunDone(false);
-              if (startup_.quitAfterRun) QApplication::exit(1);
-            }
-          });
+          startStartupRun();
         });
   }
-  if (options.demo) openDemo(demoKindFromName(options.demoName), options.demoSize);
+  if (options.demo) {
+    DemoKind kind = DemoKind::SheppLogan;
+    try {
+      kind = demoKindFromName(options.demoName);
+    } catch (const Error& e) {
+      statusBar()->showMessage(QString::fromStdString(e.what()), 8000);
+    }
+    openDemo(kind, options.demoSize);
+  }
   if (!options.files.isEmpty()) openFiles(options.files);
+}
+
+void MainWindow::startStartupRun() {
+  if (!startup_.algorithm.isEmpty())
+    if (const auto kind = algorithmFromId(startup_.algorithm)) algorithmPanel_->setAlgorithm(*kind);
+  if (startup_.iterations > 0 && isIterative(algorithmPanel_->algorithm())) {
+    iterative::IterativeParams p = algorithmPanel_->iterativeParams();
+    p.iterations = startup_.iterations;
+    algorithmPanel_->setIterativeParams(p);
+  }
+  if (startup_.volumeSize > 0) algorithmPanel_->setVolumeEdge(startup_.volumeSize);
+  // Let the window show the loaded data before the run starts.
+  QTimer::singleShot(200, this, [this] {
+    startupRunId_ = startRun();
+    if (startupRunId_ < 0) {
+      emit startupRunDone(false);
+      if (startup_.quitAfterRun) QApplication::exit(1);
+    }
+  });
 }
 
 }  // namespace tomowb::gui

@@ -20,11 +20,16 @@ class QProgressBar;
 class QStackedWidget;
 class QTimer;
 
+namespace tomowb {
+class Volume;
+}
+
 namespace tomowb::gui {
 
 class AlgorithmPanel;
 class CnrPanel;
 class ConsistencyView;
+class ConvergencePanel;
 class DataPanel;
 class EventLoopMonitor;
 class GeometryPanel;
@@ -43,10 +48,12 @@ enum class Theme { System, Light, Dark };
 struct StartupOptions {
   QStringList files;
   bool demo = false;
-  QString demoName = QStringLiteral("shepp-logan");  // "shepp-logan" or "cnr"
+  QString demoName = QStringLiteral("shepp-logan");  // "shepp-logan", "cnr" or "et"
   int demoSize = 128;
-  bool runAfterLoad = false;  // start FDK once the data is there
+  bool runAfterLoad = false;  // start a run once the data is there (the panel's algorithm)
   int volumeSize = 0;         // override the volume edge of that run (0: the panel's)
+  QString algorithm;          // override the panel's algorithm: "fdk", "wbp", "sirt", ...
+  int iterations = 0;         // override the panel's iterations (0: the panel's)
   QString screenshotDir;      // save screenshots during and after the run
   bool quitAfterRun = false;  // exit when the run (and its screenshots) are done
   QString layout;             // "four-up" or "one-up"
@@ -69,6 +76,7 @@ class MainWindow : public QMainWindow {
   DataPanel& dataPanel() { return *dataPanel_; }
   AlgorithmPanel& algorithmPanel() { return *algorithmPanel_; }
   CnrPanel& cnrPanel() { return *cnrPanel_; }
+  ConvergencePanel& convergencePanel() { return *convergencePanel_; }
   EventLoopMonitor& eventLoopMonitor() { return *monitor_; }
 
   // Applies the command line once the window is shown: open files or the demo, maybe run FDK,
@@ -78,8 +86,9 @@ class MainWindow : public QMainWindow {
   // Opens the built-in demo (generated off the GUI thread).
   void openDemo(DemoKind kind, int size = 128);
   void openFiles(const QStringList& paths);
-  // Starts an FDK run with the algorithm panel's parameters; returns the run id or -1 (with the
-  // reason in the status bar and a dialog) when the parameters are not valid.
+  // Starts a run with the algorithm panel's algorithm and parameters (FDK, WBP, SIRT, OS-SIRT,
+  // SART); returns the run id or -1 (with the reason in the status bar and a dialog) when the
+  // parameters are not valid.
   int startRun();
   void cancelRun();
   // The whole window as a PNG (VTK views included).
@@ -117,6 +126,9 @@ class MainWindow : public QMainWindow {
   void updateRunActions();
   void updateStatus();
   void showWelcomeIfEmpty();
+  void onCurrentVolumeChanged();
+  void onRunStarted(int id);
+  void onRunPreview(int id, std::shared_ptr<const Volume> volume, const QString& label);
   void onRunFinished(int id);
   void onRunFailed(int id, const QString& message);
   void onRunEnded(int id);
@@ -143,6 +155,7 @@ class MainWindow : public QMainWindow {
   RunLogPanel* runLogPanel_ = nullptr;
   ThroughputPanel* throughputPanel_ = nullptr;
   CnrPanel* cnrPanel_ = nullptr;
+  ConvergencePanel* convergencePanel_ = nullptr;
   ProjectionBrowser* projectionBrowser_ = nullptr;
   QList<QDockWidget*> docks_;
   QDockWidget* dataDock_ = nullptr;
@@ -156,6 +169,7 @@ class MainWindow : public QMainWindow {
   QAction* openAction_ = nullptr;
   QAction* demoAction_ = nullptr;
   QAction* cnrDemoAction_ = nullptr;
+  QAction* etDemoAction_ = nullptr;
   QAction* saveVolumeAction_ = nullptr;
   QAction* runAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
@@ -176,9 +190,15 @@ class MainWindow : public QMainWindow {
   int startupRunId_ = -1;
   StartupOptions startup_;
   bool duringScreenshotTaken_ = false;
+  // The run whose result is being shown after its previews (its W/L and slices stay), or -1.
+  int resultAfterPreviewsOfRun_ = -1;
+  void takeDuringRunScreenshot();
   int previewsShown_ = 0;
   double lastRunMaxStallMs_ = 0;
   void writeRunSummary(int id, const QString& path);
+  void startStartupRun();
+  // After the command-line run ended: its screenshots, then the tour, then maybe quit.
+  void finishStartupRun(bool ok, bool iterativeRun);
   void takeTourScreenshots(const std::function<void()>& done);
 };
 

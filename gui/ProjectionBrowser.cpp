@@ -9,8 +9,11 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
+#include "gui/core/TiltAngles.h"
 #include "render/ProjectionView.h"
 
 namespace tomowb::gui {
@@ -35,6 +38,13 @@ ProjectionBrowser::ProjectionBrowser(QWidget* parent) : QWidget(parent) {
   static_cast<QLabel*>(controls->itemAt(0)->widget())->setBuddy(viewSpin_);
   controls->addWidget(viewSlider_, 1);
   controls->addWidget(viewSpin_);
+  tilt_ = new QLabel(this);
+  tilt_->setObjectName(QStringLiteral("tiltAngleLabel"));
+  tilt_->setToolTip(tr("Tilt angle of this view about the tilt axis (from the geometry)"));
+  // Room for "tilt -60.0°" so the controls do not jump while scrubbing.
+  tilt_->setMinimumWidth(
+      tilt_->fontMetrics().horizontalAdvance(QStringLiteral("tilt -888.8\u00b0")));
+  controls->addWidget(tilt_);
   auto* rowLabel = new QLabel(tr("Sinogram &row"), this);
   rowSpin_ = new QSpinBox(this);
   rowSpin_->setToolTip(tr("Detector row shown as a sinogram (views x columns)"));
@@ -63,11 +73,16 @@ ProjectionBrowser::ProjectionBrowser(QWidget* parent) : QWidget(parent) {
     connect(v, &render::SliceView::cursorMoved, this,
             [this, v](const Eigen::Vector3d& p, float value) {
               const bool sinogram = v == sinogram_;
+              // The sinogram's rows are one column pitch apart (render::sinogramImage).
+              const double pitch = projections_ && projections_->viewCount() > 0
+                                       ? projections_->geometry().view(0).u.norm()
+                                       : 1.0;
+              const double y = sinogram && pitch > 0 ? std::round(p.y() / pitch) : p.y();
               emit cursorInfo(std::isfinite(value)
                                   ? (sinogram ? tr("sinogram: u %1 mm, view %2   value %3")
                                               : tr("projection: u %1 mm, v %2 mm   value %3"))
-                                        .arg(p.x(), 0, 'f', 2)
-                                        .arg(p.y(), 0, 'f', sinogram ? 0 : 2)
+                                        .arg(QString::number(p.x(), 'g', 4))
+                                        .arg(QString::number(y, 'g', sinogram ? 6 : 4))
                                         .arg(QString::number(value, 'g', 5))
                                   : QString());
             });
@@ -77,6 +92,10 @@ ProjectionBrowser::ProjectionBrowser(QWidget* parent) : QWidget(parent) {
 
 void ProjectionBrowser::setProjections(std::shared_ptr<const ProjectionStack> projections) {
   projections_ = projections && !projections->empty() ? std::move(projections) : nullptr;
+  tiltsDeg_.clear();
+  if (projections_ && isTiltSeries(projections_->geometry()))
+    for (const double t : fitTiltAxis(projections_->geometry()).tiltsRad)
+      tiltsDeg_.push_back(t * 180.0 / std::numbers::pi);
   projection_->setProjections(projections_);
   sinogram_->setProjections(projections_);
   updateControls();
@@ -97,6 +116,28 @@ void ProjectionBrowser::updateControls() {
   rowSpin_->setValue(static_cast<int>(sinogram_->index()));
   info_->setText(has ? tr("%1 views, %2 x %3").arg(views).arg(projections_->cols()).arg(rows)
                      : tr("no projections"));
+  if (!tiltsDeg_.empty() && tiltsDeg_.size() == static_cast<std::size_t>(views)) {
+    const auto [lo, hi] = std::minmax_element(tiltsDeg_.begin(), tiltsDeg_.end());
+    info_->setText(info_->text() +
+                   tr(", tilts %1\u00b0..%2\u00b0").arg(*lo, 0, 'f', 1).arg(*hi, 0, 'f', 1));
+  }
+  tilt_->setText(tiltText());
+  tilt_->setVisible(!tiltsDeg_.empty());
+}
+
+std::optional<double> ProjectionBrowser::tiltAngleDeg(int view) const {
+  if (view < 0 || static_cast<std::size_t>(view) >= tiltsDeg_.size()) return std::nullopt;
+  return tiltsDeg_[static_cast<std::size_t>(view)];
+}
+
+QString ProjectionBrowser::tiltText() const {
+  const std::optional<double> tilt = tiltAngleDeg(view());
+  if (!tilt) return {};
+  // Rounded first, and -0 made 0: a tilt of -1e-16 degrees reads "0.0", not "-0.0".
+  const double shown = std::round(*tilt * 10.0) / 10.0 + 0.0;
+  return tr("tilt %1%2\u00b0")
+      .arg(shown > 0 ? QStringLiteral("+") : QString())
+      .arg(shown, 0, 'f', 1);
 }
 
 void ProjectionBrowser::setView(int view) {

@@ -26,6 +26,18 @@
 namespace tomowb::gui {
 namespace {
 
+// The kernel variant of an FDK run, or the projector pair of an iterative one.
+QString variantText(const nlohmann::json& p) {
+  if (!p.is_object()) return {};
+  if (p.contains("variant") && p["variant"].is_string())
+    return QString::fromStdString(p["variant"].get<std::string>());
+  if (p.value("forwardVariant", nlohmann::json()).is_string() &&
+      p.value("backVariant", nlohmann::json()).is_string())
+    return QString::fromStdString(p["forwardVariant"].get<std::string>() + " + " +
+                                  p["backVariant"].get<std::string>());
+  return {};
+}
+
 QString durationText(double seconds) {
   if (seconds < 0) return {};
   if (seconds < 60) return QStringLiteral("%1 s").arg(seconds, 0, 'f', seconds < 10 ? 1 : 0);
@@ -116,12 +128,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
         return durationText(info->startedAt.msecsTo(QDateTime::currentDateTime()) / 1000.0);
       if (info->state == RunState::Queued) return {};
       return info->startedAt.isValid() ? durationText(info->seconds) : QString();
-    case Variant: {
-      const nlohmann::json& p = info->spec.parameters;
-      if (p.is_object() && p.contains("variant") && p["variant"].is_string())
-        return QString::fromStdString(p["variant"].get<std::string>());
-      return {};
-    }
+    case Variant:
+      return variantText(info->spec.parameters);
     default:
       return {};
   }

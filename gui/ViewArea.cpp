@@ -201,13 +201,13 @@ void ViewArea::showEvent(QShowEvent* event) {
 }
 
 void ViewArea::setVolume(std::shared_ptr<const Volume> volume, const QString& label,
-                         bool livePreview) {
+                         bool livePreview, bool keepViewState) {
   label_ = label;
   // Previews update the slices only; the 3-D view follows with the final volume.
-  orthoViews_->setVolume(std::move(volume), livePreview, !livePreview);
+  orthoViews_->setVolume(std::move(volume), livePreview || keepViewState, !livePreview);
   for (render::SliceView* v : orthoViews_->sliceViews()) v->setTitle(label);
   labelText_->setText(livePreview ? tr("%1 (live)").arg(label) : label);
-  if (!livePreview) {
+  if (!livePreview && !keepViewState) {
     const QSignalBlocker block(presetCombo_);
     presetCombo_->setCurrentIndex(0);  // the default is the first preset: 0.1-99.9 %
   }

@@ -39,7 +39,11 @@ class ViewArea : public QWidget {
 
   // Shows `volume` (nullptr clears) under `label` ("recon #3 (fdk.bp.cpu)"). livePreview = true
   // for a running reconstruction's intermediate volumes: cheap, and slice, zoom and W/L stay.
-  void setVolume(std::shared_ptr<const Volume> volume, const QString& label, bool livePreview);
+  // keepViewState = true for a run's result after its previews: slice, zoom and W/L stay as the
+  // user watched them (an iterate's W/L, not the result's percentile, which gold beads can own),
+  // and the 3-D view follows.
+  void setVolume(std::shared_ptr<const Volume> volume, const QString& label, bool livePreview,
+                 bool keepViewState = false);
   const std::shared_ptr<const Volume>& volume() const { return orthoViews_->volume(); }
   QString label() const { return label_; }
 

@@ -7,7 +7,9 @@
 #include <QSettings>
 #include <QTimer>
 #include <cstdio>
+#include <exception>
 
+#include "gui/AlgorithmPanel.h"
 #include "gui/MainWindow.h"
 #include "gui/Resources.h"
 #include "gui/core/DemoData.h"
@@ -33,14 +35,24 @@ int main(int argc, char** argv) {
                                QStringLiteral("projections or volumes to open"),
                                QStringLiteral("[FILE...]"));
   const QCommandLineOption demo(
-      QStringLiteral("demo"), QStringLiteral("open a built-in demo: shepp-logan (default) or cnr"),
+      QStringLiteral("demo"),
+      QStringLiteral("open a built-in demo: shepp-logan (default), cnr, or et (electron "
+                     "tomography tilt series)"),
       QStringLiteral("kind"));
   const QCommandLineOption demoSize(QStringLiteral("demo-size"),
-                                    QStringLiteral("demo volume edge in voxels (default 128)"),
+                                    QStringLiteral("demo volume edge in voxels (default 128; the "
+                                                   "ET demo's detector is 2N x N/2)"),
                                     QStringLiteral("voxels"), QStringLiteral("128"));
   const QCommandLineOption run(QStringLiteral("run"),
-                               QStringLiteral("start FDK with the panel's settings once the data "
-                                              "is loaded"));
+                               QStringLiteral("start the algorithm panel's algorithm (FDK, or SIRT "
+                                              "for a tilt series) once the data is loaded"));
+  const QCommandLineOption algorithm(
+      QStringLiteral("algorithm"),
+      QStringLiteral("algorithm of that run: fdk, wbp, sirt, os-sirt or sart"),
+      QStringLiteral("name"));
+  const QCommandLineOption iterations(QStringLiteral("iterations"),
+                                      QStringLiteral("iterations of an iterative run"),
+                                      QStringLiteral("count"));
   const QCommandLineOption volumeSize(QStringLiteral("volume-size"),
                                       QStringLiteral("volume edge of that run, voxels"),
                                       QStringLiteral("voxels"));
@@ -64,15 +76,16 @@ int main(int argc, char** argv) {
                                 QStringLiteral("with --screenshot-dir: after the run, also save a "
                                                "screenshot of each main dock (CNR ROIs are "
                                                "placed on the CNR demo's inserts)"));
-  parser.addOptions({demo, demoSize, run, volumeSize, screenshots, quitAfterRun, layout,
-                     resetSettings, noPreview, tour});
+  parser.addOptions({demo, demoSize, run, algorithm, iterations, volumeSize, screenshots,
+                     quitAfterRun, layout, resetSettings, noPreview, tour});
   // "--demo" alone means the Shepp-Logan demo: accept it without a value.
   QStringList arguments = QApplication::arguments();
   for (int i = 1; i < arguments.size(); ++i)
     if (arguments[i] == QStringLiteral("--demo") &&
         (i + 1 >= arguments.size() || arguments[i + 1].startsWith(QLatin1Char('-')) ||
          (arguments[i + 1] != QStringLiteral("cnr") &&
-          arguments[i + 1] != QStringLiteral("shepp-logan"))))
+          arguments[i + 1] != QStringLiteral("shepp-logan") &&
+          arguments[i + 1] != QStringLiteral("et"))))
       arguments[i] = QStringLiteral("--demo=shepp-logan");
   parser.process(arguments);
 
@@ -82,6 +95,14 @@ int main(int argc, char** argv) {
   options.files = parser.positionalArguments();
   options.demo = parser.isSet(demo);
   options.demoName = parser.value(demo);
+  if (options.demo) {
+    try {
+      tomowb::gui::demoKindFromName(options.demoName);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tomowb: --demo: %s\n", e.what());
+      return 2;
+    }
+  }
   bool ok = true;
   options.demoSize = parser.value(demoSize).toInt(&ok);
   if (!ok || options.demoSize < 16 || options.demoSize > 1024) {
@@ -93,6 +114,20 @@ int main(int argc, char** argv) {
     options.volumeSize = parser.value(volumeSize).toInt(&ok);
     if (!ok || options.volumeSize < 1) {
       std::fprintf(stderr, "tomowb: --volume-size must be a positive integer\n");
+      return 2;
+    }
+  }
+  if (parser.isSet(algorithm)) {
+    options.algorithm = parser.value(algorithm);
+    if (!tomowb::gui::algorithmFromId(options.algorithm)) {
+      std::fprintf(stderr, "tomowb: --algorithm must be fdk, wbp, sirt, os-sirt or sart\n");
+      return 2;
+    }
+  }
+  if (parser.isSet(iterations)) {
+    options.iterations = parser.value(iterations).toInt(&ok);
+    if (!ok || options.iterations < 1 || options.iterations > 1000000) {
+      std::fprintf(stderr, "tomowb: --iterations must be an integer from 1 to 1000000\n");
       return 2;
     }
   }

@@ -108,6 +108,15 @@ void ChartView::setLegendVisible(bool visible) {
   requestRender();
 }
 
+void ChartView::setLogScaleY(bool logarithmic) {
+  chart_->GetAxis(vtkAxis::LEFT)->SetLogScale(logarithmic);
+  redrawNow();
+}
+
+bool ChartView::logScaleY() const {
+  return chart_->GetAxis(vtkAxis::LEFT)->GetLogScale();
+}
+
 void ChartView::addSeries(const QString& name, SeriesStyle style, QColor colour) {
   if (find(name)) return;
   Series s;

@@ -47,6 +47,10 @@ class ChartView : public VtkOpenGLWidget {
   QString xAxisTitle() const { return xTitle_; }
   QString yAxisTitle() const { return yTitle_; }
   void setLegendVisible(bool visible);
+  // Logarithmic y axis (residuals over iterations); VTK falls back to linear while a value is
+  // <= 0, so callers plot only positive values.
+  void setLogScaleY(bool logarithmic);
+  bool logScaleY() const;
 
   // Adds an empty series; nothing happens if the name exists. An invalid colour picks the next
   // one of the palette's series colours (re-picked when the palette changes).

@@ -231,7 +231,8 @@ void GeometryScene::clearVolumeBox() {
 }
 
 double GeometryScene::sceneExtentMm() const {
-  double extent = 1.0;
+  // From the geometry alone: a tilt series of nanometre pixels spans a micrometre.
+  double extent = 0.0;
   const auto& det = geometry_.detector();
   for (std::int64_t i = 0; i < geometry_.viewCount(); ++i) {
     const View& v = geometry_.view(i);
@@ -244,7 +245,7 @@ double GeometryScene::sceneExtentMm() const {
     const Eigen::Vector3d lo = volumeBox_->first, hi = lo + volumeBox_->second;
     extent = std::max({extent, lo.cwiseAbs().maxCoeff(), hi.cwiseAbs().maxCoeff()});
   }
-  return extent;
+  return extent > 0 && std::isfinite(extent) ? extent : 1.0;
 }
 
 void GeometryScene::rebuildTrajectory() {
@@ -411,7 +412,10 @@ void GeometryScene::resetCamera() {
   camera->SetFocalPoint(0, 0, 0);
   camera->SetPosition(1.6 * extent, -2.4 * extent, 1.5 * extent);
   camera->SetViewUp(0, 0, 1);
-  r->ResetCamera();
+  // Framed on the scene's own extent, not on the props' bounds: the text and axes props keep
+  // bounds of their own that dwarf a micrometre-sized tilt series.
+  const double bounds[6] = {-extent, extent, -extent, extent, -extent, extent};
+  r->ResetCamera(bounds);
   camera->Zoom(1.15);
   cameraExtentMm_ = extent;
   requestRender();

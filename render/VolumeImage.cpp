@@ -110,7 +110,9 @@ std::shared_ptr<Volume> sinogramImage(const ProjectionStack& projections, std::i
                                              ", got " + std::to_string(row));
   const std::int64_t cols = projections.cols(), views = projections.viewCount();
   const double pitch = views > 0 ? pitchOrOne(projections.geometry().view(0).u) : 1.0;
-  auto image = std::make_shared<Volume>(Volume({cols, views, 1}, Eigen::Vector3d(pitch, 1.0, 1.0),
+  // Square pixels (one view per column pitch): with a y step of 1 per view, a tilt series of
+  // 4 nm pixels would be drawn 10^5 times taller than wide.
+  auto image = std::make_shared<Volume>(Volume({cols, views, 1}, Eigen::Vector3d(pitch, pitch, 1.0),
                                                Eigen::Vector3d(-0.5 * pitch * (cols - 1), 0, 0)));
   for (std::int64_t view = 0; view < views; ++view) {
     const float* source = projections.data() + projections.index(view, row, 0);

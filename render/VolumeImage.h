@@ -34,8 +34,8 @@ void swapImageVoxels(vtkImageData* image, std::shared_ptr<const Volume> volume);
 // column and row pitch (mm), centred on the origin (detector coordinates, not world).
 std::shared_ptr<Volume> projectionImage(const ProjectionStack& projections, std::int64_t view);
 
-// The sinogram of one detector row as an nz = 1 volume: nx = columns, ny = views. Voxel size is
-// (column pitch mm, 1): the y axis counts views, not mm. Origin (centred column, view 0).
+// The sinogram of one detector row as an nz = 1 volume: nx = columns, ny = views. Square pixels
+// of the column pitch: y / pitch counts views (y is not a length). Origin (centred column, view 0).
 std::shared_ptr<Volume> sinogramImage(const ProjectionStack& projections, std::int64_t row);
 
 }  // namespace tomowb::render

@@ -8,8 +8,9 @@ packages=(
   nlohmann-json3-dev libcli11-dev libeigen3-dev libtiff-dev libgtest-dev
   clang libclang-rt-14-dev clang-format clang-tidy
   # The workbench (tomowb): Qt 6 and VTK 9 (never VTK's Qt 5 module), and an X server with Mesa's
-  # software OpenGL for the GUI tests and screenshots (reference/dependencies.md).
-  qt6-base-dev libqt6opengl6-dev libvtk9-dev xvfb xauth libgl1-mesa-dri
+  # software OpenGL for the GUI tests and screenshots (reference/dependencies.md); libqt6svg6
+  # carries the SVG icon engine the toolbar icons need.
+  qt6-base-dev libqt6opengl6-dev libqt6svg6 libvtk9-dev xvfb xauth libgl1-mesa-dri
   # Compiler cache shared by the build folders; dpkg-dev for the .deb (CPack)
   ccache dpkg-dev file
 )

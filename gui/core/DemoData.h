@@ -1,6 +1,8 @@
 // DemoData: the built-in demo data sets, generated on the fly from analytic phantoms (no file is
-// needed): a cone-beam scan of the modified 3-D Shepp-Logan phantom, and one of the CNR phantom
-// with Poisson noise, each with the volume grid that suits it.
+// needed): a cone-beam scan of the modified 3-D Shepp-Logan phantom, one of the CNR phantom with
+// Poisson noise, and an electron-tomography tilt series of a cell specimen
+// (phantom::etSpecimenPhantom: slab, cells, gold beads, an L marker) over -60..+60 degrees in
+// 2 degree steps (reference/sirt-et.md section 6), each with the volume grid that suits it.
 #pragma once
 
 #include <QString>
@@ -14,7 +16,11 @@
 
 namespace tomowb::gui {
 
-enum class DemoKind { SheppLogan, Cnr };
+enum class DemoKind { SheppLogan, Cnr, ElectronTomography };
+
+// "shepp-logan", "cnr", "et" (the command line's names), and back (ParameterError listing them).
+QString demoKindName(DemoKind kind);
+DemoKind demoKindFromName(const QString& name);
 
 struct DemoDataset {
   QString name;  // "Demo: Shepp-Logan cone beam (360 views of 256 x 300)"
@@ -24,8 +30,13 @@ struct DemoDataset {
   fdk::VolumeGrid suggestedGrid;
 };
 
-// `size`: volume edge in voxels (the detector is sized to match). Runs the analytic projector,
-// so call it off the GUI thread for sizes above ~64; honours the context's cancel token.
+// The ET demo's pixel: 4 nm, so the default 256-pixel detector spans about 1 um.
+inline constexpr double kEtDemoPixelMm = 4e-6;
+
+// `size`: volume edge in voxels (the detector is sized to match). For the ET demo the detector is
+// 2 size columns by size / 2 rows (256 x 64 for the default 128), 61 views, and the grid is the
+// tomogram (iterative::tomogramGrid) a quarter of the detector width thick. Runs the analytic
+// projector, so call it off the GUI thread for sizes above ~64; honours the cancel token.
 DemoDataset makeDemo(DemoKind kind, int size, JobContext& context);
 
 }  // namespace tomowb::gui

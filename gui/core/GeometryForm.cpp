@@ -8,6 +8,7 @@
 #include <numbers>
 #include <utility>
 
+#include "gui/core/TiltAngles.h"
 #include "recon/core/Error.h"
 #include "recon/geometry/GeometryJson.h"
 #include "recon/io/AtomicFileWriter.h"
@@ -218,8 +219,45 @@ double maxGeometryDifference(const Geometry& a, const Geometry& b) {
   return worst;
 }
 
+namespace {
+
+// A tilt series as tiltSeries() builds it, with evenly spaced tilts: the tilts from the rays
+// (TiltAngles.h), the tilt-axis angle and shift from view 0's v and detector centre. Compared at
+// a thousandth of a pixel: ET pixels (nanometres) are far below kRecogniseToleranceMm.
+std::optional<GeometryForm> recogniseTiltSeries(const Geometry& g) {
+  if (!isTiltSeries(g) || g.viewCount() < 2) return std::nullopt;
+  const std::vector<double> tilts = fitTiltAxis(g).tiltsRad;
+  const View& first = g.view(0);
+  const double pixel = first.u.norm();
+  if (!(pixel > 0)) return std::nullopt;
+  const Eigen::Vector3d eu = Eigen::Vector3d::UnitZ().cross(-first.rayDirection).normalized();
+  const Eigen::Vector3d v = first.v.normalized();
+  GeometryForm f;
+  f.scanType = ScanType::TiltSeries;
+  f.cols = g.detector().cols;
+  f.rows = g.detector().rows;
+  f.pixelSizeMm = pixel;
+  f.firstTiltDeg = tilts.front() / kDegToRad;
+  f.tiltStepDeg = (tilts[1] - tilts[0]) / kDegToRad;
+  f.lastTiltDeg = f.firstTiltDeg + f.tiltStepDeg * static_cast<double>(g.viewCount() - 1);
+  f.tiltAxisAngleDeg = std::atan2(v.dot(eu), v.z()) / kDegToRad;
+  f.tiltAxisShiftPixels = -first.detectorCentre.dot(eu) / pixel;
+  try {
+    const Geometry rebuilt = buildGeometry(f);
+    if (rebuilt.viewCount() == g.viewCount() &&
+        maxGeometryDifference(rebuilt, g) < std::min(kRecogniseToleranceMm, 1e-3 * pixel))
+      return f;
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<GeometryForm> recogniseGeometry(const Geometry& g) {
   if (g.viewCount() < 2) return std::nullopt;
+  // A short single-axis parallel scan reads best as the tilt series it is.
+  if (std::optional<GeometryForm> tilt = recogniseTiltSeries(g)) return tilt;
   const std::vector<double> azimuths = viewAzimuthsRad(g);
   const double step = azimuths[1] - azimuths[0];
   if (std::abs(step) < 1e-12) return std::nullopt;

@@ -80,9 +80,11 @@ std::vector<double> formAnglesRad(const GeometryForm& form);
 // "viewCount", ...) for values the builders refuse; PerView cannot be built (ParameterError).
 Geometry buildGeometry(const GeometryForm& form);
 
-// The form values that rebuild `geometry` (to 1e-6 mm), if a builder without detector tilts
-// made it: circular cone (full, arc or short scan, either sense), helical, parallel beam. Else
-// nullopt (tilt series and tilted detectors are restored from a file's editor block instead).
+// The form values that rebuild `geometry` (to 1e-6 mm; tilt series to a thousandth of a pixel),
+// if a builder without detector tilts made it: circular cone (full, arc or short scan, either
+// sense), helical, parallel beam, tilt series with evenly spaced tilts (isTiltSeries: a parallel
+// scan short of 170 degrees). Else nullopt (tilted detectors are restored from a file's editor
+// block instead).
 std::optional<GeometryForm> recogniseGeometry(const Geometry& geometry);
 
 // Largest difference (mm, or unit vector components for ray directions) between two geometries

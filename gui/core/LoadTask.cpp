@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QMetaObject>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -10,7 +11,9 @@
 #include <thread>
 
 #include "recon/core/Error.h"
+#include "recon/io/MrcIo.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
 
 namespace tomowb::gui {
@@ -23,6 +26,18 @@ constexpr auto kDemoStopWait = std::chrono::seconds(5);
 
 std::filesystem::path toPath(const QString& path) {
   return std::filesystem::path(path.toStdString());
+}
+
+// io::describeFile's rule (VolumeFiles.h), from the header and the files beside it only: the
+// value scan describeFile also does would read the whole stack twice.
+bool mrcHoldsTiltSeries(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".st" || ext == ".ali" || ext == ".mrcs" || ext == ".preali") return true;
+  if (ext != ".mrc") return false;
+  const io::MrcHeader header = io::readMrcHeader(path);
+  if (header.spaceGroup != 0 || header.nz < 2) return false;
+  return header.tiltAnglesDeg.has_value() || !io::findCompanionFiles(path).tiltAngles.empty();
 }
 }  // namespace
 
@@ -85,6 +100,8 @@ LoadKind LoadTask::resolveKind(const QString& path, LoadKind kind) {
   LoadKind actual = LoadKind::Volume;
   if (format == io::DataFormat::RabbitCt)
     actual = LoadKind::Projections;
+  else if (format == io::DataFormat::Mrc)
+    actual = mrcHoldsTiltSeries(p) ? LoadKind::Projections : LoadKind::Volume;
   else if (format == io::DataFormat::RawJson)
     actual = io::readRawSidecar(p).content == io::RawContent::Projections ? LoadKind::Projections
                                                                           : LoadKind::Volume;
@@ -103,9 +120,11 @@ void LoadTask::startFile(const QString& path, LoadKind kind) {
     r.path = path;
     r.name = QFileInfo(path).fileName();
     const std::filesystem::path p = toPath(path);
-    if (resolveKind(path, kind) == LoadKind::Projections)
-      r.projections = std::make_shared<ProjectionStack>(io::readProjections(p));
-    else
+    if (resolveKind(path, kind) == LoadKind::Projections) {
+      std::vector<std::string> warnings;
+      r.projections = std::make_shared<ProjectionStack>(io::readProjections(p, &warnings));
+      for (const std::string& w : warnings) r.warnings << QString::fromStdString(w);
+    } else
       r.volume = std::make_shared<Volume>(io::readVolume(p));
     return r;
   };
@@ -125,7 +144,10 @@ void LoadTask::startDemo(DemoKind kind, int size) {
     r.suggestedGrid = std::make_shared<fdk::VolumeGrid>(demo.suggestedGrid);
     return r;
   };
-  launch(std::move(job), kind == DemoKind::Cnr ? tr("CNR demo") : tr("Shepp-Logan demo"));
+  const QString label = kind == DemoKind::Cnr                  ? tr("CNR demo")
+                        : kind == DemoKind::ElectronTomography ? tr("ET demo")
+                                                               : tr("Shepp-Logan demo");
+  launch(std::move(job), label);
 }
 
 void LoadTask::launch(std::shared_ptr<Job> job, QString label) {

@@ -8,6 +8,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <memory>
 
 #include "gui/core/DemoData.h"
@@ -16,8 +17,10 @@
 
 namespace tomowb::gui {
 
-// What to read a file as. Auto decides by the format: RabbitCT and raw + JSON projection
-// sidecars are projections, everything else a volume.
+// What to read a file as. Auto decides by the format: RabbitCT, raw + JSON projection sidecars
+// and MRC tilt series are projections, everything else a volume. An MRC file is a tilt series
+// when io::describeFile says so: .st .ali .mrcs .preali always, .mrc when it is an image stack
+// (ispg 0) with tilt angles (SerialEM header, or NAME.tlt / NAME.rawtlt beside it).
 enum class LoadKind { Auto, Projections, Volume };
 
 struct LoadResult {
@@ -29,6 +32,7 @@ struct LoadResult {
   std::shared_ptr<phantom::Phantom> phantom;
   std::shared_ptr<phantom::CnrPhantom> cnrPhantom;
   std::shared_ptr<fdk::VolumeGrid> suggestedGrid;
+  QStringList warnings;  // what the reader found odd but read anyway (MRC tilt series)
   double seconds = 0;
 };
 

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <mutex>
+#include <utility>
 
 #include "recon/core/Error.h"
 
@@ -37,6 +39,14 @@ constexpr double kProgressIntervalSeconds = 0.2;
 // slices never slow a run by more than a few per cent (issue #5, point 6).
 constexpr double kMaxPreviewCostShare = 0.03;
 
+// Stages that differ only in their numbers ("iteration 3/50", "iteration 4/50") are one stage
+// for throttling and the log: the text up to its first digit.
+QString stageFamily(const QString& stage) {
+  for (qsizetype i = 0; i < stage.size(); ++i)
+    if (stage[i].isDigit()) return stage.left(i).trimmed();
+  return stage;
+}
+
 // The run's threads (this one and the OpenMP team it creates, which inherits its nice value)
 // yield to the GUI thread: on a machine with few cores the views and plots would otherwise wait
 // for the run's threads, and the window would stall. The GUI uses little CPU, so the run loses
@@ -51,6 +61,7 @@ void lowerThreadPriority() {
 int registerMetaTypes() {
   qRegisterMetaType<tomowb::gui::TelemetrySample>("tomowb::gui::TelemetrySample");
   qRegisterMetaType<std::shared_ptr<const tomowb::Volume>>("std::shared_ptr<const tomowb::Volume>");
+  qRegisterMetaType<tomowb::IterationRecord>("tomowb::IterationRecord");
   return 0;
 }
 
@@ -75,7 +86,8 @@ QString toString(RunState state) {
 // The worker side of one run: the sinks the core job talks to, and the thread.
 class RunController::Worker : public ProgressSink,
                               public TelemetrySink,
-                              public IntermediateVolumeSink {
+                              public IntermediateVolumeSink,
+                              public IterationSink {
  public:
   Worker(RunController* controller, int id, RunSpec spec, int previewIntervalMs)
       : controller_(controller),
@@ -102,11 +114,12 @@ class RunController::Worker : public ProgressSink,
     const auto now = Clock::now();
     const bool last = fraction >= 1.0;
     const QString stageText = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
-    if (!last && stageText == lastStage_ &&
+    const QString family = stageFamily(stageText);
+    if (!last && family == lastStage_ &&
         secondsBetween(lastProgress_, now) < kProgressIntervalSeconds)
       return;
     lastProgress_ = now;
-    lastStage_ = stageText;
+    lastStage_ = family;
     const double elapsed = secondsBetween(started_, now);
     const double remaining = fraction > 0.02 ? elapsed * (1.0 - fraction) / fraction : -1.0;
     const int id = id_;
@@ -124,6 +137,23 @@ class RunController::Worker : public ProgressSink,
     QMetaObject::invokeMethod(
         controller_, [c = controller_, id, sample] { c->onTelemetry(id, sample); },
         Qt::QueuedConnection);
+  }
+
+  // Kept until the GUI takes them; a delivery is posted only when none is on its way, so however
+  // fast the iterations come, the event loop sees at most one of these at a time.
+  void iterationDone(const IterationRecord& record) override {
+    std::lock_guard lock(iterationMutex_);
+    pendingIterations_.push_back(record);
+    if (iterationDeliveryPosted_) return;
+    iterationDeliveryPosted_ = true;
+    const int id = id_;
+    QMetaObject::invokeMethod(
+        controller_, [c = controller_, id] { c->onIterations(id); }, Qt::QueuedConnection);
+  }
+  std::vector<IterationRecord> takeIterations() {
+    std::lock_guard lock(iterationMutex_);
+    iterationDeliveryPosted_ = false;
+    return std::exchange(pendingIterations_, {});
   }
 
   void publish(const Volume& volume, std::string_view label, double valueScale) override {
@@ -163,6 +193,7 @@ class RunController::Worker : public ProgressSink,
     nlohmann::json report = nlohmann::json::object();
     try {
       JobContext context(token_, this, this, this);
+      context.setIterationSink(this);
       result = spec_.execute(context, report);
       if (token_.requested()) cancelled = true;  // finished, but the user asked to stop
     } catch (const Cancelled&) {
@@ -196,6 +227,9 @@ class RunController::Worker : public ProgressSink,
   Clock::time_point nextPreviewAllowed_{};
   std::atomic<bool> previewPending_{false};
   std::atomic<bool> ended_{false};
+  std::mutex iterationMutex_;
+  std::vector<IterationRecord> pendingIterations_;  // guarded by iterationMutex_
+  bool iterationDeliveryPosted_ = false;            // guarded by iterationMutex_
 };
 
 RunController::RunController(QObject* parent) : QObject(parent) {
@@ -319,7 +353,8 @@ void RunController::onProgress(int id, const QString& stage, double fraction, do
                                double remaining) {
   auto it = runs_.find(id);
   if (it == runs_.end() || it->second.state != RunState::Running) return;
-  if (it->second.stage != stage && !stage.isEmpty())
+  // Numbered stages ("iteration 3/50") are logged once; iterations log their own lines.
+  if (stageFamily(it->second.stage) != stageFamily(stage) && !stage.isEmpty())
     appendLog(id, QStringLiteral("stage: %1").arg(stage));
   it->second.stage = stage;
   it->second.fraction = fraction;
@@ -347,11 +382,29 @@ void RunController::onPreview(int id, const std::shared_ptr<const Volume>& volum
   emit runPreview(id, volume, label);
 }
 
+void RunController::onIterations(int id) {
+  if (!worker_ || worker_->id() != id) return;
+  auto it = runs_.find(id);
+  for (const IterationRecord& record : worker_->takeIterations()) {
+    if (it == runs_.end()) continue;
+    it->second.iterations.push_back(record);
+    appendLog(id, QStringLiteral("%1 iteration %2/%3: relative residual %4, weighted %5 (%6 s)")
+                      .arg(QString::fromStdString(record.algorithm))
+                      .arg(record.iteration)
+                      .arg(record.maxIterations)
+                      .arg(record.relativeResidual, 0, 'g', 4)
+                      .arg(record.weightedResidualNorm, 0, 'g', 4)
+                      .arg(record.seconds, 0, 'f', 3));
+    emit runIteration(id, record);
+  }
+}
+
 void RunController::onWorkerDone(int id, bool cancelled, const QString& error,
                                  std::shared_ptr<Volume> result, const nlohmann::json& report,
                                  double seconds) {
   if (worker_ && worker_->id() == id) {
     worker_->join();
+    onIterations(id);  // anything the worker reported after the last delivery
     worker_.reset();
   }
   runningId_ = -1;

@@ -2,8 +2,10 @@
 // running one (DESIGN.md, "Threads in the GUI"). The worker only talks to the GUI through queued
 // signals, throttled so the event loop stays responsive: progress at most 20 times a second,
 // intermediate volumes at most `previewIntervalMs` apart and dropped (never waited for) while the
-// GUI still holds an unshown one. Cancel is cooperative through the core's CancelToken; a
-// cancelled or failed run keeps no result. Needs only QtCore, so it is tested without a display.
+// GUI still holds an unshown one, iterations of iterative algorithms (one IterationRecord each)
+// batched so that at most one delivery is on its way (none is lost: the GUI emits one
+// runIteration per record). Cancel is cooperative through the core's CancelToken; a cancelled or
+// failed run keeps no result. Needs only QtCore, so it is tested without a display.
 #pragma once
 
 #include <QDateTime>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "recon/core/Volume.h"
+#include "recon/job/IterationSink.h"
 #include "recon/job/JobContext.h"
 #include "recon/job/TelemetrySink.h"
 
@@ -33,7 +36,7 @@ QString toString(RunState state);
 // the context it is given, fills `report` (JSON for the run record) and returns the volume.
 struct RunSpec {
   QString title;              // one line for the run list: "FDK 256^3 fdk.bp.cpu"
-  QString algorithm;          // "fdk"
+  QString algorithm;          // "fdk", "wbp", "sirt", "os-sirt", "sart"
   nlohmann::json parameters;  // everything needed to run it again (saved in the run record)
   std::function<std::shared_ptr<Volume>(JobContext& context, nlohmann::json& report)> execute;
 };
@@ -55,6 +58,7 @@ struct RunInfo {
   std::shared_ptr<const Volume> result;  // for Finished
   nlohmann::json record;                 // run record: parameters, report, timings, device
   std::vector<TelemetrySample> telemetry;
+  std::vector<IterationRecord> iterations;  // iterative algorithms: one per iteration done
   QStringList log;
 };
 
@@ -97,6 +101,8 @@ class RunController : public QObject {
                    double remainingSeconds);  // remaining < 0: not yet known
   void runTelemetry(int id, const tomowb::gui::TelemetrySample& sample);
   void runPreview(int id, std::shared_ptr<const tomowb::Volume> volume, const QString& label);
+  // One per iteration of an iterative run, in order (also kept in RunInfo::iterations).
+  void runIteration(int id, const tomowb::IterationRecord& record);
   void runFinished(int id);
   void runFailed(int id, const QString& message);
   void runCancelled(int id);
@@ -110,6 +116,7 @@ class RunController : public QObject {
   void onProgress(int id, const QString& stage, double fraction, double elapsed, double remaining);
   void onTelemetry(int id, const TelemetrySample& sample);
   void onPreview(int id, const std::shared_ptr<const Volume>& volume, const QString& label);
+  void onIterations(int id);
   void onWorkerDone(int id, bool cancelled, const QString& error, std::shared_ptr<Volume> result,
                     const nlohmann::json& report, double seconds);
   void appendLog(int id, const QString& line);
@@ -126,3 +133,4 @@ class RunController : public QObject {
 
 Q_DECLARE_METATYPE(tomowb::gui::TelemetrySample)
 Q_DECLARE_METATYPE(std::shared_ptr<const tomowb::Volume>)
+Q_DECLARE_METATYPE(tomowb::IterationRecord)

@@ -4,10 +4,13 @@
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <filesystem>
+#include <numbers>
 
 #include "gui/core/LoadTask.h"
+#include "gui/core/TiltAngles.h"
 #include "recon/core/Error.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
 #include "support/TestSupport.h"
 
@@ -134,6 +137,41 @@ TEST(LoadTask, DestroyingWhileLoadingIsSafe) {
   }
   drainEvents(500);  // the abandoned reader's post finds no target: nothing happens
   SUCCEED();
+}
+
+TEST(LoadTask, OpensAnMrcTiltSeriesWithItsTltAsProjectionsAndAnMrcVolumeAsAVolume) {
+  test::TempDir dir;
+  JobContext context;
+  const DemoDataset et = makeDemo(DemoKind::ElectronTomography, 16, context);
+  std::vector<double> tiltsRad;
+  for (int i = 0; i < 61; ++i) tiltsRad.push_back((-60.0 + 2.0 * i) * std::numbers::pi / 180.0);
+  io::writeTiltSeries(dir / "cell.mrc", *et.projections, tiltsRad);  // + cell.tlt
+  EXPECT_EQ(LoadTask::resolveKind(qpath(dir / "cell.mrc"), LoadKind::Auto), LoadKind::Projections);
+  LoadTask task;
+  QSignalSpy finished(&task, &LoadTask::finished);
+  QSignalSpy failed(&task, &LoadTask::failed);
+  task.startFile(qpath(dir / "cell.mrc"));
+  ASSERT_TRUE(finished.wait(30000))
+      << (failed.isEmpty() ? "" : failed[0][0].toString().toStdString());
+  const auto result = finished[0][0].value<LoadResult>();
+  ASSERT_TRUE(result.projections);
+  const Geometry& g = result.projections->geometry();
+  EXPECT_EQ(g.viewCount(), 61);
+  ASSERT_TRUE(isTiltSeries(g));
+  const std::vector<double> tilts = fitTiltAxis(g).tiltsRad;
+  EXPECT_NEAR(tilts.front() * 180.0 / std::numbers::pi, -60.0, 1e-3);
+  EXPECT_NEAR(tilts.back() * 180.0 / std::numbers::pi, 60.0, 1e-3);
+  EXPECT_FLOAT_EQ(result.projections->at(30, 4, 16), et.projections->at(30, 4, 16));
+
+  // A reconstruction saved as MRC opens as a volume.
+  io::writeVolume(dir / "tomogram.rec", smallVolume());
+  EXPECT_EQ(LoadTask::resolveKind(qpath(dir / "tomogram.rec"), LoadKind::Auto), LoadKind::Volume);
+  finished.clear();
+  task.startFile(qpath(dir / "tomogram.rec"));
+  ASSERT_TRUE(finished.wait(10000));
+  const auto volume = finished[0][0].value<LoadResult>();
+  ASSERT_TRUE(volume.volume);
+  EXPECT_EQ(volume.volume->shape(), (VolumeShape{8, 6, 4}));
 }
 
 TEST(LoadTask, DemoReportsProgressAndCancelStopsIt) {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "gui/AlgorithmPanel.h"
+#include "gui/ConvergencePanel.h"
 #include "gui/DataPanel.h"
 #include "gui/MainWindow.h"
 #include "gui/Resources.h"
@@ -24,6 +25,7 @@
 #include "gui/core/EventLoopMonitor.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
+#include "render/ChartView.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::gui {
@@ -99,6 +101,39 @@ TEST_F(MainWindowTest, CancelsARunKeepingNothingAndRunsAgain) {
   ASSERT_GT(second, first);
   ASSERT_TRUE(finished.wait(60000));
   EXPECT_EQ(window.workspace().currentVolume()->runId, second);
+}
+
+TEST_F(MainWindowTest, RunsSirtOnTheEtDemoAndWatchesTheResidualFall) {
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  QSignalSpy loaded(&window.workspace(), &Workspace::projectionsChanged);
+  window.openDemo(DemoKind::ElectronTomography, 16);
+  ASSERT_TRUE(loaded.wait(30000)) << "the ET demo did not load";
+  EXPECT_EQ(window.algorithmPanel().algorithm(), AlgorithmKind::Sirt);
+  iterative::IterativeParams p = window.algorithmPanel().iterativeParams();
+  p.iterations = 6;
+  window.algorithmPanel().setIterativeParams(p);
+  QSignalSpy finished(&window.runs(), &RunController::runFinished);
+  const int id = window.startRun();
+  ASSERT_GT(id, 0);
+  EXPECT_EQ(window.runs().run(id)->spec.algorithm, "sirt");
+  auto* convergence = window.findChild<QDockWidget*>(QStringLiteral("convergenceDock"));
+  ASSERT_NE(convergence, nullptr);
+  EXPECT_TRUE(convergence->isVisible()) << "an iterative run shows its convergence";
+  ASSERT_TRUE(finished.wait(120000)) << window.runs().run(id)->error.toStdString();
+  QTest::qWait(300);
+  ConvergencePanel& panel = window.convergencePanel();
+  const QString curve = panel.seriesName(id);
+  ASSERT_FALSE(curve.isEmpty());
+  const std::vector<double> residuals = panel.relativeChart().yValues(curve);
+  ASSERT_EQ(residuals.size(), 6u);
+  EXPECT_LT(residuals.back(), residuals.front());
+  const NamedVolume* shown = window.workspace().currentVolume();
+  ASSERT_NE(shown, nullptr);
+  EXPECT_EQ(shown->runId, id);
+  EXPECT_EQ(shown->volume->shape(), (VolumeShape{32, 8, 8}));
+  EXPECT_GT(distinctColours(window.viewArea().grab().toImage()), 20);
 }
 
 TEST_F(MainWindowTest, ABadFileGivesADialogNamingItAndTheWindowStaysUsable) {

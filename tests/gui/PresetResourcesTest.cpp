@@ -167,11 +167,12 @@ TEST(PresetResources, DesktopEntryAndMimeTypesMatchTheReaders) {
   EXPECT_NE(desktop.find("Icon=tomowb"), std::string::npos);
   EXPECT_NE(desktop.find("StartupWMClass=tomowb"), std::string::npos);
   const std::string mime = readText(kResources / "tomowb-mime.xml");
-  for (const char* glob : {"*.mhd", "*.mha", "*.npy", "*.rct"})
+  for (const char* glob : {"*.mhd", "*.mha", "*.npy", "*.rct", "*.mrc", "*.st", "*.ali"})
     EXPECT_NE(mime.find(std::string("pattern=\"") + glob + "\""), std::string::npos) << glob;
   // Every type the MIME file declares is one the desktop entry accepts.
-  for (const char* type : {"application/x-metaimage-header", "application/x-metaimage",
-                           "application/x-npy", "application/x-rabbitct-projections"}) {
+  for (const char* type :
+       {"application/x-metaimage-header", "application/x-metaimage", "application/x-npy",
+        "application/x-rabbitct-projections", "application/x-mrc"}) {
     EXPECT_NE(mime.find(std::string("type=\"") + type + "\""), std::string::npos) << type;
     EXPECT_NE(desktop.find(type), std::string::npos) << type;
   }

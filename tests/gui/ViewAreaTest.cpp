@@ -142,9 +142,9 @@ TEST(ProjectionBrowser, ScrubsViewsAndShowsASinogram) {
   // The bright column of view 5 is column 15; row 3 has value 8 (u is centred: col 15 of 40).
   const double pitch = 0.5;
   EXPECT_FLOAT_EQ(p.valueAt(Eigen::Vector3d((15 - 19.5) * pitch, (3 - 11.5) * pitch, 0)), 8.0f);
-  // The sinogram: row 12, view 7 lights column 17.
+  // The sinogram: row 12, view 7 lights column 17 (square pixels: views one pitch apart).
   render::ProjectionView& s = browser.sinogramView();
-  EXPECT_FLOAT_EQ(s.valueAt(Eigen::Vector3d((17 - 19.5) * pitch, 7, 0)), 17.0f);
+  EXPECT_FLOAT_EQ(s.valueAt(Eigen::Vector3d((17 - 19.5) * pitch, 7 * pitch, 0)), 17.0f);
   browser.setView(100);
   EXPECT_EQ(browser.view(), 11);
   QTest::keyClick(&p, Qt::Key_Left);

@@ -217,3 +217,48 @@ TEST(ChartView, ClearRemovesEverySeries) {
 
 }  // namespace
 }  // namespace tomowb::render
+
+namespace tomowb::render {
+namespace {
+
+// Rows holding the series' colour in the right half of the chart (where the decay is small).
+int curveRowSpanInRightHalf(ChartView& chart, const QString& series) {
+  chart.flush();
+  const QImage image = chart.grabImage();
+  const QColor colour = chart.seriesColour(series);
+  int top = image.height(), bottom = -1;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = image.width() / 2; x < image.width() * 3 / 4; ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (std::abs(c.red() - colour.red()) <= 30 && std::abs(c.green() - colour.green()) <= 30 &&
+          std::abs(c.blue() - colour.blue()) <= 30) {
+        top = std::min(top, y);
+        bottom = std::max(bottom, y);
+      }
+    }
+  return bottom < 0 ? 0 : bottom - top;
+}
+
+TEST(ChartView, LogScaleSpreadsADecayOverTheHeight) {
+  ChartView chart;
+  chart.setLegendVisible(false);
+  std::vector<double> x, y;
+  for (int i = 1; i <= 100; ++i) {
+    x.push_back(i);
+    y.push_back(std::pow(10.0, -3.0 * (i - 1) / 99.0));  // 1 down to 1e-3
+  }
+  chart.setSeriesData("residual", x, y);
+  showAndWait(chart);
+  EXPECT_FALSE(chart.logScaleY());
+  const int linear = curveRowSpanInRightHalf(chart, "residual");
+  chart.setLogScaleY(true);
+  EXPECT_TRUE(chart.logScaleY());
+  QTest::qWait(50);
+  const int logarithmic = curveRowSpanInRightHalf(chart, "residual");
+  // Linear: the second half (3e-2 .. 1e-3) hugs the axis; log: it spans a quarter of the plot.
+  EXPECT_LT(linear, chart.height() / 12) << "linear span " << linear;
+  EXPECT_GT(logarithmic, chart.height() / 5) << "log span " << logarithmic;
+}
+
+}  // namespace
+}  // namespace tomowb::render

@@ -178,6 +178,36 @@ TEST(GeometryForm, RecognisesBuilderMadeGeometries) {
   EXPECT_FALSE(recogniseGeometry(moved));
 }
 
+TEST(GeometryForm, RecognisesATiltSeriesOfNanometrePixels) {
+  GeometryForm t;
+  t.scanType = ScanType::TiltSeries;
+  t.cols = 64;
+  t.rows = 16;
+  t.pixelSizeMm = 4e-6;
+  t.firstTiltDeg = -54;
+  t.lastTiltDeg = 66;
+  t.tiltStepDeg = 3;
+  t.tiltAxisAngleDeg = 8.5;
+  t.tiltAxisShiftPixels = -2.25;
+  const Geometry g = buildGeometry(t);
+  const auto recognised = recogniseGeometry(g);
+  ASSERT_TRUE(recognised);
+  EXPECT_EQ(recognised->scanType, ScanType::TiltSeries);
+  EXPECT_EQ(recognised->cols, 64);
+  EXPECT_EQ(recognised->rows, 16);
+  EXPECT_NEAR(recognised->pixelSizeMm, 4e-6, 1e-15);
+  EXPECT_NEAR(recognised->firstTiltDeg, -54, 1e-9);
+  EXPECT_NEAR(recognised->lastTiltDeg, 66, 1e-9);
+  EXPECT_NEAR(recognised->tiltStepDeg, 3, 1e-9);
+  EXPECT_NEAR(recognised->tiltAxisAngleDeg, 8.5, 1e-9);
+  EXPECT_NEAR(recognised->tiltAxisShiftPixels, -2.25, 1e-9);
+  // Moved by a tenth of a pixel: not the builder's any more (mm tolerances would miss it).
+  Geometry moved = g;
+  moved.view(5).detectorCentre.x() += 0.4e-6;
+  const auto other = recogniseGeometry(moved);
+  EXPECT_TRUE(!other || other->scanType != ScanType::TiltSeries);
+}
+
 TEST(GeometryForm, JsonExportImportRoundTrip) {
   const test::TempDir dir;
   GeometryForm t;
