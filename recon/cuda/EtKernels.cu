@@ -29,7 +29,7 @@ constexpr int kTileX = 32, kTileY = 8;
 // Slices per thread of the matched slice kernels (one position, four slices).
 constexpr int kMatchedSlices = 4;
 // Voxels along z per thread of the 3-D backprojectors.
-constexpr int kVolumeZ = 4;
+constexpr int kVolumeZ = kVolumeZPerThread;
 
 __host__ __device__ inline int ceilDiv(int a, int b) {
   return (a + b - 1) / b;
@@ -624,7 +624,13 @@ __global__ void maskToFloat(const unsigned char* mask, std::size_t count, float*
 
 // ---- volume (3-D) kernels --------------------------------------------------------------------
 
-// Per view: the dominant axis a, the two others b < c, their sizes and strides.
+// Slices of the whole volume (SlabDims::volumeSlices; 0: the slab is the volume).
+__device__ inline int volumeSlicesOf(const SlabDims& d) {
+  return d.volumeSlices > 0 ? d.volumeSlices : d.slices;
+}
+
+// Per view: the dominant axis a, the two others b < c, their sizes in the whole volume and their
+// strides in the slab. z is a (planes of constant z) or c, never b.
 struct VolumeAxes {
   int a, b, c;
   int na, nb, nc;
@@ -633,14 +639,15 @@ struct VolumeAxes {
 
 __device__ inline VolumeAxes volumeAxes(int axis, const SlabDims& d) {
   const std::size_t sx = 1, sy = std::size_t(d.nx), sz = std::size_t(d.nx) * d.ny;
+  const int nz = volumeSlicesOf(d);
   VolumeAxes x;
   x.a = axis;
   if (axis == 0) {
-    x.b = 1, x.c = 2, x.na = d.nx, x.nb = d.ny, x.nc = d.slices, x.sa = sx, x.sb = sy, x.sc = sz;
+    x.b = 1, x.c = 2, x.na = d.nx, x.nb = d.ny, x.nc = nz, x.sa = sx, x.sb = sy, x.sc = sz;
   } else if (axis == 1) {
-    x.b = 0, x.c = 2, x.na = d.ny, x.nb = d.nx, x.nc = d.slices, x.sa = sy, x.sb = sx, x.sc = sz;
+    x.b = 0, x.c = 2, x.na = d.ny, x.nb = d.nx, x.nc = nz, x.sa = sy, x.sb = sx, x.sc = sz;
   } else {
-    x.b = 0, x.c = 1, x.na = d.slices, x.nb = d.nx, x.nc = d.ny, x.sa = sz, x.sb = sx, x.sc = sy;
+    x.b = 0, x.c = 1, x.na = nz, x.nb = d.nx, x.nc = d.ny, x.sa = sz, x.sb = sx, x.sc = sy;
   }
   return x;
 }
@@ -666,6 +673,16 @@ __global__ void __launch_bounds__(128)
   int first = 0, last = ax.na - 1;
   clipPlanes(baseB, v.gb, -1.0f, float(ax.nb), first, last);
   clipPlanes(baseC, v.gc, -1.0f, float(ax.nc), first, last);
+  // A z-slab: only the planes that can have a tap in it (the others read the zero border).
+  const int zLo = d.zFirst, zHi = d.zFirst + d.slices;
+  if (zLo > 0 || zHi < volumeSlicesOf(d)) {
+    if (ax.a == 2) {
+      first = max(first, zLo);
+      last = min(last, zHi - 1);
+    } else {
+      clipPlanes(baseC, v.gc, float(zLo) - 1.0f, float(zHi), first, last);
+    }
+  }
   if (!active) last = first - 1;
   const float x0 = onAxis(0, ax, 0.5f, baseB + 0.5f, baseC + 0.5f);
   const float y0 = onAxis(1, ax, 0.5f, baseB + 0.5f, baseC + 0.5f);
@@ -673,10 +690,14 @@ __global__ void __launch_bounds__(128)
   const float dx = onAxis(0, ax, 1.0f, v.gb, v.gc);
   const float dy = onAxis(1, ax, 1.0f, v.gb, v.gc);
   const float dz = onAxis(2, ax, 1.0f, v.gb, v.gc);
+  // The slab's texture starts at slice zFirst. Where a tap lies in the slab the coordinate is at
+  // least zFirst - 0.5 and the subtraction of the integer zFirst is exact (Sterbenz, or a
+  // multiple of the coordinate's ulp): the texture unit sees the whole volume's fraction.
+  const float zShift = float(d.zFirst);
   float sum = 0.0f;
   for (int p = first; p <= last; ++p) {
     const float fp = float(p);
-    sum += tex3D<float>(volume, fmaf(fp, dx, x0), fmaf(fp, dy, y0), fmaf(fp, dz, z0));
+    sum += tex3D<float>(volume, fmaf(fp, dx, x0), fmaf(fp, dy, y0), fmaf(fp, dz, z0) - zShift);
   }
   const float sums[1] = {sum};
   fpFinish<1>(e, d, v.slot, col, row, active, sums, v.weight);
@@ -690,12 +711,22 @@ __global__ void __launch_bounds__(128)
   const bool active = col < d.cols && row < d.rows && k < count;
   const VolumeFpView v = cVolumeFp[active ? k : 0];
   const VolumeAxes ax = volumeAxes(v.axis, d);
-  int first = 0, last = ax.na - 1;
+  // A z-slab: planes of constant z in the slab, or taps along c (= z) in [cLo, cHi).
+  const int zLo = d.zFirst, zHi = d.zFirst + d.slices;
+  int first = 0, last = ax.na - 1, cLo = 0, cHi = ax.nc;
+  if (ax.a == 2) {
+    first = max(first, zLo);
+    last = min(last, zHi - 1);
+  } else {
+    cLo = max(cLo, zLo);
+    cHi = min(cHi, zHi);
+  }
+  const std::size_t zOffset = std::size_t(zLo) * d.nx * d.ny;
   {
     float qb = 0.0f, qc = 0.0f;
     volumePlanePosition(v, col, row, 0, qb, qc);
     clipPlanes(qb, v.gb, -1.0f, float(ax.nb), first, last);
-    clipPlanes(qc, v.gc, -1.0f, float(ax.nc), first, last);
+    clipPlanes(qc, v.gc, float(cLo) - 1.0f, float(cHi), first, last);
   }
   if (!active) last = first - 1;
   float sum = 0.0f;
@@ -706,14 +737,14 @@ __global__ void __launch_bounds__(128)
     const float wb[2] = {tb.w0, tb.w1}, wc[2] = {tc.w0, tc.w1};
     for (int dc = 0; dc < 2; ++dc) {
       const int ic = tc.t0 + dc;
-      if (ic < 0 || ic >= ax.nc) continue;
+      if (ic < cLo || ic >= cHi) continue;
       for (int db = 0; db < 2; ++db) {
         const int ib = tb.t0 + db;
         if (ib < 0 || ib >= ax.nb) continue;
         const float w = __fmul_rn(wb[db], wc[dc]);
-        sum =
-            __fadd_rn(sum, __fmul_rn(w, __ldg(volume + std::size_t(p) * ax.sa +
-                                              std::size_t(ib) * ax.sb + std::size_t(ic) * ax.sc)));
+        sum = __fadd_rn(
+            sum, __fmul_rn(w, __ldg(volume + (std::size_t(p) * ax.sa + std::size_t(ib) * ax.sb +
+                                              std::size_t(ic) * ax.sc - zOffset))));
       }
     }
   }
@@ -728,7 +759,8 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   const int j = int(blockIdx.y) * kTileY + int(threadIdx.y);
   const int k0 = int(blockIdx.z) * kVolumeZ;
   if (i >= d.nx || j >= d.ny) return;
-  const float fi = float(i), fj = float(j), fk = float(k0);
+  // The voxel's position in the whole volume (a z-slab starts at zFirst).
+  const float fi = float(i), fj = float(j), fk = float(d.zFirst + k0);
   float acc[kVolumeZ] = {0.0f, 0.0f, 0.0f, 0.0f};
   for (int l = 0; l < count; ++l) {
     const VolumeBpView v = cVolumeBp[l];
@@ -762,15 +794,16 @@ __global__ void __launch_bounds__(kTileX* kTileY)
     volumeBackMatched(const float* __restrict__ residual, SlabDims d, int count, BpEpilogue e) {
   const int i = int(blockIdx.x) * kTileX + int(threadIdx.x);
   const int j = int(blockIdx.y) * kTileY + int(threadIdx.y);
-  const int kz = int(blockIdx.z);
+  const int kz = int(blockIdx.z);  // in the slab
+  const int k = d.zFirst + kz;     // in the whole volume
   if (i >= d.nx || j >= d.ny) return;
   float sum = 0.0f;
   for (int l = 0; l < count; ++l) {
     const VolumeFpView v = cVolumeFp[l];
     // Dominant axis a, the others b < c (volumeAxes).
-    const int plane = v.axis == 0 ? i : (v.axis == 1 ? j : kz);
+    const int plane = v.axis == 0 ? i : (v.axis == 1 ? j : k);
     const int tb = v.axis == 0 ? j : i;
-    const int tc = v.axis == 2 ? j : kz;
+    const int tc = v.axis == 2 ? j : k;
     // Pixels whose sample on this plane lies within one voxel of (tb, tc): a parallelogram in
     // (col, row); its bounding box, with slack.
     const float bb = float(tb) - fmaf(float(plane), v.gb, v.pb0);

@@ -24,6 +24,9 @@ namespace tomowb::cuda::et {
 // 64 KiB constant bank.
 constexpr int kSliceViewsPerLaunch = 1024;
 constexpr int kVolumeViewsPerLaunch = 128;
+// Voxels along z per thread of the 3-D voxel-driven backprojector: z-slabs that start at
+// multiples of it evaluate every voxel exactly as the whole volume does.
+constexpr int kVolumeZPerThread = 4;
 
 // One view of an aligned single-axis problem (SliceViewCoefficients in float).
 struct SliceFpView {
@@ -60,6 +63,12 @@ struct SlabDims {
   int nx = 0, ny = 0, slices = 0;  // the volume slab
   int cols = 0, rows = 0;          // the sinogram rows held (single-axis: rows == slices)
   int views = 0;                   // view slots in the sinogram buffers
+  // Volume kernels only: the slab holds slices [zFirst, zFirst + slices) of a volume of
+  // volumeSlices slices (0: the slab is the whole volume). The forward kernels add only the
+  // bilinear taps whose z lies in the slab (a sample straddling a slab boundary gives each tap
+  // to its own slab), so the slabs' partial ray sums add up to the whole volume's; the
+  // backprojectors compute the slab's voxels exactly as in the whole volume.
+  int zFirst = 0, volumeSlices = 0;
 };
 
 // What a forward kernel does with the weighted ray sum s of (slot, row, col); idx = (slot * rows
@@ -163,7 +172,10 @@ void launchHalfScales(const unsigned* maxBits, int count, float* scale, float* i
 
 // ---- volume kernels (any parallel beam) ------------------------------------------------------
 
-// 3-D Joseph forward projector from a 3-D float texture (hardware bilinear on the planes).
+// 3-D Joseph forward projector from a 3-D float texture (hardware bilinear on the planes). On a
+// z-slab (SlabDims::zFirst) the texture holds the slab's slices (zero beyond them, border
+// addressing): the z coordinate is shifted by the integer zFirst, exactly, so every tap gets the
+// weight it has in the whole volume.
 void launchVolumeForwardTex(cudaTextureObject_t volume, const SlabDims& d, int count,
                             const FpEpilogue& e, cudaStream_t stream);
 // The same in software (float32 bilinear from the slab): the exact transpose of

@@ -10,7 +10,17 @@
 //     each runs one slab and the GPUs iterate in lock-step (a barrier per iteration sums the
 //     residuals); otherwise each GPU thread takes slabs from a shared counter and runs all
 //     iterations on one before the next, the next slab's upload overlapping on a copy stream
-//     (two buffer sets when they fit). The general 3-D path is one slab on one GPU.
+//     (two buffer sets when they fit). The general 3-D path is one slab on one GPU when the
+//     whole problem fits; otherwise it is streamed (planStreamed): b, the residual and R (and
+//     the per-view tables) stay on the GPU, x stays on the host and goes through in z-slabs.
+//     Per subset the forward projection is the sum of the slabs' partial ray sums (every
+//     bilinear tap belongs to the slab holding its z, EtKernels.cuh), the residual epilogue runs
+//     on the last slab's launch, then each slab (in reverse order) is backprojected, updated and
+//     downloaded. Traffic per subset of V voxels in K slabs: x up 2 (K - 1) / K * 4V bytes (the
+//     slab resident at a pass's turn is reused), x down 4V, C_s up 4V (kept on the host for up
+//     to kHostColumnWeightSubsets subsets; beyond that recomputed per slab, one more
+//     backprojection of ones and no upload), the mask as x at 1 byte a voxel. The result equals
+//     the resident run's up to the order of the ray sums' float32 additions.
 //  3. Per device: R = 1 / FP(1) and C_s = lambda / BP_s(1), sums below 1e-6 of their largest set
 //     to 0 (IterativeReconstruction.cpp). In the aligned case every slice has the same weights,
 //     so R is one [view][col] map and each C_s one [y][x] map, computed on a single slice; with a
@@ -560,8 +570,10 @@ class DeviceProjector {
         if (bp_.texel == Texel::Half2) bpScales_ = halfScaleBuffers(maxSlices);
       }
     } else {
+      // The whole volume, or one z-slab of it (the streamed 3-D path).
       if (forwardUsesTexture(fp_))
-        fpVolume_ = VolumeTexture(int(p.shape.nx), int(p.shape.ny), int(p.shape.nz));
+        fpVolume_ = VolumeTexture(int(p.shape.nx), int(p.shape.ny),
+                                  int(std::min<std::int64_t>(maxSlices, p.shape.nz)));
       if (backUsesTexture(bp_))
         bpLayers_ = LayeredTexture(int(p.cols), int(p.rows),
                                    int(std::min<std::int64_t>(p.views, et::kVolumeViewsPerLaunch)),
@@ -584,7 +596,9 @@ class DeviceProjector {
                      std::uint64_t(p.cols * p.views) * std::uint64_t(et::texelBytes(bp.texel)) +
                  16 * std::uint64_t(maxSlices);
     } else {
-      if (forwardUsesTexture(fp)) bytes += std::uint64_t(p.shape.voxelCount()) * 4;
+      if (forwardUsesTexture(fp))
+        bytes += std::uint64_t(std::min<std::int64_t>(maxSlices, p.shape.nz)) *
+                 std::uint64_t(p.slice2d()) * 4;
       if (backUsesTexture(bp))
         bytes += std::uint64_t(p.cols * p.rows) *
                  std::uint64_t(std::min<std::int64_t>(p.views, et::kVolumeViewsPerLaunch)) * 4;
@@ -819,6 +833,15 @@ et::SlabDims volumeDims(const EtProblem& p) {
   return d;
 }
 
+// Slices [z0, z0 + n) of the volume for the 3-D kernels (the streamed general path).
+et::SlabDims volumeSlabDims(const EtProblem& p, std::int64_t z0, std::int64_t n) {
+  et::SlabDims d = volumeDims(p);
+  d.slices = int(n);
+  d.zFirst = int(z0);
+  d.volumeSlices = int(p.shape.nz);
+  return d;
+}
+
 // Uploads the detector rows of slices [z0, z0 + n) (single axis) of every view into `device`
 // ([view][slice][col]), ordered on `stream`.
 void uploadSliceRows(const EtProblem& p, const float* host, std::int64_t z0, std::int64_t n,
@@ -868,6 +891,10 @@ struct SirtRun {
   // The plan.
   std::vector<int> devices;
   std::vector<Slab> slabs;
+  // The general 3-D path streamed (the volume does not fit): its z-slabs, run one after another
+  // through one GPU within every subset (slabs then holds the one whole volume). Empty: resident.
+  std::vector<Slab> zSlabs;
+  bool hostColumnWeights = true;  // streamed: C_s kept on the host (else recomputed per slab)
   std::int64_t slabCapacity = 0;
   int bufferSets = 1;
   bool lockStep = true;
@@ -909,14 +936,36 @@ std::uint64_t sirtBytes(const SirtRun& run, std::int64_t slices, int sets) {
   return bytes + bytes / 32 + (8u << 20);  // array padding, tables, allocation granularity
 }
 
+// Streamed general 3-D path: C_s stay on the host for at most this many subsets (host memory:
+// one volume per subset); more (SART) recompute C_s per slab, one extra backprojection of ones.
+constexpr std::size_t kHostColumnWeightSubsets = 8;
+
+// Device bytes of the streamed general 3-D path with z-slabs of `slices` slices: the sinogram-
+// sized arrays stay (b, residual, R, and ones when C_s is recomputed), the slab buffers (x, C_s,
+// scratch, mask) and the projector's inputs are slab-sized.
+std::uint64_t streamedBytes(const SirtRun& run, std::int64_t slices) {
+  const EtProblem& p = run.problem;
+  const std::uint64_t vox = std::uint64_t(slices) * std::uint64_t(p.slice2d());
+  const std::uint64_t sino = std::uint64_t(p.views * p.rows * p.cols);
+  std::uint64_t bytes = (run.hostColumnWeights ? 3 : 4) * sino * 4;
+  bytes += vox * (12 + (run.mask.empty() ? 0 : 1));
+  bytes += DeviceProjector::bytesFor(p, run.fp, run.bp, slices);
+  bytes += std::uint64_t(run.params->iterations) * 16 + 64 * std::uint64_t(p.views) * 3 +
+           4 * std::uint64_t(run.subsets.size());
+  return bytes + bytes / 32 + (8u << 20);
+}
+
 // One GPU's share of a run: buffers for slabs of up to `capacity` slices, `sets` buffer sets.
+// The streamed general 3-D path (run.zSlabs) has slab buffers of `capacity` slices and the
+// whole sinogram; the volume x lives on the host (run.volume) and passes through slab by slab.
 class DeviceSirt {
  public:
   DeviceSirt(SirtRun& run, int device, std::int64_t capacity, int sets)
       : run_(run),
         p_(run.problem),
         device_(device),
-        projector_(run.problem, run.fp, run.bp, capacity) {
+        projector_(run.problem, run.fp, run.bp, capacity),
+        capacity_(capacity) {
     const bool masked = !run.mask.empty();
     const std::size_t vox = std::size_t(capacity) * std::size_t(p_.slice2d());
     const std::size_t sino = p_.singleAxis()
@@ -936,6 +985,7 @@ class DeviceSirt {
       scratch_ = DeviceMemory(vox * 4, "scratch volume");
     norms_ = DeviceMemory(std::size_t(run.params->iterations) * 16, "residual norms");
     maxBits_ = DeviceMemory(8, "maxima");
+    if (streamed() && !run.hostColumnWeights) ones_ = DeviceMemory(sino * 4, "ones");
     const bool byAxis = run.fp.kind == FpKind::Fast;
     for (const auto& views : run.subsets)
       tables_.push_back(makeViewTable(p_, views, compute_, byAxis));
@@ -950,7 +1000,9 @@ class DeviceSirt {
   void prepareWeights() {
     const std::size_t map = std::size_t(p_.slice2d());
     const double relaxation = run_.params->relaxation;
-    if (p_.singleAxis()) {
+    if (streamed()) {
+      prepareStreamedColumns(relaxation);
+    } else if (p_.singleAxis()) {
       const et::SlabDims d1 = sliceDims(p_, 1);
       const std::size_t sino1 = std::size_t(p_.views * p_.cols);
       DeviceMemory partial2d(DeviceProjector::needsPartial(p_, run_.maxSubsetViews) ? map * 4 : 0,
@@ -1002,9 +1054,20 @@ class DeviceSirt {
   }
 
   // Starts the upload of slab's start volume, data and mask into buffer set `set` (copy stream).
+  // Streamed 3-D path: the projections only (x and the mask go slab by slab in iterate).
   void upload(int set, const Slab& slab) {
     TOMOWB_CUDA_CHECK(cudaSetDevice(device_), "selecting the GPU");
     TOMOWB_CUDA_CHECK(cudaEventRecord(uploadStart_[set], copy_), "timing");
+    if (streamed()) {
+      const std::size_t sino = std::size_t(p_.views * p_.rows * p_.cols);
+      TOMOWB_CUDA_CHECK(cudaMemcpyAsync(b_[0].as<void>(), run_.projections->data(), sino * 4,
+                                        cudaMemcpyHostToDevice, copy_),
+                        "uploading projections");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(uploaded_[set], copy_), "ordering");
+      uploadBytes_ += double(sino) * 4.0;
+      resident_ = -1;
+      return;
+    }
     const std::size_t vox2 = std::size_t(p_.slice2d());
     TOMOWB_CUDA_CHECK(
         cudaMemcpyAsync(x_[set].as<void>(), run_.volume->data() + std::size_t(slab.z0) * vox2,
@@ -1028,7 +1091,9 @@ class DeviceSirt {
     TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(compute_, uploaded_[set], 0), "ordering");
     const et::SlabDims d = dims(slab);
     const bool masked = !run_.mask.empty();
-    if (!p_.singleAxis() || masked) {
+    if (streamed()) {
+      streamedRowWeights();
+    } else if (!p_.singleAxis() || masked) {
       if (masked)
         et::launchMaskToFloat(mask_[set].as<unsigned char>(), voxels(slab), scratch_.as<float>(),
                               compute_);
@@ -1063,6 +1128,11 @@ class DeviceSirt {
     const bool masked = !run_.mask.empty();
     double* norms = norms_.as<double>() + 2 * std::size_t(iteration - 1);
     for (std::size_t s = 0; s < run_.subsets.size(); ++s) {
+      if (streamed()) {
+        run_.context->throwIfCancelled();
+        streamedSubset(s, norms);
+        continue;
+      }
       run_.context->throwIfCancelled();
       const float* columnWeights = columnWeightsFor(s, slab);
       TOMOWB_CUDA_CHECK(cudaEventRecord(*events_[3 * s], compute_), "timing");
@@ -1115,6 +1185,7 @@ class DeviceSirt {
   // The slab's iterate into the host volume. `overlap`: on the copy stream after the compute
   // stream's work so far (returns at once); else on the compute stream, waiting for it.
   void download(int set, const Slab& slab, bool overlap) {
+    if (streamed()) return;  // every subset's update already reached the host volume
     const std::size_t vox2 = std::size_t(p_.slice2d());
     float* dst = run_.volume->data() + std::size_t(slab.z0) * vox2;
     if (overlap) {
@@ -1195,6 +1266,166 @@ class DeviceSirt {
     invert(out.as<float>(), vox, relaxation);
   }
 
+  // ---- the streamed general 3-D path ----
+
+  bool streamed() const { return !run_.zSlabs.empty(); }
+
+  std::size_t capacityVoxels() const { return std::size_t(capacity_) * std::size_t(p_.slice2d()); }
+
+  et::SlabDims zSlabDims(const Slab& slab) const {
+    return volumeSlabDims(p_, slab.z0, slab.slices);
+  }
+
+  // Zeroes a slab buffer past the slab's slices: the last slab may be shorter than the capacity,
+  // and the 3-D texture is filled from the whole buffer (beyond the volume it must read zero).
+  void zeroTail(float* buffer, const Slab& slab) {
+    const std::size_t used = voxels(slab), all = capacityVoxels();
+    if (used < all)
+      TOMOWB_CUDA_CHECK(cudaMemsetAsync(buffer + used, 0, (all - used) * 4, compute_),
+                        "clearing the slab buffer");
+  }
+
+  // Slab k's x (and mask) into the slab buffers, unless they hold it already. The host volume
+  // is current: every update was downloaded before (ordered on the compute stream).
+  void loadSlab(std::size_t k) {
+    if (resident_ == std::int64_t(k)) return;
+    const Slab& slab = run_.zSlabs[k];
+    const std::size_t n = voxels(slab);
+    TOMOWB_CUDA_CHECK(
+        cudaMemcpyAsync(x_[0].as<void>(),
+                        run_.volume->data() + std::size_t(slab.z0) * std::size_t(p_.slice2d()),
+                        n * 4, cudaMemcpyHostToDevice, compute_),
+        "uploading a slab of the volume");
+    zeroTail(x_[0].as<float>(), slab);
+    if (!run_.mask.empty()) uploadMask(0, slab, compute_);
+    uploadBytes_ += double(n) * (run_.mask.empty() ? 4.0 : 5.0);
+    resident_ = std::int64_t(k);
+  }
+
+  // BP_s(ones) of slab `slab` into `out` (slab-sized).
+  void columnSums(std::size_t s, const Slab& slab, const float* ones, float* out) {
+    TOMOWB_CUDA_CHECK(cudaMemsetAsync(out, 0, voxels(slab) * 4, compute_), "column weights");
+    et::BpEpilogue e;
+    e.volume = out;
+    projector_.backproject(ones, zSlabDims(slab), tables_[s], e, scratch_.as<float>(), compute_);
+  }
+
+  // The threshold of every C_s is relative to the largest column sum of the whole volume: a first
+  // pass over the slabs finds it (columnMax_[s]); then C_s of every slab goes to the host, or is
+  // recomputed per slab in each subset (streamedColumns).
+  void prepareStreamedColumns(double relaxation) {
+    const std::size_t subsets = run_.subsets.size();
+    columnMax_ = DeviceMemory(subsets * 4, "column weight maxima");
+    TOMOWB_CUDA_CHECK(cudaMemsetAsync(columnMax_.as<void>(), 0, subsets * 4, compute_), "maxima");
+    columnWeights_.emplace_back(capacityVoxels() * 4, "column weights of a slab");
+    float* column = columnWeights_[0].as<float>();
+    // The residual buffer is free until the first subset.
+    float* ones = run_.hostColumnWeights ? r_.as<float>() : ones_.as<float>();
+    et::launchFill(ones, std::size_t(p_.views * p_.rows * p_.cols), 1.0f, compute_);
+    for (std::size_t s = 0; s < subsets; ++s)
+      for (const Slab& slab : run_.zSlabs) {
+        columnSums(s, slab, ones, column);
+        et::launchMaxAbs(column, voxels(slab), columnMax_.as<unsigned>() + s, compute_);
+      }
+    if (run_.hostColumnWeights) {
+      hostColumns_.assign(subsets, std::vector<float>(std::size_t(p_.shape.voxelCount())));
+      for (std::size_t s = 0; s < subsets; ++s)
+        for (const Slab& slab : run_.zSlabs) {
+          columnSums(s, slab, ones, column);
+          et::launchInvertSums(column, voxels(slab), columnMax_.as<unsigned>() + s, relaxation,
+                               compute_);
+          copyNow(hostColumns_[s].data() + std::size_t(slab.z0) * std::size_t(p_.slice2d()), column,
+                  voxels(slab) * 4, cudaMemcpyDeviceToHost, compute_, "downloading column weights");
+        }
+    }
+    TOMOWB_CUDA_CHECK(cudaGetLastError(), "column weights");
+  }
+
+  // C_s of slab k on the device.
+  const float* streamedColumns(std::size_t s, std::size_t k) {
+    const Slab& slab = run_.zSlabs[k];
+    float* column = columnWeights_[0].as<float>();
+    if (run_.hostColumnWeights) {
+      TOMOWB_CUDA_CHECK(
+          cudaMemcpyAsync(column,
+                          hostColumns_[s].data() + std::size_t(slab.z0) * std::size_t(p_.slice2d()),
+                          voxels(slab) * 4, cudaMemcpyHostToDevice, compute_),
+          "uploading column weights");
+      uploadBytes_ += double(voxels(slab)) * 4.0;
+    } else {
+      columnSums(s, slab, ones_.as<float>(), column);
+      et::launchInvertSums(column, voxels(slab), columnMax_.as<unsigned>() + s,
+                           run_.params->relaxation, compute_);
+    }
+    return column;
+  }
+
+  // R = 1 / FP(ones or mask), the forward projection summed over the slabs.
+  void streamedRowWeights() {
+    const std::size_t slabs = run_.zSlabs.size();
+    for (std::size_t k = 0; k < slabs; ++k) {
+      const Slab& slab = run_.zSlabs[k];
+      if (run_.mask.empty()) {
+        et::launchFill(scratch_.as<float>(), voxels(slab), 1.0f, compute_);
+      } else {
+        uploadMask(0, slab, compute_);
+        et::launchMaskToFloat(mask_[0].as<unsigned char>(), voxels(slab), scratch_.as<float>(),
+                              compute_);
+      }
+      zeroTail(scratch_.as<float>(), slab);
+      et::FpEpilogue e;
+      e.out = rowWeights_.as<float>();
+      e.first = k == 0;
+      e.last = k + 1 == slabs;
+      projector_.forward(scratch_.as<float>(), zSlabDims(slab), allViews_, e, compute_);
+    }
+    invert(rowWeights_.as<float>(), std::size_t(p_.views * p_.rows * p_.cols), 1.0);
+    resident_ = -1;  // the mask buffer was overwritten
+  }
+
+  // One subset of the streamed path: the forward projection as partial ray sums over the slabs
+  // in order (the last slab's launch applies the residual epilogue), then per slab, in reverse
+  // order (the last slab is still resident), the backprojection with the update and the download
+  // of the slab's new x.
+  void streamedSubset(std::size_t s, double* norms) {
+    const std::size_t slabs = run_.zSlabs.size();
+    TOMOWB_CUDA_CHECK(cudaEventRecord(*events_[3 * s], compute_), "timing");
+    for (std::size_t k = 0; k < slabs; ++k) {
+      loadSlab(k);
+      et::FpEpilogue fe;
+      fe.out = r_.as<float>();
+      fe.first = k == 0;
+      fe.last = k + 1 == slabs;
+      if (fe.last) {
+        fe.data = b_[0].as<float>();
+        fe.rowWeights = rowWeights_.as<float>();
+        fe.rowWeightsPerRow = true;
+        fe.norms = norms;
+      }
+      projector_.forward(x_[0].as<float>(), zSlabDims(run_.zSlabs[k]), tables_[s], fe, compute_);
+    }
+    TOMOWB_CUDA_CHECK(cudaEventRecord(*events_[3 * s + 1], compute_), "timing");
+    for (std::size_t k = slabs; k-- > 0;) {
+      const Slab& slab = run_.zSlabs[k];
+      loadSlab(k);
+      et::BpEpilogue be;
+      be.volume = x_[0].as<float>();
+      be.update = true;
+      be.columnWeights = streamedColumns(s, k);
+      be.columnWeightsPerSlice = true;
+      be.mask = run_.mask.empty() ? nullptr : mask_[0].as<unsigned char>();
+      be.lower = run_.lower;
+      be.upper = run_.upper;
+      projector_.backproject(r_.as<float>(), zSlabDims(slab), tables_[s], be, scratch_.as<float>(),
+                             compute_);
+      copyNow(run_.volume->data() + std::size_t(slab.z0) * std::size_t(p_.slice2d()),
+              x_[0].as<void>(), voxels(slab) * 4, cudaMemcpyDeviceToHost, compute_,
+              "downloading a slab of the volume");
+      downloadBytes_ += double(voxels(slab)) * 4.0;
+    }
+    TOMOWB_CUDA_CHECK(cudaEventRecord(*events_[3 * s + 2], compute_), "timing");
+  }
+
   const float* columnWeightsFor(std::size_t s, const Slab& /*slab*/) {
     if (run_.storeColumnWeights) return columnWeights_[s].as<float>();
     // Recomputed per subset (they did not fit): one extra backprojection of ones.
@@ -1210,8 +1441,14 @@ class DeviceSirt {
   int device_;
   Stream compute_, copy_;
   DeviceProjector projector_;
+  std::int64_t capacity_;
   DeviceMemory x_[2], b_[2], mask_[2];
   DeviceMemory r_, rowWeights_, scratch_, norms_, maxBits_, onesRow_, partial2d_;
+  // Streamed 3-D path: ones for recomputed C_s, the largest column sum per subset, the C_s on the
+  // host, and which slab x_[0] holds (-1: none).
+  DeviceMemory ones_, columnMax_;
+  std::vector<std::vector<float>> hostColumns_;
+  std::int64_t resident_ = -1;
   std::vector<DeviceMemory> columnWeights_;
   std::vector<ViewTable> tables_;
   ViewTable allViews_;
@@ -1436,6 +1673,52 @@ void runStreamed(SirtRun& run, DeviceSirt& gpu, std::vector<SlabCurve>& curves,
   gpu.finish();
 }
 
+// The general 3-D path when the whole problem does not fit: the projections stay on the GPU and
+// the volume goes through it in z-slabs, as many slices as fit, a multiple of the voxel-driven
+// backprojector's z-block where possible (then each slab's voxels are computed as in the whole
+// volume). Throws ParameterError, saying what would fit, when not even one slice does.
+void planStreamed(SirtRun& run, std::uint64_t usable) {
+  const EtProblem& p = run.problem;
+  run.hostColumnWeights = run.subsets.size() <= kHostColumnWeightSubsets;
+  std::int64_t lo = 0, hi = p.shape.nz;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi + 1) / 2;
+    if (streamedBytes(run, mid) <= usable)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  if (lo < 1) {
+    const std::uint64_t one = streamedBytes(run, 1);
+    const double perView =
+        double((run.hostColumnWeights ? 3 : 4) * 4 * p.rows * p.cols) * (1.0 + 1.0 / 32.0) +
+        64.0 * 3.0;
+    const double fixed = double(one) - perView * double(p.views);
+    const auto views = std::int64_t(std::max(0.0, (double(usable) - fixed) / perView));
+    throw ParameterError(
+        "GPU memory",
+        "the general 3-D path (" + p.axis.reason +
+            ") keeps the projections on the GPU and streams the volume in z-slabs: the "
+            "projections and one slice need " +
+            formatBytes(one) + ", the GPU has " + formatBytes(usable) + " usable; about " +
+            std::to_string(views) + " views of " + std::to_string(p.cols) + " x " +
+            std::to_string(p.rows) + " pixels (with " + std::to_string(p.shape.nx) + " x " +
+            std::to_string(p.shape.ny) + " slices) would fit");
+  }
+  constexpr std::int64_t kAlign = et::kVolumeZPerThread;
+  if (lo >= kAlign) lo -= lo % kAlign;
+  const std::int64_t count = (p.shape.nz + lo - 1) / lo;
+  std::int64_t size = (p.shape.nz + count - 1) / count;
+  if (lo >= kAlign) size = std::min(lo, (size + kAlign - 1) / kAlign * kAlign);
+  for (std::int64_t z0 = 0; z0 < p.shape.nz; z0 += size)
+    run.zSlabs.push_back({z0, std::min(size, p.shape.nz - z0)});
+  run.slabCapacity = size;
+  run.planText = "general 3-D path streamed in " + std::to_string(run.zSlabs.size()) +
+                 " z-slabs of up to " + std::to_string(size) + " slices on GPU " +
+                 std::to_string(run.devices[0]) + " (projections resident, column weights " +
+                 (run.hostColumnWeights ? "on the host" : "recomputed per slab") + ")";
+}
+
 // The plan: slabs, lock-step or streamed, buffer sets, stored weights. Throws ParameterError
 // when nothing fits.
 void planRun(SirtRun& run, std::uint64_t usable) {
@@ -1447,25 +1730,18 @@ void planRun(SirtRun& run, std::uint64_t usable) {
       (p.singleAxis() ? std::uint64_t(p.slice2d()) : std::uint64_t(p.shape.voxelCount())) * 4;
   run.storeColumnWeights =
       run.subsets.size() == 1 || perSubset * std::uint64_t(run.subsets.size()) <= usable / 8;
+  run.zSlabs.clear();
   if (!p.singleAxis()) {
     run.devices.resize(1);
     run.lockStep = true;
     run.bufferSets = 1;
-    run.slabCapacity = p.shape.nz;
-    const std::uint64_t need = sirtBytes(run, p.shape.nz, 1);
-    if (need > usable) {
-      const double perVoxel = double(sirtBytes(run, p.shape.nz, 1)) / double(p.shape.voxelCount());
-      throw ParameterError("GPU memory",
-                           "the general 3-D path (" + p.axis.reason +
-                               ") keeps the whole problem on one GPU: it "
-                               "needs " +
-                               formatBytes(need) + ", the GPU has " + formatBytes(usable) +
-                               " usable; about " +
-                               std::to_string(std::int64_t(double(usable) / perVoxel)) +
-                               " voxels (with these projections) would fit");
-    }
     run.slabs.push_back({0, p.shape.nz});
-    run.planText = "1 slab (general 3-D path) on GPU " + std::to_string(run.devices[0]);
+    if (sirtBytes(run, p.shape.nz, 1) <= usable) {
+      run.slabCapacity = p.shape.nz;
+      run.planText = "1 slab (general 3-D path) on GPU " + std::to_string(run.devices[0]);
+      return;
+    }
+    planStreamed(run, usable);
     return;
   }
   const std::int64_t count = p.axis.sliceCount;
@@ -2010,7 +2286,7 @@ IterativeBenchmark::IterativeBenchmark(const ProjectionStack& projections,
   setupRun(m.run, projections, m.params, m.start, m.context);
   m.run.devices = {device};
   planRun(m.run, usableBytes({device}, params.gpu.memoryLimitBytes));
-  if (m.run.slabs.size() != 1)
+  if (m.run.slabs.size() != 1 || !m.run.zSlabs.empty())
     throw ParameterError(
         "benchmark", "the problem does not fit on one GPU as one slab (" + m.run.planText + ")");
   m.slab = m.run.slabs[0];

@@ -8,7 +8,8 @@
 //  - SIRT, OS-SIRT and SART entirely on the GPU(s), the same algorithm as
 //    recon/iterative/IterativeReconstruction.cpp: data resident across iterations, the residual
 //    fused into the forward projector and the update into the backprojector, single-axis volumes
-//    split into slabs of slices over every GPU (GpuEt.cpp says how);
+//    split into slabs of slices over every GPU, general 3-D volumes that do not fit streamed
+//    through one GPU in z-slabs every subset (GpuEt.cpp says how);
 //  - a kernel-only harness for the benchmark (bench/sirt_et.cpp).
 // A build without CUDA registers nothing, and the functions throw ParameterError.
 #pragma once
@@ -54,7 +55,9 @@ void backprojectOnGpu(const std::string& variant,
 // intermediate volumes as on the CPU); otherwise each slab runs all its iterations in turn, the
 // residual curve summed over slabs is reported at the end, intermediates are not published and
 // the stop rule is not applied (a warning says so). 1 slab and k slabs give bit-identical
-// volumes.
+// volumes. The general 3-D path keeps the projection data on one GPU and, when the volume does
+// not fit beside them, cycles its z-slabs through the GPU in every subset (the partial ray sums
+// of the slabs add up to the whole forward projection; float32 rounding apart, the same result).
 void reconstructIterativeGpu(const ProjectionStack& projections,
                              const iterative::IterativeParams& params, Volume& volume,
                              JobContext& context, iterative::IterativeReport& report);

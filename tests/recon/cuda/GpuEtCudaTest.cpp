@@ -2,8 +2,9 @@
 // CPU reference on fresh random volumes and geometries (aligned single-axis tilt series with
 // random angles and detector shifts; rotated axes and dual-axis series for the 3-D path), the
 // matched pair's adjoint test in float32, more than 1024 views, device SIRT against the CPU SIRT
-// and against the same kernels driven from the host, 1 slab against k slabs, two GPUs against
-// one, and cancellation. Without a GPU every test skips with a message.
+// and against the same kernels driven from the host, 1 slab against k slabs (aligned) and the
+// resident general 3-D path against its z-slab streaming, two GPUs against one, and
+// cancellation. Without a GPU every test skips with a message.
 //
 // Tolerances (relative L2 over the whole output): software interpolation (et.*.matched) 1e-5
 // against the float64 CPU projectors; the texture unit's 8-bit interpolation weights 1e-3 on
@@ -589,6 +590,91 @@ TEST(GpuEtSirt, OneSlabAndManySlabsAreBitIdentical) {
       }
       EXPECT_TRUE(found) << "no memory limit gave three slabs";
     }
+  }
+}
+
+// The number of z-slabs of a streamed general 3-D run ("... streamed in 4 z-slabs ..."); 1 when
+// the volume was resident.
+int zSlabsOf(const iterative::IterativeReport& r) {
+  const std::size_t at = r.device.find(" z-slabs");
+  if (at == std::string::npos) return 1;
+  const std::size_t start = r.device.rfind(' ', at - 1) + 1;
+  return std::stoi(r.device.substr(start, at - start));
+}
+
+// A rotated tilt axis (the general 3-D path) under smaller and smaller memory limits until the
+// volume goes through the GPU in at least three z-slabs: the same result as the resident run up
+// to the order of the ray sums' float32 additions, for both 3-D pairs, SIRT, OS-SIRT with bounds
+// and masked SART (whose column weights are recomputed per slab, not kept on the host); and the
+// CPU SIRT within the resident path's tolerances.
+TEST(GpuEtSirt, GeneralPathStreamedInZSlabsEqualsTheResidentRun) {
+  TOMOWB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(test::randomSeed());
+  const SirtData d = sheppLoganSeries(rng, 40, 30, 25, true);
+  auto mask = std::make_shared<Volume>(d.grid.shape, d.grid.voxelSizeMm, d.grid.originMm);
+  for (std::int64_t i = 0; i < mask->voxelCount(); ++i) mask->voxels()[i] = float(i % 5 != 0);
+  struct Case {
+    const char *fp, *bp, *cpuBp;
+    iterative::IterativeMethod method;
+    bool masked;
+    int iterations;
+    double cpuTolerance;  // 0: not compared with the CPU
+  };
+  using M = iterative::IterativeMethod;
+  for (const Case& c :
+       {Case{"et.fp.matched", "et.bp.matched", "et.bp.cpu-matched", M::Sirt, false, 10, 1e-4},
+        Case{"et.fp.fast", "et.bp.fast", "et.bp.cpu-voxel", M::Sirt, false, 10, 3e-3},
+        Case{"et.fp.matched", "et.bp.matched", "", M::OsSirt, false, 6, 0},
+        Case{"et.fp.fast", "et.bp.fast", "", M::OsSirt, true, 6, 0},
+        Case{"et.fp.matched", "et.bp.matched", "", M::Sart, true, 3, 0},
+        Case{"et.fp.fast", "et.bp.fast", "", M::Sart, false, 3, 0}}) {
+    const std::string label = std::string(c.fp) + " + " + c.bp + ", " +
+                              iterative::toString(c.method) + (c.masked ? ", masked" : "");
+    iterative::IterativeParams p = sirtParams(d, c.fp, c.bp, c.iterations);
+    p.method = c.method;
+    p.subsets = 3;
+    if (c.method == M::OsSirt) p.lowerBound = 0.0;
+    if (c.masked) p.mask = mask;
+    iterative::IterativeReport one;
+    const Volume whole = gpuSirt(d, p, &one);
+    ASSERT_EQ(zSlabsOf(one), 1) << one.device;
+    bool found = false;
+    // Fine steps: a slab is a multiple of 4 slices of 40 x 20 voxels (about 12 KiB a slice).
+    for (std::uint64_t limit = std::uint64_t{10} << 20; limit >= (std::uint64_t{8} << 20);
+         limit = limit * 255 / 256) {
+      p.gpu.memoryLimitBytes = limit;
+      iterative::IterativeReport many;
+      Volume split(p.volume.shape, p.volume.voxelSizeMm, p.volume.originMm);
+      try {
+        split = gpuSirt(d, p, &many);
+      } catch (const ParameterError&) {
+        break;  // not even one slice fits
+      }
+      if (zSlabsOf(many) < 3) continue;
+      found = true;
+      double largest = 0;
+      for (std::int64_t i = 0; i < whole.voxelCount(); ++i)
+        largest = std::max(largest, std::abs(double(whole.voxels()[i]) - split.voxels()[i]));
+      const double difference = relativeL2(split.voxels(), whole.voxels());
+      measured("streamed (" + std::to_string(zSlabsOf(many)) + " z-slabs) vs resident, " + label +
+                   ", relative L2",
+               difference);
+      measured("  largest voxel difference", largest);
+      EXPECT_LT(difference, 1e-6) << label << ", " << many.device;
+      ASSERT_EQ(many.iterations.size(), one.iterations.size());
+      EXPECT_NEAR(many.iterations.back().residualNorm, one.iterations.back().residualNorm,
+                  1e-6 * one.iterations.back().residualNorm)
+          << label;
+      if (c.cpuTolerance > 0) {
+        JobContext context;
+        const iterative::IterativeParams cp = sirtParams(d, "et.fp.cpu", c.cpuBp, c.iterations);
+        const Volume cpu = iterative::reconstructIterative(d.projections, cp, context);
+        measured("streamed vs CPU SIRT, " + label, relativeL2(split.voxels(), cpu.voxels()));
+        EXPECT_LT(relativeL2(split.voxels(), cpu.voxels()), c.cpuTolerance) << label;
+      }
+      break;
+    }
+    EXPECT_TRUE(found) << "no memory limit gave three z-slabs, " << label;
   }
 }
 
