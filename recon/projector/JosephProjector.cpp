@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/projector/AlignedSliceProjector.h"
 
 namespace tomowb::projector {
 
@@ -278,6 +279,7 @@ void josephForward(const Volume& volume, ProjectionStack& projections,
   checkGrid(grid, volume.voxels().size());
   projections.geometry().validate();
   const std::vector<std::int64_t> list = checkedViewList(projections.geometry(), views);
+  if (aligned::josephForward(volume, projections, list, context)) return;
   forwardImpl(volume.data(), grid, projections.geometry(), projections.data(), list, context);
 }
 
@@ -287,6 +289,7 @@ void josephBackproject(const ProjectionStack& projections, Volume& volume,
   checkGrid(grid, volume.voxels().size());
   projections.geometry().validate();
   const std::vector<std::int64_t> list = checkedViewList(projections.geometry(), views);
+  if (aligned::josephBackproject(projections, volume, list, context)) return;
   // Accumulate in float64, then add once: the float volume sees one rounding per voxel.
   std::vector<double> sum(volume.voxels().size(), 0.0);
   backprojectImpl(projections.data(), projections.geometry(), sum.data(), grid, list, context);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/projector/AlignedSliceProjector.h"
 #include "recon/projector/JosephProjector.h"
 
 namespace tomowb::projector {
@@ -78,6 +79,7 @@ void voxelBackproject(const ProjectionStack& projections, Volume& volume,
   if (volume.empty()) throw ParameterError("voxel backprojection", "the volume is empty");
   projections.geometry().validate();
   const std::vector<std::int64_t> list = checkedViewList(projections.geometry(), views);
+  if (aligned::voxelBackproject(projections, volume, list, context)) return;
   std::vector<ViewSetup> setups;
   setups.reserve(list.size());
   for (const std::int64_t v : list) setups.push_back(setupView(projections, v, volume));
