@@ -40,6 +40,7 @@ struct TomogramIo {
   bool logTransform = false;
   double i0 = 0;
   std::string normalise = "none";
+  std::string mrcAxes = "identity";
 
   void addInputOptionsTo(CLI::App& app) {
     auto* t = app.add_option_group("Tilt series", "companion files, geometry and preprocessing");
@@ -123,12 +124,23 @@ struct TomogramIo {
         ->check(CLI::ExistingPath);
     app.add_option("-o,--out", out, "volume to write: .mhd, .mha, .json/.raw, .npy, .tif, .mrc")
         ->required();
+    app.add_option("--mrc-axes", mrcAxes,
+                   "axis order of an .mrc/.rec output: identity (x, y, z) or imod (file X, Y, Z "
+                   "= -x, tilt axis z, thickness y, as IMOD shows tomograms)")
+        ->check(CLI::IsMember({"identity", "imod"}))
+        ->capture_default_str();
     app.add_option("--thickness", thickness,
                    "tomogram thickness in voxels (tilt series; default: a quarter of the "
                    "detector width)")
         ->check(CLI::Range(1, 1 << 20));
     grid.addTo(app);
     addInputOptionsTo(app);
+  }
+
+  io::VolumeWriteOptions writeOptions() const {
+    io::VolumeWriteOptions options;
+    options.mrc.axisOrder = mrcAxes == "imod" ? io::MrcAxisOrder::Imod : io::MrcAxisOrder::Identity;
+    return options;
   }
 
   // The ET tomogram (detector width x thickness x detector height) unless --shape or --size
@@ -337,7 +349,7 @@ class IterativeReconCommand : public Command {
     if (!initFile.empty()) p.initialVolume = std::make_shared<Volume>(io::readVolume(initFile));
     iterative::IterativeJob job(projections, p);
     job.run(context);
-    io::writeVolume(io_.out, job.result());
+    io::writeVolume(io_.out, job.result(), io_.writeOptions());
     if (!residualCsv.empty()) writeResidualCsv(residualCsv, job.report());
     if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
     bar.finish();
@@ -422,7 +434,7 @@ class WbpCommand : public Command {
     params.volume = io_.build(projections.geometry());
     fdk::FdkJob job(projections, params);
     job.run(context);
-    io::writeVolume(io_.out, job.result());
+    io::writeVolume(io_.out, job.result(), io_.writeOptions());
     bar.finish();
     const fdk::FdkReport& r = job.report();
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());

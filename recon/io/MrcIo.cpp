@@ -617,6 +617,9 @@ Volume readMrcVolume(const std::filesystem::path& path, const MrcReadOptions& op
     first[ours[f]] = m.firstVoxelMm[f];
   }
   const VolumeShape shape{size[0], size[1], size[2]};
+  // IMOD's order runs file X along -x: the first file column is our last x.
+  if (options.axisOrder == MrcAxisOrder::Imod)
+    first[0] = -first[0] - static_cast<double>(size[0] - 1) * spacing[0];
   Volume volume = Volume::centred(shape, spacing);
   if (!m.hasVoxelSpacing())
     notes.push_back(path.string() + ": voxel size unknown on some axis: using " +
@@ -629,13 +632,14 @@ Volume readMrcVolume(const std::filesystem::path& path, const MrcReadOptions& op
   if (options.axisOrder == MrcAxisOrder::Identity) {
     readSamples(*opened.file, m, 0, volume.voxels());
   } else {
-    // File section Z = our y; file row Y = our z; file column X = our x.
+    // File section Z = our y; file row Y = our z; file column X = our -x.
     const std::size_t sectionSamples = static_cast<std::size_t>(m.nx * m.ny);
     std::vector<float> section(sectionSamples);
     for (std::int64_t fz = 0; fz < m.nz; ++fz) {
       readSamples(*opened.file, m, static_cast<std::uint64_t>(fz) * sectionSamples, section);
       for (std::int64_t fy = 0; fy < m.ny; ++fy)
-        std::copy_n(section.begin() + fy * m.nx, m.nx, &volume.at(0, fz, fy));
+        std::reverse_copy(section.begin() + fy * m.nx, section.begin() + (fy + 1) * m.nx,
+                          &volume.at(0, fz, fy));
     }
   }
   if (warnings) warnings->insert(warnings->end(), notes.begin(), notes.end());
@@ -679,6 +683,10 @@ void writeMrcVolume(const std::filesystem::path& path, const Volume& volume,
     checkSizeForMrc("volume size", n[f]);
   }
   layout.spaceGroup = 1;
+  // IMOD's order runs file X along -x: the first file column is our last x.
+  if (options.axisOrder == MrcAxisOrder::Imod)
+    layout.firstVoxelMm[0] =
+        -(volume.originMm().x() + static_cast<double>(volume.nx() - 1) * volume.voxelSizeMm().x());
   if (options.axisOrder == MrcAxisOrder::Identity) {
     writeMrc(path, layout, options, [&](const auto& take) {
       const auto plane = static_cast<std::size_t>(volume.nx() * volume.ny());
@@ -687,13 +695,14 @@ void writeMrcVolume(const std::filesystem::path& path, const Volume& volume,
     });
     return;
   }
-  // File section Z = our y: gather rows (x along file X) for each our z (file Y).
+  // File section Z = our y: gather rows (-x along file X) for each our z (file Y).
   std::vector<float> section(static_cast<std::size_t>(volume.nx() * volume.nz()));
   writeMrc(path, layout, options, [&](const auto& take) {
     for (std::int64_t y = 0; y < volume.ny(); ++y) {
-      for (std::int64_t z = 0; z < volume.nz(); ++z)
-        std::copy_n(volume.data() + volume.index(0, y, z), volume.nx(),
-                    section.begin() + z * volume.nx());
+      for (std::int64_t z = 0; z < volume.nz(); ++z) {
+        const float* row = volume.data() + volume.index(0, y, z);
+        std::reverse_copy(row, row + volume.nx(), section.begin() + z * volume.nx());
+      }
       take(std::span<const float>(section));
     }
   });

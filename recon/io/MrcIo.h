@@ -26,9 +26,10 @@
 // beam runs along -y at tilt 0) and z along the tilt axis (ScanBuilders.h, tiltSeries()), so
 // that each slice perpendicular to the tilt axis is one contiguous z plane. IMOD shows
 // reconstructions rotated so that the tilt axis is the file's Y and the thickness its Z.
-// MrcAxisOrder::Imod writes file (X, Y, Z) = our (x, z, y) and reads the inverse;
-// MrcAxisOrder::Identity keeps file (X, Y, Z) = our (x, y, z). The swap is a pure permutation,
-// so it mirrors handedness (docs/file-formats.md says more).
+// MrcAxisOrder::Imod writes file (X, Y, Z) = our (-x, z, y) and reads the inverse: a proper
+// rotation (no mirror) in which file X follows the projections' columns (u runs along -x at tilt
+// 0), Y the tilt axis and Z the thickness towards the source. MrcAxisOrder::Identity keeps file
+// (X, Y, Z) = our (x, y, z) (docs/file-formats.md says more).
 //
 // Write: MRC2014 with nversion 20140, "MAP ", machst 0x44 0x44 (little-endian), ispg 1 for
 // volumes and 0 for image stacks, cella = n x spacing in Angstrom, cellb 90 degrees, dmin / dmax /
@@ -60,8 +61,8 @@ enum class MrcSampleType { UInt8, Int8, Int16, Float32, UInt16, Float16 };
 std::string_view toString(MrcSampleType type) noexcept;  // "uint8", ..., "float16"
 std::size_t sampleBytes(MrcSampleType type) noexcept;
 
-// Identity: file (X, Y, Z) = our (x, y, z). Imod: file (X, Y, Z) = our (x, z, y), IMOD's view of a
-// reconstruction (tilt axis along file Y, thickness along file Z). Applies to volumes only.
+// Identity: file (X, Y, Z) = our (x, y, z). Imod: file (X, Y, Z) = our (-x, z, y), IMOD's view of
+// a reconstruction (tilt axis along file Y, thickness along file Z). Applies to volumes only.
 enum class MrcAxisOrder { Identity, Imod };
 
 inline constexpr std::int32_t kImodStamp = 1146047817;

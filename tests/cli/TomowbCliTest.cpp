@@ -20,6 +20,7 @@
 
 #include "recon/cuda/GpuDevices.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/MrcIo.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "support/TestSupport.h"
@@ -408,9 +409,15 @@ TEST(TomowbCli, EtDemoWritesTheTiltSeriesAndSirtBeatsWbp) {
   EXPECT_EQ(nlohmann::json::parse(binned.out)["grid"]["shape"], (std::vector<int>{48, 8, 1}));
   // Without its .tlt the angles come from the stack's SerialEM extended header.
   std::filesystem::remove(out / "tilts.tlt");
-  const CliRun bare = runCli(
-      {"recon", "wbp", "-i", (out / "tilts.mrc").string(), "-o", (dir / "w.mrc").string()}, dir);
-  EXPECT_EQ(bare.exitCode, 0) << bare.err;
+  // ... and --mrc-axes imod writes the tomogram with the tilt axis along file Y.
+  const CliRun bare = runCli({"recon", "wbp", "-i", (out / "tilts.mrc").string(), "-o",
+                              (dir / "w.rec").string(), "--mrc-axes", "imod"},
+                             dir);
+  ASSERT_EQ(bare.exitCode, 0) << bare.err;
+  const io::MrcHeader header = io::readMrcHeader(dir / "w.rec");
+  EXPECT_EQ(header.nx, 96);
+  EXPECT_EQ(header.ny, 2);
+  EXPECT_EQ(header.nz, 24);
 }
 
 }  // namespace

@@ -367,19 +367,23 @@ TEST(MrcIo, ImodAxisOrderRoundTripsAnAsymmetricVolume) {
   options.axisOrder = MrcAxisOrder::Imod;
   writeMrcVolume(dir / "r.rec", v, options);
   const MrcHeader h = readMrcHeader(dir / "r.rec");
-  EXPECT_EQ(h.nx, 5);  // file X = our x
+  EXPECT_EQ(h.nx, 5);  // file X = our -x
   EXPECT_EQ(h.ny, 4);  // file Y = our z (tilt axis)
   EXPECT_EQ(h.nz, 3);  // file Z = our y (thickness)
   EXPECT_NEAR(h.spacingMm.y(), 1.25, 1e-6);
   EXPECT_NEAR(h.spacingMm.z(), 0.75, 1e-6);
-  // As stored, file voxel (X, Y, Z) holds our (x = X, y = Z, z = Y).
+  // As stored, file voxel (X, Y, Z) holds our (x = 4 - X, y = Z, z = Y): a rotation, not a
+  // mirror (the determinant of (X, Y, Z) in our axes is +1).
   const Volume stored = readMrcVolume(dir / "r.rec");
   for (std::int64_t fz = 0; fz < 3; ++fz)
     for (std::int64_t fy = 0; fy < 4; ++fy)
-      for (std::int64_t fx = 0; fx < 5; ++fx) ASSERT_EQ(stored.at(fx, fy, fz), v.at(fx, fz, fy));
+      for (std::int64_t fx = 0; fx < 5; ++fx)
+        ASSERT_EQ(stored.at(fx, fy, fz), v.at(4 - fx, fz, fy));
   MrcReadOptions read;
   read.axisOrder = MrcAxisOrder::Imod;
-  expectNearVolume(readMrcVolume(dir / "r.rec", read), v);
+  const Volume back = readMrcVolume(dir / "r.rec", read);
+  expectNearVolume(back, v);
+  EXPECT_LT((back.originMm() - v.originMm()).norm(), 1e-9);
 }
 
 TEST(MrcIo, OriginFollowsImodsSignAndItsInvertedFlag) {
