@@ -1,5 +1,6 @@
 #include "gui/DataPanel.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
 #include <QFileDialog>
@@ -8,6 +9,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QMetaObject>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -18,6 +20,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "gui/PreprocessDialog.h"
 #include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
 #include "recon/io/VolumeFiles.h"
@@ -91,6 +94,16 @@ DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
   openButton_->setMenu(openMenu);
   connect(openButton_, &QToolButton::clicked, this, &DataPanel::showOpenDialog);
   buttons->addWidget(openButton_);
+  preprocessAction_ = new QAction(tr("&Preprocess projections…"), this);
+  preprocessAction_->setObjectName(QStringLiteral("preprocessAction"));
+  preprocessAction_->setStatusTip(
+      tr("Crop, bin, log-transform or normalise the current projections into a new entry"));
+  connect(preprocessAction_, &QAction::triggered, this, &DataPanel::showPreprocessDialog);
+  preprocessButton_ = new QToolButton(this);
+  preprocessButton_->setObjectName(QStringLiteral("dataPreprocessButton"));
+  preprocessButton_->setDefaultAction(preprocessAction_);
+  preprocessButton_->setText(tr("Preprocess…"));
+  buttons->addWidget(preprocessButton_);
   buttons->addStretch(1);
   layout->addLayout(buttons);
 
@@ -128,6 +141,7 @@ DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
   connect(loader_, &LoadTask::progress, this, &DataPanel::onProgress);
   connect(loader_, &LoadTask::finished, this, &DataPanel::onLoaded);
   connect(loader_, &LoadTask::failed, this, &DataPanel::onFailed);
+  connect(loader_, &LoadTask::cancelled, this, &DataPanel::updatePreprocessAction);
   connect(list_, &QTreeWidget::itemClicked, this, &DataPanel::onItemClicked);
   connect(list_, &QTreeWidget::itemActivated, this, &DataPanel::onItemClicked);
   connect(list_, &QTreeWidget::customContextMenuRequested, this, &DataPanel::showContextMenu);
@@ -135,7 +149,9 @@ DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
        {&Workspace::projectionsChanged, &Workspace::geometryChanged, &Workspace::phantomChanged,
         &Workspace::volumesChanged, &Workspace::currentVolumeChanged})
     connect(&workspace_, signal, this, &DataPanel::rebuildList);
+  connect(&workspace_, &Workspace::projectionsChanged, this, &DataPanel::updatePreprocessAction);
   rebuildList();
+  updatePreprocessAction();
 }
 
 QStringList DataPanel::nameFilters() {
@@ -222,13 +238,65 @@ void DataPanel::cancelLoading() {
   emit loadCancelled();
 }
 
-void DataPanel::setBusy(bool busy, const QString& label) {
+void DataPanel::setBusy(bool busy, const QString& label, bool preprocessing) {
   busyRow_->setVisible(busy);
   if (busy) {
-    busyLabel_->setText(tr("Loading %1").arg(label));
+    busyLabel_->setText(preprocessing ? tr("Preprocessing") : tr("Loading %1").arg(label));
+    busyLabel_->setToolTip(label);
     progress_->setRange(0, 0);  // "busy" until a fraction arrives
-    emit loadStarted(label);
+    if (preprocessing)
+      emit preprocessStarted(label);
+    else
+      emit loadStarted(label);
   }
+  updatePreprocessAction();
+}
+
+void DataPanel::updatePreprocessAction() {
+  const bool can = workspace_.projections() && !loader_->busy();
+  preprocessAction_->setEnabled(can);
+  preprocessAction_->setToolTip(can ? tr("Crop, bin, log-transform or normalise the current "
+                                         "projections into a new entry")
+                                : workspace_.projections()
+                                    ? tr("Wait for the running load to finish")
+                                    : tr("Open projections or a demo first"));
+}
+
+QStringList DataPanel::projectionWarnings() const {
+  return workspace_.projectionWarnings();
+}
+
+void DataPanel::showPreprocessDialog() {
+  const auto& projections = workspace_.projections();
+  if (!projections || loader_->busy()) return;
+  auto* dialog = new PreprocessDialog(projections->geometry(), workspace_.projectionsName(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] { preprocess(dialog->params()); });
+  dialog->open();
+}
+
+void DataPanel::preprocess(const preprocess::TiltSeriesPreprocessing& params) {
+  const auto& projections = workspace_.projections();
+  if (!projections) return;
+  if (loader_->busy()) {
+    onFailed(tr("Preprocess %1: wait for %2 to finish loading")
+                 .arg(workspace_.projectionsName(), loader_->currentLabel()));
+    return;
+  }
+  QString name;
+  try {
+    // Check here (the dialog does too): a bad setting is a message, not a worker failure.
+    preprocess::preprocessedGeometry(projections->geometry(), params);
+    name =
+        LoadTask::preprocessedName(workspace_.projectionsName(), params, projections->geometry());
+  } catch (const std::exception& e) {
+    onFailed(tr("Preprocess %1: %2")
+                 .arg(workspace_.projectionsName(), QString::fromStdString(e.what())));
+    return;
+  }
+  queue_.clear();
+  loader_->startPreprocess(projections, params, name);
+  setBusy(true, name, true);
 }
 
 void DataPanel::onProgress(double fraction) {
@@ -249,9 +317,10 @@ void DataPanel::onLoaded(const LoadResult& result) {
                                                               : tr("modified Shepp-Logan"));
       workspace_.setCnrPhantom(result.cnrPhantom);
     }
-    // Before setProjections: the list rebuilt on its signal shows them.
-    projectionWarnings_ = result.warnings;
-    workspace_.setProjections(result.projections, result.name, result.path);
+    if (result.derived)
+      workspace_.addProjections({result.name, {}, result.projections, result.warnings, {}});
+    else
+      workspace_.setProjections(result.projections, result.name, result.path, result.warnings);
   } else if (result.volume) {
     const int index = workspace_.addVolume({result.name, result.path, result.volume, -1});
     workspace_.setCurrentVolume(index);
@@ -276,24 +345,34 @@ void DataPanel::onFailed(const QString& message) {
 
 void DataPanel::rebuildList() {
   list_->clear();
-  if (const auto& p = workspace_.projections()) {
+  const auto& entries = workspace_.projectionEntries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const NamedProjections& entry = entries[i];
+    if (!entry.projections) continue;
     auto* item = new QTreeWidgetItem(list_);
-    const Geometry* g = workspace_.geometry();
-    QString details = geometryText(g ? *g : p->geometry());
-    if (g && !(*g == p->geometry())) details += tr(" · edited geometry");
-    item->setText(0, tr("Projections: %1\n%2").arg(workspace_.projectionsName(), details));
+    const Geometry& own = entry.projections->geometry();
+    const Geometry& g = entry.editedGeometry ? *entry.editedGeometry : own;
+    QString details = geometryText(g);
+    if (!(g == own)) details += tr(" · edited geometry");
+    item->setText(0, tr("Projections: %1\n%2").arg(entry.name, details));
     item->setData(0, kKindRole, ProjectionsItem);
-    item->setData(0, kPathRole, workspace_.projectionsPath());
-    QString tip =
-        workspace_.projectionsPath().isEmpty() ? tr("generated") : workspace_.projectionsPath();
-    if (!projectionWarnings_.isEmpty()) {
-      // What the reader found odd (an MRC without a pixel size, a skewed alignment): one line in
-      // the list, every warning in the tooltip.
+    item->setData(0, kIndexRole, static_cast<int>(i));
+    item->setData(0, kPathRole, entry.sourcePath);
+    QString tip = entry.sourcePath.isEmpty() ? tr("generated") : entry.sourcePath;
+    if (!entry.warnings.isEmpty()) {
+      // What the reader (or preprocessing) found odd (an MRC without a pixel size, a skewed
+      // alignment, dropped columns): one line in the list, every warning in the tooltip.
       item->setText(0, item->text(0) + tr("\n\u26a0 %n warning(s): hover to read", nullptr,
-                                          static_cast<int>(projectionWarnings_.size())));
-      tip += QStringLiteral("\n\n") + projectionWarnings_.join(QStringLiteral("\n"));
+                                          static_cast<int>(entry.warnings.size())));
+      tip += QStringLiteral("\n\n") + entry.warnings.join(QStringLiteral("\n"));
     }
     item->setToolTip(0, tip);
+    // With several entries the current one (what panels and runs use) is bold.
+    if (entries.size() > 1 && static_cast<int>(i) == workspace_.currentProjectionsIndex()) {
+      QFont bold = item->font(0);
+      bold.setBold(true);
+      item->setFont(0, bold);
+    }
   }
   if (workspace_.phantom()) {
     auto* item = new QTreeWidgetItem(list_);
@@ -322,6 +401,12 @@ void DataPanel::rebuildList() {
 }
 
 void DataPanel::onItemClicked(QTreeWidgetItem* item) {
+  if (item && item->data(0, kKindRole).toInt() == ProjectionsItem) {
+    // Queued: the list is rebuilt on the workspace's signal, which deletes `item`.
+    const int index = item->data(0, kIndexRole).toInt();
+    QMetaObject::invokeMethod(
+        this, [this, index] { workspace_.setCurrentProjections(index); }, Qt::QueuedConnection);
+  }
   if (item && item->data(0, kKindRole).toInt() == VolumeItem) {
     const int index = item->data(0, kIndexRole).toInt();
     if (index != workspace_.currentVolumeIndex()) workspace_.setCurrentVolume(index);
@@ -342,6 +427,14 @@ void DataPanel::showContextMenu(const QPoint& position) {
     QAction* info =
         menu.addAction(tr("Show file &info"), this, [this, item] { showFileInfo(item); });
     info->setEnabled(!item->data(0, kPathRole).toString().isEmpty() || kind != PhantomItem);
+    if (kind == ProjectionsItem) {
+      const int index = item->data(0, kIndexRole).toInt();
+      QAction* preprocessItem = menu.addAction(tr("&Preprocess…"), this, [this, index] {
+        workspace_.setCurrentProjections(index);
+        showPreprocessDialog();
+      });
+      preprocessItem->setEnabled(!loader_->busy());
+    }
     menu.addSeparator();
   }
   menu.addAction(tr("Close &all"), this, [this] { workspace_.clear(); })
@@ -353,7 +446,7 @@ void DataPanel::showContextMenu(const QPoint& position) {
 void DataPanel::closeItem(QTreeWidgetItem* item) {
   switch (item->data(0, kKindRole).toInt()) {
     case ProjectionsItem:
-      workspace_.setProjections(nullptr, {});
+      workspace_.removeProjections(item->data(0, kIndexRole).toInt());
       break;
     case PhantomItem:
       workspace_.setCnrPhantom(nullptr);
@@ -376,8 +469,13 @@ void DataPanel::showFileInfo(QTreeWidgetItem* item) {
       text = QString::fromStdString(e.what());
     }
     QApplication::restoreOverrideCursor();
-  } else if (item->data(0, kKindRole).toInt() == ProjectionsItem && workspace_.projections()) {
-    text = tr("generated projections\n%1").arg(geometryText(workspace_.projections()->geometry()));
+  } else if (item->data(0, kKindRole).toInt() == ProjectionsItem) {
+    const int index = item->data(0, kIndexRole).toInt();
+    const auto& entries = workspace_.projectionEntries();
+    if (index >= 0 && index < static_cast<int>(entries.size()) &&
+        entries[std::size_t(index)].projections)
+      text = tr("generated projections\n%1")
+                 .arg(geometryText(entries[std::size_t(index)].projections->geometry()));
   } else if (item->data(0, kKindRole).toInt() == VolumeItem) {
     const int index = item->data(0, kIndexRole).toInt();
     const auto& volumes = workspace_.volumes();

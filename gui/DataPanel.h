@@ -2,10 +2,13 @@
 // count, detector and beam; the demo's analytic phantom; every volume with its shape and voxel
 // size), opens files and the demo off the GUI thread through LoadTask (a progress bar and Cancel
 // while it runs; UX goals U7, U9), makes a selected volume current, and offers Close and Show
-// file info in a context menu. The main window routes drag-and-drop and command-line files to
-// openFiles(). Recent files live in QSettings ("recentFiles", newest first, at most 10).
-// An unreadable file gives a message box naming the file and the problem; the window stays
-// usable and the next queued file still opens.
+// file info in a context menu. Preprocess projections… (a button, the projections' context menu,
+// the Run menu) opens PreprocessDialog and runs preprocess::preprocessTiltSeries on the loader's
+// worker thread (same progress bar and Cancel); the result is a new projections entry beside
+// its source, and clicking a projections entry makes it the one panels and runs use. The main
+// window routes drag-and-drop and command-line files to openFiles(). Recent files live in QSettings
+// ("recentFiles", newest first, at most 10). An unreadable file gives a message box naming the file
+// and the problem; the window stays usable and the next queued file still opens.
 #pragma once
 
 #include <QStringList>
@@ -13,6 +16,7 @@
 
 #include "gui/core/LoadTask.h"
 
+class QAction;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -43,8 +47,10 @@ class DataPanel : public QWidget {
   bool isLoading() const { return loader_->busy(); }
   // Files waiting behind the one loading now.
   int queuedFileCount() const { return static_cast<int>(queue_.size()); }
-  // The reader's warnings about the projections open now (MRC tilt series; empty for others).
-  QStringList projectionWarnings() const { return projectionWarnings_; }
+  // The reader's (or preprocessing's) warnings about the current projections.
+  QStringList projectionWarnings() const;
+  // Preprocess projections…: enabled while projections are open and nothing is loading.
+  QAction* preprocessAction() const { return preprocessAction_; }
   // The last error shown (for tests and the status bar).
   QString lastError() const { return lastError_; }
   // When false, errors are only emitted (loadFailed) and not shown in a message box (tests,
@@ -60,6 +66,12 @@ class DataPanel : public QWidget {
   void showOpenFolderDialog();
   // Drops the running load and everything queued: nothing of it is kept.
   void cancelLoading();
+  // Opens PreprocessDialog (non-modal, deleted on close) for the current projections; OK calls
+  // preprocess().
+  void showPreprocessDialog();
+  // Preprocesses the current projections on a worker thread; the result becomes a new entry
+  // named after the source and the steps. Parameter errors go to loadFailed like load errors.
+  void preprocess(const tomowb::preprocess::TiltSeriesPreprocessing& params);
 
  signals:
   void recentFilesChanged();
@@ -67,6 +79,7 @@ class DataPanel : public QWidget {
   void loaded(const QString& name);  // after the workspace has taken the data
   void loadFailed(const QString& message);
   void loadCancelled();
+  void preprocessStarted(const QString& label);  // for the status bar
 
  private:
   enum ItemKind { ProjectionsItem = 1, PhantomItem, VolumeItem };
@@ -75,7 +88,8 @@ class DataPanel : public QWidget {
   void onLoaded(const LoadResult& result);
   void onFailed(const QString& message);
   void onProgress(double fraction);
-  void setBusy(bool busy, const QString& label = {});
+  void setBusy(bool busy, const QString& label = {}, bool preprocessing = false);
+  void updatePreprocessAction();
   void addRecentFile(const QString& path);
   void rebuildList();
   void onItemClicked(QTreeWidgetItem* item);
@@ -86,12 +100,13 @@ class DataPanel : public QWidget {
   Workspace& workspace_;
   LoadTask* loader_ = nullptr;
   QStringList queue_;
-  QStringList projectionWarnings_;  // the reader's warnings about the open projections
   QString lastError_;
   bool showsErrorDialogs_ = true;
 
   QTreeWidget* list_ = nullptr;
   QToolButton* openButton_ = nullptr;
+  QToolButton* preprocessButton_ = nullptr;
+  QAction* preprocessAction_ = nullptr;
   QWidget* busyRow_ = nullptr;
   QLabel* busyLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;

@@ -438,6 +438,8 @@ void MainWindow::createMenus() {
           [this](bool on) { on ? showFullScreen() : showNormal(); });
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(dataPanel_->preprocessAction());
+  run->addSeparator();
   run->addAction(runAction_);
   run->addAction(cancelAction_);
   run->addSeparator();
@@ -528,6 +530,15 @@ void MainWindow::connectSignals() {
   connect(geometryPanel_, &GeometryPanel::selectedViewChanged, consistencyView_,
           &ConsistencyView::setSelectedView);
   connect(dataPanel_, &DataPanel::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
+  // Preprocessing runs in the Data panel's loader (its progress bar and Cancel); say so here.
+  connect(dataPanel_, &DataPanel::preprocessStarted, this, [this](const QString& label) {
+    statusBar()->showMessage(tr("Preprocessing: %1 (Cancel in the Data panel)").arg(label));
+  });
+  connect(dataPanel_, &DataPanel::loaded, this, [this](const QString& name) {
+    statusBar()->showMessage(tr("Loaded %1").arg(name), 6000);
+  });
+  connect(dataPanel_, &DataPanel::loadCancelled, this,
+          [this] { statusBar()->showMessage(tr("Cancelled: nothing of it was kept"), 6000); });
   connect(algorithmPanel_, &AlgorithmPanel::runRequested, this, [this] { startRun(); });
   // The geometry editor warns when a short scan or offset detector lacks its weights.
   connect(algorithmPanel_, &AlgorithmPanel::paramsChanged, this,

@@ -150,6 +150,45 @@ void LoadTask::startDemo(DemoKind kind, int size) {
   launch(std::move(job), label);
 }
 
+void LoadTask::startPreprocess(std::shared_ptr<const ProjectionStack> input,
+                               const preprocess::TiltSeriesPreprocessing& params,
+                               const QString& name) {
+  auto job = std::make_shared<Job>();
+  job->cancellable = true;
+  job->work = [input = std::move(input), params, name](JobContext& context) {
+    std::vector<std::string> warnings;
+    LoadResult r;
+    r.name = name;
+    r.derived = true;
+    r.projections = std::make_shared<ProjectionStack>(
+        preprocess::preprocessTiltSeries(*input, params, context, &warnings));
+    for (const std::string& w : warnings) r.warnings << QString::fromStdString(w);
+    return r;
+  };
+  launch(std::move(job), name);
+}
+
+QString LoadTask::preprocessedName(const QString& source,
+                                   const preprocess::TiltSeriesPreprocessing& params,
+                                   const Geometry& sourceGeometry) {
+  QStringList steps;
+  const std::int64_t cols = sourceGeometry.detector().cols;
+  const std::int64_t rows = sourceGeometry.detector().rows;
+  const std::int64_t keptCols = params.cols > 0 ? params.cols : cols - params.firstCol;
+  const std::int64_t keptRows = params.rows > 0 ? params.rows : rows - params.firstRow;
+  if (keptCols != cols || keptRows != rows)
+    steps << tr("cropped %1 × %2").arg(keptCols).arg(keptRows);
+  if (params.binning > 1) steps << tr("binned %1").arg(params.binning);
+  if (params.logTransform)
+    steps << (params.i0 > 0 ? tr("log (I0 %1)").arg(params.i0, 0, 'g', 6) : tr("log"));
+  if (params.normalisation == preprocess::ViewNormalisation::DivideByMean)
+    steps << tr("mean-normalised");
+  else if (params.normalisation == preprocess::ViewNormalisation::ZeroMeanUnitVariance)
+    steps << tr("zero mean, unit variance");
+  if (steps.isEmpty()) steps << tr("copy");
+  return source + QStringLiteral(" ") + steps.join(QStringLiteral(", "));
+}
+
 void LoadTask::launch(std::shared_ptr<Job> job, QString label) {
   cancel();
   job->weakSelf = job;

@@ -14,6 +14,7 @@
 #include "gui/core/DemoData.h"
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/preprocess/TiltSeriesPreprocess.h"
 
 namespace tomowb::gui {
 
@@ -33,6 +34,8 @@ struct LoadResult {
   std::shared_ptr<phantom::CnrPhantom> cnrPhantom;
   std::shared_ptr<fdk::VolumeGrid> suggestedGrid;
   QStringList warnings;  // what the reader found odd but read anyway (MRC tilt series)
+  // Preprocessed projections (startPreprocess): added beside their source, not replacing it.
+  bool derived = false;
   double seconds = 0;
 };
 
@@ -52,6 +55,15 @@ class LoadTask : public QObject {
   void startFile(const QString& path, LoadKind kind = LoadKind::Auto);
   // Starts generating a demo data set (gui/core/DemoData.h) with real progress.
   void startDemo(DemoKind kind, int size);
+  // Starts preprocessing `input` (crop, bin, log, normalise: preprocess::preprocessTiltSeries)
+  // with real progress; cancel stops it within one view. The result is named `name` (see
+  // preprocessedName), has derived = true and carries the core's warnings.
+  void startPreprocess(std::shared_ptr<const ProjectionStack> input,
+                       const preprocess::TiltSeriesPreprocessing& params, const QString& name);
+  // "<source> cropped 128 × 64, binned 2, log, mean-normalised": the source and its steps.
+  static QString preprocessedName(const QString& source,
+                                  const preprocess::TiltSeriesPreprocessing& params,
+                                  const Geometry& sourceGeometry);
   // Drops the running load: emits cancelled() at once; no finished()/failed() follows for it.
   void cancel();
   bool busy() const { return current_ != nullptr; }

@@ -8,23 +8,83 @@ namespace tomowb::gui {
 Workspace::Workspace(QObject* parent) : QObject(parent) {}
 
 void Workspace::setProjections(std::shared_ptr<const ProjectionStack> projections,
-                               const QString& name, const QString& sourcePath) {
-  projections_ = std::move(projections);
-  projectionsName_ = name;
-  projectionsPath_ = sourcePath;
-  editedGeometry_.reset();
+                               const QString& name, const QString& sourcePath,
+                               const QStringList& warnings) {
+  projectionEntries_.clear();
+  currentProjections_ = -1;
+  if (projections) {
+    projectionEntries_.push_back({name, sourcePath, std::move(projections), warnings, {}});
+    currentProjections_ = 0;
+  }
   emit projectionsChanged();
   emit geometryChanged();
 }
 
+int Workspace::addProjections(NamedProjections entry) {
+  projectionEntries_.push_back(std::move(entry));
+  currentProjections_ = static_cast<int>(projectionEntries_.size()) - 1;
+  emit projectionsChanged();
+  emit geometryChanged();
+  return currentProjections_;
+}
+
+void Workspace::setCurrentProjections(int index) {
+  if (index < 0 || index >= static_cast<int>(projectionEntries_.size()) ||
+      index == currentProjections_)
+    return;
+  currentProjections_ = index;
+  emit projectionsChanged();
+  emit geometryChanged();
+}
+
+void Workspace::removeProjections(int index) {
+  if (index < 0 || index >= static_cast<int>(projectionEntries_.size())) return;
+  projectionEntries_.erase(projectionEntries_.begin() + index);
+  const int count = static_cast<int>(projectionEntries_.size());
+  if (currentProjections_ > index || currentProjections_ >= count) --currentProjections_;
+  if (count == 0) currentProjections_ = -1;
+  emit projectionsChanged();
+  emit geometryChanged();
+}
+
+const NamedProjections* Workspace::currentEntry() const {
+  if (currentProjections_ < 0 || currentProjections_ >= static_cast<int>(projectionEntries_.size()))
+    return nullptr;
+  return &projectionEntries_[static_cast<std::size_t>(currentProjections_)];
+}
+
+const std::shared_ptr<const ProjectionStack>& Workspace::projections() const {
+  static const std::shared_ptr<const ProjectionStack> none;
+  const NamedProjections* entry = currentEntry();
+  return entry ? entry->projections : none;
+}
+
+QString Workspace::projectionsName() const {
+  const NamedProjections* entry = currentEntry();
+  return entry ? entry->name : QString();
+}
+
+QString Workspace::projectionsPath() const {
+  const NamedProjections* entry = currentEntry();
+  return entry ? entry->sourcePath : QString();
+}
+
+QStringList Workspace::projectionWarnings() const {
+  const NamedProjections* entry = currentEntry();
+  return entry ? entry->warnings : QStringList();
+}
+
 const Geometry* Workspace::geometry() const {
-  if (editedGeometry_) return &*editedGeometry_;
-  return projections_ ? &projections_->geometry() : nullptr;
+  const NamedProjections* entry = currentEntry();
+  if (!entry) return nullptr;
+  if (entry->editedGeometry) return &*entry->editedGeometry;
+  return entry->projections ? &entry->projections->geometry() : nullptr;
 }
 
 void Workspace::setGeometry(const Geometry& geometry) {
-  if (projections_) {
-    const Geometry& own = projections_->geometry();
+  const NamedProjections* entry = currentEntry();
+  if (entry && entry->projections) {
+    const Geometry& own = entry->projections->geometry();
     if (geometry.viewCount() != own.viewCount())
       throw ParameterError(
           "geometry", "the edited geometry has " + std::to_string(geometry.viewCount()) +
@@ -37,7 +97,9 @@ void Workspace::setGeometry(const Geometry& geometry) {
               std::to_string(geometry.detector().rows) + " pixels but the projections are " +
               std::to_string(own.detector().cols) + " x " + std::to_string(own.detector().rows));
   }
-  editedGeometry_ = geometry;
+  // Without projections the edited geometry has nothing to belong to (as before: kept nowhere).
+  if (!entry) return;
+  projectionEntries_[static_cast<std::size_t>(currentProjections_)].editedGeometry = geometry;
   emit geometryChanged();
 }
 
@@ -80,10 +142,8 @@ void Workspace::clearPreview() {
 }
 
 void Workspace::clear() {
-  projections_.reset();
-  projectionsName_.clear();
-  projectionsPath_.clear();
-  editedGeometry_.reset();
+  projectionEntries_.clear();
+  currentProjections_ = -1;
   phantom_.reset();
   cnrPhantom_.reset();
   phantomName_.clear();

@@ -19,6 +19,16 @@
 
 namespace tomowb::gui {
 
+// One projections entry of the Data panel: a loaded file, a demo, or one made from another by
+// preprocessing. Each keeps its own edited geometry.
+struct NamedProjections {
+  QString name;        // file name, demo name, "cell.st binned 2, log"
+  QString sourcePath;  // empty for generated or derived projections
+  std::shared_ptr<const ProjectionStack> projections;
+  QStringList warnings;  // what the reader (or the preprocessing) found odd
+  std::optional<Geometry> editedGeometry;
+};
+
 struct NamedVolume {
   QString name;        // "recon #3 (fdk.bp.cpu)", "truth", a file name
   QString sourcePath;  // empty for generated volumes
@@ -32,12 +42,20 @@ class Workspace : public QObject {
  public:
   explicit Workspace(QObject* parent = nullptr);
 
-  // --- projections ---
+  // --- projections: a list of entries, one of them current (what runs and panels use) ---
+  // Replaces every entry with this one (nullptr: no projections).
   void setProjections(std::shared_ptr<const ProjectionStack> projections, const QString& name,
-                      const QString& sourcePath = {});
-  const std::shared_ptr<const ProjectionStack>& projections() const { return projections_; }
-  QString projectionsName() const { return projectionsName_; }
-  QString projectionsPath() const { return projectionsPath_; }
+                      const QString& sourcePath = {}, const QStringList& warnings = {});
+  // Adds an entry beside the others (preprocessed data) and makes it current; returns its index.
+  int addProjections(NamedProjections entry);
+  void setCurrentProjections(int index);  // emits projectionsChanged and geometryChanged
+  void removeProjections(int index);      // the next one (or none) becomes current
+  const std::vector<NamedProjections>& projectionEntries() const { return projectionEntries_; }
+  int currentProjectionsIndex() const { return currentProjections_; }
+  const std::shared_ptr<const ProjectionStack>& projections() const;
+  QString projectionsName() const;
+  QString projectionsPath() const;
+  QStringList projectionWarnings() const;
   // The geometry the next run uses: the projections' own until the geometry editor applies an
   // edited one (same view count and detector size), which replaces it.
   const Geometry* geometry() const;
@@ -76,9 +94,10 @@ class Workspace : public QObject {
   void previewChanged();
 
  private:
-  std::shared_ptr<const ProjectionStack> projections_;
-  QString projectionsName_, projectionsPath_;
-  std::optional<Geometry> editedGeometry_;
+  const NamedProjections* currentEntry() const;
+
+  std::vector<NamedProjections> projectionEntries_;
+  int currentProjections_ = -1;
   std::shared_ptr<const phantom::Phantom> phantom_;
   std::shared_ptr<const phantom::CnrPhantom> cnrPhantom_;
   QString phantomName_;
