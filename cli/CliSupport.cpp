@@ -658,12 +658,6 @@ nlohmann::json fdkReportToJson(const fdk::FdkReport& r) {
           {"totalSeconds", r.totalSeconds}};
 }
 
-nlohmann::json gpuRunOptionsToJson(const fdk::GpuRunOptions& gpu) {
-  return {{"memoryLimitBytes", gpu.memoryLimitBytes},
-          {"devices", gpu.devices},
-          {"tunables", gpu.tunables}};
-}
-
 std::string formatSeconds(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f s", seconds);

@@ -182,7 +182,6 @@ void checkOutputSparesInput(const std::string& input, const std::string& output)
 
 nlohmann::json gridToJson(const fdk::VolumeGrid& grid);
 nlohmann::json fdkReportToJson(const fdk::FdkReport& report);
-nlohmann::json gpuRunOptionsToJson(const fdk::GpuRunOptions& gpu);
 std::string formatSeconds(double seconds);
 // "upload 1.20 GiB in 0.10 s (12.9 GB/s), download 256 MiB in 0.02 s (13.4 GB/s)", or empty
 // when the run moved nothing between host and device (a CPU run).

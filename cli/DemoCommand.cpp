@@ -14,6 +14,7 @@
 #include "recon/geometry/GeometryJson.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/VolumeFiles.h"
+#include "recon/iterative/IterativeJson.h"
 #include "recon/metrics/ImageMetrics.h"
 #include "recon/metrics/MetricsJson.h"
 #include "recon/metrics/RoiStatistics.h"
@@ -145,7 +146,7 @@ class DemoCommand : public Command {
         {"views", views_},
         {"detector", {scan.cols, scan.rows}},
         {"grid", gridToJson(grid)},
-        {"gpuOptions", gpuRunOptionsToJson(params.gpu)},
+        {"gpuOptions", fdk::toJson(params.gpu)},
         {"photons", photons_},
         {"projectSeconds", projectSeconds},
         {"fdk", fdkReportToJson(r)},

@@ -20,6 +20,7 @@
 #include "recon/io/MrcIo.h"
 #include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
+#include "recon/iterative/IterativeJson.h"
 #include "recon/iterative/IterativeReconstruction.h"
 #include "recon/preprocess/TiltSeriesPreprocess.h"
 #include "recon/variant/VariantRegistry.h"
@@ -231,28 +232,6 @@ void writeResidualCsv(const std::string& path, const iterative::IterativeReport&
   out.commit();
 }
 
-nlohmann::json iterativeReportToJson(const iterative::IterativeReport& r) {
-  nlohmann::json iterations = nlohmann::json::array();
-  for (const IterationRecord& i : r.iterations)
-    iterations.push_back({{"iteration", i.iteration},
-                          {"relativeResidual", i.relativeResidual},
-                          {"residualNorm", i.residualNorm},
-                          {"weightedResidualNorm", i.weightedResidualNorm},
-                          {"seconds", i.seconds}});
-  return {{"method", r.method},
-          {"forwardVariant", r.forwardVariant},
-          {"backVariant", r.backVariant},
-          {"device", r.device},
-          {"stopReason", r.stopReason},
-          {"setupSeconds", r.setupSeconds},
-          {"forwardSeconds", r.forwardSeconds},
-          {"backprojectSeconds", r.backprojectSeconds},
-          {"voxelUpdates", r.voxelUpdates},
-          {"totalSeconds", r.totalSeconds},
-          {"warnings", r.warnings},
-          {"iterations", iterations}};
-}
-
 class IterativeReconCommand : public Command {
  public:
   IterativeReconCommand(CLI::App& recon, iterative::IterativeMethod method) : method_(method) {
@@ -360,7 +339,7 @@ class IterativeReconCommand : public Command {
                        {"input", io_.in},
                        {"output", io_.out},
                        {"grid", gridToJson(p.volume)},
-                       {"iterative", iterativeReportToJson(r)},
+                       {"iterative", iterative::toJson(r)},
                        {"telemetry", telemetry.toJson()}});
     return kExitOk;
   }

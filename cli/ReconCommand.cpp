@@ -7,6 +7,7 @@
 #include "CliSupport.h"
 #include "Commands.h"
 #include "recon/io/VolumeFiles.h"
+#include "recon/iterative/IterativeJson.h"
 
 namespace tomowb::cli {
 namespace {
@@ -70,7 +71,7 @@ class ReconCommand : public Command {
                        {"input", in_},
                        {"output", out_},
                        {"grid", gridToJson(grid)},
-                       {"gpuOptions", gpuRunOptionsToJson(params.gpu)},
+                       {"gpuOptions", fdk::toJson(params.gpu)},
                        {"fdk", fdkReportToJson(r)},
                        {"telemetry", telemetry.toJson()}});
     return kExitOk;

@@ -278,19 +278,15 @@ bool CnrPanel::exportPng(const QString& path, QString* error) {
 }
 
 void CnrPanel::exportPngWithDialog() {
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export CNR"), QStringLiteral("cnr.png"), tr("PNG images (*.png)"));
-  QString error;
-  if (!path.isEmpty() && !exportPng(path, &error))
-    QMessageBox::warning(this, tr("Export PNG"), error);
+  exportWithDialog(this, tr("Export CNR"), QStringLiteral("cnr.png"), tr("PNG images (*.png)"),
+                   tr("Export PNG"),
+                   [this](const QString& path, QString* error) { return exportPng(path, error); });
 }
 
 void CnrPanel::exportCsvWithDialog() {
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export CNR"), QStringLiteral("cnr.csv"), tr("CSV files (*.csv)"));
-  QString error;
-  if (!path.isEmpty() && !exportCsv(path, &error))
-    QMessageBox::warning(this, tr("Export CSV"), error);
+  exportWithDialog(this, tr("Export CNR"), QStringLiteral("cnr.csv"), tr("CSV files (*.csv)"),
+                   tr("Export CSV"),
+                   [this](const QString& path, QString* error) { return exportCsv(path, error); });
 }
 
 }  // namespace tomowb::gui

@@ -1,6 +1,8 @@
 // ExportFiles: see the header.
 #include "gui/ExportFiles.h"
 
+#include <QFileDialog>
+#include <QMessageBox>
 #include <QSaveFile>
 
 namespace tomowb::gui {
@@ -22,6 +24,14 @@ bool savePngAtomically(const QString& path, const QPixmap& pixmap, QString* erro
     return false;
   }
   return true;
+}
+
+void exportWithDialog(QWidget* parent, const QString& caption, const QString& suggestedName,
+                      const QString& filter, const QString& failureTitle,
+                      const std::function<bool(const QString& path, QString* error)>& save) {
+  const QString path = QFileDialog::getSaveFileName(parent, caption, suggestedName, filter);
+  QString error;
+  if (!path.isEmpty() && !save(path, &error)) QMessageBox::warning(parent, failureTitle, error);
 }
 
 }  // namespace tomowb::gui

@@ -320,21 +320,17 @@ bool ThroughputPanel::exportPng(const QString& path, QString* error) {
 }
 
 void ThroughputPanel::exportPngWithDialog() {
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export throughput"), QStringLiteral("throughput-run%1.png").arg(shownRun_),
-      tr("PNG images (*.png)"));
-  QString error;
-  if (!path.isEmpty() && !exportPng(path, &error))
-    QMessageBox::warning(this, tr("Export PNG"), error);
+  exportWithDialog(this, tr("Export throughput"),
+                   QStringLiteral("throughput-run%1.png").arg(shownRun_), tr("PNG images (*.png)"),
+                   tr("Export PNG"),
+                   [this](const QString& path, QString* error) { return exportPng(path, error); });
 }
 
 void ThroughputPanel::exportCsvWithDialog() {
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export throughput"), QStringLiteral("throughput-run%1.csv").arg(shownRun_),
-      tr("CSV files (*.csv)"));
-  QString error;
-  if (!path.isEmpty() && !exportCsv(path, &error))
-    QMessageBox::warning(this, tr("Export CSV"), error);
+  exportWithDialog(this, tr("Export throughput"),
+                   QStringLiteral("throughput-run%1.csv").arg(shownRun_), tr("CSV files (*.csv)"),
+                   tr("Export CSV"),
+                   [this](const QString& path, QString* error) { return exportCsv(path, error); });
 }
 
 }  // namespace tomowb::gui

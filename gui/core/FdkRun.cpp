@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/iterative/IterativeJson.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::gui {
@@ -26,10 +27,7 @@ nlohmann::json fdkParamsToJson(const fdk::FdkParams& params) {
       {"redundancy", std::string(fdk::toString(params.redundancy))},
       {"fieldOfViewMask", params.fieldOfViewMask},
       {"variant", params.variant},
-      {"gpu",
-       {{"memoryLimitBytes", params.gpu.memoryLimitBytes},
-        {"devices", params.gpu.devices},
-        {"tunables", params.gpu.tunables}}},
+      {"gpu", fdk::toJson(params.gpu)},
   };
 }
 
@@ -53,13 +51,7 @@ fdk::FdkParams fdkParamsFromJson(const nlohmann::json& json) {
     p.redundancy = fdk::redundancyModeFromString(json.value("redundancy", "auto"));
     p.fieldOfViewMask = json.value("fieldOfViewMask", false);
     p.variant = json.value("variant", "fdk.bp.cpu");
-    if (json.contains("gpu")) {
-      const auto& gpu = json["gpu"];
-      p.gpu.memoryLimitBytes = gpu.value("memoryLimitBytes", std::uint64_t{0});
-      if (gpu.contains("devices")) p.gpu.devices = gpu["devices"].get<std::vector<int>>();
-      if (gpu.contains("tunables"))
-        p.gpu.tunables = gpu["tunables"].get<std::map<std::string, std::string>>();
-    }
+    if (json.contains("gpu")) p.gpu = fdk::gpuRunOptionsFromJson(json["gpu"]);
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw ParameterError("FDK parameters", e.what());

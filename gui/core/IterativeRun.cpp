@@ -11,6 +11,7 @@
 
 #include "gui/core/FdkRun.h"
 #include "recon/core/Error.h"
+#include "recon/iterative/IterativeJson.h"
 
 namespace tomowb::gui {
 
@@ -71,10 +72,7 @@ nlohmann::json iterativeParamsToJson(const iterative::IterativeParams& p) {
       {"forwardVariant", p.forwardVariant},
       {"backVariant", p.backVariant},
       {"publishEvery", p.publishEvery},
-      {"gpu",
-       {{"memoryLimitBytes", p.gpu.memoryLimitBytes},
-        {"devices", p.gpu.devices},
-        {"tunables", p.gpu.tunables}}},
+      {"gpu", fdk::toJson(p.gpu)},
       {"warmStart", p.initialVolume != nullptr},
       {"mask", p.mask != nullptr},
   };
@@ -97,43 +95,11 @@ iterative::IterativeParams iterativeParamsFromJson(const nlohmann::json& json) {
     p.forwardVariant = json.value("forwardVariant", p.forwardVariant);
     p.backVariant = json.value("backVariant", p.backVariant);
     p.publishEvery = json.value("publishEvery", p.publishEvery);
-    if (json.contains("gpu")) {
-      const auto& gpu = json["gpu"];
-      p.gpu.memoryLimitBytes = gpu.value("memoryLimitBytes", std::uint64_t{0});
-      if (gpu.contains("devices")) p.gpu.devices = gpu["devices"].get<std::vector<int>>();
-      if (gpu.contains("tunables"))
-        p.gpu.tunables = gpu["tunables"].get<std::map<std::string, std::string>>();
-    }
+    if (json.contains("gpu")) p.gpu = fdk::gpuRunOptionsFromJson(json["gpu"]);
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw ParameterError("iterative parameters", e.what());
   }
-}
-
-nlohmann::json iterativeReportToJson(const iterative::IterativeReport& r) {
-  nlohmann::json iterations = nlohmann::json::array();
-  for (const IterationRecord& i : r.iterations)
-    iterations.push_back({{"iteration", i.iteration},
-                          {"residualNorm", i.residualNorm},
-                          {"weightedResidualNorm", i.weightedResidualNorm},
-                          {"relativeResidual", i.relativeResidual},
-                          {"seconds", i.seconds}});
-  const double computeSeconds = r.forwardSeconds + r.backprojectSeconds;
-  return {
-      {"method", r.method},
-      {"forwardVariant", r.forwardVariant},
-      {"backVariant", r.backVariant},
-      {"device", r.device},
-      {"stopReason", r.stopReason},
-      {"setupSeconds", r.setupSeconds},
-      {"forwardSeconds", r.forwardSeconds},
-      {"backprojectSeconds", r.backprojectSeconds},
-      {"voxelUpdates", r.voxelUpdates},
-      {"projectorGups", computeSeconds > 0 ? r.voxelUpdates / computeSeconds / 1e9 : 0.0},
-      {"totalSeconds", r.totalSeconds},
-      {"warnings", r.warnings},
-      {"iterations", iterations},
-  };
 }
 
 RunSpec makeIterativeRun(std::shared_ptr<const ProjectionStack> projections,
@@ -164,7 +130,7 @@ RunSpec makeIterativeRun(std::shared_ptr<const ProjectionStack> projections,
     if (cpuThreads > 0) omp_set_num_threads(cpuThreads);
     iterative::IterativeJob job(*input, params);
     job.run(context);
-    report = iterativeReportToJson(job.report());
+    report = iterative::toJson(job.report());
     report["hostThreads"] = std::thread::hardware_concurrency();
     report["cpuThreadsUsed"] = omp_get_max_threads();
     return std::make_shared<Volume>(std::move(job.result()));

@@ -36,8 +36,6 @@ RunSpec makeWbpRun(std::shared_ptr<const ProjectionStack> projections, fdk::FdkP
 nlohmann::json iterativeParamsToJson(const iterative::IterativeParams& params);
 iterative::IterativeParams iterativeParamsFromJson(const nlohmann::json& json);  // ParameterError
 
-nlohmann::json iterativeReportToJson(const iterative::IterativeReport& report);
-
 // The iteration a preview label names ("iteration 12" -> 12), or -1 for any other label.
 int iterationOfPreviewLabel(const QString& label);
 

@@ -61,6 +61,7 @@
 #include "recon/cuda/CudaResources.h"
 #include "recon/cuda/EtKernels.cuh"
 #include "recon/cuda/GpuDevices.h"
+#include "recon/cuda/GpuRunSupport.h"
 #include "recon/projector/JosephProjector.h"
 #include "recon/projector/SingleAxisGeometry.h"
 
@@ -74,10 +75,6 @@ using Tunables = std::map<std::string, std::string>;
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-bool isOutOfMemory(const std::exception& e) {
-  return std::string(e.what()).find("out of memory") != std::string::npos;
 }
 
 cudaChannelFormatDesc channelFor(Texel t) {
@@ -227,24 +224,6 @@ std::mutex& deviceLock(int device) {
   return locks[std::size_t(device) % locks.size()];
 }
 
-std::vector<int> devicesToUse(const std::vector<int>& requested) {
-  const std::vector<GpuDevice> all = listGpuDevices();
-  if (all.empty()) throw ParameterError("GPU", "no usable GPU: " + gpuStatus());
-  if (requested.empty()) {
-    std::vector<int> out;
-    for (const GpuDevice& d : all) out.push_back(d.index);
-    return out;
-  }
-  std::vector<int> out;
-  for (int d : requested) {
-    if (d < 0 || d >= int(all.size()))
-      throw ParameterError("GPU", "device " + std::to_string(d) + " does not exist (" +
-                                      std::to_string(all.size()) + " visible)");
-    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
-  }
-  return out;
-}
-
 std::string deviceName(int device) {
   const std::vector<GpuDevice> all = listGpuDevices();
   return device < int(all.size()) ? all[std::size_t(device)].name : "GPU";
@@ -288,20 +267,6 @@ constexpr int kDefaultBpMaxima = 1;
 // of kAutoBandPlanes planes, so that the band all blocks of a launch read stays in the 50 MB L2.
 constexpr std::int64_t kAutoBandAbove = 2048;
 constexpr int kAutoBandPlanes = 1024;
-
-int tunableInt(const Tunables& tunables, const std::string& name, int fallback, int lo, int hi) {
-  const auto it = tunables.find(name);
-  if (it == tunables.end()) return fallback;
-  try {
-    std::size_t used = 0;
-    const int value = std::stoi(it->second, &used);
-    if (used != it->second.size() || value < lo || value > hi) throw std::invalid_argument("");
-    return value;
-  } catch (const std::exception&) {
-    throw ParameterError("tunable " + name, "must be an integer in [" + std::to_string(lo) + ", " +
-                                                std::to_string(hi) + "], got '" + it->second + "'");
-  }
-}
 
 Texel tunableTexel(const Tunables& tunables, const std::string& name, const char* fallback) {
   const auto it = tunables.find(name);

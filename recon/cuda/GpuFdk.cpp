@@ -25,6 +25,7 @@
 #include "recon/cuda/CudaResources.h"
 #include "recon/cuda/FdkKernels.cuh"
 #include "recon/cuda/GpuDevices.h"
+#include "recon/cuda/GpuRunSupport.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/fdk/FdkWeights.h"
 #include "recon/fdk/GpuFdkPlan.h"
@@ -70,10 +71,6 @@ void checkFft(cufftResult status, const char* call, const char* what) {
                     std::to_string(int(status)));
 }
 
-bool isOutOfMemory(const CudaError& e) {
-  return std::string(e.what()).find("out of memory") != std::string::npos;
-}
-
 // A (layered) CUDA array with a texture object: linear filtering, border zero, unnormalised.
 class TextureArray {
  public:
@@ -115,21 +112,6 @@ class TextureArray {
 };
 
 // ---- kernels by name ---------------------------------------------------------------------------
-
-int tunableInt(const std::map<std::string, std::string>& tunables, const std::string& name,
-               int fallback, int lo, int hi) {
-  const auto it = tunables.find(name);
-  if (it == tunables.end()) return fallback;
-  try {
-    std::size_t used = 0;
-    const int value = std::stoi(it->second, &used);
-    if (used != it->second.size() || value < lo || value > hi) throw std::invalid_argument("");
-    return value;
-  } catch (const std::exception&) {
-    throw ParameterError("tunable " + name, "must be an integer in [" + std::to_string(lo) + ", " +
-                                                std::to_string(hi) + "], got '" + it->second + "'");
-  }
-}
 
 // tex-multi's default K, measured on the H100 at 512^3 x 496 views (bench/results/
 // 2026-11-23-h100-fdk-gpu.md): K = 1, 2, 4, 8, 16, 32 gave 269, 409, 518, 515, 388, 230 GUPS.
@@ -794,21 +776,6 @@ std::string kernelLabel(Kernel k) {
       return "fdk.bp.soft-mirror-half";
   }
   return "?";
-}
-
-std::vector<int> devicesToUse(const std::vector<int>& requested) {
-  const std::vector<GpuDevice> all = listGpuDevices();
-  if (all.empty()) throw ParameterError("GPU", "no usable GPU: " + gpuStatus());
-  if (requested.empty()) {
-    std::vector<int> out;
-    for (const GpuDevice& d : all) out.push_back(d.index);
-    return out;
-  }
-  for (int d : requested)
-    if (d < 0 || d >= int(all.size()))
-      throw ParameterError("GPU", "device " + std::to_string(d) + " does not exist (" +
-                                      std::to_string(all.size()) + " visible)");
-  return requested;
 }
 
 KernelChoice choose(const std::string& variant, const std::vector<VoxelMatrix>& matrices,
