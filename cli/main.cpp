@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   commands.push_back(makeInfoCommand(app));
   commands.push_back(makeGeometryCommand(app));
   commands.push_back(makeVariantsCommand(app));
+  for (auto& command : makeDicomCommands(app)) commands.push_back(std::move(command));
 
   try {
     app.parse(argc, argv);

@@ -11,6 +11,10 @@ packages=(
   # software OpenGL for the GUI tests and screenshots (reference/dependencies.md); libqt6svg6
   # carries the SVG icon engine the toolbar icons need.
   qt6-base-dev libqt6opengl6-dev libqt6svg6 libvtk9-dev xvfb xauth libgl1-mesa-dri
+  # DICOM export and import (DCMTK; OpenSSL for the SHA-256 provenance hashes), and the
+  # independent checkers the DICOM tests run: dciodvfy (dicom3tools), gdcminfo (libgdcm-tools)
+  # and dcmdump (dcmtk)
+  libdcmtk-dev libssl-dev dicom3tools libgdcm-tools dcmtk
   # Compiler cache shared by the build folders; dpkg-dev for the .deb (CPack)
   ccache dpkg-dev file
 )

@@ -20,21 +20,28 @@ std::filesystem::path withoutTrailingSeparator(std::filesystem::path folder) {
   return folder;
 }
 
-void requireAbsentOrEmpty(const std::filesystem::path& folder) {
+// True if the folder holds files (and replacing was allowed), false if absent or empty.
+bool checkFinalFolder(const std::filesystem::path& folder, bool replaceExisting) {
   std::error_code ec;
   const auto status = std::filesystem::symlink_status(folder, ec);
-  if (ec || status.type() == std::filesystem::file_type::not_found) return;
+  if (ec || status.type() == std::filesystem::file_type::not_found) return false;
   if (status.type() != std::filesystem::file_type::directory)
     throw IoError(folder, "exists and is not a folder");
-  if (!std::filesystem::is_empty(folder, ec) || ec)
-    throw IoError(folder, "exists and is not empty: choose a new or empty folder");
+  if (std::filesystem::is_empty(folder, ec) && !ec) return false;
+  if (!replaceExisting)
+    throw IoError(folder,
+                  "exists and is not empty: choose a new or empty folder, or confirm "
+                  "replacing it");
+  return true;
 }
 
 }  // namespace
 
-AtomicDirectoryWriter::AtomicDirectoryWriter(std::filesystem::path finalFolder)
-    : finalFolder_(withoutTrailingSeparator(std::move(finalFolder))) {
-  requireAbsentOrEmpty(finalFolder_);
+AtomicDirectoryWriter::AtomicDirectoryWriter(std::filesystem::path finalFolder,
+                                             bool replaceExisting)
+    : finalFolder_(withoutTrailingSeparator(std::move(finalFolder))),
+      replaceExisting_(replaceExisting) {
+  checkFinalFolder(finalFolder_, replaceExisting_);
   int lastError = 0;
   for (int attempt = 0; attempt < 100; ++attempt) {
     temporaryFolder_ = temporarySiblingName(finalFolder_, "partial");
@@ -55,20 +62,36 @@ AtomicDirectoryWriter::~AtomicDirectoryWriter() {
 void AtomicDirectoryWriter::commit() {
   if (committed_) return;
   if (temporaryFolder_.empty()) throw IoError(finalFolder_, "commit after abandon");
+  bool replacing = false;
   try {
-    requireAbsentOrEmpty(finalFolder_);
+    replacing = checkFinalFolder(finalFolder_, replaceExisting_);
   } catch (...) {
     abandon();
     throw;
   }
   std::error_code ec;
+  std::filesystem::path oldFolder;
+  if (replacing) {
+    // Move the old folder aside only now that the new one is complete; put it back if the
+    // new one cannot take its place.
+    oldFolder = temporarySiblingName(finalFolder_, "old");
+    std::filesystem::rename(finalFolder_, oldFolder, ec);
+    if (ec) {
+      abandon();
+      throw IoError(finalFolder_,
+                    "cannot move the old folder aside to replace it: " + ec.message());
+    }
+  }
   // rename(2) replaces an empty folder atomically and refuses a non-empty one.
   std::filesystem::rename(temporaryFolder_, finalFolder_, ec);
   if (ec) {
+    const std::string problem = ec.message();
+    if (!oldFolder.empty()) std::filesystem::rename(oldFolder, finalFolder_, ec);
     abandon();
-    throw IoError(finalFolder_, "cannot rename the finished folder into place: " + ec.message());
+    throw IoError(finalFolder_, "cannot rename the finished folder into place: " + problem);
   }
   committed_ = true;
+  if (!oldFolder.empty()) std::filesystem::remove_all(oldFolder, ec);
 }
 
 void AtomicDirectoryWriter::abandon() noexcept {

@@ -1,0 +1,448 @@
+// `tomowb-cli export dicom VOLUME OUTDIR` and `tomowb-cli import dicom IN OUT` (docs/dicom.md):
+// a volume file to a DICOM series (CT, Enhanced CT or PET, optionally compressed), and a DICOM
+// series back to any volume format. Without DCMTK in the build both commands say so.
+#include <cstdio>
+#include <fstream>
+
+#include "CliSupport.h"
+#include "Commands.h"
+#include "recon/core/Error.h"
+#include "recon/core/MemoryBudget.h"
+#include "recon/geometry/GeometryJson.h"
+#include "recon/io/VolumeFiles.h"
+
+#ifdef TOMOWB_HAVE_DICOM
+#include "recon/io/dicom/DicomExport.h"
+#include "recon/io/dicom/DicomGeometry.h"
+#include "recon/io/dicom/DicomImport.h"
+#include "recon/io/dicom/Sha256.h"
+#endif
+
+namespace tomowb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+#ifdef TOMOWB_HAVE_DICOM
+using namespace io::dicom;
+
+// "A:B" (half-open, either side may be empty) to an IndexRange.
+IndexRange parseRange(const std::string& text, const char* option) {
+  IndexRange range;
+  if (text.empty()) return range;
+  const auto colon = text.find(':');
+  if (colon == std::string::npos)
+    throw ParameterError(option, "expected FIRST:END (half-open, e.g. 10:90), got '" + text + "'");
+  try {
+    const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+    if (!a.empty()) range.begin = std::stoll(a);
+    if (!b.empty()) range.end = std::stoll(b);
+  } catch (const std::exception&) {
+    throw ParameterError(option, "expected FIRST:END with whole numbers, got '" + text + "'");
+  }
+  return range;
+}
+
+nlohmann::json readJsonFile(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw IoError(path, "cannot open");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(path, std::string("not valid JSON: ") + e.what());
+  }
+}
+
+std::string geometryHashOf(const fs::path& path) {
+  return sha256Hex(geometryToJson(loadGeometry(path)).dump());
+}
+
+// Fills what a run summary says (demo's summary.json, a recon command's --json output, or a run
+// record with algorithm / variant / iterations / geometryHash at the top level).
+void provenanceFromSummary(const nlohmann::json& j, DicomProvenance& p) {
+  const auto str = [](const nlohmann::json& o, const char* key) {
+    return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+  };
+  if (j.contains("fdk") && j["fdk"].is_object()) {
+    p.algorithm = "FDK";
+    p.variant =
+        str(j["fdk"], "kernel").empty() ? str(j["fdk"], "variant") : str(j["fdk"], "kernel");
+  }
+  if (j.contains("iterative") && j["iterative"].is_object()) {
+    const auto& r = j["iterative"];
+    p.algorithm = str(r, "method");
+    for (char& c : p.algorithm) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    p.variant = str(r, "forwardVariant");
+    if (!str(r, "backVariant").empty()) p.variant += "/" + str(r, "backVariant");
+    if (r.contains("iterations") && r["iterations"].is_array())
+      p.iterations = static_cast<std::int64_t>(r["iterations"].size());
+  }
+  if (!str(j, "algorithm").empty()) p.algorithm = str(j, "algorithm");
+  if (!str(j, "variant").empty()) p.variant = str(j, "variant");
+  if (j.contains("iterations") && j["iterations"].is_number_integer())
+    p.iterations = j["iterations"].get<std::int64_t>();
+  if (!str(j, "geometryHash").empty()) p.geometryHash = str(j, "geometryHash");
+  if (j.contains("gpuOptions") && j["gpuOptions"].contains("tunables") &&
+      !j["gpuOptions"]["tunables"].empty())
+    p.tunables = j["gpuOptions"]["tunables"].dump();
+  if (!str(j, "command").empty()) p.sourceDescription = "tomowb-cli " + str(j, "command");
+  if (!str(j, "input").empty()) p.sourceDescription += " of " + str(j, "input");
+}
+
+// A summary.json beside the volume that lists it among its outputs (what `tomowb-cli demo`
+// writes), and the geometry.json it lists.
+bool findSummaryBeside(const fs::path& volume, fs::path& summary, fs::path& geometry) {
+  const fs::path candidate = volume.parent_path() / "summary.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(candidate, ec)) return false;
+  nlohmann::json j;
+  try {
+    j = readJsonFile(candidate);
+  } catch (const Error&) {
+    return false;
+  }
+  if (!j.contains("outputs") || !j["outputs"].is_array()) return false;
+  bool listed = false;
+  for (const auto& o : j["outputs"]) {
+    if (!o.is_string()) continue;
+    const fs::path p = o.get<std::string>();
+    if (p.filename() == volume.filename()) listed = true;
+    if (p.filename() == "geometry.json") geometry = volume.parent_path() / p.filename();
+  }
+  if (listed) summary = candidate;
+  return listed;
+}
+
+class ExportDicomCommand : public Command {
+ public:
+  explicit ExportDicomCommand(CLI::App& exportApp) {
+    sub_ = exportApp.add_subcommand(
+        "dicom",
+        "a volume as a DICOM series (CT Image, Enhanced CT or PET), written to a temporary "
+        "folder and renamed into OUTDIR when complete");
+    sub_->add_option("volume", volume_, "the volume file (any format `info` reads)")->required();
+    sub_->add_option("outdir", outDir_, "the series' folder (new or empty, or --force)")
+        ->required();
+    sub_->add_option("--format", format_,
+                     "ct (one file per slice), enhanced-ct (one multi-frame "
+                     "file) or pet")
+        ->capture_default_str();
+    sub_->add_option("--compression", compression_,
+                     "none, rle, jpeg-ls or jpeg-lossless (all "
+                     "lossless)")
+        ->capture_default_str();
+    sub_->add_option("--units", units_,
+                     "CT values: hu (from attenuation in 1/mm) or native "
+                     "(the volume's own values)")
+        ->capture_default_str();
+    sub_->add_option("--water-mu", options_.waterAttenuationPerMm,
+                     "water attenuation (1/mm) for HU; 0.0206 is water near 60 keV")
+        ->capture_default_str();
+    sub_->add_option("--native-units", options_.nativeUnits, "what native values are")
+        ->capture_default_str();
+    sub_->add_option("--pet-units", options_.petUnits,
+                     "PET Units (0054,1001): PROPCNTS, BQML, "
+                     "CNTS, ...")
+        ->capture_default_str();
+    sub_->add_option("--patient-position", position_,
+                     "HFS, HFP, FFS, FFP, HFDR, HFDL, FFDR, "
+                     "FFDL (docs/dicom.md: the axis map)")
+        ->capture_default_str();
+    sub_->add_option("--slices", slices_, "slice range FIRST:END (half-open), default all");
+    sub_->add_option("--crop-x", cropX_, "column range FIRST:END (half-open)");
+    sub_->add_option("--crop-y", cropY_, "row range FIRST:END (half-open)");
+    DicomIdentity& id = options_.identity;
+    sub_->add_option("--patient-name", id.patientName, "Patient's Name (DICOM PN, e.g. DOE^JANE)")
+        ->capture_default_str();
+    sub_->add_option("--patient-id", id.patientId)->capture_default_str();
+    sub_->add_option("--patient-birth-date", id.patientBirthDate, "YYYYMMDD");
+    sub_->add_option("--patient-sex", id.patientSex, "M, F or O");
+    sub_->add_option("--study-uid", id.studyInstanceUid,
+                     "add the series to this study (default: a new study)");
+    sub_->add_option("--study-id", id.studyId)->capture_default_str();
+    sub_->add_option("--study-description", id.studyDescription)->capture_default_str();
+    sub_->add_option("--accession-number", id.accessionNumber);
+    sub_->add_option("--referring-physician", id.referringPhysicianName);
+    sub_->add_option("--institution", id.institutionName);
+    sub_->add_option("--series-uid", id.seriesInstanceUid, "default: new");
+    sub_->add_option("--series-number", id.seriesNumber)->capture_default_str();
+    sub_->add_option("--series-description", id.seriesDescription,
+                     "default: algorithm, variant and iterations");
+    sub_->add_option("--frame-of-reference-uid", id.frameOfReferenceUid,
+                     "default: derived from the acquisition (same input, same UID)");
+    sub_->add_option("--uid-root", id.uidRoot,
+                     "your organisation's UID root (default: 2.25 UUID-derived UIDs)");
+    DicomProvenance& p = options_.provenance;
+    sub_->add_option("--provenance", provenanceFile_,
+                     "a run summary (demo's summary.json, a recon --json output): algorithm, "
+                     "variant, iterations (default: summary.json beside VOLUME when it lists it)");
+    sub_->add_option("--geometry", geometryFile_,
+                     "the scan geometry (JSON or projections): its SHA-256 is recorded and keys "
+                     "the Frame of Reference");
+    sub_->add_option("--algorithm", p.algorithm);
+    sub_->add_option("--variant", p.variant);
+    sub_->add_option("--iterations", p.iterations);
+    sub_->add_flag("--force", force_,
+                   "replace OUTDIR if it holds files (only once the new "
+                   "series is complete)");
+    sub_->add_flag("--dry-run", dryRun_, "print what would be written, write nothing");
+  }
+  CLI::App* subcommand() const override { return sub_; }
+
+  int run(const GlobalOptions& global) override {
+    options_.type = parseObjectType(format_, "--format");
+    options_.compression = parseCompression(compression_, "--compression");
+    options_.values = parseValueMode(units_, "--units");
+    options_.patientPosition = parsePatientPosition(position_, "--patient-position");
+    options_.slices = parseRange(slices_, "--slices");
+    options_.cropX = parseRange(cropX_, "--crop-x");
+    options_.cropY = parseRange(cropY_, "--crop-y");
+    fillProvenance();
+    const Volume volume = io::readVolume(volume_);
+    const DicomExportPlan plan = planDicomExport(volume, options_);
+    for (const std::string& w : plan.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    const bool text = !global.quiet && !global.json;
+    nlohmann::json summary{{"command", "export dicom"},
+                           {"input", volume_.string()},
+                           {"output", outDir_.string()},
+                           {"format", toString(options_.type)},
+                           {"compression", toString(options_.compression)},
+                           {"units", plan.units},
+                           {"rescaleSlope", plan.rescaleSlope},
+                           {"rescaleIntercept", plan.rescaleIntercept},
+                           {"files", plan.files},
+                           {"grid", {plan.columns, plan.rows, plan.slices}},
+                           {"warnings", plan.warnings}};
+    if (dryRun_) {
+      summary["maxQuantisationError"] = plan.maxQuantisationError;
+      summary["estimatedBytes"] = plan.estimatedBytes;
+      if (text)
+        std::printf(
+            "would write %lld files (%s) of %lld x %lld x %lld voxels in %s, "
+            "quantisation <= %.4g %s\n",
+            static_cast<long long>(plan.files), formatBytes(plan.estimatedBytes).c_str(),
+            static_cast<long long>(plan.columns), static_cast<long long>(plan.rows),
+            static_cast<long long>(plan.slices), plan.units.c_str(), plan.maxQuantisationError,
+            plan.units.c_str());
+      printJson(global, summary);
+      return kExitOk;
+    }
+    ProgressBar bar(progressWanted(global.progress, global.quiet));
+    JobContext context(interruptToken(), &bar);
+    DicomExportResult result;
+    try {
+      result = exportDicom(volume, outDir_, options_, context, force_);
+    } catch (const IoError& e) {
+      if (force_ || std::string_view(e.what()).find("not empty") == std::string_view::npos) throw;
+      throw IoError(outDir_,
+                    "exists and is not empty: choose a new or empty folder, or pass "
+                    "--force to replace it once the new series is complete");
+    }
+    bar.finish();
+    summary["maxQuantisationError"] = result.plan.maxQuantisationError;
+    summary["bytes"] = result.bytesWritten;
+    summary["seconds"] = result.seconds;
+    summary["studyInstanceUid"] = result.studyInstanceUid;
+    summary["seriesInstanceUid"] = result.seriesInstanceUid;
+    summary["frameOfReferenceUid"] = result.frameOfReferenceUid;
+    if (text) {
+      std::printf("wrote        %s: %zu %s file%s, %s, %s\n", result.folder.string().c_str(),
+                  result.files.size(), describeType().c_str(), result.files.size() == 1 ? "" : "s",
+                  formatBytes(result.bytesWritten).c_str(), formatSeconds(result.seconds).c_str());
+      std::printf("values       %s = stored x %s + %s (int16), max quantisation error %.4g %s\n",
+                  plan.units.c_str(), formatDecimalString(plan.rescaleSlope).c_str(),
+                  formatDecimalString(plan.rescaleIntercept).c_str(),
+                  result.plan.maxQuantisationError, plan.units.c_str());
+      std::printf("geometry     %lld x %lld x %lld voxels, patient position %s (%s)\n",
+                  static_cast<long long>(plan.columns), static_cast<long long>(plan.rows),
+                  static_cast<long long>(plan.slices), toString(options_.patientPosition).c_str(),
+                  describe(options_.patientPosition).c_str());
+      std::printf("study        %s\nseries       %s\n", result.studyInstanceUid.c_str(),
+                  result.seriesInstanceUid.c_str());
+      if (!options_.provenance.algorithm.empty())
+        std::printf(
+            "provenance   %s %s%s\n", options_.provenance.algorithm.c_str(),
+            options_.provenance.variant.c_str(),
+            options_.provenance.geometryHash.empty()
+                ? ""
+                : (", geometry sha256 " + options_.provenance.geometryHash.substr(0, 16) + "...")
+                      .c_str());
+    }
+    printJson(global, summary);
+    return kExitOk;
+  }
+
+ private:
+  std::string describeType() const {
+    switch (options_.type) {
+      case DicomObjectType::CtImage:
+        return "CT Image";
+      case DicomObjectType::EnhancedCtImage:
+        return "Enhanced CT Image";
+      case DicomObjectType::PetImage:
+        return "PET Image";
+    }
+    return "";
+  }
+
+  void fillProvenance() {
+    DicomProvenance given = options_.provenance;
+    DicomProvenance& p = options_.provenance;
+    fs::path summary = provenanceFile_, geometry = geometryFile_;
+    fs::path besideGeometry;
+    if (summary.empty() && findSummaryBeside(volume_, summary, besideGeometry) && geometry.empty())
+      geometry = besideGeometry;
+    if (!summary.empty()) provenanceFromSummary(readJsonFile(summary), p);
+    if (!given.algorithm.empty()) p.algorithm = given.algorithm;
+    if (!given.variant.empty()) p.variant = given.variant;
+    if (given.iterations > 0) p.iterations = given.iterations;
+    if (!geometry.empty()) {
+      const std::string extension = geometry.extension().string();
+      // A projections sidecar holds its geometry; a geometry JSON is one.
+      try {
+        p.geometryHash = geometryHashOf(geometry);
+      } catch (const Error&) {
+        p.geometryHash = sha256Hex(geometryToJson(io::readProjections(geometry).geometry()).dump());
+      }
+      p.acquisitionKey = "geometry:" + p.geometryHash;
+    }
+    if (p.sourceDescription.empty()) p.sourceDescription = volume_.filename().string();
+  }
+
+  CLI::App* sub_ = nullptr;
+  fs::path volume_, outDir_, provenanceFile_, geometryFile_;
+  std::string format_ = "ct", compression_ = "none", units_ = "hu", position_ = "HFS";
+  std::string slices_, cropX_, cropY_;
+  bool force_ = false, dryRun_ = false;
+  DicomExportOptions options_;
+};
+
+class ImportDicomCommand : public Command {
+ public:
+  explicit ImportDicomCommand(CLI::App& importApp) {
+    sub_ = importApp.add_subcommand(
+        "dicom",
+        "a DICOM CT, Enhanced CT or PET series (a folder or one file) to a volume file; "
+        "slices sorted by position");
+    sub_->add_option("input", input_, "the series' folder or one DICOM file")->required();
+    sub_->add_option("output", output_, "the volume file (.mhd, .json, .mrc, .tif, .npy)");
+    sub_->add_option("--series", read_.seriesInstanceUid,
+                     "the Series Instance UID when the folder holds several");
+    sub_->add_option("--water-mu", water_,
+                     "turn HU into attenuation (1/mm) with this water "
+                     "value (default: the series' own, if written by us)");
+    sub_->add_flag("--keep-hu", read_.keepHounsfield, "never turn HU into attenuation");
+    sub_->add_flag("--list", list_, "list the series in the folder, write nothing");
+  }
+  CLI::App* subcommand() const override { return sub_; }
+
+  int run(const GlobalOptions& global) override {
+    const bool text = !global.quiet && !global.json;
+    if (list_ || output_.empty()) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const DicomSeriesInfo& s : listDicomSeries(input_)) {
+        if (text)
+          std::printf("%s  %s  %lld images of %lld x %lld  series %lld '%s'  patient '%s'\n",
+                      s.seriesInstanceUid.c_str(), s.sopClass.c_str(),
+                      static_cast<long long>(s.frames), static_cast<long long>(s.columns),
+                      static_cast<long long>(s.rows), static_cast<long long>(s.seriesNumber),
+                      s.seriesDescription.c_str(), s.patientName.c_str());
+        all.push_back({{"seriesInstanceUid", s.seriesInstanceUid},
+                       {"sopClass", s.sopClass},
+                       {"modality", s.modality},
+                       {"description", s.seriesDescription},
+                       {"images", s.frames},
+                       {"files", s.files},
+                       {"columns", s.columns},
+                       {"rows", s.rows}});
+      }
+      printJson(global, {{"command", "import dicom"}, {"series", all}});
+      return kExitOk;
+    }
+    checkOutputSparesInput(input_.string(), output_.string());
+    if (water_ > 0) read_.waterAttenuationPerMm = water_;
+    ProgressBar bar(progressWanted(global.progress, global.quiet));
+    JobContext context(interruptToken(), &bar);
+    const DicomVolume v = readDicomSeries(input_, read_, context);
+    io::writeVolume(output_, v.volume);
+    bar.finish();
+    for (const std::string& w : v.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    const Volume& vol = v.volume;
+    if (text) {
+      std::printf(
+          "read         %s: %s, %lld x %lld x %lld voxels of %.4g x %.4g x %.4g mm, "
+          "values in %s\n",
+          input_.string().c_str(), v.series.sopClass.c_str(), static_cast<long long>(vol.nx()),
+          static_cast<long long>(vol.ny()), static_cast<long long>(vol.nz()), vol.voxelSizeMm().x(),
+          vol.voxelSizeMm().y(), vol.voxelSizeMm().z(), v.units.c_str());
+      std::printf("origin       (%.6g, %.6g, %.6g) mm, patient position %s%s\n", vol.originMm().x(),
+                  vol.originMm().y(), vol.originMm().z(), toString(v.patientPosition).c_str(),
+                  v.oblique ? " (oblique: own grid)" : "");
+      if (v.provenance)
+        std::printf("provenance   Tomo Workbench: %s %s\n", v.provenance->algorithm.c_str(),
+                    v.provenance->variant.c_str());
+      std::printf("wrote        %s\n", output_.string().c_str());
+    }
+    printJson(global, {{"command", "import dicom"},
+                       {"input", input_.string()},
+                       {"output", output_.string()},
+                       {"series", v.series.seriesInstanceUid},
+                       {"units", v.units},
+                       {"shape", {vol.nx(), vol.ny(), vol.nz()}},
+                       {"voxelSizeMm",
+                        {vol.voxelSizeMm().x(), vol.voxelSizeMm().y(), vol.voxelSizeMm().z()}},
+                       {"originMm", {vol.originMm().x(), vol.originMm().y(), vol.originMm().z()}},
+                       {"oblique", v.oblique},
+                       {"warnings", v.warnings}});
+    return kExitOk;
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  fs::path input_, output_;
+  DicomReadOptions read_;
+  double water_ = 0;
+  bool list_ = false;
+};
+
+#else
+
+// Without DCMTK: the commands exist and say why they cannot run.
+class NoDicomCommand : public Command {
+ public:
+  NoDicomCommand(CLI::App& parent, const char* what) {
+    sub_ = parent.add_subcommand("dicom", what);
+    sub_->allow_extras();
+  }
+  CLI::App* subcommand() const override { return sub_; }
+  int run(const GlobalOptions&) override {
+    throw ParameterError("dicom",
+                         "this build has no DICOM support (DCMTK was not found when it "
+                         "was configured; scripts/setup.sh installs libdcmtk-dev)");
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+};
+
+#endif
+
+}  // namespace
+
+std::vector<std::unique_ptr<Command>> makeDicomCommands(CLI::App& app) {
+  CLI::App* exportApp = app.add_subcommand("export", "write a volume in another standard format");
+  exportApp->require_subcommand(1);
+  CLI::App* importApp = app.add_subcommand("import", "read a volume from another standard format");
+  importApp->require_subcommand(1);
+  std::vector<std::unique_ptr<Command>> commands;
+#ifdef TOMOWB_HAVE_DICOM
+  commands.push_back(std::make_unique<ExportDicomCommand>(*exportApp));
+  commands.push_back(std::make_unique<ImportDicomCommand>(*importApp));
+#else
+  commands.push_back(std::make_unique<NoDicomCommand>(*exportApp, "a volume as a DICOM series"));
+  commands.push_back(std::make_unique<NoDicomCommand>(*importApp, "a DICOM series to a volume"));
+#endif
+  return commands;
+}
+
+}  // namespace tomowb::cli

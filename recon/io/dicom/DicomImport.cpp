@@ -1,0 +1,743 @@
+#include "recon/io/dicom/DicomImport.h"
+
+#include <dcmtk/dcmdata/dcistrmb.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "recon/core/Error.h"
+#include "recon/io/ReaderLimits.h"
+#include "recon/io/dicom/DicomDcmtkSupport.h"
+#include "recon/io/dicom/DicomGeometry.h"
+#include "recon/job/JobContext.h"
+
+namespace tomowb::io::dicom {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Attribute values up to this length are read while scanning headers; longer ones (the pixel
+// data) are left in the file until the pixels are read.
+constexpr Uint32 kHeaderReadLength = 4096;
+constexpr double kDirectionTolerance = 1e-4;
+constexpr double kSpacingTolerance = 0.01;  // relative unevenness of slice positions
+
+enum class ImageKind { Ct, EnhancedCt, Pet };
+
+std::string kindName(ImageKind kind) {
+  switch (kind) {
+    case ImageKind::Ct:
+      return "CT Image";
+    case ImageKind::EnhancedCt:
+      return "Enhanced CT Image";
+    case ImageKind::Pet:
+      return "PET Image";
+  }
+  return "?";
+}
+
+std::optional<ImageKind> kindOfSopClass(std::string_view uid) {
+  if (uid == UID_CTImageStorage) return ImageKind::Ct;
+  if (uid == UID_EnhancedCTImageStorage) return ImageKind::EnhancedCt;
+  if (uid == UID_PositronEmissionTomographyImageStorage) return ImageKind::Pet;
+  return std::nullopt;
+}
+
+std::string sopClassName(std::string_view uid) {
+  const char* name = dcmFindNameOfUID(std::string(uid).c_str(), nullptr);
+  return name ? name : std::string(uid);
+}
+
+// A readable DICOM object of a class we do not read (a report, a localizer of another class):
+// skipped in folders, an error when named alone.
+class UnsupportedObject : public FormatError {
+ public:
+  using FormatError::FormatError;
+};
+
+// One image plane of a series: where it is and how its stored values map to real values.
+struct Plane {
+  std::size_t fileIndex = 0;
+  std::int64_t frame = 0;  // within its file
+  Eigen::Vector3d positionLps = Eigen::Vector3d::Zero();
+  double slope = 1, intercept = 0;
+  double along = 0;  // position along the slice normal
+};
+
+struct PixelFormat {
+  Uint16 bitsAllocated = 0, bitsStored = 0, highBit = 0, pixelRepresentation = 0, samples = 0;
+  std::string photometric;
+  bool operator==(const PixelFormat&) const = default;
+};
+
+// What one file says about itself (no pixels).
+struct ImageHeader {
+  fs::path path;
+  ImageKind kind = ImageKind::Ct;
+  std::string sopClassUid;
+  DicomSeriesInfo series;
+  std::int64_t rows = 0, columns = 0, frames = 1;
+  PixelFormat format;
+  Eigen::Vector3d rowDirection = Eigen::Vector3d::UnitX(),
+                  columnDirection = Eigen::Vector3d::UnitY();
+  double rowSpacingMm = 0, columnSpacingMm = 0;  // Pixel Spacing = row spacing \ column spacing
+  double sliceThicknessMm = 0, spacingBetweenSlicesMm = 0;
+  std::string rescaleType, petUnits;
+  std::optional<PatientPosition> patientPosition;
+  std::vector<Plane> planes;  // one per frame
+  std::optional<DicomProvenance> provenance;
+  std::optional<double> waterAttenuationPerMm;
+  std::optional<std::string> nativeUnits;
+};
+
+std::string text(DcmItem& item, const DcmTagKey& key) {
+  return getString(item, key).value_or("");
+}
+
+FormatError fileError(const fs::path& path, std::string_view problem) {
+  return FormatError(path, problem);
+}
+
+Eigen::Vector3d vector3(const std::vector<double>& v, std::size_t offset) {
+  return Eigen::Vector3d(v[offset], v[offset + 1], v[offset + 2]);
+}
+
+// An attribute looked up in the per-frame item, then the shared item, then the top level.
+std::vector<double> numbersFromGroups(DcmItem* perFrame, DcmItem* shared, const DcmTagKey& sequence,
+                                      const DcmTagKey& key) {
+  for (DcmItem* group : {perFrame, shared}) {
+    if (!group) continue;
+    if (DcmItem* item = firstItem(*group, sequence)) {
+      std::vector<double> values = getNumbers(*item, key);
+      if (!values.empty()) return values;
+    }
+  }
+  return {};
+}
+
+std::optional<std::string> stringFromGroups(DcmItem* perFrame, DcmItem* shared,
+                                            const DcmTagKey& sequence, const DcmTagKey& key) {
+  for (DcmItem* group : {perFrame, shared}) {
+    if (!group) continue;
+    if (DcmItem* item = firstItem(*group, sequence))
+      if (auto value = getString(*item, key)) return value;
+  }
+  return std::nullopt;
+}
+
+void checkDirections(const fs::path& path, const std::vector<double>& orientation) {
+  if (orientation.size() != 6)
+    throw fileError(path, "Image Orientation (Patient) needs 6 values, got " +
+                              std::to_string(orientation.size()));
+  const Eigen::Vector3d r = vector3(orientation, 0), c = vector3(orientation, 3);
+  if (!r.allFinite() || !c.allFinite() || std::abs(r.norm() - 1) > 1e-3 ||
+      std::abs(c.norm() - 1) > 1e-3 || std::abs(r.dot(c)) > 1e-3)
+    throw fileError(path, "Image Orientation (Patient) is not two orthogonal unit vectors");
+}
+
+void readPlaneGeometry(ImageHeader& h, const std::vector<double>& orientation,
+                       const std::vector<double>& spacing) {
+  checkDirections(h.path, orientation);
+  h.rowDirection = vector3(orientation, 0).normalized();
+  h.columnDirection = vector3(orientation, 3).normalized();
+  if (spacing.size() != 2 || !(spacing[0] > 0) || !(spacing[1] > 0) || !std::isfinite(spacing[0]) ||
+      !std::isfinite(spacing[1]))
+    throw fileError(h.path, "Pixel Spacing must be two positive numbers");
+  h.rowSpacingMm = spacing[0];
+  h.columnSpacingMm = spacing[1];
+}
+
+Eigen::Vector3d readPosition(const fs::path& path, const std::vector<double>& position) {
+  if (position.size() != 3 || !vector3(position, 0).allFinite())
+    throw fileError(path, "Image Position (Patient) needs 3 finite values");
+  return vector3(position, 0);
+}
+
+std::pair<double, double> readRescale(const fs::path& path, const std::vector<double>& slope,
+                                      const std::vector<double>& intercept) {
+  const double s = slope.empty() ? 1.0 : slope[0];
+  const double i = intercept.empty() ? 0.0 : intercept[0];
+  if (!std::isfinite(s) || s == 0 || !std::isfinite(i))
+    throw fileError(path, "Rescale Slope must be finite and non-zero, Rescale Intercept finite");
+  return {s, i};
+}
+
+std::int64_t readCount(const fs::path& path, DcmItem& d, const DcmTagKey& key, const char* field,
+                       std::int64_t fallback) {
+  const std::vector<double> v = getNumbers(d, key);
+  if (v.empty()) {
+    if (fallback > 0) return fallback;
+    throw FormatError(path, field, "missing");
+  }
+  if (!(v[0] >= 1) || v[0] > static_cast<double>(kMaxAxisLength) || v[0] != std::floor(v[0]))
+    throw FormatError(path, field,
+                      "must be a whole number from 1 to " + std::to_string(kMaxAxisLength) +
+                          ", got " + std::to_string(v[0]));
+  return static_cast<std::int64_t>(v[0]);
+}
+
+ImageHeader readHeader(const fs::path& path, DcmFileFormat& file) {
+  DcmDataset& d = *file.getDataset();
+  ImageHeader h;
+  h.path = path;
+  h.sopClassUid = text(d, DCM_SOPClassUID);
+  const auto kind = kindOfSopClass(h.sopClassUid);
+  if (!kind)
+    throw UnsupportedObject(path, "is a " + sopClassName(h.sopClassUid) +
+                                      " object; the workbench reads CT Image, Enhanced CT Image "
+                                      "and PET Image series");
+  h.kind = *kind;
+  DicomSeriesInfo& s = h.series;
+  s.seriesInstanceUid = text(d, DCM_SeriesInstanceUID);
+  if (s.seriesInstanceUid.empty()) throw FormatError(path, "Series Instance UID", "missing");
+  s.studyInstanceUid = text(d, DCM_StudyInstanceUID);
+  s.frameOfReferenceUid = text(d, DCM_FrameOfReferenceUID);
+  s.modality = text(d, DCM_Modality);
+  s.sopClass = kindName(h.kind);
+  s.seriesDescription = text(d, DCM_SeriesDescription);
+  s.patientName = text(d, DCM_PatientName);
+  s.patientId = text(d, DCM_PatientID);
+  if (auto n = getNumbers(d, DCM_SeriesNumber); !n.empty() && std::isfinite(n[0]))
+    s.seriesNumber = static_cast<std::int64_t>(n[0]);
+
+  h.rows = readCount(path, d, DCM_Rows, "Rows", 0);
+  h.columns = readCount(path, d, DCM_Columns, "Columns", 0);
+  h.frames = readCount(path, d, DCM_NumberOfFrames, "Number of Frames", 1);
+  if (h.kind != ImageKind::EnhancedCt && h.frames != 1)
+    throw FormatError(
+        path, "Number of Frames",
+        "a " + kindName(h.kind) + " file has one frame, got " + std::to_string(h.frames));
+  auto u16 = [&](const DcmTagKey& key, const char* field) -> Uint16 {
+    const std::vector<double> v = getNumbers(d, key);
+    if (v.empty()) throw FormatError(path, field, "missing");
+    return static_cast<Uint16>(std::clamp(v[0], 0.0, 65535.0));
+  };
+  h.format.samples = u16(DCM_SamplesPerPixel, "Samples per Pixel");
+  h.format.bitsAllocated = u16(DCM_BitsAllocated, "Bits Allocated");
+  h.format.bitsStored = u16(DCM_BitsStored, "Bits Stored");
+  h.format.highBit = u16(DCM_HighBit, "High Bit");
+  h.format.pixelRepresentation = u16(DCM_PixelRepresentation, "Pixel Representation");
+  h.format.photometric = text(d, DCM_PhotometricInterpretation);
+  const PixelFormat& f = h.format;
+  if (f.samples != 1) throw FormatError(path, "Samples per Pixel", "must be 1 (grey images)");
+  if (f.photometric != "MONOCHROME1" && f.photometric != "MONOCHROME2")
+    throw FormatError(path, "Photometric Interpretation",
+                      "must be MONOCHROME1 or MONOCHROME2, got '" + f.photometric + "'");
+  if (f.bitsAllocated != 8 && f.bitsAllocated != 16 && f.bitsAllocated != 32)
+    throw FormatError(path, "Bits Allocated",
+                      "must be 8, 16 or 32, got " + std::to_string(f.bitsAllocated));
+  if (f.bitsStored < 1 || f.bitsStored > f.bitsAllocated || f.highBit != f.bitsStored - 1)
+    throw FormatError(path, "Bits Stored",
+                      "must be 1.." + std::to_string(f.bitsAllocated) +
+                          " with High Bit = Bits Stored - 1 (got " + std::to_string(f.bitsStored) +
+                          ", " + std::to_string(f.highBit) + ")");
+  if (f.pixelRepresentation > 1) throw FormatError(path, "Pixel Representation", "must be 0 or 1");
+
+  h.rescaleType = text(d, DCM_RescaleType);
+  h.petUnits = text(d, DCM_Units);
+  h.sliceThicknessMm =
+      getNumbers(d, DCM_SliceThickness).empty() ? 0 : getNumbers(d, DCM_SliceThickness)[0];
+  h.spacingBetweenSlicesMm = getNumbers(d, DCM_SpacingBetweenSlices).empty()
+                                 ? 0
+                                 : getNumbers(d, DCM_SpacingBetweenSlices)[0];
+  std::optional<std::string> position = getString(d, DCM_PatientPosition);
+  if (!position) position = getPrivate(d, PrivateElement::PatientPosition);
+  if (position) {
+    try {
+      h.patientPosition = parsePatientPosition(*position);
+    } catch (const ParameterError&) {
+      // An unknown position (e.g. "SITTING") keeps the identity map; the caller warns.
+    }
+  }
+
+  if (h.kind == ImageKind::EnhancedCt) {
+    DcmItem* shared = firstItem(d, DCM_SharedFunctionalGroupsSequence);
+    DcmSequenceOfItems* perFrame = nullptr;
+    if (d.findAndGetSequence(DCM_PerFrameFunctionalGroupsSequence, perFrame).bad() || !perFrame ||
+        static_cast<std::int64_t>(perFrame->card()) != h.frames)
+      throw FormatError(path, "Per-frame Functional Groups Sequence",
+                        "must have one item per frame (" + std::to_string(h.frames) + ")");
+    std::vector<double> orientation0;
+    for (std::int64_t i = 0; i < h.frames; ++i) {
+      DcmItem* frame = perFrame->getItem(static_cast<unsigned long>(i));
+      const auto orientation = numbersFromGroups(frame, shared, DCM_PlaneOrientationSequence,
+                                                 DCM_ImageOrientationPatient);
+      const auto spacing =
+          numbersFromGroups(frame, shared, DCM_PixelMeasuresSequence, DCM_PixelSpacing);
+      if (i == 0) {
+        readPlaneGeometry(h, orientation, spacing);
+        orientation0 = orientation;
+        const auto thickness =
+            numbersFromGroups(frame, shared, DCM_PixelMeasuresSequence, DCM_SliceThickness);
+        const auto between =
+            numbersFromGroups(frame, shared, DCM_PixelMeasuresSequence, DCM_SpacingBetweenSlices);
+        if (!thickness.empty()) h.sliceThicknessMm = thickness[0];
+        if (!between.empty()) h.spacingBetweenSlicesMm = between[0];
+        if (auto type = stringFromGroups(frame, shared, DCM_PixelValueTransformationSequence,
+                                         DCM_RescaleType))
+          h.rescaleType = *type;
+      } else {
+        checkDirections(path, orientation);
+        for (int k = 0; k < 6; ++k)
+          if (std::abs(orientation[k] - orientation0[k]) > kDirectionTolerance)
+            throw fileError(path, "frame " + std::to_string(i + 1) +
+                                      " has another orientation than frame 1; the workbench reads "
+                                      "frames of one orientation");
+        if (spacing.size() != 2 || std::abs(spacing[0] - h.rowSpacingMm) > 1e-6 * h.rowSpacingMm ||
+            std::abs(spacing[1] - h.columnSpacingMm) > 1e-6 * h.columnSpacingMm)
+          throw fileError(path, "frame " + std::to_string(i + 1) + " has another pixel spacing");
+      }
+      Plane plane;
+      plane.frame = i;
+      plane.positionLps = readPosition(
+          path,
+          numbersFromGroups(frame, shared, DCM_PlanePositionSequence, DCM_ImagePositionPatient));
+      std::tie(plane.slope, plane.intercept) = readRescale(
+          path,
+          numbersFromGroups(frame, shared, DCM_PixelValueTransformationSequence, DCM_RescaleSlope),
+          numbersFromGroups(frame, shared, DCM_PixelValueTransformationSequence,
+                            DCM_RescaleIntercept));
+      h.planes.push_back(plane);
+    }
+  } else {
+    readPlaneGeometry(h, getNumbers(d, DCM_ImageOrientationPatient),
+                      getNumbers(d, DCM_PixelSpacing));
+    Plane plane;
+    plane.positionLps = readPosition(path, getNumbers(d, DCM_ImagePositionPatient));
+    std::tie(plane.slope, plane.intercept) =
+        readRescale(path, getNumbers(d, DCM_RescaleSlope), getNumbers(d, DCM_RescaleIntercept));
+    h.planes.push_back(plane);
+  }
+  s.rows = h.rows;
+  s.columns = h.columns;
+  s.frames = h.frames;
+  s.files = 1;
+
+  if (getPrivate(d, PrivateElement::SoftwareVersion)) {
+    DicomProvenance p;
+    p.algorithm = getPrivate(d, PrivateElement::Algorithm).value_or("");
+    p.variant = getPrivate(d, PrivateElement::Variant).value_or("");
+    p.tunables = getPrivate(d, PrivateElement::Tunables).value_or("");
+    const auto iterations = getPrivate(d, PrivateElement::Iterations);
+    p.iterations = iterations ? std::atoll(iterations->c_str()) : 0;
+    p.geometryHash = getPrivate(d, PrivateElement::GeometryHash).value_or("");
+    p.acquisitionKey = getPrivate(d, PrivateElement::AcquisitionKey).value_or("");
+    p.sourceDescription = getPrivate(d, PrivateElement::SourceDescription).value_or("");
+    p.parameters = getPrivate(d, PrivateElement::Parameters).value_or("");
+    h.provenance = p;
+    if (auto water = getPrivate(d, PrivateElement::WaterAttenuationPerMm)) {
+      char* end = nullptr;
+      const double value = std::strtod(water->c_str(), &end);
+      if (end != water->c_str() && value > 0 && std::isfinite(value))
+        h.waterAttenuationPerMm = value;
+    }
+    h.nativeUnits = getPrivate(d, PrivateElement::NativeUnits);
+  }
+  return h;
+}
+
+// Loads a file's header (values longer than kHeaderReadLength stay on disk).
+ImageHeader loadHeader(const fs::path& path) {
+  DcmFileFormat file;
+  const OFCondition c = file.loadFile(path.c_str(), EXS_Unknown, EGL_noChange, kHeaderReadLength);
+  if (c.bad()) throw fileError(path, "is not a readable DICOM file: " + conditionText(c));
+  return readHeader(path, file);
+}
+
+// The stored value of pixel i of a decoded frame as a signed/unsigned integer.
+double storedValue(const std::uint8_t* bytes, std::size_t i, const PixelFormat& f) {
+  std::uint32_t raw = 0;
+  switch (f.bitsAllocated) {
+    case 8:
+      raw = bytes[i];
+      break;
+    case 16: {
+      std::uint16_t v;
+      std::memcpy(&v, bytes + 2 * i, 2);
+      raw = v;
+      break;
+    }
+    default:
+      std::memcpy(&raw, bytes + 4 * i, 4);
+      break;
+  }
+  const std::uint32_t mask = f.bitsStored >= 32 ? 0xFFFFFFFFu : ((1u << f.bitsStored) - 1u);
+  raw &= mask;
+  if (f.pixelRepresentation == 1 && f.bitsStored < 32 && (raw >> (f.bitsStored - 1)) & 1u)
+    return static_cast<double>(static_cast<std::int64_t>(raw) - (std::int64_t{1} << f.bitsStored));
+  if (f.pixelRepresentation == 1 && f.bitsStored == 32) return static_cast<std::int32_t>(raw);
+  return raw;
+}
+
+// Decodes the file's pixel data (decompressing if needed) and hands each frame's stored bytes
+// to `frameBytes(frameIndex, bytes)`.
+template <typename FrameFn>
+void decodePixels(const fs::path& path, DcmFileFormat& file, const ImageHeader& h,
+                  FrameFn frameBytes) {
+  DcmDataset& d = *file.getDataset();
+  if (d.getOriginalXfer() != EXS_LittleEndianExplicit &&
+      d.getOriginalXfer() != EXS_LittleEndianImplicit &&
+      d.getOriginalXfer() != EXS_BigEndianExplicit) {
+    const OFCondition c = d.chooseRepresentation(EXS_LittleEndianExplicit, nullptr);
+    if (c.bad() || !d.canWriteXfer(EXS_LittleEndianExplicit))
+      throw fileError(path, "cannot decode the compressed pixel data (" +
+                                std::string(DcmXfer(d.getOriginalXfer()).getXferName()) +
+                                "): " + conditionText(c));
+  }
+  DcmElement* pixelData = nullptr;
+  if (d.findAndGetElement(DCM_PixelData, pixelData).bad() || !pixelData)
+    throw FormatError(path, "Pixel Data", "missing (float pixel data is not read)");
+  const std::uint64_t frameBytesCount = static_cast<std::uint64_t>(h.rows) *
+                                        static_cast<std::uint64_t>(h.columns) *
+                                        (h.format.bitsAllocated / 8);
+  const std::uint64_t needed = frameBytesCount * static_cast<std::uint64_t>(h.frames);
+  if (pixelData->getLength() < needed)
+    throw FormatError(path, "Pixel Data",
+                      "holds " + std::to_string(pixelData->getLength()) +
+                          " bytes, the header says " + std::to_string(h.rows) + " x " +
+                          std::to_string(h.columns) + " x " + std::to_string(h.frames) +
+                          " frames of " + std::to_string(h.format.bitsAllocated) + " bits (" +
+                          std::to_string(needed) + " bytes)");
+  const std::uint8_t* bytes = nullptr;
+  OFCondition c;
+  if (h.format.bitsAllocated == 8) {
+    const Uint8* p = nullptr;
+    c = pixelData->getUint8Array(const_cast<Uint8*&>(p));
+    bytes = p;
+  } else if (h.format.bitsAllocated == 16) {
+    Uint16* p = nullptr;
+    c = pixelData->getUint16Array(p);
+    bytes = reinterpret_cast<const std::uint8_t*>(p);
+  } else {
+    Uint8* p = nullptr;
+    c = pixelData->getUint8Array(p);
+    bytes = p;
+  }
+  if (c.bad() || !bytes) throw fileError(path, "cannot read the pixel data: " + conditionText(c));
+  for (std::int64_t frame = 0; frame < h.frames; ++frame)
+    frameBytes(frame, bytes + static_cast<std::size_t>(frame) * frameBytesCount);
+}
+
+std::vector<fs::path> candidateFiles(const fs::path& fileOrFolder) {
+  std::error_code ec;
+  if (fs::is_regular_file(fileOrFolder, ec)) return {fileOrFolder};
+  if (!fs::is_directory(fileOrFolder, ec))
+    throw IoError(fileOrFolder, "is neither a file nor a folder");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(fileOrFolder, ec)) {
+    if (!entry.is_regular_file(ec)) continue;
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name[0] == '.' || name == "DICOMDIR") continue;
+    files.push_back(entry.path());
+    if (static_cast<std::int64_t>(files.size()) > kMaxSeriesFiles)
+      throw FormatError(fileOrFolder,
+                        "holds more than " + std::to_string(kMaxSeriesFiles) + " files");
+  }
+  if (ec) throw IoError(fileOrFolder, "cannot list the folder: " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool hasDicomPreamble(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char buffer[132];
+  if (!in.read(buffer, sizeof buffer)) return false;
+  return std::string_view(buffer + 128, 4) == "DICM";
+}
+
+bool hasDicomExtension(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return ext == ".dcm" || ext == ".dicom" || ext == ".ima";
+}
+
+// The image files of a folder, read as headers; other DICOM objects and non-DICOM files are
+// skipped (a single file given by name must be readable).
+std::vector<ImageHeader> scanHeaders(const fs::path& fileOrFolder, const JobContext* context) {
+  initialiseDcmtk();
+  const bool single = fs::is_regular_file(fileOrFolder);
+  std::vector<ImageHeader> headers;
+  const std::vector<fs::path> files = candidateFiles(fileOrFolder);
+  std::string firstProblem;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (context) {
+      context->throwIfCancelled();
+      context->reportProgress("reading DICOM headers", 0.2 * static_cast<double>(i) / files.size());
+    }
+    const bool preamble = hasDicomPreamble(files[i]);
+    if (!single && !preamble && !hasDicomExtension(files[i])) continue;
+    try {
+      headers.push_back(loadHeader(files[i]));
+    } catch (const UnsupportedObject& e) {
+      if (single) throw;
+      if (firstProblem.empty()) firstProblem = e.what();
+    } catch (const FormatError& e) {
+      // A file that says it is DICOM but cannot be read breaks the series: never drop a slice
+      // quietly. Files without the preamble may be anything (a .dcm that is not DICOM).
+      if (single || preamble) throw;
+      if (firstProblem.empty()) firstProblem = e.what();
+    }
+  }
+  if (headers.empty())
+    throw FormatError(fileOrFolder,
+                      firstProblem.empty()
+                          ? std::string("holds no DICOM image files")
+                          : "holds no readable CT, Enhanced CT or PET image: " + firstProblem);
+  return headers;
+}
+
+std::vector<DicomSeriesInfo> summarise(const std::vector<ImageHeader>& headers) {
+  std::vector<DicomSeriesInfo> list;
+  std::map<std::string, std::size_t> bySeries;
+  for (const ImageHeader& h : headers) {
+    auto [it, inserted] = bySeries.try_emplace(h.series.seriesInstanceUid, list.size());
+    if (inserted) {
+      list.push_back(h.series);
+      continue;
+    }
+    DicomSeriesInfo& s = list[it->second];
+    s.files += 1;
+    s.frames += h.frames;
+  }
+  return list;
+}
+
+std::string describeSeries(const DicomSeriesInfo& s) {
+  return "'" +
+         (s.seriesDescription.empty() ? std::string("(no description)") : s.seriesDescription) +
+         "' (" + s.sopClass + ", " + std::to_string(s.frames) + " images, UID " +
+         s.seriesInstanceUid + ")";
+}
+
+}  // namespace
+
+bool looksLikeDicom(const fs::path& fileOrFolder) {
+  std::error_code ec;
+  if (fs::is_regular_file(fileOrFolder, ec)) return hasDicomPreamble(fileOrFolder);
+  if (!fs::is_directory(fileOrFolder, ec)) return false;
+  int looked = 0;
+  for (const auto& entry : fs::directory_iterator(fileOrFolder, ec)) {
+    if (!entry.is_regular_file(ec)) continue;
+    if (hasDicomPreamble(entry.path())) return true;
+    if (++looked >= 64) break;  // a folder of something else: stop early
+  }
+  return false;
+}
+
+std::vector<DicomSeriesInfo> listDicomSeries(const fs::path& fileOrFolder) {
+  return summarise(scanHeaders(fileOrFolder, nullptr));
+}
+
+DicomVolume readDicomSeries(const fs::path& fileOrFolder, const DicomReadOptions& options,
+                            const JobContext& context) {
+  std::vector<ImageHeader> all = scanHeaders(fileOrFolder, &context);
+  const std::vector<DicomSeriesInfo> series = summarise(all);
+  std::string uid = options.seriesInstanceUid;
+  if (uid.empty()) {
+    if (series.size() > 1) {
+      std::string names;
+      for (const auto& s : series) names += "\n  " + describeSeries(s);
+      throw FormatError(fileOrFolder,
+                        "holds " + std::to_string(series.size()) + " series; choose one:" + names);
+    }
+    uid = series.front().seriesInstanceUid;
+  }
+  std::vector<ImageHeader> headers;
+  for (ImageHeader& h : all)
+    if (h.series.seriesInstanceUid == uid) headers.push_back(std::move(h));
+  if (headers.empty()) throw FormatError(fileOrFolder, "holds no series with UID " + uid);
+
+  // One kind, size, pixel format, orientation and spacing for the whole series.
+  const ImageHeader& first = headers.front();
+  for (const ImageHeader& h : headers) {
+    const auto mixed = [&](const std::string& what) {
+      return FormatError(h.path, "does not match " + first.path.filename().string() + " (" + what +
+                                     "): the series is mixed");
+    };
+    if (h.kind != first.kind) throw mixed(kindName(h.kind) + " vs " + kindName(first.kind));
+    if (h.rows != first.rows || h.columns != first.columns)
+      throw mixed(std::to_string(h.columns) + " x " + std::to_string(h.rows) + " vs " +
+                  std::to_string(first.columns) + " x " + std::to_string(first.rows) + " pixels");
+    if (!(h.format == first.format)) throw mixed("pixel format");
+    if ((h.rowDirection - first.rowDirection).cwiseAbs().maxCoeff() > kDirectionTolerance ||
+        (h.columnDirection - first.columnDirection).cwiseAbs().maxCoeff() > kDirectionTolerance)
+      throw mixed("orientation");
+    if (std::abs(h.rowSpacingMm - first.rowSpacingMm) > 1e-6 * first.rowSpacingMm ||
+        std::abs(h.columnSpacingMm - first.columnSpacingMm) > 1e-6 * first.columnSpacingMm)
+      throw mixed("pixel spacing");
+  }
+  if (first.kind == ImageKind::EnhancedCt && headers.size() > 1)
+    throw FormatError(fileOrFolder, "series " + uid + " has " + std::to_string(headers.size()) +
+                                        " Enhanced CT files; open one file at a time");
+
+  // Sort every plane by its position along the normal; never by file name.
+  const Eigen::Vector3d normal = first.rowDirection.cross(first.columnDirection);
+  std::vector<Plane> planes;
+  for (std::size_t f = 0; f < headers.size(); ++f)
+    for (Plane p : headers[f].planes) {
+      p.fileIndex = f;
+      p.along = p.positionLps.dot(normal);
+      planes.push_back(p);
+    }
+  std::stable_sort(planes.begin(), planes.end(),
+                   [](const Plane& a, const Plane& b) { return a.along < b.along; });
+  const auto planeName = [&](const Plane& p) {
+    std::string name = headers[p.fileIndex].path.filename().string();
+    if (first.kind == ImageKind::EnhancedCt) name += " frame " + std::to_string(p.frame + 1);
+    return name;
+  };
+  double sliceSpacing = first.spacingBetweenSlicesMm > 0
+                            ? first.spacingBetweenSlicesMm
+                            : (first.sliceThicknessMm > 0 ? first.sliceThicknessMm : 1.0);
+  DicomVolume result;
+  if (planes.size() > 1) {
+    sliceSpacing =
+        (planes.back().along - planes.front().along) / static_cast<double>(planes.size() - 1);
+    for (std::size_t i = 1; i < planes.size(); ++i)
+      if (std::abs(planes[i].along - planes[i - 1].along) <
+          1e-6 * std::max(1.0, std::abs(sliceSpacing)))
+        throw FormatError(fileOrFolder, planeName(planes[i - 1]) + " and " + planeName(planes[i]) +
+                                            " lie at the same position: duplicate slices");
+    for (std::size_t i = 1; i < planes.size(); ++i) {
+      const double gap = planes[i].along - planes[i - 1].along;
+      if (std::abs(gap - sliceSpacing) > kSpacingTolerance * sliceSpacing)
+        throw FormatError(fileOrFolder, "uneven slice spacing: " + formatDecimalString(gap) +
+                                            " mm between " + planeName(planes[i - 1]) + " and " +
+                                            planeName(planes[i]) + ", " +
+                                            formatDecimalString(sliceSpacing) +
+                                            " mm on average (a missing slice?)");
+      const Eigen::Vector3d inPlane =
+          planes[i].positionLps - planes[i - 1].positionLps - gap * normal;
+      if (inPlane.norm() > 0.01 * std::max(first.rowSpacingMm, first.columnSpacingMm) + 1e-6)
+        result.warnings.push_back("slices are shifted in plane (a gantry tilt?) by up to " +
+                                  formatDecimalString(inPlane.norm()) +
+                                  " mm; the volume ignores it");
+    }
+  }
+  if (result.warnings.size() > 1) result.warnings.resize(1);
+
+  // Geometry: the patient position's map to world axes, or the file's own grid when oblique.
+  PatientPosition position = PatientPosition::HFS;
+  if (first.patientPosition)
+    position = *first.patientPosition;
+  else
+    result.warnings.push_back(
+        "no Patient Position: world axes = patient LPS axes (as head first, supine)");
+  const Eigen::Vector3d fileSpacing(first.columnSpacingMm, first.rowSpacingMm, sliceSpacing);
+  const Eigen::Vector3d fileCounts(static_cast<double>(first.columns),
+                                   static_cast<double>(first.rows),
+                                   static_cast<double>(planes.size()));
+  auto grid = worldGridFromDicom(first.rowDirection, first.columnDirection,
+                                 planes.front().positionLps, fileSpacing, fileCounts, position);
+  if (!grid) {
+    result.oblique = true;
+    WorldGridFromDicom own;
+    own.voxelSizeMm = fileSpacing;
+    own.originMm = planes.front().positionLps;
+    grid = own;
+    result.warnings.push_back(
+        "the slices are oblique: the volume keeps the images' own row, column "
+        "and slice axes, with its origin at the first voxel's LPS position");
+  }
+  VolumeShape shape;
+  std::int64_t* extents[3] = {&shape.nx, &shape.ny, &shape.nz};
+  for (int axis = 0; axis < 3; ++axis)
+    *extents[axis] = static_cast<std::int64_t>(fileCounts[grid->fileAxis[axis]]);
+  context.throwIfCancelled();
+  Volume volume(shape, grid->voxelSizeMm, grid->originMm);
+
+  // Values: HU back to attenuation when the water value is known.
+  const bool pet = first.kind == ImageKind::Pet;
+  std::string units = pet ? (first.petUnits.empty() ? "PET (no Units)" : first.petUnits)
+                          : (first.rescaleType.empty() ? "HU" : first.rescaleType);
+  if (!pet && units == "US" && first.nativeUnits) units = *first.nativeUnits;
+  std::optional<double> water =
+      options.waterAttenuationPerMm ? options.waterAttenuationPerMm : first.waterAttenuationPerMm;
+  const bool toAttenuation = !pet && units == "HU" && water && !options.keepHounsfield;
+  if (toAttenuation) units = "1/mm";
+
+  // Pixels: file by file, each plane into its place.
+  std::vector<std::int64_t> sliceOfPlane(planes.size());
+  std::map<std::pair<std::size_t, std::int64_t>, std::int64_t> sliceIndex;
+  for (std::size_t i = 0; i < planes.size(); ++i)
+    sliceIndex[{planes[i].fileIndex, planes[i].frame}] = static_cast<std::int64_t>(i);
+  std::int64_t stride[3] = {1, shape.nx, shape.nx * shape.ny};
+  std::int64_t fileStride[3] = {0, 0, 0}, fileStart = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    const int fa = grid->fileAxis[axis];
+    const std::int64_t n = *extents[axis];
+    fileStride[fa] = grid->reversed[axis] ? -stride[axis] : stride[axis];
+    if (grid->reversed[axis]) fileStart += (n - 1) * stride[axis];
+  }
+  float* out = volume.data();
+  for (std::size_t f = 0; f < headers.size(); ++f) {
+    context.throwIfCancelled();
+    context.reportProgress("reading DICOM pixels",
+                           0.2 + 0.8 * static_cast<double>(f) / headers.size());
+    const ImageHeader& h = headers[f];
+    DcmFileFormat file;
+    const OFCondition c = file.loadFile(h.path.c_str());
+    if (c.bad()) throw fileError(h.path, "is not a readable DICOM file: " + conditionText(c));
+    decodePixels(h.path, file, h, [&](std::int64_t frame, const std::uint8_t* bytes) {
+      const std::int64_t s = sliceIndex.at({f, frame});
+      const Plane& plane = h.planes[static_cast<std::size_t>(frame)];
+      const std::int64_t base = fileStart + s * fileStride[2];
+      for (std::int64_t r = 0; r < h.rows; ++r)
+        for (std::int64_t col = 0; col < h.columns; ++col) {
+          double v = storedValue(bytes, static_cast<std::size_t>(r * h.columns + col), h.format) *
+                         plane.slope +
+                     plane.intercept;
+          if (toAttenuation) v = *water * (1.0 + v / 1000.0);
+          out[base + r * fileStride[1] + col * fileStride[0]] = static_cast<float>(v);
+        }
+    });
+  }
+  context.reportProgress("reading DICOM pixels", 1.0);
+
+  result.volume = std::move(volume);
+  result.series = summarise(headers).front();
+  result.units = units;
+  result.patientPosition = position;
+  result.provenance = first.provenance;
+  result.rescaleSlope = planes.front().slope;
+  result.rescaleIntercept = planes.front().intercept;
+  return result;
+}
+
+std::int64_t parseDicomImageBuffer(const std::uint8_t* data, std::size_t size,
+                                   const fs::path& nameForErrors) {
+  initialiseDcmtk();
+  DcmInputBufferStream stream;
+  stream.setBuffer(data, static_cast<offile_off_t>(size));
+  stream.setEos();
+  DcmFileFormat file;
+  file.transferInit();
+  const OFCondition c = file.read(stream);
+  file.transferEnd();
+  if (c.bad()) throw fileError(nameForErrors, "is not a readable DICOM file: " + conditionText(c));
+  const ImageHeader h = readHeader(nameForErrors, file);
+  const std::uint64_t voxels = static_cast<std::uint64_t>(h.rows) *
+                               static_cast<std::uint64_t>(h.columns) *
+                               static_cast<std::uint64_t>(h.frames);
+  if (voxels > (std::uint64_t{1} << 28))
+    throw fileError(nameForErrors, "too many pixels for an in-memory check");
+  std::int64_t frames = 0;
+  volatile double sum = 0;  // keeps the decode from being optimised away
+  decodePixels(nameForErrors, file, h, [&](std::int64_t frame, const std::uint8_t* bytes) {
+    const Plane& plane = h.planes[static_cast<std::size_t>(frame)];
+    for (std::int64_t i = 0; i < h.rows * h.columns; ++i)
+      sum = sum + storedValue(bytes, static_cast<std::size_t>(i), h.format) * plane.slope +
+            plane.intercept;
+    ++frames;
+  });
+  return frames;
+}
+
+}  // namespace tomowb::io::dicom
