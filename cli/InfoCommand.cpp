@@ -7,6 +7,9 @@
 #include "Commands.h"
 #include "recon/geometry/GeometryJson.h"
 #include "recon/io/VolumeFiles.h"
+#ifdef TOMOWB_HAVE_DICOM
+#include "recon/io/dicom/DicomImport.h"
+#endif
 
 namespace tomowb::cli {
 namespace {
@@ -66,6 +69,29 @@ class InfoCommand : public Command {
         all.push_back(j);
         continue;
       }
+#ifdef TOMOWB_HAVE_DICOM
+      if (io::dicom::looksLikeDicom(path)) {
+        // A DICOM file or folder: its image series (`import dicom` reads one as a volume).
+        for (const auto& series : io::dicom::listDicomSeries(path)) {
+          if (!global.json)
+            std::printf("%s: DICOM %s, %lld images of %lld x %lld, series '%s' (%s)\n",
+                        path.c_str(), series.sopClass.c_str(),
+                        static_cast<long long>(series.frames),
+                        static_cast<long long>(series.columns), static_cast<long long>(series.rows),
+                        series.seriesDescription.c_str(), series.seriesInstanceUid.c_str());
+          all.push_back({{"path", path},
+                         {"kind", "dicom-series"},
+                         {"sopClass", series.sopClass},
+                         {"images", series.frames},
+                         {"files", series.files},
+                         {"columns", series.columns},
+                         {"rows", series.rows},
+                         {"seriesInstanceUid", series.seriesInstanceUid},
+                         {"description", series.seriesDescription}});
+        }
+        continue;
+      }
+#endif
       const io::FileSummary s = io::describeFile(path);
       if (!global.json) std::printf("%s\n", s.toText().c_str());
       all.push_back(s.toJson());

@@ -1,6 +1,7 @@
 #include "recon/io/dicom/DicomImport.h"
 
-#include <dcmtk/dcmdata/dcistrmb.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <Eigen/Geometry>
 #include <algorithm>
@@ -714,13 +715,23 @@ DicomVolume readDicomSeries(const fs::path& fileOrFolder, const DicomReadOptions
 std::int64_t parseDicomImageBuffer(const std::uint8_t* data, std::size_t size,
                                    const fs::path& nameForErrors) {
   initialiseDcmtk();
-  DcmInputBufferStream stream;
-  stream.setBuffer(data, static_cast<offile_off_t>(size));
-  stream.setEos();
+  // DCMTK checks an element's declared length against the bytes left only for file streams (a
+  // buffer stream would allocate up to 4 GiB for a corrupt length first), so the bytes go into
+  // an anonymous in-memory file that DCMTK reads as a file.
+  const int fd = ::memfd_create("tomowb-dicom", MFD_CLOEXEC);
+  if (fd < 0) throw IoError(nameForErrors, "cannot create an in-memory file");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  for (std::size_t written = 0; written < size;) {
+    const ssize_t n = ::write(fd, data + written, size - written);
+    if (n <= 0) throw IoError(nameForErrors, "cannot write the in-memory file");
+    written += static_cast<std::size_t>(n);
+  }
   DcmFileFormat file;
-  file.transferInit();
-  const OFCondition c = file.read(stream);
-  file.transferEnd();
+  const std::string procPath = "/proc/self/fd/" + std::to_string(fd);
+  const OFCondition c = file.loadFile(procPath.c_str());
   if (c.bad()) throw fileError(nameForErrors, "is not a readable DICOM file: " + conditionText(c));
   const ImageHeader h = readHeader(nameForErrors, file);
   const std::uint64_t voxels = static_cast<std::uint64_t>(h.rows) *

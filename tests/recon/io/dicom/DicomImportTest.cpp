@@ -258,5 +258,21 @@ TEST(DicomImport, BufferParserSurvivesTruncationAtEveryByte) {
   }
 }
 
+// Inputs the fuzzer found (fuzz/README.md): each must be a clean FormatError.
+TEST(DicomImport, FuzzFindingsAreFormatErrors) {
+  const fs::path folder = fs::path(TOMOWB_TEST_DATA_DIR) / "io" / "fuzz-crashers" / "dicom";
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_THROW(parseDicomImageBuffer(bytes.data(), bytes.size(), entry.path()), FormatError)
+        << entry.path();
+    JobContext context;
+    EXPECT_THROW(readDicomSeries(entry.path(), {}, context), FormatError) << entry.path();
+    ++count;
+  }
+  EXPECT_GT(count, 0);
+}
+
 }  // namespace
 }  // namespace tomowb::io::dicom

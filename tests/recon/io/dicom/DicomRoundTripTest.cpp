@@ -2,9 +2,11 @@
 // Enhanced CT and PET, every compression and every patient position; UIDs, provenance, crop,
 // cancel and replace.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <fstream>
 #include <set>
 
@@ -298,6 +300,33 @@ TEST(DicomExport, FolderUnderAFileIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("plain"), std::string::npos) << e.what();
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+// A write that fails half-way (as on a full disk): a file-size limit makes write() fail with
+// EFBIG after 64 KiB. The error names the file and nothing is left behind.
+TEST(DicomExport, FailedWriteLeavesNothing) {
+  const Volume volume = test::randomAttenuationVolume(
+      VolumeShape{256, 256, 4}, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero(), 5);
+  test::TempDir dir;
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto previousHandler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limited = old;
+  limited.rlim_cur = 64 * 1024;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  std::string message;
+  try {
+    JobContext context;
+    DicomExportOptions o;
+    o.type = DicomObjectType::EnhancedCtImage;  // one 512 KiB file
+    exportDicom(volume, dir / "s", o, context);
+  } catch (const IoError& e) {
+    message = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, previousHandler);
+  EXPECT_NE(message.find("ECT0001.dcm"), std::string::npos) << message;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
 TEST(DicomExport, UnwritableFolderIsAClearError) {
