@@ -6,7 +6,9 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QMap>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMetaObject>
@@ -24,6 +26,9 @@
 #include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
 #include "recon/io/VolumeFiles.h"
+#ifdef TOMOWB_HAVE_DICOM
+#include "recon/io/dicom/DicomImport.h"
+#endif
 
 namespace tomowb::gui {
 
@@ -91,6 +96,12 @@ DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
   auto* openMenu = new QMenu(openButton_);
   openMenu->addAction(tr("Open &files…"), this, &DataPanel::showOpenDialog);
   openMenu->addAction(tr("Open TIFF &series folder…"), this, &DataPanel::showOpenFolderDialog);
+#ifdef TOMOWB_HAVE_DICOM
+  openMenu->addAction(tr("Open &DICOM folder…"), this, &DataPanel::showOpenDicomFolderDialog);
+  openButton_->setToolTip(
+      tr("Open projections or volumes (raw + JSON, MetaImage, MRC tilt series, TIFF, NumPy, "
+         "RabbitCT, DICOM CT and PET series)"));
+#endif
   openButton_->setMenu(openMenu);
   connect(openButton_, &QToolButton::clicked, this, &DataPanel::showOpenDialog);
   buttons->addWidget(openButton_);
@@ -166,6 +177,11 @@ QStringList DataPanel::nameFilters() {
     all += QStringLiteral(" *.tif *.tiff");
   }
   perFormat << tr("NumPy array (*.npy)") << tr("RabbitCT projections (*.rct)");
+#ifdef TOMOWB_HAVE_DICOM
+  // DICOM files without an extension are picked with "All files" and recognised by content.
+  perFormat << tr("DICOM CT or PET images (*.dcm *.dicom)");
+  all += QStringLiteral(" *.dcm *.dicom");
+#endif
   return QStringList{tr("All supported files (%1)").arg(all)} + perFormat +
          QStringList{tr("All files (*)")};
 }
@@ -209,9 +225,42 @@ void DataPanel::showOpenFolderDialog() {
   openFiles({folder});
 }
 
+void DataPanel::showOpenDicomFolderDialog() {
+  QSettings settings;
+  const QString dir = settings.value("lastOpenDir", QDir::homePath()).toString();
+  const QString folder =
+      QFileDialog::getExistingDirectory(this, tr("Open a DICOM series (a folder of files)"), dir);
+  if (folder.isEmpty()) return;
+  settings.setValue("lastOpenDir", folder);
+  openFiles({folder});
+}
+
 void DataPanel::openFiles(const QStringList& paths) {
+  // Several *.dcm files of one folder are the slices of a series (or a few series): open the
+  // folder once, not one single-slice volume per file.
+  QStringList files;
   for (const QString& p : paths)
-    if (!p.isEmpty()) queue_ << p;
+    if (!p.isEmpty()) files << p;
+#ifdef TOMOWB_HAVE_DICOM
+  QMap<QString, int> dicomFilesPerFolder;
+  const auto isDcm = [](const QString& p) {
+    const QString suffix = QFileInfo(p).suffix().toLower();
+    return (suffix == QStringLiteral("dcm") || suffix == QStringLiteral("dicom")) &&
+           QFileInfo(p).isFile();
+  };
+  for (const QString& p : files)
+    if (isDcm(p)) ++dicomFilesPerFolder[QFileInfo(p).absolutePath()];
+  QStringList collapsed;
+  for (const QString& p : files) {
+    const QString folder = QFileInfo(p).absolutePath();
+    if (!isDcm(p) || dicomFilesPerFolder.value(folder) < 2)
+      collapsed << p;
+    else if (!collapsed.contains(folder))
+      collapsed << folder;
+  }
+  files = collapsed;
+#endif
+  queue_ << files;
   if (!loader_->busy()) startNext();
 }
 
@@ -308,7 +357,47 @@ void DataPanel::onProgress(double fraction) {
   }
 }
 
+void DataPanel::chooseDicomSeries(const LoadResult& listing) {
+  QString uid;
+  if (chooseSeries_) {
+    uid = chooseSeries_(listing.path, listing.dicomSeries);
+  } else {
+    QStringList labels;
+    for (const DicomSeriesOption& option : listing.dicomSeries) labels << option.label;
+    bool ok = false;
+    const QString chosen = QInputDialog::getItem(
+        this, tr("Open DICOM series"),
+        tr("%1 holds %n series. Open which one?", nullptr, static_cast<int>(labels.size()))
+            .arg(listing.name),
+        labels, 0, false, &ok);
+    if (ok)
+      for (const DicomSeriesOption& option : listing.dicomSeries)
+        if (option.label == chosen) uid = option.uid;
+  }
+  if (uid.isEmpty()) {
+    emit loadCancelled();
+    startNext();
+    return;
+  }
+  loader_->startDicomSeries(listing.path, uid);
+  setBusy(true, loader_->currentLabel());
+}
+
+QStringList DataPanel::volumeWarnings(int index) const {
+  const auto& volumes = workspace_.volumes();
+  if (index < 0 || index >= static_cast<int>(volumes.size())) return {};
+  const auto& volume = volumes[std::size_t(index)].volume;
+  for (const auto& [weak, warnings] : volumeWarnings_)
+    if (volume && weak.lock() == volume) return warnings;
+  return {};
+}
+
 void DataPanel::onLoaded(const LoadResult& result) {
+  if (!result.dicomSeries.isEmpty() && !result.volume) {
+    // A DICOM folder with several series: nothing was read yet.
+    chooseDicomSeries(result);
+    return;
+  }
   if (result.projections) {
     if (result.phantom) {
       const bool et = result.phantom->name() == "et-specimen";
@@ -322,6 +411,10 @@ void DataPanel::onLoaded(const LoadResult& result) {
     else
       workspace_.setProjections(result.projections, result.name, result.path, result.warnings);
   } else if (result.volume) {
+    if (!result.warnings.isEmpty()) {
+      std::erase_if(volumeWarnings_, [](const auto& entry) { return entry.first.expired(); });
+      volumeWarnings_.emplace_back(result.volume, result.warnings);
+    }
     const int index = workspace_.addVolume({result.name, result.path, result.volume, -1});
     workspace_.setCurrentVolume(index);
   }
@@ -390,7 +483,14 @@ void DataPanel::rebuildList() {
     item->setData(0, kKindRole, VolumeItem);
     item->setData(0, kIndexRole, static_cast<int>(i));
     item->setData(0, kPathRole, v.sourcePath);
-    item->setToolTip(0, v.sourcePath.isEmpty() ? tr("generated") : v.sourcePath);
+    QString tip = v.sourcePath.isEmpty() ? tr("generated") : v.sourcePath;
+    if (const QStringList warnings = volumeWarnings(static_cast<int>(i)); !warnings.isEmpty()) {
+      // As for projections: one line in the list, every warning in the tooltip.
+      item->setText(0, item->text(0) + tr("\n\u26a0 %n warning(s): hover to read", nullptr,
+                                          static_cast<int>(warnings.size())));
+      tip += QStringLiteral("\n\n") + warnings.join(QStringLiteral("\n"));
+    }
+    item->setToolTip(0, tip);
     if (static_cast<int>(i) == workspace_.currentVolumeIndex()) {
       QFont bold = item->font(0);
       bold.setBold(true);
@@ -464,7 +564,25 @@ void DataPanel::showFileInfo(QTreeWidgetItem* item) {
     // describeFile reads the header and scans values up to 256 MiB: well under a second.
     QApplication::setOverrideCursor(Qt::WaitCursor);
     try {
-      text = QString::fromStdString(io::describeFile(path.toStdString()).toText());
+#ifdef TOMOWB_HAVE_DICOM
+      if (LoadTask::isDicom(path)) {
+        for (const io::dicom::DicomSeriesInfo& s : io::dicom::listDicomSeries(path.toStdString()))
+          text +=
+              tr("%1 (%2, %3)\nSeries %4 · %5 × %6 × %7 · %n file(s)\nPatient %8 (%9)\n"
+                 "Series UID %10\nStudy UID %11\n\n",
+                 nullptr, static_cast<int>(s.files))
+                  .arg(QString::fromStdString(s.seriesDescription),
+                       QString::fromStdString(s.sopClass), QString::fromStdString(s.modality))
+                  .arg(s.seriesNumber)
+                  .arg(s.columns)
+                  .arg(s.rows)
+                  .arg(s.frames)
+                  .arg(QString::fromStdString(s.patientName), QString::fromStdString(s.patientId),
+                       QString::fromStdString(s.seriesInstanceUid),
+                       QString::fromStdString(s.studyInstanceUid));
+      } else
+#endif
+        text = QString::fromStdString(io::describeFile(path.toStdString()).toText());
     } catch (const std::exception& e) {
       text = QString::fromStdString(e.what());
     }

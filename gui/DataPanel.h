@@ -6,13 +6,19 @@
 // the Run menu) opens PreprocessDialog and runs preprocess::preprocessTiltSeries on the loader's
 // worker thread (same progress bar and Cancel); the result is a new projections entry beside
 // its source, and clicking a projections entry makes it the one panels and runs use. The main
-// window routes drag-and-drop and command-line files to openFiles(). Recent files live in QSettings
+// window routes drag-and-drop and command-line files to openFiles(). DICOM files and folders
+// (builds with DCMTK) open as volumes named after their series, with the reader's warnings on the
+// entry; a folder with several series asks which one first. Recent files live in QSettings
 // ("recentFiles", newest first, at most 10). An unreadable file gives a message box naming the file
 // and the problem; the window stays usable and the next queued file still opens.
 #pragma once
 
 #include <QStringList>
 #include <QWidget>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "gui/core/LoadTask.h"
 
@@ -56,6 +62,13 @@ class DataPanel : public QWidget {
   // When false, errors are only emitted (loadFailed) and not shown in a message box (tests,
   // command-line automation).
   void setShowsErrorDialogs(bool shows) { showsErrorDialogs_ = shows; }
+  // Asked which series of a DICOM folder to open; returns its UID, or empty to open none. The
+  // default asks with QInputDialog::getItem; tests answer themselves.
+  using DicomSeriesChooser =
+      std::function<QString(const QString& path, const QList<DicomSeriesOption>& series)>;
+  void setDicomSeriesChooser(DicomSeriesChooser chooser) { chooseSeries_ = std::move(chooser); }
+  // The reader's warnings about the workspace's volume `index` (DICOM), or none.
+  QStringList volumeWarnings(int index) const;
 
  public slots:
   // Opens each file in turn (projections or volume, decided by the format); folders are read as
@@ -64,6 +77,8 @@ class DataPanel : public QWidget {
   void openDemo(tomowb::gui::DemoKind kind, int size = 128);
   void showOpenDialog();
   void showOpenFolderDialog();
+  // A folder of DICOM files (several series: asks which one).
+  void showOpenDicomFolderDialog();
   // Drops the running load and everything queued: nothing of it is kept.
   void cancelLoading();
   // Opens PreprocessDialog (non-modal, deleted on close) for the current projections; OK calls
@@ -86,6 +101,7 @@ class DataPanel : public QWidget {
 
   void startNext();
   void onLoaded(const LoadResult& result);
+  void chooseDicomSeries(const LoadResult& listing);
   void onFailed(const QString& message);
   void onProgress(double fraction);
   void setBusy(bool busy, const QString& label = {}, bool preprocessing = false);
@@ -102,6 +118,9 @@ class DataPanel : public QWidget {
   QStringList queue_;
   QString lastError_;
   bool showsErrorDialogs_ = true;
+  DicomSeriesChooser chooseSeries_;
+  // Reader warnings of loaded volumes, by volume (NamedVolume has no place for them).
+  std::vector<std::pair<std::weak_ptr<const Volume>, QStringList>> volumeWarnings_;
 
   QTreeWidget* list_ = nullptr;
   QToolButton* openButton_ = nullptr;

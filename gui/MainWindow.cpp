@@ -61,6 +61,11 @@
 #include "recon/io/VolumeFiles.h"
 #include "recon/job/GpuMonitor.h"
 #include "render/SliceRoi.h"
+#ifdef TOMOWB_HAVE_DICOM
+#include "gui/DicomExportDialog.h"
+#include "recon/geometry/GeometryJson.h"
+#include "recon/io/dicom/Sha256.h"
+#endif
 
 namespace tomowb::gui {
 
@@ -186,6 +191,62 @@ std::vector<render::SliceRoi> etSpecimenRois(const phantom::Phantom& p) {
         }
   return rois;
 }
+
+#ifdef TOMOWB_HAVE_DICOM
+// What made a volume, for the DICOM export's Derivation Description and private block: the run's
+// algorithm, kernel variant(s), tunables and iterations, the SHA-256 of the geometry it used and
+// what identifies the acquisition (the projections' file and size, else that geometry hash), so
+// that series of one acquisition share a Frame of Reference.
+io::dicom::DicomProvenance dicomProvenance(const NamedVolume& volume, const RunInfo* run) {
+  io::dicom::DicomProvenance p;
+  p.sourceDescription =
+      volume.sourcePath.isEmpty() ? volume.name.toStdString() : volume.sourcePath.toStdString();
+  if (run == nullptr) {
+    if (!volume.sourcePath.isEmpty()) {
+      const QFileInfo file(volume.sourcePath);
+      p.acquisitionKey =
+          "file:" + file.absoluteFilePath().toStdString() + ":" + std::to_string(file.size());
+    }
+    return p;
+  }
+  const nlohmann::json& parameters = run->spec.parameters;
+  p.algorithm = run->spec.algorithm.toUpper().toStdString();  // "FDK", "SIRT", "OS-SIRT"...
+  if (parameters.contains("variant"))
+    p.variant = parameters.value("variant", "");
+  else if (parameters.contains("forwardVariant"))
+    p.variant =
+        parameters.value("forwardVariant", "") + " + " + parameters.value("backVariant", "");
+  if (parameters.contains("gpu") && parameters["gpu"].contains("tunables"))
+    for (const auto& [key, value] : parameters["gpu"]["tunables"].items())
+      p.tunables += (p.tunables.empty() ? "" : " ") + key + "=" +
+                    (value.is_string() ? value.get<std::string>() : value.dump());
+  if (!run->iterations.empty())
+    p.iterations = run->iterations.back().iteration;
+  else if (parameters.contains("iterations") && parameters["iterations"].is_number_integer())
+    p.iterations = parameters["iterations"].get<std::int64_t>();
+  if (parameters.contains("input")) {
+    const nlohmann::json& input = parameters["input"];
+    p.geometryHash = input.value("geometrySha256", "");
+    p.sourceDescription = input.value("name", p.sourceDescription);
+    const QString path = QString::fromStdString(input.value("path", ""));
+    if (!path.isEmpty() && QFileInfo(path).isFile()) {
+      const QFileInfo file(path);
+      p.acquisitionKey =
+          "file:" + file.absoluteFilePath().toStdString() + ":" + std::to_string(file.size());
+    }
+  }
+  if (p.acquisitionKey.empty()) p.acquisitionKey = p.geometryHash;
+  // The parameters as the run record has them (without the ROIs when that is too long).
+  nlohmann::json kept = parameters;
+  std::string text = kept.dump();
+  if (text.size() > 10240) {
+    kept.erase("rois");
+    text = kept.dump();
+  }
+  if (text.size() <= 10240) p.parameters = text;
+  return p;
+}
+#endif
 
 }  // namespace
 
@@ -365,6 +426,15 @@ void MainWindow::createActions() {
   saveVolumeAction_ = new QAction(tr("&Save volume as…"), this);
   saveVolumeAction_->setShortcut(QKeySequence::Save);
   connect(saveVolumeAction_, &QAction::triggered, this, &MainWindow::saveCurrentVolume);
+#ifdef TOMOWB_HAVE_DICOM
+  exportDicomAction_ = new QAction(tr("E&xport DICOM series…"), this);
+  exportDicomAction_->setObjectName(QStringLiteral("exportDicomAction"));
+  exportDicomAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+  exportDicomAction_->setStatusTip(
+      tr("Write the volume shown as a DICOM CT, Enhanced CT or PET series for PACS and other "
+         "viewers"));
+  connect(exportDicomAction_, &QAction::triggered, this, &MainWindow::showDicomExportDialog);
+#endif
 
   runAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/run.svg")), tr("&Run"), this);
   runAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
@@ -399,6 +469,7 @@ void MainWindow::createMenus() {
   file->addAction(etDemoAction_);
   file->addSeparator();
   file->addAction(saveVolumeAction_);
+  if (exportDicomAction_ != nullptr) file->addAction(exportDicomAction_);
   file->addAction(screenshotAction_);
   QAction* windowShot = file->addAction(tr("Save &window screenshot…"));
   connect(windowShot, &QAction::triggered, this, [this] {
@@ -594,6 +665,7 @@ void MainWindow::onCurrentVolumeChanged() {
     if (const RunInfo* info = runs_->run(v->runId); info != nullptr && !info->iterations.empty())
       iteration = info->iterations.back().iteration;
   cnrPanel_->setVolume(v ? v->volume : nullptr, v ? v->name : QString(), iteration);
+  updateRunActions();  // Save volume and Export DICOM follow the volume shown
 }
 
 void MainWindow::onRunStarted(int id) {
@@ -675,6 +747,13 @@ int MainWindow::startRun() {
                         workspace_->geometry(), algorithmPanel_->threadCount());
     spec.parameters["rois"] = cnrPanel_->roisJson();
     spec.parameters["input"]["name"] = workspace_->projectionsName().toStdString();
+    spec.parameters["input"]["path"] = workspace_->projectionsPath().toStdString();
+#ifdef TOMOWB_HAVE_DICOM
+    // Provenance of exported series (DicomExportDialog): the geometry this run uses.
+    if (const Geometry* geometry = workspace_->geometry())
+      spec.parameters["input"]["geometrySha256"] =
+          io::dicom::sha256Hex(geometryToJson(*geometry).dump());
+#endif
     const int id = runs_->enqueue(std::move(spec));
     statusBar()->showMessage(
         runs_->runningId() == id ? tr("Run %1 started").arg(id) : tr("Run %1 queued").arg(id),
@@ -903,6 +982,12 @@ void MainWindow::updateRunActions() {
                                          : tr("Open projections or the demo first"));
   cancelAction_->setEnabled(runs_->runningId() >= 0);
   saveVolumeAction_->setEnabled(workspace_->currentVolume() != nullptr);
+  if (exportDicomAction_ != nullptr) {
+    exportDicomAction_->setEnabled(workspace_->currentVolume() != nullptr);
+    exportDicomAction_->setToolTip(workspace_->currentVolume() != nullptr
+                                       ? tr("Export the volume shown as DICOM (Ctrl+Shift+E)")
+                                       : tr("Reconstruct or open a volume first"));
+  }
 }
 
 void MainWindow::updateStatus() {
@@ -928,6 +1013,21 @@ void MainWindow::saveCurrentVolume() {
   } catch (const std::exception& e) {
     QMessageBox::warning(this, tr("Save volume"), QString::fromStdString(e.what()));
   }
+}
+
+void MainWindow::showDicomExportDialog() {
+#ifdef TOMOWB_HAVE_DICOM
+  const NamedVolume* v = workspace_->currentVolume();
+  if (v == nullptr || !v->volume) return;
+  const RunInfo* run = v->runId >= 0 ? runs_->run(v->runId) : nullptr;
+  auto* dialog = new DicomExportDialog(v->volume, v->name, dicomProvenance(*v, run), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &DicomExportDialog::exportSucceeded, this,
+          [this](const QString& summary) { statusBar()->showMessage(summary, 20000); });
+  connect(dialog, &DicomExportDialog::exportCancelled, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+  dialog->open();
+#endif
 }
 
 void MainWindow::exportViewScreenshot() {
@@ -1050,7 +1150,8 @@ void MainWindow::showShortcuts() {
          "Double-click: maximise/restore the view · Ctrl+double-click: reset W/L<br><br>"
          "<b>3-D view</b><br>Left: rotate · Middle: pan · Right: zoom · r: reset<br><br>"
          "<b>Window</b><br>Ctrl+O open · Ctrl+D demo · Ctrl+R or F5 run · Ctrl+. cancel<br>"
-         "Ctrl+S save volume · Ctrl+Shift+S screenshot · F11 full screen · Ctrl+Q quit"));
+         "Ctrl+S save volume · Ctrl+Shift+E export DICOM · Ctrl+Shift+S screenshot<br>"
+         "F11 full screen · Ctrl+Q quit"));
 }
 
 void MainWindow::showAbout() {

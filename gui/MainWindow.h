@@ -78,6 +78,8 @@ class MainWindow : public QMainWindow {
   CnrPanel& cnrPanel() { return *cnrPanel_; }
   ConvergencePanel& convergencePanel() { return *convergencePanel_; }
   EventLoopMonitor& eventLoopMonitor() { return *monitor_; }
+  // File > Export DICOM series… (null when built without DCMTK).
+  QAction* exportDicomAction() const { return exportDicomAction_; }
 
   // Applies the command line once the window is shown: open files or the demo, maybe run FDK,
   // take screenshots and quit.
@@ -134,6 +136,8 @@ class MainWindow : public QMainWindow {
   void onRunEnded(int id);
   void openRunResult(int id);
   void saveCurrentVolume();
+  // Opens DicomExportDialog for the current volume, with the provenance of its run (if any).
+  void showDicomExportDialog();
   void exportViewScreenshot();
   void showShortcuts();
   void showAbout();
@@ -171,6 +175,7 @@ class MainWindow : public QMainWindow {
   QAction* cnrDemoAction_ = nullptr;
   QAction* etDemoAction_ = nullptr;
   QAction* saveVolumeAction_ = nullptr;
+  QAction* exportDicomAction_ = nullptr;
   QAction* runAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
   QAction* screenshotAction_ = nullptr;

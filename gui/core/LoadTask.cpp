@@ -1,5 +1,6 @@
 #include "gui/core/LoadTask.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QMetaObject>
 #include <cctype>
@@ -15,6 +16,9 @@
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
+#ifdef TOMOWB_HAVE_DICOM
+#include "recon/io/dicom/DicomImport.h"
+#endif
 
 namespace tomowb::gui {
 
@@ -28,6 +32,11 @@ std::filesystem::path toPath(const QString& path) {
   return std::filesystem::path(path.toStdString());
 }
 
+// The last component, also of a folder given with a trailing '/'.
+QString displayName(const QString& path) {
+  return QFileInfo(QDir::cleanPath(path)).fileName();
+}
+
 // io::describeFile's rule (VolumeFiles.h), from the header and the files beside it only: the
 // value scan describeFile also does would read the whole stack twice.
 bool mrcHoldsTiltSeries(const std::filesystem::path& path) {
@@ -39,6 +48,81 @@ bool mrcHoldsTiltSeries(const std::filesystem::path& path) {
   if (header.spaceGroup != 0 || header.nz < 2) return false;
   return header.tiltAnglesDeg.has_value() || !io::findCompanionFiles(path).tiltAngles.empty();
 }
+
+#ifdef TOMOWB_HAVE_DICOM
+// *.dcm and *.dicom are DICOM by name; files without a known extension (DICOM files are often
+// named by their UID, or not at all) and folders are DICOM when they start with its preamble,
+// so a folder of TIFF slices stays a TIFF series.
+bool isDicomPath(const std::filesystem::path& path) {
+  std::error_code ec;
+  try {
+    if (std::filesystem::is_directory(path, ec)) return io::dicom::looksLikeDicom(path);
+    std::string ext = path.extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".dcm" || ext == ".dicom") return true;
+    try {
+      io::dataFormatForPath(path);
+      return false;  // a format of ours
+    } catch (const ParameterError&) {
+      return std::filesystem::is_regular_file(path, ec) && io::dicom::looksLikeDicom(path);
+    }
+  } catch (const Error&) {
+    return false;  // unreadable: the reader it goes to says why
+  }
+}
+
+QString seriesLabel(const io::dicom::DicomSeriesInfo& s) {
+  const QString description = s.seriesDescription.empty()
+                                  ? QObject::tr("series %1").arg(s.seriesNumber)
+                                  : QString::fromStdString(s.seriesDescription);
+  return QStringLiteral("%1 · %2 · %3 × %4 × %5 · %6")
+      .arg(description, QString::fromStdString(s.modality))
+      .arg(s.columns)
+      .arg(s.rows)
+      .arg(s.frames)
+      .arg(QString::fromStdString(s.seriesInstanceUid));
+}
+
+// The volume of one series, named after its description and with the reader's warnings.
+LoadResult readDicom(const QString& path, const std::string& seriesUid, JobContext& context) {
+  const std::filesystem::path p = toPath(path);
+  io::dicom::DicomReadOptions options;
+  options.seriesInstanceUid = seriesUid;
+  std::filesystem::path source = p;
+  std::error_code ec;
+  if (seriesUid.empty()) {
+    const std::vector<io::dicom::DicomSeriesInfo> series = io::dicom::listDicomSeries(p);
+    if (series.size() > 1) {
+      LoadResult choice;
+      choice.path = path;
+      choice.name = displayName(path);
+      for (const auto& s : series)
+        choice.dicomSeries.push_back({QString::fromStdString(s.seriesInstanceUid), seriesLabel(s)});
+      return choice;
+    }
+    options.seriesInstanceUid = series.front().seriesInstanceUid;
+    // One slice file of a CT or PET series opens the whole series from its folder.
+    if (!std::filesystem::is_directory(p, ec) && series.front().frames == 1 &&
+        series.front().sopClass != "Enhanced CT Image")
+      source = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  }
+  io::dicom::DicomVolume read = io::dicom::readDicomSeries(source, options, context);
+  LoadResult r;
+  r.path = path;
+  QString name = QString::fromStdString(read.series.seriesDescription).trimmed();
+  if (name.isEmpty())
+    name = QObject::tr("DICOM %1 series %2")
+               .arg(QString::fromStdString(read.series.modality))
+               .arg(read.series.seriesNumber);
+  // Values other than attenuation (HU of another tool, PET units) are named with the volume.
+  if (!read.units.empty() && read.units != "1/mm")
+    name += QStringLiteral(" (%1)").arg(QString::fromStdString(read.units));
+  r.name = name;
+  for (const std::string& w : read.warnings) r.warnings << QString::fromStdString(w);
+  r.volume = std::make_shared<Volume>(std::move(read.volume));
+  return r;
+}
+#endif
 }  // namespace
 
 // One load. Shared by the LoadTask and its worker thread; the worker posts its outcome to
@@ -94,8 +178,17 @@ LoadTask::~LoadTask() {
   if (job->cancellable) job->doneChanged.wait_for(lock, kDemoStopWait, [&] { return job->done; });
 }
 
-LoadKind LoadTask::resolveKind(const QString& path, LoadKind kind) {
-  const std::filesystem::path p = toPath(path);
+bool LoadTask::isDicom([[maybe_unused]] const QString& path) {
+#ifdef TOMOWB_HAVE_DICOM
+  return isDicomPath(toPath(path));
+#else
+  return false;
+#endif
+}
+
+namespace {
+// resolveKind for the formats of VolumeFiles.h (everything but DICOM).
+LoadKind resolveFileKind(const std::filesystem::path& p, LoadKind kind) {
   const io::DataFormat format = io::dataFormatForPath(p);
   LoadKind actual = LoadKind::Volume;
   if (format == io::DataFormat::RabbitCt)
@@ -113,14 +206,32 @@ LoadKind LoadTask::resolveKind(const QString& path, LoadKind kind) {
   return actual;
 }
 
+LoadKind resolveDicomKind(const std::filesystem::path& p, LoadKind kind) {
+  if (kind == LoadKind::Projections)
+    throw FormatError(p, "holds a volume (DICOM), not projections");
+  return LoadKind::Volume;
+}
+}  // namespace
+
+LoadKind LoadTask::resolveKind(const QString& path, LoadKind kind) {
+  const std::filesystem::path p = toPath(path);
+  return isDicom(path) ? resolveDicomKind(p, kind) : resolveFileKind(p, kind);
+}
+
 void LoadTask::startFile(const QString& path, LoadKind kind) {
   auto job = std::make_shared<Job>();
-  job->work = [path, kind](JobContext&) {
+  job->work = [path, kind]([[maybe_unused]] JobContext& context) {
+#ifdef TOMOWB_HAVE_DICOM
+    if (isDicomPath(toPath(path))) {
+      resolveDicomKind(toPath(path), kind);  // a DICOM file asked for as projections says so
+      return readDicom(path, {}, context);
+    }
+#endif
     LoadResult r;
     r.path = path;
-    r.name = QFileInfo(path).fileName();
+    r.name = displayName(path);
     const std::filesystem::path p = toPath(path);
-    if (resolveKind(path, kind) == LoadKind::Projections) {
+    if (resolveFileKind(p, kind) == LoadKind::Projections) {
       std::vector<std::string> warnings;
       r.projections = std::make_shared<ProjectionStack>(io::readProjections(p, &warnings));
       for (const std::string& w : warnings) r.warnings << QString::fromStdString(w);
@@ -128,7 +239,22 @@ void LoadTask::startFile(const QString& path, LoadKind kind) {
       r.volume = std::make_shared<Volume>(io::readVolume(p));
     return r;
   };
-  launch(std::move(job), QFileInfo(path).fileName());
+  launch(std::move(job), displayName(path));
+}
+
+void LoadTask::startDicomSeries(const QString& path,
+                                [[maybe_unused]] const QString& seriesInstanceUid) {
+  auto job = std::make_shared<Job>();
+#ifdef TOMOWB_HAVE_DICOM
+  job->work = [path, uid = seriesInstanceUid.toStdString()](JobContext& context) {
+    return readDicom(path, uid, context);
+  };
+#else
+  job->work = [path](JobContext&) -> LoadResult {
+    throw ParameterError("format", path.toStdString() + ": this build reads no DICOM (DCMTK off)");
+  };
+#endif
+  launch(std::move(job), displayName(path));
 }
 
 void LoadTask::startDemo(DemoKind kind, int size) {

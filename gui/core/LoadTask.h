@@ -2,8 +2,11 @@
 // GUI thread, with progress and cancel (DESIGN.md, "Threads in the GUI"; UX goals U7 and U9).
 // The core's readers have no progress hook, so a file load reports indeterminate progress (-1)
 // and is cancelled by abandoning it: cancel() returns at once, the reader thread runs to its
-// end and its result is dropped, so nothing partial is ever kept. The demo reports real
-// progress and stops within one view through the core's CancelToken. Needs only QtCore.
+// end and its result is dropped, so nothing partial is ever kept. DICOM (when built with DCMTK:
+// *.dcm files, files without a known extension that start with DICOM's preamble, and folders
+// holding such files) is read with io::dicom::readDicomSeries, which stops at the token; a
+// folder with several series is listed first and the caller chooses (dicomSeries). The demo reports
+// real progress and stops within one view through the core's CancelToken. Needs only QtCore.
 #pragma once
 
 #include <QObject>
@@ -24,6 +27,12 @@ namespace tomowb::gui {
 // (ispg 0) with tilt angles (SerialEM header, or NAME.tlt / NAME.rawtlt beside it).
 enum class LoadKind { Auto, Projections, Volume };
 
+// One series of a DICOM folder that holds several: what the user chooses from.
+struct DicomSeriesOption {
+  QString uid;    // Series Instance UID, for startDicomSeries
+  QString label;  // "CT head · CT · 512 × 512 × 120 · 1.2.840..."
+};
+
 struct LoadResult {
   QString path;                                  // empty for a demo
   QString name;                                  // file name, or the demo's name
@@ -33,7 +42,9 @@ struct LoadResult {
   std::shared_ptr<phantom::Phantom> phantom;
   std::shared_ptr<phantom::CnrPhantom> cnrPhantom;
   std::shared_ptr<fdk::VolumeGrid> suggestedGrid;
-  QStringList warnings;  // what the reader found odd but read anyway (MRC tilt series)
+  QStringList warnings;  // what the reader found odd but read anyway (MRC tilt series, DICOM)
+  // A DICOM folder with several series: nothing was read; choose one and call startDicomSeries.
+  QList<DicomSeriesOption> dicomSeries;
   // Preprocessed projections (startPreprocess): added beside their source, not replacing it.
   bool derived = false;
   double seconds = 0;
@@ -53,6 +64,11 @@ class LoadTask : public QObject {
   // Starts reading `path`; a load already running is cancelled first. Emits progress(-1) at
   // once, then finished() or failed(), never both, and nothing after cancel().
   void startFile(const QString& path, LoadKind kind = LoadKind::Auto);
+  // Starts reading one series of a DICOM file or folder (the UID from LoadResult::dicomSeries).
+  void startDicomSeries(const QString& path, const QString& seriesInstanceUid);
+  // True if this build reads DICOM and `path` is DICOM by the rule above (reads at most the
+  // first 132 bytes of the files it checks).
+  static bool isDicom(const QString& path);
   // Starts generating a demo data set (gui/core/DemoData.h) with real progress.
   void startDemo(DemoKind kind, int size);
   // Starts preprocessing `input` (crop, bin, log, normalise: preprocess::preprocessTiltSeries)
@@ -70,7 +86,7 @@ class LoadTask : public QObject {
   QString currentLabel() const { return label_; }  // the file name or demo being loaded
 
   // The format decision of startFile, for callers and tests: throws ParameterError naming the
-  // path when the format is unknown or cannot hold what `kind` asks for.
+  // path when the format is unknown or cannot hold what `kind` asks for. DICOM is a volume.
   static LoadKind resolveKind(const QString& path, LoadKind kind);
 
  signals:
