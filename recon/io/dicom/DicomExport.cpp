@@ -401,6 +401,7 @@ class SeriesWriter {
         static_cast<unsigned long>(pixels.size()));
     if (c.bad()) throw Error("DICOM: cannot store the pixel data: " + conditionText(c));
     save(file, path);
+    verifyCompressed(path, pixels);
     return error;
   }
 
@@ -512,15 +513,37 @@ class SeriesWriter {
         DCM_PixelData, reinterpret_cast<const Uint16*>(pixels.data()),  // OW: the bits as is
         static_cast<unsigned long>(pixels.size()));
     if (c.bad()) throw Error("DICOM: cannot store the pixel data: " + conditionText(c));
-    pixels = {};
     context.throwIfCancelled();
     save(file, path);
+    verifyCompressed(path, pixels);
     return error;
   }
 
  private:
   static void check(const OFCondition& c, const char* what) {
     if (c.bad()) throw Error(std::string("DICOM: cannot write ") + what + ": " + conditionText(c));
+  }
+
+  // Compressed files are read back and decoded, and must give the same stored pixels: the
+  // export promises lossless compression, and a codec bug (see initialiseDcmtk) must become an
+  // error, never a silently different series.
+  void verifyCompressed(const std::filesystem::path& path,
+                        const std::vector<Sint16>& pixels) const {
+    if (o_.compression == DicomCompression::None) return;
+    DcmFileFormat file;
+    OFCondition c = file.loadFile(path.c_str());
+    DcmDataset& d = *file.getDataset();
+    if (c.good()) c = d.chooseRepresentation(EXS_LittleEndianExplicit, nullptr);
+    const Uint16* back = nullptr;
+    unsigned long count = 0;
+    if (c.good()) c = d.findAndGetUint16Array(DCM_PixelData, back, &count);
+    const bool same = c.good() && back && count >= pixels.size() &&
+                      std::memcmp(back, pixels.data(), pixels.size() * sizeof(Sint16)) == 0;
+    if (!same)
+      throw IoError(path, "the " + toString(o_.compression) +
+                              " encoder wrote pixels that do not decode to the same values (" +
+                              (c.bad() ? conditionText(c) : std::string("values differ")) +
+                              "); export uncompressed or with another compression");
   }
 
   void save(DcmFileFormat& file, const std::filesystem::path& path) const {
