@@ -14,6 +14,7 @@ struct GlobalOptions {
   bool json = false;      // machine-readable summary on stdout
   bool quiet = false;     // no progress, no text summary
   bool progress = false;  // progress bar even when stderr is not a terminal
+  bool noRecord = false;  // no run record beside the outputs (RunRecords.h)
 };
 
 class Command {
@@ -35,6 +36,8 @@ std::unique_ptr<Command> makeGeometryCommand(CLI::App& app);
 std::unique_ptr<Command> makeVariantsCommand(CLI::App& app);
 // `export dicom` and `import dicom` (a message saying why when the build has no DCMTK).
 std::vector<std::unique_ptr<Command>> makeDicomCommands(CLI::App& app);
+// `compare`, `sweep` and `rerun` (docs/qa.md).
+std::vector<std::unique_ptr<Command>> makeQaCommands(CLI::App& app);
 
 // Prints `summary` as JSON on stdout when --json is given.
 void printJson(const GlobalOptions& global, const nlohmann::json& summary);

@@ -10,7 +10,9 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "RunRecords.h"
 #include "recon/core/Error.h"
+#include "recon/core/Sha256.h"
 #include "recon/geometry/GeometryJson.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/VolumeFiles.h"
@@ -162,6 +164,25 @@ class DemoCommand : public Command {
       io::AtomicFileWriter out(outDir_ / "summary.json");
       out.write(summary.dump(2) + "\n");
       out.commit();
+    }
+    if (!global.noRecord) {
+      qa::RunRecord record =
+          startRunRecord({"-o", "--out-dir"}, outDir_.string(), runsOnGpu(params));
+      record.algorithm = "FDK";
+      record.variant = r.kernel.empty() ? r.variant : r.kernel;
+      record.geometry = geometryToJson(geometry);
+      if (sha256Available()) record.geometrySha256 = sha256Hex(record.geometry.dump());
+      record.parameters = {{"phantom", "modified-shepp-logan"},
+                           {"size", size_},
+                           {"views", views_},
+                           {"photons", photons_},
+                           {"seed", seed_},
+                           {"variant", params.variant},
+                           {"grid", gridToJson(grid)}};
+      record.tunables = fdk::toJson(params.gpu);
+      record.timings = fdkReportToJson(r);
+      record.metrics = metrics::toJson(m, central);
+      finishRunRecord(record, outDir_ / "run.json", {outDir_ / "recon.mhd"});
     }
     if (text) {
       std::printf("projections  %s (analytic, exact line integrals)\n",

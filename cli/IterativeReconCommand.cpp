@@ -14,6 +14,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "RunRecords.h"
 #include "recon/core/Error.h"
 #include "recon/cuda/GpuDevices.h"
 #include "recon/io/AtomicFileWriter.h"
@@ -333,6 +334,30 @@ class IterativeReconCommand : public Command {
     if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
     bar.finish();
     const iterative::IterativeReport& r = job.report();
+    if (!global.noRecord) {
+      const bool gpu = VariantRegistry::builtins().require(p.forwardVariant).needsGpu ||
+                       VariantRegistry::builtins().require(p.backVariant).needsGpu;
+      qa::RunRecord record = startRunRecord({"-o", "--out"}, io_.out, gpu);
+      addProjectionInputs(record, io_.in, projections);
+      record.algorithm = iterative::toString(method_);
+      for (char& c : record.algorithm)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      record.forwardVariant = r.forwardVariant;
+      record.variant = r.backVariant;
+      record.parameters = {{"iterations", p.iterations},
+                           {"relaxation", p.relaxation},
+                           {"subsets", p.subsets},
+                           {"grid", gridToJson(p.volume)},
+                           {"stopReason", r.stopReason}};
+      record.tunables = fdk::toJson(p.gpu);
+      record.timings = {{"totalSeconds", r.totalSeconds},
+                        {"forwardSeconds", r.forwardSeconds},
+                        {"backprojectSeconds", r.backprojectSeconds}};
+      if (!r.iterations.empty())
+        record.metrics = {{"finalRelativeResidual", r.iterations.back().relativeResidual}};
+      record.device["report"] = r.device;
+      finishRunRecord(record, qa::runRecordPathFor(io_.out), {io_.out});
+    }
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) printSummary(r, p.volume);
     printJson(global, {{"command", "recon " + iterative::toString(method_)},
@@ -416,6 +441,16 @@ class WbpCommand : public Command {
     io::writeVolume(io_.out, job.result(), io_.writeOptions());
     bar.finish();
     const fdk::FdkReport& r = job.report();
+    if (!global.noRecord) {
+      qa::RunRecord record = startRunRecord({"-o", "--out"}, io_.out, runsOnGpu(params));
+      addProjectionInputs(record, io_.in, projections);
+      record.algorithm = "WBP";
+      record.variant = r.kernel.empty() ? r.variant : r.kernel;
+      record.parameters = {{"variant", params.variant}, {"grid", gridToJson(params.volume)}};
+      record.tunables = fdk::toJson(params.gpu);
+      record.timings = fdkReportToJson(r);
+      finishRunRecord(record, qa::runRecordPathFor(io_.out), {io_.out});
+    }
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) {
       const fdk::VolumeGrid& g = params.volume;

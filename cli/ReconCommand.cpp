@@ -6,6 +6,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "RunRecords.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/iterative/IterativeJson.h"
 
@@ -50,6 +51,20 @@ class ReconCommand : public Command {
     if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
     bar.finish();
     const fdk::FdkReport& r = job.report();
+    if (!global.noRecord) {
+      qa::RunRecord record = startRunRecord({"-o", "--out"}, out_, runsOnGpu(params));
+      addProjectionInputs(record, in_, projections);
+      record.algorithm = "FDK";
+      record.variant = r.kernel.empty() ? r.variant : r.kernel;
+      record.parameters = {{"variant", params.variant},
+                           {"grid", gridToJson(grid)},
+                           {"weighting", r.weighting},
+                           {"fieldOfViewMask", params.fieldOfViewMask}};
+      record.tunables = fdk::toJson(params.gpu);
+      record.timings = fdkReportToJson(r);
+      record.device["report"] = r.device;
+      finishRunRecord(record, qa::runRecordPathFor(out_), {out_});
+    }
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) {
       std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", out_.c_str(),

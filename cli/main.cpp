@@ -8,6 +8,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "RunRecords.h"
 #include "recon/core/Error.h"
 
 int main(int argc, char** argv) {
@@ -15,7 +16,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Tomo Workbench command line: phantoms, FDK, SIRT and ET reconstruction, metrics, file "
       "info.\n"
-      "Exit codes: 0 ok, 1 error, 2 usage, 3 out of memory, 130 interrupted.",
+      "Exit codes: 0 ok, 1 error, 2 usage, 3 out of memory, 4 a check failed, 130 interrupted.",
       "tomowb-cli"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tomowb-cli ") + TOMOWB_VERSION);
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", global.quiet, "no progress bar and no text summary");
   app.add_flag("--progress", global.progress,
                "draw the progress bar even if stderr is not a terminal");
+  app.add_flag("--no-record", global.noRecord,
+               "write no run record (NAME.run.json) beside a reconstruction's output");
+  setCommandLine(argc, argv);
 
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(makeDemoCommand(app));
@@ -37,6 +41,7 @@ int main(int argc, char** argv) {
   commands.push_back(makeGeometryCommand(app));
   commands.push_back(makeVariantsCommand(app));
   for (auto& command : makeDicomCommands(app)) commands.push_back(std::move(command));
+  for (auto& command : makeQaCommands(app)) commands.push_back(std::move(command));
 
   try {
     app.parse(argc, argv);

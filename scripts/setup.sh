@@ -11,7 +11,7 @@ packages=(
   # software OpenGL for the GUI tests and screenshots (reference/dependencies.md); libqt6svg6
   # carries the SVG icon engine the toolbar icons need.
   qt6-base-dev libqt6opengl6-dev libqt6svg6 libvtk9-dev xvfb xauth libgl1-mesa-dri
-  # DICOM export and import (DCMTK; OpenSSL for the SHA-256 provenance hashes), and the
+  # DICOM export and import (DCMTK), OpenSSL for SHA-256 hashes (run records, provenance), the
   # independent checkers the DICOM tests run: dciodvfy (dicom3tools), gdcminfo (libgdcm-tools)
   # and dcmdump (dcmtk)
   libdcmtk-dev libssl-dev dicom3tools libgdcm-tools dcmtk

@@ -2333,6 +2333,18 @@ std::string IterativeBenchmark::summary() const {
          pathText(m.run.problem) + ", " + m.run.planText + ", " + deviceName(m.device);
 }
 
+namespace {
+
+// The matched pair interpolates in software (float32); the fast kernels read half2 texels; the
+// others use the texture unit's linear interpolation (docs/et-gpu.md).
+qa::AccuracyClass etAccuracyClass(const std::string& name) {
+  if (name == "et.fp.matched" || name == "et.bp.matched") return qa::AccuracyClass::Exact;
+  if (name == "et.fp.fast" || name == "et.bp.fast") return qa::AccuracyClass::HalfPrecision;
+  return qa::AccuracyClass::HardwareInterpolation;
+}
+
+}  // namespace
+
 void registerGpuEtVariants(VariantRegistry& r) {
   struct Entry {
     const char* name;
@@ -2390,6 +2402,7 @@ void registerGpuEtVariants(VariantRegistry& r) {
     v.description = e.description;
     v.tunables = e.tunables;
     v.needsGpu = true;
+    v.accuracyClass = etAccuracyClass(e.name);
     const std::string name = e.name;
     v.forwardProject = [name](const Volume& volume, ProjectionStack& projections,
                               std::span<const std::int64_t> views, JobContext& context) {
@@ -2420,6 +2433,7 @@ void registerGpuEtVariants(VariantRegistry& r) {
     v.tunables = e.tunables;
     v.needsGpu = true;
     v.adjointOf = e.adjointOf;
+    v.accuracyClass = etAccuracyClass(e.name);
     const std::string name = e.name;
     v.backprojectViews = [name](const ProjectionStack& projections, Volume& volume,
                                 std::span<const std::int64_t> views, JobContext& context) {

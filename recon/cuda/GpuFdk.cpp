@@ -1033,6 +1033,21 @@ const std::string& DeviceBackprojection::kernel() const {
   return impl_->kernel;
 }
 
+namespace {
+
+// Software bilinear kernels in float32 round like the CPU; texture units interpolate with 8-bit
+// fixed-point weights; half2 kernels store half-precision data (bench/results/2026-11-23-h100-
+// fdk-gpu.md: relative L2 1.2e-4 / 4.4e-3 / 2.1e-4 on random data).
+qa::AccuracyClass fdkAccuracyClass(const std::string& name) {
+  if (name == "fdk.bp.naive" || name == "fdk.bp.soft" || name == "fdk.bp.soft-mirror")
+    return qa::AccuracyClass::Exact;
+  if (name == "fdk.bp.soft-mirror-half" || name == "fdk.bp.mirror-half2" || name == "fdk.bp.fast")
+    return qa::AccuracyClass::HalfPrecision;
+  return qa::AccuracyClass::HardwareInterpolation;
+}
+
+}  // namespace
+
 void registerGpuVariants(VariantRegistry& r) {
   struct Entry {
     const char* name;
@@ -1089,6 +1104,7 @@ void registerGpuVariants(VariantRegistry& r) {
     v.description = e.description;
     v.tunables = e.tunables;
     v.needsGpu = true;
+    v.accuracyClass = fdkAccuracyClass(name);
     v.backproject = [name](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
       backprojectFiltered(filtered, volume, context, name);
     };

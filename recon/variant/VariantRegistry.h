@@ -14,6 +14,7 @@
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/job/JobContext.h"
+#include "recon/qa/AccuracyClass.h"
 
 namespace tomowb {
 
@@ -64,6 +65,9 @@ struct KernelVariant {
   // For "et.bp." variants: true if it is the exact transpose of the forward projector named
   // here (a matched pair passes the adjoint test); empty for an unmatched backprojector.
   std::string adjointOf;
+  // What agreement with the CPU float64 reference it promises (recon/qa/AccuracyClass.h): the
+  // compare view and `tomowb-cli compare` / `sweep` judge it against that class's tolerance.
+  qa::AccuracyClass accuracyClass = qa::AccuracyClass::Exact;
 };
 
 class VariantRegistry {

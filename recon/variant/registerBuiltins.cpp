@@ -4,6 +4,7 @@
 #include "recon/cuda/GpuFdk.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/projector/ProjectorVariants.h"
+#include "recon/qa/TestVariants.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb {
@@ -34,6 +35,7 @@ void registerBuiltins(VariantRegistry& r) {
   r.add(projector::josephBackprojectCpuVariant());  // "et.bp.cpu-matched"
   r.add(projector::voxelBackprojectCpuVariant());   // "et.bp.cpu-voxel"
   cuda::registerGpuEtVariants(r);
+  qa::registerTestVariants(r);  // only with TOMOWB_TEST_VARIANTS set (recon/qa/TestVariants.h)
 }
 
 }  // namespace tomowb

@@ -1,16 +1,11 @@
-// Sha256: SHA-256 digests (OpenSSL's EVP interface) as lower-case hex, for provenance hashes of
-// geometries and input files.
+// Sha256 for the DICOM code: the core's (recon/core/Sha256.h), under the names it had here.
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
-#include <string>
-#include <string_view>
+#include "recon/core/Sha256.h"
 
 namespace tomowb::io::dicom {
 
-std::string sha256Hex(std::string_view bytes);
-// The digest of a file's content, read in 1 MiB blocks; IoError if it cannot be read.
-std::string sha256HexOfFile(const std::filesystem::path& path);
+using tomowb::sha256Hex;
+using tomowb::sha256HexOfFile;
 
 }  // namespace tomowb::io::dicom

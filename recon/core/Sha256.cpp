@@ -1,6 +1,8 @@
-#include "recon/io/dicom/Sha256.h"
+#include "recon/core/Sha256.h"
 
+#if TOMOWB_HAVE_OPENSSL
 #include <openssl/evp.h>
+#endif
 
 #include <array>
 #include <fstream>
@@ -9,7 +11,13 @@
 
 #include "recon/core/Error.h"
 
-namespace tomowb::io::dicom {
+namespace tomowb {
+
+#if TOMOWB_HAVE_OPENSSL
+
+bool sha256Available() noexcept {
+  return true;
+}
 
 namespace {
 
@@ -65,4 +73,18 @@ std::string sha256HexOfFile(const std::filesystem::path& path) {
   return finishHex(context.get());
 }
 
-}  // namespace tomowb::io::dicom
+#else
+
+bool sha256Available() noexcept {
+  return false;
+}
+std::string sha256Hex(std::string_view) {
+  throw Error("SHA-256: this build has no OpenSSL (libssl-dev)");
+}
+std::string sha256HexOfFile(const std::filesystem::path& path) {
+  throw IoError(path, "cannot hash: this build has no OpenSSL (libssl-dev)");
+}
+
+#endif
+
+}  // namespace tomowb

@@ -1,0 +1,472 @@
+// The QA commands (issue #9; docs/qa.md):
+//   compare A B       metrics of A against B, pass / fail for A's variant class, a report
+//   sweep             every registered variant of FDK or SIRT on one input: time, accuracy
+//                     against the CPU float64 reference, determinism, adjoint; a report with the
+//                     Pareto chart
+//   rerun RECORD      repeat a recorded run and say whether it matches bit for bit or within the
+//                     variant's tolerance
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numbers>
+
+#include "CliSupport.h"
+#include "Commands.h"
+#include "RegionSpec.h"
+#include "RunRecords.h"
+#include "recon/core/Error.h"
+#include "recon/core/Sha256.h"
+#include "recon/geometry/ScanBuilders.h"
+#include "recon/io/VolumeFiles.h"
+#include "recon/phantom/AnalyticProjector.h"
+#include "recon/phantom/Phantom.h"
+#include "recon/qa/QaReport.h"
+#include "recon/qa/RunComparison.h"
+#include "recon/qa/RunRecord.h"
+#include "recon/qa/VariantSweep.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace tomowb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A check (compare, sweep verdicts, rerun) did not pass.
+constexpr int kExitCheckFailed = 4;
+
+qa::ToleranceTable loadTolerances(const std::string& file) {
+  if (file.empty()) return {};
+  std::ifstream in(file);
+  if (!in) throw IoError(file, "cannot open");
+  try {
+    return qa::ToleranceTable::fromJson(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(file, std::string("not valid JSON: ") + e.what());
+  }
+}
+
+std::optional<qa::AccuracyClass> classOfVariant(const std::string& variant) {
+  if (const KernelVariant* v = VariantRegistry::builtins().find(variant)) return v->accuracyClass;
+  return std::nullopt;
+}
+
+void printComparison(const qa::RunComparison& c) {
+  const auto& m = c.metrics;
+  std::printf("max-abs      %.4g (%.3g of the reference's range)\n", m.maxAbsDifference,
+              c.maxAbsRelative);
+  std::printf("NRMSE        %.4g   RMSE %.4g   PSNR %.2f dB   SSIM %s   mean bias %.4g\n", m.nrmse,
+              m.rmse, m.psnrDb, m.ssim ? std::to_string(*m.ssim).c_str() : "-", m.meanDifference);
+  for (const auto& r : c.cnr)
+    std::printf("CNR %-8s %.4g (A)  %.4g (B)\n", r.name.c_str(), r.cnrTest, r.cnrReference);
+  if (c.passed) std::printf("verdict      %s\n", c.verdict.c_str());
+}
+
+class CompareCommand : public Command {
+ public:
+  explicit CompareCommand(CLI::App& app) {
+    sub_ = app.add_subcommand("compare",
+                              "volume A against volume B: max-abs, NRMSE, PSNR, SSIM, bias, CNR, "
+                              "pass/fail for A's variant class, and a report");
+    sub_->add_option("a", a_, "the volume under test")->required()->check(CLI::ExistingPath);
+    sub_->add_option("b", b_, "the reference (e.g. the CPU float64 run)")
+        ->required()
+        ->check(CLI::ExistingPath);
+    sub_->add_option("--class", class_,
+                     "A's accuracy class: exact, hardware-interpolation, half-precision (default: "
+                     "from --variant, or from A's run record)");
+    sub_->add_option("--variant", variant_, "A's kernel variant (its class sets the tolerance)");
+    sub_->add_option("--tolerances", tolerancesFile_, "JSON with per-class limits (docs/qa.md)");
+    sub_->add_option("--region", region_, kRegionHelp);
+    sub_->add_option("--roi", rois_, "ROI for CNR (repeatable, with --background)");
+    sub_->add_option("--background", backgrounds_, "background of each --roi");
+    sub_->add_flag("--no-ssim", noSsim_, "skip SSIM");
+    sub_->add_option("--report", report_, "write a report folder (report.md and pictures)");
+    sub_->add_flag("--html", html_, "report.html instead of report.md");
+    sub_->add_flag("--force", force_, "replace the report folder");
+    sub_->add_option("--slice", slice_, "z slice for the report's pictures (default: middle)");
+  }
+  CLI::App* subcommand() const override { return sub_; }
+
+  int run(const GlobalOptions& global) override {
+    const Volume a = io::readVolume(a_);
+    const Volume b = io::readVolume(b_);
+    qa::CompareSpec spec;
+    spec.tolerances = loadTolerances(tolerancesFile_);
+    spec.computeSsim = !noSsim_;
+    if (!region_.empty()) spec.region = parseRegions(region_);
+    if (rois_.size() != backgrounds_.size())
+      throw ParameterError("--roi", "give one --background per --roi");
+    for (std::size_t i = 0; i < rois_.size(); ++i)
+      spec.rois.push_back(
+          {"roi" + std::to_string(i + 1), parseRegion(rois_[i]), parseRegion(backgrounds_[i])});
+    std::string variant = variant_;
+    if (variant.empty()) {
+      std::error_code ec;
+      const fs::path record = qa::runRecordPathFor(a_);
+      if (fs::exists(record, ec)) variant = qa::readRunRecord(record).variant;
+    }
+    if (!class_.empty()) {
+      spec.accuracyClass = qa::accuracyClassFromString(class_);
+      if (!spec.accuracyClass)
+        throw ParameterError(
+            "--class", "exact, hardware-interpolation or half-precision, got '" + class_ + "'");
+    } else if (!variant.empty()) {
+      spec.accuracyClass = classOfVariant(variant);
+    }
+    const qa::RunComparison c = qa::compareRuns(a, b, spec);
+    nlohmann::json summary{
+        {"command", "compare"}, {"a", a_}, {"b", b_}, {"comparison", qa::toJson(c)}};
+    if (!variant.empty()) summary["variant"] = variant;
+    if (!report_.empty()) {
+      qa::CompareReportInput in;
+      in.labelA = variant.empty() ? fs::path(a_).filename().string() : variant;
+      in.labelB = fs::path(b_).filename().string();
+      in.pathA = a_;
+      in.pathB = b_;
+      in.a = &a;
+      in.b = &b;
+      in.comparison = c;
+      in.slice = slice_;
+      const fs::path written = qa::writeCompareReport(
+          report_, in, html_ ? qa::ReportFormat::Html : qa::ReportFormat::Markdown, force_);
+      summary["report"] = written.string();
+      if (!global.quiet && !global.json) std::printf("report       %s\n", written.string().c_str());
+    }
+    if (!global.quiet && !global.json) printComparison(c);
+    printJson(global, summary);
+    return c.passed.value_or(true) ? kExitOk : kExitCheckFailed;
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  std::string a_, b_, class_, variant_, tolerancesFile_, report_;
+  std::vector<std::string> region_, rois_, backgrounds_;
+  bool noSsim_ = false, html_ = false, force_ = false;
+  std::int64_t slice_ = -1;
+};
+
+class SweepCommand : public Command {
+ public:
+  explicit SweepCommand(CLI::App& app) {
+    sub_ = app.add_subcommand(
+        "sweep",
+        "every registered variant of an algorithm on one input: median time (warm-up excluded), "
+        "accuracy against the CPU float64 reference, determinism, adjoint; a report with the "
+        "accuracy-against-speed chart");
+    sub_->add_option("--algorithm", algorithm_, "fdk or sirt")
+        ->check(CLI::IsMember({"fdk", "sirt"}))
+        ->capture_default_str();
+    sub_->add_option("-i,--in", in_, "projections (default: the demo phantom's, see --size)");
+    sub_->add_option("--size", size_, "demo: FDK volume edge / ET detector width (voxels)")
+        ->capture_default_str();
+    sub_->add_option("--views", views_, "demo: FDK views over 360 degrees")->capture_default_str();
+    sub_->add_option("--thickness", thickness_, "SIRT: tomogram thickness (voxels)")
+        ->capture_default_str();
+    sub_->add_option("--iterations", iterations_, "SIRT iterations per run")->capture_default_str();
+    sub_->add_option("--device", device_, "cpu, gpu or all")
+        ->check(CLI::IsMember({"cpu", "gpu", "all"}))
+        ->capture_default_str();
+    sub_->add_option("--repeats", options_.repeats, "timed runs per variant")
+        ->capture_default_str();
+    sub_->add_option("--warmups", options_.warmups, "untimed runs first")->capture_default_str();
+    sub_->add_option("--only", options_.only, "variant names or prefixes to keep");
+    sub_->add_option("--tolerances", tolerancesFile_, "JSON with per-class limits");
+    sub_->add_flag("--no-ssim", noSsim_, "skip SSIM");
+    sub_->add_flag("--no-adjoint", noAdjoint_, "SIRT: skip the dot-product tests");
+    sub_->add_option("--report", report_,
+                     "write a report folder (report.md, Pareto chart, slices)");
+    sub_->add_flag("--html", html_, "report.html instead of report.md");
+    sub_->add_flag("--force", force_, "replace the report folder");
+  }
+  CLI::App* subcommand() const override { return sub_; }
+
+  int run(const GlobalOptions& global) override {
+    options_.cpu = device_ != "gpu";
+    options_.gpu = device_ != "cpu";
+    options_.computeSsim = !noSsim_;
+    options_.adjointTests = !noAdjoint_;
+    options_.tolerances = loadTolerances(tolerancesFile_);
+    ProgressBar bar(progressWanted(global.progress, global.quiet));
+    JobContext context(interruptToken(), &bar);
+    qa::SweepResult result;
+    std::string input = in_;
+    if (algorithm_ == "fdk") {
+      ProjectionStack projections;
+      fdk::FdkParams params;
+      if (in_.empty()) {
+        GeometryOptions scan;
+        scan.cols = size_;
+        scan.rows = std::int64_t(std::ceil(double(size_) * 300.0 / 256.0));
+        scan.views = views_;
+        scan.pitchMm = 2.0 * 204.8 / double(size_);
+        projections = phantom::projectPhantom(phantom::modifiedSheppLogan3d(100.0), scan.build(),
+                                              {}, &context);
+        params.volume = fdk::VolumeGrid::centred({size_, size_, size_},
+                                                 Eigen::Vector3d::Constant(204.8 / size_));
+        input = "demo: modified Shepp-Logan, " + std::to_string(size_) + "^3, " +
+                std::to_string(views_) + " views";
+      } else {
+        projections = io::readProjections(in_);
+        params.volume = GridOptions{}.build(projections.geometry());
+      }
+      result = qa::sweepFdk(projections, params, options_, context);
+    } else {
+      ProjectionStack projections;
+      if (in_.empty()) {
+        const double pixelMm = 1e-6;
+        TiltSeriesParams scan;
+        scan.cols = size_;
+        scan.rows = std::max<std::int64_t>(8, size_ / 4);
+        scan.pixelSizeMm = pixelMm;
+        scan.tiltAnglesRad =
+            arcAnglesRad(61, 120.0 * std::numbers::pi / 180, -60.0 * std::numbers::pi / 180);
+        const auto specimen = phantom::etSpecimenPhantom(
+            0.9 * size_ * pixelMm, 0.8 * thickness_ * pixelMm, scan.rows * pixelMm);
+        projections = phantom::projectPhantom(specimen, tiltSeries(scan), {}, &context);
+        input = "demo: ET specimen, " + std::to_string(size_) + " x " + std::to_string(scan.rows) +
+                " pixels, 61 views over +-60 degrees";
+      } else {
+        projections = io::readProjections(in_);
+      }
+      iterative::IterativeParams params;
+      params.volume = iterative::tomogramGrid(projections.geometry(), thickness_);
+      params.iterations = iterations_;
+      params.lowerBound = 0.0;
+      result = qa::sweepSirt(projections, params, options_, context);
+      input += ", SIRT " + std::to_string(iterations_) + " iterations";
+    }
+    bar.finish();
+    result.input = input;
+    nlohmann::json summary = qa::toJson(result);
+    summary["command"] = "sweep";
+    if (!report_.empty()) {
+      const fs::path written = qa::writeSweepReport(
+          report_, result, html_ ? qa::ReportFormat::Html : qa::ReportFormat::Markdown, force_);
+      summary["report"] = written.string();
+      if (!global.quiet && !global.json) std::printf("report       %s\n", written.string().c_str());
+    }
+    bool allPass = true;
+    if (!global.quiet && !global.json) {
+      std::printf("%s sweep on %s; reference %s %.4g s\n", result.algorithm.c_str(), input.c_str(),
+                  result.reference.c_str(), result.referenceSeconds);
+      std::printf("%-36s %-22s %10s %8s %10s %10s %-5s %s\n", "variant", "class", "median s",
+                  "GUPS", "NRMSE", "maxabs/rng", "", "determinism");
+    }
+    for (const qa::SweepRow& r : result.rows) {
+      if (r.ran && r.comparison && !r.comparison->passed.value_or(true)) allPass = false;
+      if (global.quiet || global.json) continue;
+      if (!r.ran) {
+        std::printf("%-36s %-22s %s\n", r.label.c_str(), qa::toString(r.accuracyClass).c_str(),
+                    (r.skipped.empty() ? "failed: " + r.failed : "skipped: " + r.skipped).c_str());
+        continue;
+      }
+      std::printf(
+          "%-36s %-22s %10.4g %8.4g %10.3g %10.3g %-5s %s%s\n",
+          (r.label + (r.onParetoFront ? " *" : "")).c_str(), qa::toString(r.accuracyClass).c_str(),
+          r.medianSeconds, r.gups, r.comparison->metrics.nrmse, r.comparison->maxAbsRelative,
+          r.comparison->passed.value_or(false) ? "pass" : "FAIL", r.determinism.summary().c_str(),
+          r.adjoint ? (", adjoint " + std::to_string(r.adjoint->relativeError)).c_str() : "");
+    }
+    printJson(global, summary);
+    return allPass ? kExitOk : kExitCheckFailed;
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  std::string algorithm_ = "fdk", in_, device_ = "all", tolerancesFile_, report_;
+  std::int64_t size_ = 64, views_ = 120, thickness_ = 32;
+  int iterations_ = 10;
+  bool noSsim_ = false, noAdjoint_ = false, html_ = false, force_ = false;
+  qa::SweepOptions options_;
+};
+
+// Runs argv (argv[0] is this program) in `workingDirectory`; returns its exit status.
+int runProgram(const std::vector<std::string>& argv, const std::string& workingDirectory) {
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error("rerun: cannot start a process");
+  if (pid == 0) {
+    if (!workingDirectory.empty() && ::chdir(workingDirectory.c_str()) != 0) _exit(127);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv("/proc/self/exe", args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw Error("rerun: lost the process");
+    if (interruptToken().requested()) ::kill(pid, SIGINT);
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+class RerunCommand : public Command {
+ public:
+  explicit RerunCommand(CLI::App& app) {
+    sub_ = app.add_subcommand("rerun",
+                              "repeat a recorded run (NAME.run.json) and report whether its output "
+                              "matches bit for bit, or within the variant's tolerance");
+    sub_->add_option("record", record_, "the run record")->required()->check(CLI::ExistingFile);
+    sub_->add_option("--keep", keep_,
+                     "keep the new output in this folder (default: a temporary one)");
+    sub_->add_option("--tolerances", tolerancesFile_, "JSON with per-class limits");
+  }
+  CLI::App* subcommand() const override { return sub_; }
+
+  int run(const GlobalOptions& global) override {
+    const qa::RunRecord record = qa::readRunRecord(record_);
+    if (record.command.size() < 2 || record.outputArguments.empty())
+      throw FormatError(record_, "command", "the record has no command line to repeat");
+    const bool text = !global.quiet && !global.json;
+    const fs::path base =
+        record.workingDirectory.empty() || !fs::is_directory(record.workingDirectory)
+            ? fs::current_path()
+            : fs::path(record.workingDirectory);
+    const auto resolve = [&](const std::string& p) {
+      return fs::path(p).is_absolute() ? fs::path(p) : base / p;
+    };
+    // The inputs must be the recorded ones.
+    std::vector<std::string> problems;
+    for (const qa::RecordedFile& f : record.inputs) {
+      std::error_code ec;
+      if (!fs::exists(resolve(f.path), ec)) {
+        problems.push_back(f.path + " is missing");
+        continue;
+      }
+      if (!f.sha256.empty() && sha256Available() && sha256HexOfFile(resolve(f.path)) != f.sha256)
+        problems.push_back(f.path + " changed since the run (SHA-256 differs)");
+    }
+    if (!problems.empty()) {
+      std::string all;
+      for (const auto& p : problems) all += "\n  " + p;
+      throw FormatError(record_, "inputs", "cannot repeat the run:" + all);
+    }
+    // New outputs go to a fresh folder; the command is otherwise the recorded one.
+    fs::path folder =
+        keep_.empty() ? fs::temp_directory_path() / ("tomowb-rerun-" + std::to_string(::getpid()))
+                      : fs::path(keep_);
+    fs::create_directories(folder);
+    std::vector<std::string> argv = record.command;
+    argv.push_back("--no-record");
+    std::map<std::string, fs::path> moved;  // recorded output -> new path
+    for (std::size_t index : record.outputArguments) {
+      const fs::path original = argv[index];
+      const fs::path fresh = folder / original.filename();
+      moved[original.string()] = fresh;
+      argv[index] = fresh.string();
+    }
+    // Global flags go before the subcommand: put --no-record right after the program name.
+    argv.pop_back();
+    argv.insert(argv.begin() + 1, "--no-record");
+    argv.insert(argv.begin() + 1, "-q");
+    if (text) {
+      std::string line;
+      for (const auto& a : argv) line += a + " ";
+      std::printf("rerun        %s\n", line.c_str());
+    }
+    const int status = runProgram(argv, base.string());
+    if (status != 0) throw Error("rerun: the command exited with status " + std::to_string(status));
+
+    // Compare each recorded output (the main ones, role "output") with the new one.
+    bool allMatch = true;
+    nlohmann::json results = nlohmann::json::array();
+    const auto classOf = [&]() -> std::optional<qa::AccuracyClass> {
+      std::optional<qa::AccuracyClass> a = classOfVariant(record.variant), b;
+      if (!record.forwardVariant.empty()) b = classOfVariant(record.forwardVariant);
+      if (a && b) return std::max(*a, *b);
+      return a ? a : b;
+    };
+    for (const qa::RecordedFile& out : record.outputs) {
+      if (out.role != "output") continue;
+      fs::path fresh;
+      for (const auto& [original, now] : moved) {
+        const fs::path o = original;
+        if (o == fs::path(out.path))
+          fresh = now;
+        else if (fs::path(out.path).parent_path() == o ||
+                 fs::path(out.path).parent_path() == resolve(o.string()))
+          fresh = now / fs::path(out.path).filename();  // an output folder (the demo's)
+      }
+      if (fresh.empty()) fresh = folder / fs::path(out.path).filename();
+      nlohmann::json r{{"output", out.path}, {"new", fresh.string()}};
+      const std::string hash = sha256Available() ? sha256HexOfFile(fresh) : "";
+      // MetaImage and raw + JSON name their data file inside: compare the data, not the header.
+      bool identical = !out.sha256.empty() && hash == out.sha256;
+      if (!identical) {
+        for (const qa::RecordedFile& data : record.outputs)
+          if (data.role == "output data" &&
+              fs::path(data.path).parent_path() == fs::path(out.path).parent_path()) {
+            const fs::path freshData = fresh.parent_path() / fs::path(data.path).filename();
+            std::error_code ec;
+            if (fs::exists(freshData, ec) && sha256Available())
+              identical = sha256HexOfFile(freshData) == data.sha256 &&
+                          volumesEqual(resolve(out.path), fresh);
+          }
+      }
+      if (identical) {
+        r["result"] = "bit-identical";
+        if (text)
+          std::printf("output       %s: bit for bit identical (SHA-256 %s)\n", out.path.c_str(),
+                      hash.substr(0, 16).c_str());
+      } else {
+        std::error_code ec;
+        if (!fs::exists(resolve(out.path), ec)) {
+          r["result"] = "differs (the original output is gone: no tolerance check)";
+          allMatch = false;
+          if (text)
+            std::printf(
+                "output       %s: differs from the recorded hash, and the original is gone\n",
+                out.path.c_str());
+        } else {
+          qa::CompareSpec spec;
+          spec.tolerances = loadTolerances(tolerancesFile_);
+          spec.accuracyClass = classOf().value_or(qa::AccuracyClass::Exact);
+          spec.computeSsim = false;
+          const qa::RunComparison c =
+              qa::compareRuns(io::readVolume(fresh), io::readVolume(resolve(out.path)), spec);
+          r["result"] = *c.passed ? "within tolerance" : "outside tolerance";
+          r["comparison"] = qa::toJson(c);
+          allMatch = allMatch && *c.passed;
+          if (text)
+            std::printf("output       %s: not bit-identical; %s\n", out.path.c_str(),
+                        c.verdict.c_str());
+        }
+      }
+      results.push_back(r);
+    }
+    if (keep_.empty()) fs::remove_all(folder);
+    printJson(
+        global,
+        {{"command", "rerun"}, {"record", record_}, {"outputs", results}, {"matches", allMatch}});
+    return allMatch ? kExitOk : kExitCheckFailed;
+  }
+
+ private:
+  static bool volumesEqual(const fs::path& a, const fs::path& b) {
+    const Volume va = io::readVolume(a), vb = io::readVolume(b);
+    return va.shape() == vb.shape() &&
+           std::equal(va.voxels().begin(), va.voxels().end(), vb.voxels().begin(),
+                      [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; });
+  }
+
+  CLI::App* sub_ = nullptr;
+  std::string record_, keep_, tolerancesFile_;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Command>> makeQaCommands(CLI::App& app) {
+  std::vector<std::unique_ptr<Command>> commands;
+  commands.push_back(std::make_unique<CompareCommand>(app));
+  commands.push_back(std::make_unique<SweepCommand>(app));
+  commands.push_back(std::make_unique<RerunCommand>(app));
+  return commands;
+}
+
+}  // namespace tomowb::cli

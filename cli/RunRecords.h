@@ -1,0 +1,33 @@
+// Run records from the command line (recon/qa/RunRecord.h; docs/qa.md): every reconstruction
+// command writes "<output>.run.json" beside its output (or "run.json" in the demo's folder) with
+// the command line that repeats it, its inputs and outputs with their SHA-256, the geometry, the
+// parameters, the variant, the device, timings and metrics. --no-record skips it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "recon/core/ProjectionStack.h"
+#include "recon/qa/RunRecord.h"
+
+namespace tomowb::cli {
+
+// main() stores argv here first thing.
+void setCommandLine(int argc, char** argv);
+const std::vector<std::string>& commandLine();
+
+// A record with the command line (and the output option's argument marked, or appended as
+// `outputOption outputValue` when the default was used), the time, the working directory, the
+// software version and the device.
+qa::RunRecord startRunRecord(const std::vector<std::string>& outputOptions,
+                             const std::string& outputValue, bool gpuRun);
+// The projections' file (role "projections", and its data file for raw + JSON) and geometry.
+void addProjectionInputs(qa::RunRecord& record, const std::filesystem::path& input,
+                         const ProjectionStack& projections);
+// Hashes the outputs, writes the record atomically, returns its path.
+std::filesystem::path finishRunRecord(qa::RunRecord& record,
+                                      const std::filesystem::path& recordPath,
+                                      const std::vector<std::filesystem::path>& outputs);
+
+}  // namespace tomowb::cli

@@ -1,0 +1,66 @@
+// RunComparison: one run's volume against another's (two variants, a GPU run against the CPU
+// float64 reference, or two algorithms): the metrics table of the compare view and of
+// `tomowb-cli compare` (max-abs, NRMSE, PSNR, SSIM, mean bias), the difference histogram, the
+// CNR of saved ROIs in both, and pass / fail against the test variant's accuracy class.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recon/core/Volume.h"
+#include "recon/metrics/ImageMetrics.h"
+#include "recon/metrics/Region.h"
+#include "recon/qa/AccuracyClass.h"
+
+namespace tomowb::qa {
+
+// Counts of (test - reference) over the region, in `bins` equal bins over a range symmetric
+// about 0 (+-the largest |difference|, or +-1e-30 when the volumes are equal).
+struct DifferenceHistogram {
+  double halfRange = 0;
+  std::vector<std::int64_t> counts;
+  double binWidth() const { return counts.empty() ? 0 : 2 * halfRange / counts.size(); }
+  double binCentre(std::size_t i) const { return -halfRange + (i + 0.5) * binWidth(); }
+};
+
+// A named ROI with its background, for CNR = |mean roi - mean bg| / std bg.
+struct CnrRoi {
+  std::string name;
+  metrics::Region roi;
+  metrics::Region background;
+};
+
+struct RoiCnr {
+  std::string name;
+  double cnrTest = 0, cnrReference = 0;
+};
+
+struct CompareSpec {
+  metrics::Region region = metrics::Region::whole();
+  bool computeSsim = true;
+  int histogramBins = 101;
+  std::vector<CnrRoi> rois;
+  // The class the test run's variant belongs to; unset: no pass / fail verdict.
+  std::optional<AccuracyClass> accuracyClass;
+  ToleranceTable tolerances;
+};
+
+struct RunComparison {
+  metrics::ComparisonMetrics metrics;
+  double maxAbsRelative = 0;  // max |d| / reference range
+  DifferenceHistogram histogram;
+  std::vector<RoiCnr> cnr;
+  std::optional<AccuracyClass> accuracyClass;
+  std::optional<Tolerance> tolerance;
+  std::optional<bool> passed;  // set when a class was given
+  std::string verdict;         // "pass: NRMSE 3.1e-05 <= 1e-03, ..." or "fail: ..."
+};
+
+// ParameterError when the shapes differ or the region selects nothing (as compareVolumes).
+RunComparison compareRuns(const Volume& test, const Volume& reference, const CompareSpec& spec);
+
+nlohmann::json toJson(const RunComparison& c);
+
+}  // namespace tomowb::qa

@@ -1,0 +1,31 @@
+#include "recon/qa/TestVariants.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "recon/fdk/BackprojectorCpu.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace tomowb::qa {
+
+void registerTestVariants(VariantRegistry& registry) {
+  const char* flag = std::getenv(kTestVariantsEnvironment);
+  if (!flag || std::string_view(flag).empty() || std::string_view(flag) == "0") return;
+  KernelVariant v;
+  v.name = "fdk.bp.test-half-pixel";
+  v.description =
+      "TEST ONLY, deliberately wrong: the CPU backprojector with the detector read half a column "
+      "off (registered because TOMOWB_TEST_VARIANTS is set)";
+  v.accuracyClass = AccuracyClass::Exact;  // what it claims; the QA tools must catch the lie
+  v.backproject = [](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
+    ProjectionStack shifted = filtered;
+    for (std::int64_t i = 0; i < shifted.viewCount(); ++i) {
+      View& view = shifted.geometry().view(i);
+      view.detectorCentre += 0.5 * view.u;
+    }
+    fdk::backprojectCpu(shifted, volume, context);
+  };
+  registry.add(std::move(v));
+}
+
+}  // namespace tomowb::qa

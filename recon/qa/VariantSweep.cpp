@@ -1,0 +1,273 @@
+#include "recon/qa/VariantSweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+
+#include "recon/core/Error.h"
+#include "recon/cuda/GpuDevices.h"
+#include "recon/metrics/MetricsJson.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace tomowb::qa {
+
+namespace {
+
+// One run of a candidate: its volume, the kernel seconds, the whole run's seconds, voxel
+// updates and the device it ran on.
+struct RunOutput {
+  Volume volume;
+  double kernelSeconds = 0, totalSeconds = 0, voxelUpdates = 0;
+  std::string device;
+};
+using RunFn = std::function<RunOutput(JobContext&)>;
+
+struct Candidate {
+  SweepRow row;
+  bool needsGpu = false;
+  RunFn run;
+};
+
+bool kept(const SweepOptions& options, const std::string& name) {
+  if (options.only.empty()) return true;
+  return std::any_of(options.only.begin(), options.only.end(),
+                     [&](const std::string& p) { return name.rfind(p, 0) == 0; });
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+void markParetoFront(std::vector<SweepRow>& rows) {
+  // Among the rows that pass: a failing variant is no candidate, however fast.
+  const auto candidate = [](const SweepRow& r) {
+    return r.ran && r.comparison && r.comparison->passed.value_or(true);
+  };
+  for (SweepRow& a : rows) {
+    if (!candidate(a)) continue;
+    a.onParetoFront = true;
+    for (const SweepRow& b : rows) {
+      if (&a == &b || !candidate(b)) continue;
+      const bool fasterOrSame = b.medianSeconds <= a.medianSeconds;
+      const bool betterOrSame = b.comparison->metrics.nrmse <= a.comparison->metrics.nrmse;
+      const bool strictly = b.medianSeconds < a.medianSeconds ||
+                            b.comparison->metrics.nrmse < a.comparison->metrics.nrmse;
+      if (fasterOrSame && betterOrSame && strictly) {
+        a.onParetoFront = false;
+        break;
+      }
+    }
+  }
+}
+
+SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
+                     const std::string& referenceLabel, const RunFn& reference,
+                     const SweepOptions& options, JobContext& context,
+                     const std::function<void(SweepRow&, JobContext&)>& extraChecks) {
+  if (options.repeats < 1) throw ParameterError("repeats", "must be >= 1");
+  if (options.warmups < 0) throw ParameterError("warmups", "must be >= 0");
+  SweepResult result;
+  result.algorithm = std::move(algorithm);
+  result.reference = referenceLabel;
+  const bool haveGpu = !cuda::listGpuDevices().empty();
+  {
+    RunOutput ref = reference(context);
+    result.referenceVolume = std::move(ref.volume);
+    result.referenceSeconds = ref.kernelSeconds;
+  }
+  CompareSpec spec;
+  spec.region = options.region;
+  spec.computeSsim = options.computeSsim;
+  spec.tolerances = options.tolerances;
+  const std::size_t total = candidates.size();
+  for (std::size_t c = 0; c < total; ++c) {
+    Candidate& candidate = candidates[c];
+    SweepRow& row = candidate.row;
+    context.reportProgress("sweep " + row.label,
+                           static_cast<double>(c) / std::max<std::size_t>(total, 1));
+    if (candidate.needsGpu && !options.gpu) {
+      row.skipped = "GPU variants not asked for";
+    } else if (!candidate.needsGpu && !options.cpu) {
+      row.skipped = "CPU variants not asked for";
+    } else if (candidate.needsGpu && !haveGpu) {
+      row.skipped = "no CUDA device present";
+    }
+    if (!row.skipped.empty()) {
+      result.rows.push_back(std::move(row));
+      continue;
+    }
+    try {
+      for (int w = 0; w < options.warmups; ++w) candidate.run(context);
+      DeterminismCheck determinism;
+      std::vector<double> totals;
+      RunOutput last;
+      for (int r = 0; r < options.repeats; ++r) {
+        last = candidate.run(context);
+        row.seconds.push_back(last.kernelSeconds);
+        totals.push_back(last.totalSeconds);
+        determinism.add(last.volume);
+      }
+      row.ran = true;
+      row.device = last.device;
+      row.medianSeconds = median(row.seconds);
+      row.medianTotalSeconds = median(totals);
+      row.gups = row.medianSeconds > 0 ? last.voxelUpdates / row.medianSeconds / 1e9 : 0;
+      row.determinism = determinism.report();
+      spec.accuracyClass = row.accuracyClass;
+      row.comparison = compareRuns(last.volume, result.referenceVolume, spec);
+      row.centralSlice = centralSlice(last.volume);
+      if (extraChecks) extraChecks(row, context);
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error& e) {
+      row.ran = false;
+      row.failed = e.what();
+    }
+    result.rows.push_back(std::move(row));
+  }
+  markParetoFront(result.rows);
+  context.reportProgress("sweep", 1.0);
+  return result;
+}
+
+}  // namespace
+
+Volume centralSlice(const Volume& volume) {
+  const std::int64_t z = volume.nz() / 2;
+  Volume slice(VolumeShape{volume.nx(), volume.ny(), 1}, volume.voxelSizeMm(),
+               volume.worldPosition(0, 0, static_cast<double>(z)));
+  std::memcpy(slice.data(), volume.data() + volume.index(0, 0, z),
+              sizeof(float) * static_cast<std::size_t>(volume.nx() * volume.ny()));
+  return slice;
+}
+
+SweepResult sweepFdk(const ProjectionStack& projections, const fdk::FdkParams& base,
+                     const SweepOptions& options, JobContext& context) {
+  const auto runWith = [&projections, base](const std::string& variant) {
+    return [&projections, base, variant](JobContext& context) {
+      fdk::FdkParams params = base;
+      params.variant = variant;
+      fdk::FdkReport report;
+      RunOutput out;
+      out.volume = fdk::reconstructFdk(projections, params, context, &report);
+      out.kernelSeconds = report.backprojectSeconds;
+      out.totalSeconds = report.totalSeconds;
+      out.voxelUpdates = report.voxelUpdates;
+      out.device = report.device;
+      return out;
+    };
+  };
+  std::vector<Candidate> candidates;
+  for (const KernelVariant* v : VariantRegistry::builtins().family("fdk.bp.")) {
+    if (!kept(options, v->name)) continue;
+    Candidate c;
+    c.row.label = v->name;
+    c.row.variant = v->name;
+    c.row.accuracyClass = v->accuracyClass;
+    c.needsGpu = v->needsGpu;
+    c.run = runWith(v->name);
+    candidates.push_back(std::move(c));
+  }
+  return runSweep("FDK", std::move(candidates), "fdk.bp.cpu-f64", runWith("fdk.bp.cpu-f64"),
+                  options, context, {});
+}
+
+SweepResult sweepSirt(const ProjectionStack& projections, const iterative::IterativeParams& base,
+                      const SweepOptions& options, JobContext& context) {
+  const auto runWith = [&projections, base](const std::string& fp, const std::string& bp) {
+    return [&projections, base, fp, bp](JobContext& context) {
+      iterative::IterativeParams params = base;
+      params.forwardVariant = fp;
+      params.backVariant = bp;
+      iterative::IterativeReport report;
+      RunOutput out;
+      out.volume = iterative::reconstructIterative(projections, params, context, &report);
+      const double iterations = std::max<std::size_t>(report.iterations.size(), 1);
+      out.kernelSeconds = (report.forwardSeconds + report.backprojectSeconds) / iterations;
+      out.totalSeconds = report.totalSeconds;
+      out.voxelUpdates = report.voxelUpdates / iterations;
+      out.device = report.device;
+      return out;
+    };
+  };
+  const VariantRegistry& registry = VariantRegistry::builtins();
+  std::vector<Candidate> candidates;
+  const auto add = [&](const KernelVariant& fp, const KernelVariant& bp,
+                       const KernelVariant& swept) {
+    Candidate c;
+    c.row.label = fp.name + " + " + bp.name;
+    c.row.forwardVariant = fp.name;
+    c.row.variant = bp.name;
+    c.row.accuracyClass = std::max(fp.accuracyClass, bp.accuracyClass);
+    c.needsGpu = fp.needsGpu || bp.needsGpu;
+    c.run = runWith(fp.name, bp.name);
+    (void)swept;
+    candidates.push_back(std::move(c));
+  };
+  // The partner of each swept projector: its matched twin when it has one, else the device's
+  // default (GPU: et.bp.fast / et.fp.fast; CPU: et.bp.cpu-voxel / et.fp.cpu).
+  for (const KernelVariant* fp : registry.family("et.fp.")) {
+    if (!kept(options, fp->name)) continue;
+    const KernelVariant* bp = nullptr;
+    for (const KernelVariant* b : registry.family("et.bp."))
+      if (b->adjointOf == fp->name) bp = b;
+    if (!bp) bp = registry.find(fp->needsGpu ? "et.bp.fast" : "et.bp.cpu-voxel");
+    if (bp) add(*fp, *bp, *fp);
+  }
+  for (const KernelVariant* bp : registry.family("et.bp.")) {
+    if (!kept(options, bp->name) || !bp->adjointOf.empty()) continue;  // matched: above
+    const KernelVariant* fp = registry.find(bp->needsGpu ? "et.fp.fast" : "et.fp.cpu");
+    if (fp) add(*fp, *bp, *bp);
+  }
+  // Drop duplicate pairs (a default partner that was also swept on its own).
+  std::vector<Candidate> unique;
+  for (Candidate& c : candidates)
+    if (std::none_of(unique.begin(), unique.end(),
+                     [&](const Candidate& u) { return u.row.label == c.row.label; }))
+      unique.push_back(std::move(c));
+  const Geometry geometry = projections.geometry();
+  const fdk::VolumeGrid grid = base.volume;
+  const auto adjoint = [&options, geometry, grid](SweepRow& row, JobContext& context) {
+    if (!options.adjointTests) return;
+    const Volume shape(grid.shape, grid.voxelSizeMm, grid.originMm);
+    row.adjoint = adjointTest(row.forwardVariant, row.variant, geometry, shape, 20261123, context);
+  };
+  return runSweep("SIRT", std::move(unique), "et.fp.cpu + et.bp.cpu-matched",
+                  runWith("et.fp.cpu", "et.bp.cpu-matched"), options, context, adjoint);
+}
+
+nlohmann::json toJson(const SweepResult& result) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const SweepRow& r : result.rows) {
+    nlohmann::json j{{"label", r.label},
+                     {"variant", r.variant},
+                     {"accuracyClass", toString(r.accuracyClass)},
+                     {"ran", r.ran}};
+    if (!r.forwardVariant.empty()) j["forwardVariant"] = r.forwardVariant;
+    if (!r.skipped.empty()) j["skipped"] = r.skipped;
+    if (!r.failed.empty()) j["failed"] = r.failed;
+    if (r.ran) {
+      j["seconds"] = r.seconds;
+      j["medianSeconds"] = r.medianSeconds;
+      j["medianTotalSeconds"] = r.medianTotalSeconds;
+      j["gups"] = r.gups;
+      j["device"] = r.device;
+      j["determinism"] = toJson(r.determinism);
+      j["onParetoFront"] = r.onParetoFront;
+      if (r.comparison) j["comparison"] = toJson(*r.comparison);
+      if (r.adjoint) j["adjoint"] = toJson(*r.adjoint);
+    }
+    rows.push_back(j);
+  }
+  return {{"algorithm", result.algorithm},
+          {"input", result.input},
+          {"reference", result.reference},
+          {"referenceSeconds", result.referenceSeconds},
+          {"rows", rows}};
+}
+
+}  // namespace tomowb::qa

@@ -1,0 +1,77 @@
+// VariantSweep: run every registered variant of an algorithm on the same input (issue #9, point
+// 3), time each (median of several runs, warm-up excluded), compare each result with the CPU
+// float64 reference (RunComparison, judged against the variant's accuracy class), and check
+// repeat-run determinism from the timed runs themselves; projector pairs also get the adjoint
+// test. New variants join the sweep by being registered: nothing here names them.
+//   FDK: every "fdk.bp." variant; reference "fdk.bp.cpu-f64".
+//   SIRT (ET): every "et.fp." variant with the default backprojector of its device, and every
+//   "et.bp." variant with the default forward projector of its device; reference et.fp.cpu +
+//   et.bp.cpu-matched (float64 sums, the exact transpose).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recon/core/ProjectionStack.h"
+#include "recon/core/Volume.h"
+#include "recon/fdk/Fdk.h"
+#include "recon/iterative/IterativeReconstruction.h"
+#include "recon/job/JobContext.h"
+#include "recon/qa/HealthChecks.h"
+#include "recon/qa/RunComparison.h"
+
+namespace tomowb::qa {
+
+struct SweepOptions {
+  int repeats = 5;  // timed runs per variant (median reported; >= 2 also checks determinism)
+  int warmups = 1;  // untimed runs first (GPU context, texture caches, JIT)
+  bool cpu = true;  // include variants that run on the CPU
+  bool gpu = true;  // include GPU variants (skipped with a reason when no GPU is present)
+  std::vector<std::string> only;  // names or name prefixes to keep; empty: all
+  metrics::Region region = metrics::Region::whole();
+  bool computeSsim = true;
+  ToleranceTable tolerances;
+  bool adjointTests = true;  // SIRT: the dot-product test of each row's projector pair
+};
+
+struct SweepRow {
+  std::string label;                    // "fdk.bp.fast" or "et.fp.fast + et.bp.fast"
+  std::string forwardVariant, variant;  // variant: the swept one (FDK: the backprojector)
+  AccuracyClass accuracyClass = AccuracyClass::Exact;
+  bool ran = false;
+  std::string skipped;          // why not (no GPU, ...)
+  std::string failed;           // the error message when the run failed
+  std::vector<double> seconds;  // each timed run: the kernel (backprojection / iteration) time
+  double medianSeconds = 0;
+  double medianTotalSeconds = 0;  // the whole run (filter, transfers ...)
+  double gups = 0;                // voxel updates per second / 1e9 at the median
+  std::string device;
+  std::optional<RunComparison> comparison;  // against the reference
+  DeterminismReport determinism;
+  std::optional<AdjointReport> adjoint;
+  bool onParetoFront = false;  // no other row is both faster and more accurate
+  Volume centralSlice;         // the result's middle z slice (nz = 1), for the report
+};
+
+struct SweepResult {
+  std::string algorithm;  // "FDK", "SIRT"
+  std::string input;      // for the report
+  std::string reference;  // the reference's label
+  double referenceSeconds = 0;
+  std::vector<SweepRow> rows;
+  Volume referenceVolume;
+};
+
+SweepResult sweepFdk(const ProjectionStack& projections, const fdk::FdkParams& base,
+                     const SweepOptions& options, JobContext& context);
+SweepResult sweepSirt(const ProjectionStack& projections, const iterative::IterativeParams& base,
+                      const SweepOptions& options, JobContext& context);
+
+// The middle z slice of a volume as a one-slice volume (same x, y grid).
+Volume centralSlice(const Volume& volume);
+
+nlohmann::json toJson(const SweepResult& result);
+
+}  // namespace tomowb::qa

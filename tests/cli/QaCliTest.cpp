@@ -1,0 +1,124 @@
+// `tomowb-cli compare`, `sweep` and `rerun`, and the run records every reconstruction writes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "support/TestSupport.h"
+
+namespace tomowb {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int exitCode = -1;
+  std::string output;
+};
+
+CliResult cli(const std::string& arguments, const std::string& environment = "") {
+  CliResult r;
+  FILE* pipe = ::popen((environment + " " TOMOWB_CLI_PATH " " + arguments + " 2>&1").c_str(), "r");
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+nlohmann::json jsonOf(const std::string& output) {
+  return nlohmann::json::parse(output.substr(output.find('{')));
+}
+
+TEST(QaCli, ReconstructionsWriteRecordsThatRerunBitForBit) {
+  test::TempDir dir;
+  const std::string demo = (dir / "demo").string();
+  ASSERT_EQ(cli("-q demo --size 32 --views 40 -o " + demo).exitCode, 0);
+  ASSERT_TRUE(fs::exists(dir / "demo" / "run.json"));
+  std::ifstream in(dir / "demo" / "run.json");
+  const auto record = nlohmann::json::parse(in);
+  EXPECT_EQ(record["format"], "tomowb-run-record");
+  EXPECT_EQ(record["algorithm"], "FDK");
+  EXPECT_EQ(record["variant"], "fdk.bp.cpu");
+  EXPECT_FALSE(record["geometry"].is_null());
+  EXPECT_EQ(record["outputs"][0]["role"], "output");
+
+  const CliResult rerun = cli("--json rerun " + demo + "/run.json");
+  ASSERT_EQ(rerun.exitCode, 0) << rerun.output;
+  const auto summary = jsonOf(rerun.output);
+  EXPECT_TRUE(summary["matches"].get<bool>());
+  EXPECT_EQ(summary["outputs"][0]["result"], "bit-identical");
+  // The rerun wrote into a temporary folder, not over the original.
+  EXPECT_TRUE(fs::exists(dir / "demo" / "recon.mhd"));
+
+  // A changed input is refused.
+  ASSERT_EQ(
+      cli("-q phantom --views 30 --cols 32 --rows 24 -o " + (dir / "p.json").string()).exitCode, 0);
+  ASSERT_EQ(cli("-q recon fdk -i " + (dir / "p.json").string() + " --size 24 -o " +
+                (dir / "r.mhd").string())
+                .exitCode,
+            0);
+  ASSERT_TRUE(fs::exists(dir / "r.run.json"));
+  EXPECT_EQ(cli("-q rerun " + (dir / "r.run.json").string()).exitCode, 0);
+  { std::ofstream(dir / "p.raw", std::ios::app) << "x"; }
+  const CliResult changed = cli("rerun " + (dir / "r.run.json").string());
+  EXPECT_NE(changed.exitCode, 0);
+  EXPECT_NE(changed.output.find("changed since the run"), std::string::npos) << changed.output;
+}
+
+TEST(QaCli, CompareJudgesAgainstTheVariantClassAndWritesAReport) {
+  test::TempDir dir;
+  const std::string demo = (dir / "demo").string();
+  ASSERT_EQ(cli("-q demo --size 32 --views 40 -o " + demo).exitCode, 0);
+  const CliResult same =
+      cli("--json compare " + demo + "/recon.mhd " + demo + "/recon.mhd --class exact");
+  EXPECT_EQ(same.exitCode, 0) << same.output;
+  EXPECT_TRUE(jsonOf(same.output)["comparison"]["passed"].get<bool>());
+  const CliResult truth = cli("compare " + demo + "/recon.mhd " + demo +
+                              "/truth.mhd --class exact --report " + (dir / "report").string());
+  EXPECT_EQ(truth.exitCode, 4) << truth.output;
+  EXPECT_NE(truth.output.find("fail (exact)"), std::string::npos) << truth.output;
+  EXPECT_TRUE(fs::exists(dir / "report" / "report.md"));
+  const CliResult badClass =
+      cli("compare " + demo + "/recon.mhd " + demo + "/truth.mhd --class approximate");
+  EXPECT_EQ(badClass.exitCode, 1);
+  EXPECT_NE(badClass.output.find("--class"), std::string::npos);
+}
+
+TEST(QaCli, SweepFlagsTheBrokenTestVariant) {
+  test::TempDir dir;
+  const CliResult sweep = cli("--json sweep --size 32 --views 40 --repeats 2 --no-ssim --report " +
+                                  (dir / "sweep").string(),
+                              "TOMOWB_TEST_VARIANTS=1");
+  EXPECT_EQ(sweep.exitCode, 4) << sweep.output;  // a variant failed its class
+  const auto summary = jsonOf(sweep.output);
+  bool sawBroken = false, sawCpu = false;
+  for (const auto& row : summary["rows"]) {
+    if (row["label"] == "fdk.bp.test-half-pixel") {
+      sawBroken = true;
+      EXPECT_FALSE(row["comparison"]["passed"].get<bool>());
+    }
+    if (row["label"] == "fdk.bp.cpu") {
+      sawCpu = true;
+      EXPECT_TRUE(row["comparison"]["passed"].get<bool>());
+      EXPECT_TRUE(row["determinism"]["bitIdentical"].get<bool>());
+    }
+  }
+  EXPECT_TRUE(sawBroken && sawCpu);
+  EXPECT_TRUE(fs::exists(dir / "sweep" / "report.md"));
+  EXPECT_TRUE(fs::exists(dir / "sweep" / "pareto.svg"));
+  // Without the environment variable the test variant does not exist.
+  const CliResult normal = cli("--json sweep --size 32 --views 40 --repeats 2 --no-ssim");
+  EXPECT_EQ(normal.exitCode, 0) << normal.output;
+  EXPECT_EQ(normal.output.find("test-half-pixel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tomowb

@@ -1,0 +1,96 @@
+// Sweeps over the registered variants on the CPU (GPU rows run on the device: bench/run-on-gpu.sh).
+// The deliberately broken test variant (half a detector column off) must fail the thresholds.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "recon/geometry/ScanBuilders.h"
+#include "recon/phantom/AnalyticProjector.h"
+#include "recon/phantom/Phantom.h"
+#include "recon/qa/QaReport.h"
+#include "recon/qa/TestVariants.h"
+#include "recon/qa/VariantSweep.h"
+#include "support/TestSupport.h"
+
+namespace tomowb::qa {
+namespace {
+
+// Before the registry is first built (it is built on first use, after static initialisation).
+[[maybe_unused]] const bool kTestVariantsOn = (::setenv(kTestVariantsEnvironment, "1", 1), true);
+
+const SweepRow* rowFor(const SweepResult& r, const std::string& label) {
+  for (const SweepRow& row : r.rows)
+    if (row.label == label) return &row;
+  return nullptr;
+}
+
+TEST(VariantSweep, FdkOnTheCpuCatchesTheHalfPixelVariant) {
+  CircularConeParams scan;
+  scan.sourceToIsocentreMm = 500;
+  scan.sourceToDetectorMm = 1000;
+  scan.detector.cols = 48;
+  scan.detector.rows = 40;
+  scan.detector.pitchUMm = scan.detector.pitchVMm = 2 * 200.0 / 48;
+  scan.anglesRad = fullScanAnglesRad(90);
+  const Geometry g = circularConeBeam(scan);
+  JobContext context;
+  const ProjectionStack p =
+      phantom::projectPhantom(phantom::modifiedSheppLogan3d(90), g, {}, &context);
+  fdk::FdkParams params;
+  params.volume = fdk::VolumeGrid::centred({40, 40, 32}, Eigen::Vector3d::Constant(5.0));
+  SweepOptions options;
+  options.repeats = 2;
+  options.computeSsim = false;
+  const SweepResult r = sweepFdk(p, params, options, context);
+  const SweepRow* cpu = rowFor(r, "fdk.bp.cpu");
+  const SweepRow* broken = rowFor(r, "fdk.bp.test-half-pixel");
+  ASSERT_TRUE(cpu && broken);
+  ASSERT_TRUE(cpu->ran && broken->ran) << cpu->failed << broken->failed;
+  EXPECT_TRUE(*cpu->comparison->passed) << cpu->comparison->verdict;
+  EXPECT_FALSE(*broken->comparison->passed) << broken->comparison->verdict;
+  // Half a column off fails every class's limit, not just Exact's.
+  EXPECT_GT(broken->comparison->metrics.nrmse,
+            ToleranceTable{}[AccuracyClass::HalfPrecision].maxNrmse);
+  EXPECT_TRUE(cpu->determinism.bitIdentical()) << cpu->determinism.summary();
+  EXPECT_EQ(cpu->seconds.size(), 2u);
+  EXPECT_FALSE(broken->onParetoFront);  // failing rows are no candidates
+  // GPU variants (in a CUDA build without a device) are listed as skipped, with the reason.
+  for (const SweepRow& row : r.rows)
+    if (!row.ran) EXPECT_FALSE(row.skipped.empty() && row.failed.empty()) << row.label;
+  test::TempDir dir;
+  const auto report = writeSweepReport(dir / "sweep", r, ReportFormat::Markdown);
+  EXPECT_TRUE(std::filesystem::exists(dir / "sweep" / "pareto.svg"));
+  EXPECT_TRUE(std::filesystem::exists(report));
+}
+
+TEST(VariantSweep, SirtOnTheCpuComparesPairsAndRunsTheAdjointTest) {
+  TiltSeriesParams scan;
+  scan.cols = 32;
+  scan.rows = 4;
+  scan.pixelSizeMm = 1.0;
+  scan.tiltAnglesRad = arcAnglesRad(31, 2.0, -1.0);
+  const Geometry g = tiltSeries(scan);
+  JobContext context;
+  const auto specimen = phantom::etSpecimenPhantom(28, 12, 4);
+  const ProjectionStack p = phantom::projectPhantom(specimen, g, {}, &context);
+  iterative::IterativeParams params;
+  params.volume = iterative::tomogramGrid(g, 16);
+  params.iterations = 5;
+  SweepOptions options;
+  options.repeats = 2;
+  options.warmups = 0;
+  options.computeSsim = false;
+  const SweepResult r = sweepSirt(p, params, options, context);
+  const SweepRow* matched = rowFor(r, "et.fp.cpu + et.bp.cpu-matched");
+  const SweepRow* voxel = rowFor(r, "et.fp.cpu + et.bp.cpu-voxel");
+  ASSERT_TRUE(matched && voxel);
+  ASSERT_TRUE(matched->ran && voxel->ran) << matched->failed << voxel->failed;
+  EXPECT_EQ(matched->comparison->metrics.maxAbsDifference, 0.0);  // it is the reference pair
+  ASSERT_TRUE(matched->adjoint && voxel->adjoint);
+  EXPECT_LT(matched->adjoint->relativeError, 1e-6);
+  EXPECT_GT(voxel->adjoint->relativeError, 10 * matched->adjoint->relativeError + 1e-6);
+  EXPECT_TRUE(matched->determinism.bitIdentical());
+}
+
+}  // namespace
+}  // namespace tomowb::qa
