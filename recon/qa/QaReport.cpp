@@ -400,20 +400,22 @@ fs::path writeSweepReport(const fs::path& folderPath, const SweepResult& sweep, 
   if (!sweep.input.empty()) md << "Input: " << sweep.input << "\n\n";
   md << "Reference: " << sweep.reference << " (" << number(sweep.referenceSeconds)
      << " s). Tomo Workbench " << TOMOWB_VERSION << ".\n\n";
-  md << "| variant | class | device | median s | GUPS | NRMSE | max-abs/range | verdict | "
+  md << "| variant | class | device | median s | GUPS | reference | NRMSE | max-abs/range | "
+        "verdict | "
         "determinism | adjoint |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const SweepRow& r : sweep.rows) {
     md << "| " << r.label << (r.onParetoFront ? " (Pareto)" : "") << " | "
        << toString(r.accuracyClass) << " | ";
     if (!r.ran) {
       md << (r.skipped.empty() ? "failed: " + r.failed : "skipped: " + r.skipped)
-         << " | | | | | | | |\n";
+         << " | | | | | | | | |\n";
       continue;
     }
     md << r.device << " | " << number(r.medianSeconds, 4) << " | " << number(r.gups, 4) << " | "
-       << number(r.comparison->metrics.nrmse) << " | " << number(r.comparison->maxAbsRelative)
-       << " | " << (r.comparison->passed.value_or(false) ? "pass" : "FAIL") << " | "
+       << r.reference << " | " << number(r.comparison->metrics.nrmse) << " | "
+       << number(r.comparison->maxAbsRelative) << " | "
+       << (r.comparison->passed.value_or(false) ? "pass" : "FAIL") << " | "
        << r.determinism.summary() << " | " << (r.adjoint ? number(r.adjoint->relativeError, 2) : "")
        << " |\n";
   }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 #include "recon/core/Error.h"
 #include "recon/cuda/GpuDevices.h"
@@ -26,6 +27,12 @@ using RunFn = std::function<RunOutput(JobContext&)>;
 struct Candidate {
   SweepRow row;
   bool needsGpu = false;
+  RunFn run;
+  std::size_t reference = 0;  // index into the sweep's references
+};
+
+struct Reference {
+  std::string label;
   RunFn run;
 };
 
@@ -65,20 +72,26 @@ void markParetoFront(std::vector<SweepRow>& rows) {
 }
 
 SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
-                     const std::string& referenceLabel, const RunFn& reference,
-                     const SweepOptions& options, JobContext& context,
+                     const std::vector<Reference>& references, const SweepOptions& options,
+                     JobContext& context,
                      const std::function<void(SweepRow&, JobContext&)>& extraChecks) {
   if (options.repeats < 1) throw ParameterError("repeats", "must be >= 1");
   if (options.warmups < 0) throw ParameterError("warmups", "must be >= 0");
   SweepResult result;
   result.algorithm = std::move(algorithm);
-  result.reference = referenceLabel;
+  result.reference = references.front().label;
   const bool haveGpu = !cuda::listGpuDevices().empty();
-  {
-    RunOutput ref = reference(context);
-    result.referenceVolume = std::move(ref.volume);
-    result.referenceSeconds = ref.kernelSeconds;
-  }
+  // Each reference runs once, when a row first needs it (the first one always).
+  std::vector<std::optional<Volume>> referenceVolumes(references.size());
+  const auto referenceVolume = [&](std::size_t i) -> const Volume& {
+    if (!referenceVolumes[i]) {
+      RunOutput ref = references[i].run(context);
+      if (i == 0) result.referenceSeconds = ref.kernelSeconds;
+      referenceVolumes[i] = std::move(ref.volume);
+    }
+    return *referenceVolumes[i];
+  };
+  referenceVolume(0);
   CompareSpec spec;
   spec.region = options.region;
   spec.computeSsim = options.computeSsim;
@@ -118,7 +131,8 @@ SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
       row.gups = row.medianSeconds > 0 ? last.voxelUpdates / row.medianSeconds / 1e9 : 0;
       row.determinism = determinism.report();
       spec.accuracyClass = row.accuracyClass;
-      row.comparison = compareRuns(last.volume, result.referenceVolume, spec);
+      row.reference = references[candidate.reference].label;
+      row.comparison = compareRuns(last.volume, referenceVolume(candidate.reference), spec);
       row.centralSlice = centralSlice(last.volume);
       if (extraChecks) extraChecks(row, context);
     } catch (const Cancelled&) {
@@ -130,6 +144,7 @@ SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
     result.rows.push_back(std::move(row));
   }
   markParetoFront(result.rows);
+  result.referenceVolume = std::move(*referenceVolumes[0]);
   context.reportProgress("sweep", 1.0);
   return result;
 }
@@ -172,7 +187,7 @@ SweepResult sweepFdk(const ProjectionStack& projections, const fdk::FdkParams& b
     c.run = runWith(v->name);
     candidates.push_back(std::move(c));
   }
-  return runSweep("FDK", std::move(candidates), "fdk.bp.cpu-f64", runWith("fdk.bp.cpu-f64"),
+  return runSweep("FDK", std::move(candidates), {{"fdk.bp.cpu-f64", runWith("fdk.bp.cpu-f64")}},
                   options, context, {});
 }
 
@@ -205,6 +220,7 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
     c.row.accuracyClass = std::max(fp.accuracyClass, bp.accuracyClass);
     c.needsGpu = fp.needsGpu || bp.needsGpu;
     c.run = runWith(fp.name, bp.name);
+    c.reference = bp.adjointOf.empty() ? 1 : 0;  // unmatched: the CPU voxel-driven pair
     (void)swept;
     candidates.push_back(std::move(c));
   };
@@ -236,8 +252,10 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
     const Volume shape(grid.shape, grid.voxelSizeMm, grid.originMm);
     row.adjoint = adjointTest(row.forwardVariant, row.variant, geometry, shape, 20261123, context);
   };
-  return runSweep("SIRT", std::move(unique), "et.fp.cpu + et.bp.cpu-matched",
-                  runWith("et.fp.cpu", "et.bp.cpu-matched"), options, context, adjoint);
+  return runSweep("SIRT", std::move(unique),
+                  {{"et.fp.cpu + et.bp.cpu-matched", runWith("et.fp.cpu", "et.bp.cpu-matched")},
+                   {"et.fp.cpu + et.bp.cpu-voxel", runWith("et.fp.cpu", "et.bp.cpu-voxel")}},
+                  options, context, adjoint);
 }
 
 nlohmann::json toJson(const SweepResult& result) {
@@ -251,6 +269,7 @@ nlohmann::json toJson(const SweepResult& result) {
     if (!r.skipped.empty()) j["skipped"] = r.skipped;
     if (!r.failed.empty()) j["failed"] = r.failed;
     if (r.ran) {
+      j["reference"] = r.reference;
       j["seconds"] = r.seconds;
       j["medianSeconds"] = r.medianSeconds;
       j["medianTotalSeconds"] = r.medianTotalSeconds;

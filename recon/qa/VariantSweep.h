@@ -5,8 +5,10 @@
 // test. New variants join the sweep by being registered: nothing here names them.
 //   FDK: every "fdk.bp." variant; reference "fdk.bp.cpu-f64".
 //   SIRT (ET): every "et.fp." variant with the default backprojector of its device, and every
-//   "et.bp." variant with the default forward projector of its device; reference et.fp.cpu +
-//   et.bp.cpu-matched (float64 sums, the exact transpose).
+//   "et.bp." variant with the default forward projector of its device. A matched pair and an
+//   unmatched one converge to different iterates, so each row is compared with the CPU pair of
+//   its own kind: et.fp.cpu + et.bp.cpu-matched (float64 sums, the exact transpose) for matched
+//   pairs, et.fp.cpu + et.bp.cpu-voxel for pairs with a voxel-driven backprojector.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -48,7 +50,8 @@ struct SweepRow {
   double medianTotalSeconds = 0;  // the whole run (filter, transfers ...)
   double gups = 0;                // voxel updates per second / 1e9 at the median
   std::string device;
-  std::optional<RunComparison> comparison;  // against the reference
+  std::string reference;                    // the label of the reference it is compared with
+  std::optional<RunComparison> comparison;  // against that reference
   DeterminismReport determinism;
   std::optional<AdjointReport> adjoint;
   bool onParetoFront = false;  // no other row is both faster and more accurate
@@ -58,10 +61,10 @@ struct SweepRow {
 struct SweepResult {
   std::string algorithm;  // "FDK", "SIRT"
   std::string input;      // for the report
-  std::string reference;  // the reference's label
+  std::string reference;  // the main reference's label
   double referenceSeconds = 0;
   std::vector<SweepRow> rows;
-  Volume referenceVolume;
+  Volume referenceVolume;  // the main reference's result (for the report's pictures)
 };
 
 SweepResult sweepFdk(const ProjectionStack& projections, const fdk::FdkParams& base,
