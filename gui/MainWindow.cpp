@@ -39,6 +39,7 @@
 
 #include "gui/AlgorithmPanel.h"
 #include "gui/CnrPanel.h"
+#include "gui/CompareView.h"
 #include "gui/ConsistencyView.h"
 #include "gui/ConvergencePanel.h"
 #include "gui/DataPanel.h"
@@ -322,8 +323,10 @@ void MainWindow::createPanels() {
   connect(openButton, &QPushButton::clicked, this, [this] { dataPanel_->showOpenDialog(); });
 
   viewArea_ = new ViewArea(centre_);
+  compareView_ = new CompareView(*workspace_, *runs_, centre_);
   centre_->addWidget(welcome_);
   centre_->addWidget(viewArea_);
+  centre_->addWidget(compareView_);
   setCentralWidget(centre_);
 
   dataPanel_ = new DataPanel(*workspace_, this);
@@ -454,6 +457,18 @@ void MainWindow::createActions() {
   screenshotAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
   connect(screenshotAction_, &QAction::triggered, this, &MainWindow::exportViewScreenshot);
 
+  compareAction_ = new QAction(tr("&Compare runs"), this);
+  compareAction_->setObjectName(QStringLiteral("compareAction"));
+  compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+  compareAction_->setStatusTip(
+      tr("A | B | A - B of two runs with their metrics: the runs selected in the run list, else "
+         "the newest run against its reference or the run before it"));
+  connect(compareAction_, &QAction::triggered, this, [this] {
+    const QList<int> ids = runListPanel_->selectedRunIds();
+    compareView_->compareRunSelection(std::vector<int>(ids.begin(), ids.end()));
+    showCompareView();
+  });
+
   quitAction_ = new QAction(tr("&Quit"), this);
   quitAction_->setShortcut(QKeySequence::Quit);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
@@ -483,6 +498,8 @@ void MainWindow::createMenus() {
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* dock : docks_) viewMenu_->addAction(dock->toggleViewAction());
+  viewMenu_->addSeparator();
+  viewMenu_->addAction(compareAction_);
   viewMenu_->addSeparator();
   QAction* reset = viewMenu_->addAction(tr("Reset &layout"));
   connect(reset, &QAction::triggered, this, &MainWindow::resetLayout);
@@ -514,6 +531,9 @@ void MainWindow::createMenus() {
   run->addAction(runAction_);
   run->addAction(cancelAction_);
   run->addSeparator();
+  run->addAction(runListPanel_->goldenReferenceAction());
+  run->addAction(compareAction_);
+  run->addSeparator();
   QAction* phantomRois = run->addAction(tr("Place CNR &ROIs on the phantom's inserts"));
   phantomRois->setStatusTip(
       tr("Circles on the largest insert of each contrast and a water "
@@ -538,6 +558,7 @@ void MainWindow::createToolBar() {
   bar->addAction(runAction_);
   bar->addAction(cancelAction_);
   bar->addSeparator();
+  bar->addAction(compareAction_);
   bar->addAction(screenshotAction_);
 }
 
@@ -637,7 +658,21 @@ void MainWindow::connectSignals() {
   connect(runs_.get(), &RunController::runFailed, this, &MainWindow::onRunFailed);
   connect(runs_.get(), &RunController::runCancelled, this, &MainWindow::onRunEnded);
   connect(runs_.get(), &RunController::queueChanged, this, &MainWindow::updateRunActions);
-  connect(runListPanel_, &RunListPanel::openRunResult, this, &MainWindow::openRunResult);
+  connect(runListPanel_, &RunListPanel::openRunResult, this, [this](int id) {
+    hideCompareView();
+    openRunResult(id);
+  });
+  // Compare view: from the run list (Compare, Golden reference) and back.
+  connect(runListPanel_, &RunListPanel::compareRequested, this, [this](const QList<int>& ids) {
+    if (compareView_->compareRunSelection(std::vector<int>(ids.begin(), ids.end())))
+      showCompareView();
+  });
+  connect(runListPanel_, &RunListPanel::goldenReferenceRequested, compareView_,
+          &CompareView::requestGoldenReference);
+  connect(compareView_, &CompareView::showRequested, this, &MainWindow::showCompareView);
+  connect(compareView_, &CompareView::closeRequested, this, &MainWindow::hideCompareView);
+  connect(compareView_, &CompareView::statusMessage, this,
+          [this](const QString& text, int ms) { statusBar()->showMessage(text, ms); });
   connect(runListPanel_, &RunListPanel::selectedRunChanged, this, [this](int id) {
     if (id >= 0) throughputPanel_->showRun(id);
   });
@@ -645,8 +680,10 @@ void MainWindow::connectSignals() {
   connect(runs_.get(), &RunController::runStarted, cnrPanel_, &CnrPanel::clearHistory);
 
   // ROIs drawn on the slice views feed the CNR panel.
-  connect(viewArea_, &ViewArea::roisChanged, this,
-          [this] { cnrPanel_->setRois(viewArea_->rois()); });
+  connect(viewArea_, &ViewArea::roisChanged, this, [this] {
+    cnrPanel_->setRois(viewArea_->rois());
+    compareView_->setRois(viewArea_->rois());
+  });
   connect(viewArea_, &ViewArea::cursorInfo, this,
           [this](const QString& text) { statusBar()->showMessage(text); });
   connect(projectionBrowser_, &ProjectionBrowser::cursorInfo, this,
@@ -713,6 +750,7 @@ void MainWindow::takeDuringRunScreenshot() {
 
 void MainWindow::showWelcomeIfEmpty() {
   const bool empty = !workspace_->projections() && workspace_->volumes().empty();
+  if (!empty && compareViewShown()) return;  // the compare view stays until it is closed
   centre_->setCurrentWidget(empty ? welcome_ : static_cast<QWidget*>(viewArea_));
 }
 
@@ -755,6 +793,8 @@ int MainWindow::startRun() {
           io::dicom::sha256Hex(geometryToJson(*geometry).dump());
 #endif
     const int id = runs_->enqueue(std::move(spec));
+    // What the run reads, for its golden reference (the compare view).
+    compareView_->noteRunInput(id, workspace_->projections(), workspace_->geometry());
     statusBar()->showMessage(
         runs_->runningId() == id ? tr("Run %1 started").arg(id) : tr("Run %1 queued").arg(id),
         4000);
@@ -1105,8 +1145,44 @@ void MainWindow::closeEvent(QCloseEvent* event) {
       return;
     }
   }
+  hideCompareView();  // the side docks come back before the layout is saved
   saveSettings();
   event->accept();
+}
+
+bool MainWindow::compareViewShown() const {
+  return centre_->currentWidget() == compareView_;
+}
+
+void MainWindow::showCompareView() {
+  if (!compareViewShown()) {
+    // The views need the width: the side docks step aside until the compare view is closed.
+    // Open docks only (a tab behind another counts as open), the raised tabs raised again.
+    dockedAsideForCompare_.clear();
+    raisedBeforeCompare_.clear();
+    for (QDockWidget* dock : docks_) {
+      const Qt::DockWidgetArea area = dockWidgetArea(dock);
+      if (dock->toggleViewAction()->isChecked() && !dock->isFloating() &&
+          (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea)) {
+        dockedAsideForCompare_ << dock;
+        if (dock->isVisible()) raisedBeforeCompare_ << dock;
+      }
+    }
+    for (const QPointer<QDockWidget>& dock : dockedAsideForCompare_) dock->hide();
+    centre_->setCurrentWidget(compareView_);
+  }
+}
+
+void MainWindow::hideCompareView() {
+  if (!compareViewShown()) return;
+  for (const QPointer<QDockWidget>& dock : dockedAsideForCompare_)
+    if (dock) dock->show();
+  for (const QPointer<QDockWidget>& dock : raisedBeforeCompare_)
+    if (dock) dock->raise();
+  dockedAsideForCompare_.clear();
+  raisedBeforeCompare_.clear();
+  centre_->setCurrentWidget(viewArea_);
+  showWelcomeIfEmpty();
 }
 
 void MainWindow::showEvent(QShowEvent* event) {
@@ -1151,6 +1227,7 @@ void MainWindow::showShortcuts() {
          "<b>3-D view</b><br>Left: rotate · Middle: pan · Right: zoom · r: reset<br><br>"
          "<b>Window</b><br>Ctrl+O open · Ctrl+D demo · Ctrl+R or F5 run · Ctrl+. cancel<br>"
          "Ctrl+S save volume · Ctrl+Shift+E export DICOM · Ctrl+Shift+S screenshot<br>"
+         "Ctrl+Shift+C compare runs (the run list's selection)<br>"
          "F11 full screen · Ctrl+Q quit"));
 }
 

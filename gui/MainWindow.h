@@ -28,6 +28,7 @@ namespace tomowb::gui {
 
 class AlgorithmPanel;
 class CnrPanel;
+class CompareView;
 class ConsistencyView;
 class ConvergencePanel;
 class DataPanel;
@@ -77,6 +78,8 @@ class MainWindow : public QMainWindow {
   AlgorithmPanel& algorithmPanel() { return *algorithmPanel_; }
   CnrPanel& cnrPanel() { return *cnrPanel_; }
   ConvergencePanel& convergencePanel() { return *convergencePanel_; }
+  CompareView& compareView() { return *compareView_; }
+  RunListPanel& runListPanel() { return *runListPanel_; }
   EventLoopMonitor& eventLoopMonitor() { return *monitor_; }
   // File > Export DICOM series… (null when built without DCMTK).
   QAction* exportDicomAction() const { return exportDicomAction_; }
@@ -98,6 +101,11 @@ class MainWindow : public QMainWindow {
   void setTheme(Theme theme);
   // Restores the default dock arrangement.
   void resetLayout();
+  // The compare view in the central area (the side docks step aside while it is shown), and back
+  // to the slice views. View > Compare runs opens it on the run list's selection.
+  void showCompareView();
+  void hideCompareView();
+  bool compareViewShown() const;
   // CNR demo: circle ROIs on the largest insert of each contrast and a water background disc.
   void placePhantomRois();
   void applyLowContrastWindow();
@@ -151,6 +159,9 @@ class MainWindow : public QMainWindow {
   QStackedWidget* centre_ = nullptr;
   QWidget* welcome_ = nullptr;
   ViewArea* viewArea_ = nullptr;
+  CompareView* compareView_ = nullptr;
+  QList<QPointer<QDockWidget>> dockedAsideForCompare_;  // side docks hidden while comparing
+  QList<QPointer<QDockWidget>> raisedBeforeCompare_;    // of those, the tabs that were in front
   DataPanel* dataPanel_ = nullptr;
   GeometryPanel* geometryPanel_ = nullptr;
   ConsistencyView* consistencyView_ = nullptr;
@@ -179,6 +190,7 @@ class MainWindow : public QMainWindow {
   QAction* runAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
   QAction* screenshotAction_ = nullptr;
+  QAction* compareAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;

@@ -19,8 +19,10 @@
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
+#include "gui/core/CompareModel.h"
 #include "gui/core/RunController.h"
 
 namespace tomowb::gui {
@@ -188,7 +190,8 @@ RunListPanel::RunListPanel(RunController& runs, QWidget* parent) : QWidget(paren
   view_->setRootIsDecorated(false);
   view_->setUniformRowHeights(true);
   view_->setAlternatingRowColors(true);
-  view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  // Several rows: two runs make a pair for the compare view.
+  view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   view_->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -222,7 +225,19 @@ RunListPanel::RunListPanel(RunController& runs, QWidget* parent) : QWidget(paren
       makeAction(tr("Reopen"), tr("Show this finished run's result in the views"), QKeySequence());
   recordAction_ = makeAction(tr("Show record\u2026"),
                              tr("The run record: parameters, timings, device"), QKeySequence());
+  compareAction_ = makeAction(
+      tr("Compare"),
+      tr("Compare two finished runs side by side (A | B | A - B) with their metrics; with one "
+         "selected, against its golden reference or the previous run"),
+      QKeySequence());
+  goldenAction_ =
+      makeAction(tr("Golden reference"),
+                 tr("Run this run's input and parameters again on the CPU float64 path and "
+                    "compare against it when it finishes"),
+                 QKeySequence());
   connect(cancelAction_, &QAction::triggered, this, &RunListPanel::cancelSelected);
+  connect(compareAction_, &QAction::triggered, this, &RunListPanel::compareSelected);
+  connect(goldenAction_, &QAction::triggered, this, &RunListPanel::goldenReferenceOfSelected);
   connect(upAction_, &QAction::triggered, this, [this] { moveSelected(-1); });
   connect(downAction_, &QAction::triggered, this, [this] { moveSelected(1); });
   connect(removeAction_, &QAction::triggered, this, &RunListPanel::removeSelected);
@@ -230,8 +245,8 @@ RunListPanel::RunListPanel(RunController& runs, QWidget* parent) : QWidget(paren
   connect(recordAction_, &QAction::triggered, this, &RunListPanel::showRecordOfSelected);
 
   auto* buttons = new QHBoxLayout;
-  for (QAction* action :
-       {cancelAction_, upAction_, downAction_, removeAction_, reopenAction_, recordAction_}) {
+  for (QAction* action : {cancelAction_, upAction_, downAction_, removeAction_, reopenAction_,
+                          recordAction_, compareAction_, goldenAction_}) {
     auto* button = new QToolButton(this);
     button->setDefaultAction(action);
     button->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -266,6 +281,25 @@ RunListPanel::RunListPanel(RunController& runs, QWidget* parent) : QWidget(paren
 int RunListPanel::selectedRunId() const {
   const QModelIndexList rows = view_->selectionModel()->selectedRows();
   return rows.isEmpty() ? -1 : model_->runIdAt(rows.first().row());
+}
+
+QList<int> RunListPanel::selectedRunIds() const {
+  QModelIndexList rows = view_->selectionModel()->selectedRows();
+  std::sort(rows.begin(), rows.end(),
+            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+  QList<int> ids;
+  for (const QModelIndex& row : rows) ids << model_->runIdAt(row.row());
+  return ids;
+}
+
+void RunListPanel::compareSelected() {
+  const QList<int> ids = selectedRunIds();
+  if (!ids.isEmpty() && ids.size() <= 2) emit compareRequested(ids);
+}
+
+void RunListPanel::goldenReferenceOfSelected() {
+  const QList<int> ids = selectedRunIds();
+  if (ids.size() == 1) emit goldenReferenceRequested(ids.front());
 }
 
 void RunListPanel::selectRun(int runId) {
@@ -355,15 +389,35 @@ void RunListPanel::updateActions() {
   removeAction_->setEnabled(info != nullptr && !running);
   reopenAction_->setEnabled(info != nullptr && state == RunState::Finished && info->result);
   recordAction_->setEnabled(info != nullptr);
+  const QList<int> ids = selectedRunIds();
+  const bool allFinished = std::all_of(ids.begin(), ids.end(), [this](int id) {
+    const RunInfo* run = runs_.run(id);
+    return run != nullptr && run->state == RunState::Finished && run->result;
+  });
+  compareAction_->setEnabled(!ids.isEmpty() && ids.size() <= 2 && allFinished);
+  // Only where a float64 path exists (and the run is not the reference itself): else say why.
+  const QString noGolden = ids.size() == 1 && allFinished
+                               ? goldenReferenceUnavailable(*runs_.run(ids.front()))
+                               : tr("Select one finished run");
+  goldenAction_->setEnabled(noGolden.isEmpty());
+  goldenAction_->setToolTip(noGolden.isEmpty()
+                                ? tr("Run this run's input and parameters again on the CPU float64 "
+                                     "path and compare against it when it finishes")
+                                : noGolden);
 }
 
 void RunListPanel::showContextMenu(const QPoint& position) {
   const QModelIndex index = view_->indexAt(position);
   if (!index.isValid()) return;
-  selectRun(model_->runIdAt(index.row()));
+  // A right-click on a selected row keeps the selection (two runs to compare).
+  const int clicked = model_->runIdAt(index.row());
+  if (!selectedRunIds().contains(clicked)) selectRun(clicked);
   QMenu menu(this);
   menu.addAction(reopenAction_);
   menu.addAction(recordAction_);
+  menu.addSeparator();
+  menu.addAction(compareAction_);
+  menu.addAction(goldenAction_);
   menu.addSeparator();
   menu.addAction(cancelAction_);
   menu.addAction(upAction_);

@@ -2,12 +2,15 @@
 // running one with a progress bar in its row, then the queue in start order): id, title, state,
 // progress, duration, kernel variant. Cancel (queued or running), Move up/down (queued; Ctrl+Up
 // and Ctrl+Down), Remove (Delete: a queued run is cancelled, an ended one forgotten), Reopen (a
-// finished run's result, also by double-click) and Show record (the run record JSON, pretty
-// printed, selectable and copyable). The panel only calls RunController; the main window opens
-// results when it emits openRunResult.
+// finished run's result, also by double-click), Show record (the run record JSON, pretty
+// printed, selectable and copyable), Compare (one or two finished runs in the compare view) and
+// Golden reference (the run again on the CPU float64 path, compared with it when done). The panel
+// only calls RunController; the main window opens results, comparisons and references when it
+// emits openRunResult, compareRequested and goldenReferenceRequested.
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QList>
 #include <QTimer>
 #include <QWidget>
 #include <vector>
@@ -60,6 +63,10 @@ class RunListPanel : public QWidget {
   RunListModel& model() { return *model_; }
   QTreeView& view() { return *view_; }
   int selectedRunId() const;  // -1 when none
+  // Every selected run (Ctrl/Shift+click selects several), in row order.
+  QList<int> selectedRunIds() const;
+  QAction* compareAction() const { return compareAction_; }
+  QAction* goldenReferenceAction() const { return goldenAction_; }
   void selectRun(int runId);
   // The record dialog's text for a run: its run record once ended, its spec before.
   QString recordText(int runId) const;
@@ -70,11 +77,16 @@ class RunListPanel : public QWidget {
   void removeSelected();
   void reopenSelected();
   void showRecordOfSelected();
+  void compareSelected();
+  void goldenReferenceOfSelected();
 
  signals:
   void openRunResult(int runId);
   // The selection changed (-1: none): the throughput panel can show that run.
   void selectedRunChanged(int runId);
+  // Compare: one or two finished runs (one: against its reference or the previous run).
+  void compareRequested(const QList<int>& runIds);
+  void goldenReferenceRequested(int runId);
 
  private:
   void updateActions();
@@ -89,6 +101,8 @@ class RunListPanel : public QWidget {
   QAction* removeAction_ = nullptr;
   QAction* reopenAction_ = nullptr;
   QAction* recordAction_ = nullptr;
+  QAction* compareAction_ = nullptr;
+  QAction* goldenAction_ = nullptr;
   int lastSelected_ = -1;
 };
 
