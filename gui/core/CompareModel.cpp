@@ -42,13 +42,6 @@ std::string stringField(const nlohmann::json& j, const char* key) {
                                                                 : std::string();
 }
 
-// "%.2g", as the core's verdict prints its figures.
-QString shortNumber(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2g", v);
-  return QString::fromLatin1(b);
-}
-
 QString figure(double v, int digits = 4) {
   if (std::isnan(v)) return QStringLiteral("n/a");
   if (std::isinf(v)) return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
@@ -117,23 +110,9 @@ void saveToleranceTable(QSettings& settings, const qa::ToleranceTable& table) {
 
 CompareVerdict judgeComparison(const qa::RunComparison& comparison, qa::AccuracyClass c,
                                const qa::Tolerance& tolerance) {
-  const double nrmse = comparison.metrics.nrmse;
-  const double relative = comparison.maxAbsRelative;
-  const bool nrmseOk = nrmse <= tolerance.maxNrmse;
-  const bool absOk = relative <= tolerance.maxAbsRelative;
-  const bool finite = comparison.metrics.nonFiniteCount == 0;
-  CompareVerdict v;
-  v.passed = nrmseOk && absOk && finite;
-  v.text = QStringLiteral("%1 (%2): NRMSE %3 %4 %5, max-abs/range %6 %7 %8")
-               .arg(v.passed ? QStringLiteral("pass") : QStringLiteral("fail"),
-                    QString::fromStdString(qa::toString(c)), shortNumber(nrmse),
-                    nrmseOk ? QStringLiteral("<=") : QStringLiteral(">"),
-                    shortNumber(tolerance.maxNrmse), shortNumber(relative),
-                    absOk ? QStringLiteral("<=") : QStringLiteral(">"),
-                    shortNumber(tolerance.maxAbsRelative));
-  if (!finite)
-    v.text += QStringLiteral(", %1 non-finite differences").arg(comparison.metrics.nonFiniteCount);
-  return v;
+  qa::RunComparison judged = comparison;
+  qa::judge(judged, c, tolerance);  // the core's rule and text, with this tolerance
+  return {*judged.passed, QString::fromStdString(judged.verdict)};
 }
 
 // --- difference, window, profiles ---------------------------------------------------------------

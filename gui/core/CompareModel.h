@@ -65,8 +65,8 @@ struct CompareVerdict {
   bool passed = false;
   QString text;  // "pass (exact): NRMSE 3.1e-05 <= 1e-04, max-abs/range 2e-04 <= 1e-03"
 };
-// compareRuns' rule (recon/qa/RunComparison.cpp) with another tolerance: every limit holds and no
-// difference is NaN or infinite. Its text is the core's verdict for the same figures.
+// The core's rule (qa::judge) with another tolerance: every limit holds and no difference is NaN
+// or infinite; the text is the core's verdict.
 CompareVerdict judgeComparison(const qa::RunComparison& comparison, qa::AccuracyClass c,
                                const qa::Tolerance& tolerance);
 

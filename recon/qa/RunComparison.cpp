@@ -70,22 +70,23 @@ RunComparison compareRuns(const Volume& test, const Volume& reference, const Com
     const auto b = metrics::contrastToNoise(reference, roi.roi, roi.background);
     c.cnr.push_back({roi.name, a.cnr, b.cnr});
   }
-  if (spec.accuracyClass) {
-    c.accuracyClass = spec.accuracyClass;
-    const Tolerance t = spec.tolerances[*spec.accuracyClass];
-    c.tolerance = t;
-    const bool nrmseOk = c.metrics.nrmse <= t.maxNrmse;
-    const bool absOk = c.maxAbsRelative <= t.maxAbsRelative;
-    const bool finite = c.metrics.nonFiniteCount == 0;
-    c.passed = nrmseOk && absOk && finite;
-    c.verdict = std::string(*c.passed ? "pass" : "fail") + " (" + toString(*spec.accuracyClass) +
-                "): NRMSE " + scientific(c.metrics.nrmse) + (nrmseOk ? " <= " : " > ") +
-                scientific(t.maxNrmse) + ", max-abs/range " + scientific(c.maxAbsRelative) +
-                (absOk ? " <= " : " > ") + scientific(t.maxAbsRelative);
-    if (!finite)
-      c.verdict += ", " + std::to_string(c.metrics.nonFiniteCount) + " non-finite differences";
-  }
+  if (spec.accuracyClass) judge(c, *spec.accuracyClass, spec.tolerances[*spec.accuracyClass]);
   return c;
+}
+
+void judge(RunComparison& c, AccuracyClass accuracyClass, const Tolerance& t) {
+  c.accuracyClass = accuracyClass;
+  c.tolerance = t;
+  const bool nrmseOk = c.metrics.nrmse <= t.maxNrmse;
+  const bool absOk = c.maxAbsRelative <= t.maxAbsRelative;
+  const bool finite = c.metrics.nonFiniteCount == 0;
+  c.passed = nrmseOk && absOk && finite;
+  c.verdict = std::string(*c.passed ? "pass" : "fail") + " (" + toString(accuracyClass) +
+              "): NRMSE " + scientific(c.metrics.nrmse) + (nrmseOk ? " <= " : " > ") +
+              scientific(t.maxNrmse) + ", max-abs/range " + scientific(c.maxAbsRelative) +
+              (absOk ? " <= " : " > ") + scientific(t.maxAbsRelative);
+  if (!finite)
+    c.verdict += ", " + std::to_string(c.metrics.nonFiniteCount) + " non-finite differences";
 }
 
 nlohmann::json toJson(const RunComparison& c) {

@@ -61,6 +61,11 @@ struct RunComparison {
 // ParameterError when the shapes differ or the region selects nothing (as compareVolumes).
 RunComparison compareRuns(const Volume& test, const Volume& reference, const CompareSpec& spec);
 
+// The pass / fail rule, also for re-judging a comparison with edited limits (the GUI's table):
+// every limit holds and no difference is NaN or infinite. Sets accuracyClass, tolerance, passed
+// and verdict ("pass (exact): NRMSE 3.1e-05 <= 0.0001, max-abs/range 0.0002 <= 0.001").
+void judge(RunComparison& comparison, AccuracyClass accuracyClass, const Tolerance& tolerance);
+
 nlohmann::json toJson(const RunComparison& c);
 
 }  // namespace tomowb::qa
