@@ -34,6 +34,7 @@
 #include "recon/qa/TestVariants.h"
 #include "recon/variant/VariantRegistry.h"
 #include "render/ChartView.h"
+#include "support/CompareTestVolumes.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::gui {
@@ -42,30 +43,8 @@ namespace {
 using Which = render::CompareViews::Which;
 using Mode = render::CompareViews::Mode;
 
-// A smooth ball (value 1 inside, a one-voxel ramp at its edge) on 0.5 mm voxels.
-std::shared_ptr<Volume> ball(VolumeShape shape) {
-  auto v = std::make_shared<Volume>(Volume::centred(shape, Eigen::Vector3d::Constant(0.5)));
-  const double r = 0.35 * shape.nx * 0.5;
-  for (std::int64_t z = 0; z < shape.nz; ++z)
-    for (std::int64_t y = 0; y < shape.ny; ++y)
-      for (std::int64_t x = 0; x < shape.nx; ++x) {
-        const double d = v->worldPosition(x, y, z).norm();
-        v->at(x, y, z) = static_cast<float>(std::clamp((r - d) / 0.5 + 0.5, 0.0, 1.0));
-      }
-  return v;
-}
-
-// `a` plus a Gaussian bump (sigma 2 voxels) of height `peak` at voxel (cx, cy, cz).
-std::shared_ptr<Volume> withBump(const Volume& a, double peak, int cx, int cy, int cz) {
-  auto b = std::make_shared<Volume>(a);
-  for (std::int64_t z = 0; z < a.nz(); ++z)
-    for (std::int64_t y = 0; y < a.ny(); ++y)
-      for (std::int64_t x = 0; x < a.nx(); ++x) {
-        const double d2 = double((x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz));
-        b->at(x, y, z) = static_cast<float>(a.at(x, y, z) + peak * std::exp(-d2 / 8.0));
-      }
-  return b;
-}
+std::shared_ptr<Volume> ball(VolumeShape shape) { return test::ball(shape, 0.35); }
+using test::withBump;
 
 // `a` moved by half a voxel along x (linear interpolation; the last column stays).
 std::shared_ptr<Volume> shiftedHalfVoxel(const Volume& a) {

@@ -17,34 +17,13 @@
 #include "gui/core/IterativeRun.h"
 #include "recon/core/Error.h"
 #include "recon/variant/VariantRegistry.h"
+#include "support/CompareTestVolumes.h"
 
 namespace tomowb::gui {
 namespace {
 
-// A smooth ball of radius 0.3 * n (value 1 inside, 0 outside with a one-voxel ramp).
-std::shared_ptr<Volume> ball(VolumeShape shape) {
-  auto v = std::make_shared<Volume>(Volume::centred(shape, Eigen::Vector3d::Constant(0.5)));
-  const double r = 0.3 * shape.nx * 0.5;
-  for (std::int64_t z = 0; z < shape.nz; ++z)
-    for (std::int64_t y = 0; y < shape.ny; ++y)
-      for (std::int64_t x = 0; x < shape.nx; ++x) {
-        const double d = v->worldPosition(x, y, z).norm();
-        v->at(x, y, z) = static_cast<float>(std::clamp((r - d) / 0.5 + 0.5, 0.0, 1.0));
-      }
-  return v;
-}
-
-// `a` plus a Gaussian bump of height `peak` and sigma 2 voxels at voxel (cx, cy, cz).
-std::shared_ptr<Volume> withBump(const Volume& a, double peak, int cx, int cy, int cz) {
-  auto b = std::make_shared<Volume>(a);
-  for (std::int64_t z = 0; z < a.nz(); ++z)
-    for (std::int64_t y = 0; y < a.ny(); ++y)
-      for (std::int64_t x = 0; x < a.nx(); ++x) {
-        const double d2 = double((x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz));
-        b->at(x, y, z) = static_cast<float>(a.at(x, y, z) + peak * std::exp(-d2 / 8.0));
-      }
-  return b;
-}
+std::shared_ptr<Volume> ball(VolumeShape shape) { return test::ball(shape, 0.3); }
+using test::withBump;
 
 struct Expected {
   double maxAbs = 0, nrmse = 0, bias = 0;
