@@ -44,10 +44,19 @@ qa::RunRecord startRunRecord(const std::vector<std::string>& outputOptions,
   if (!r.command.empty()) r.command[0] = "tomowb-cli";
   std::error_code ec;
   r.workingDirectory = fs::current_path(ec).string();
-  for (std::size_t i = 1; i + 1 < r.command.size(); ++i)
+  // Files every command may also write: a rerun must redirect them too, never overwrite them.
+  static const std::vector<std::string> kSideOutputs = {"--telemetry", "--residuals"};
+  bool mainGiven = false;
+  for (std::size_t i = 1; i + 1 < r.command.size(); ++i) {
     for (const std::string& option : outputOptions)
+      if (r.command[i] == option) {
+        r.outputArguments.push_back(i + 1);
+        mainGiven = true;
+      }
+    for (const std::string& option : kSideOutputs)
       if (r.command[i] == option) r.outputArguments.push_back(i + 1);
-  if (r.outputArguments.empty() && !outputOptions.empty()) {
+  }
+  if (!mainGiven && !outputOptions.empty()) {
     r.command.push_back(outputOptions.front());
     r.command.push_back(outputValue);
     r.outputArguments.push_back(r.command.size() - 1);

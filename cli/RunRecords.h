@@ -17,8 +17,9 @@ namespace tomowb::cli {
 void setCommandLine(int argc, char** argv);
 const std::vector<std::string>& commandLine();
 
-// A record with the command line (and the output option's argument marked, or appended as
-// `outputOption outputValue` when the default was used), the time, the working directory, the
+// A record with the command line (the output option's argument marked, or appended as
+// `outputOption outputValue` when the default was used; --telemetry and --residuals files are
+// marked as outputs too, so a rerun redirects them), the time, the working directory, the
 // software version and the device.
 qa::RunRecord startRunRecord(const std::vector<std::string>& outputOptions,
                              const std::string& outputValue, bool gpuRun);
