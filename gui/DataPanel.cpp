@@ -176,7 +176,8 @@ QStringList DataPanel::nameFilters() {
     perFormat << tr("TIFF stack (*.tif *.tiff)");
     all += QStringLiteral(" *.tif *.tiff");
   }
-  perFormat << tr("NumPy array (*.npy)") << tr("RabbitCT projections (*.rct)");
+  perFormat << tr("NumPy array (*.npy)") << tr("RabbitCT projections (*.rct)")
+            << tr("Run records (*.run.json)");
 #ifdef TOMOWB_HAVE_DICOM
   // DICOM files without an extension are picked with "All files" and recognised by content.
   perFormat << tr("DICOM CT or PET images (*.dcm *.dicom)");
@@ -396,6 +397,14 @@ void DataPanel::onLoaded(const LoadResult& result) {
   if (!result.dicomSeries.isEmpty() && !result.volume) {
     // A DICOM folder with several series: nothing was read yet.
     chooseDicomSeries(result);
+    return;
+  }
+  if (result.runRecord) {
+    // A run record goes to the run list (the main window adds the entry and its volume).
+    if (!result.path.isEmpty()) addRecentFile(result.path);
+    emit runRecordLoaded(result);
+    emit loaded(result.name);
+    startNext();
     return;
   }
   if (result.projections) {

@@ -95,6 +95,9 @@ class DataPanel : public QWidget {
   void loadFailed(const QString& message);
   void loadCancelled();
   void preprocessStarted(const QString& label);  // for the status bar
+  // A run record (*.run.json) was read, with its output volume when that still exists: for the
+  // run list, not a Data panel entry (result.runRecord, GuiRunRecords.h).
+  void runRecordLoaded(const tomowb::gui::LoadResult& result);
 
  private:
   enum ItemKind { ProjectionsItem = 1, PhantomItem, VolumeItem };

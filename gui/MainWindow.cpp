@@ -48,11 +48,13 @@
 #include "gui/ProjectionBrowser.h"
 #include "gui/RunListPanel.h"
 #include "gui/RunLogPanel.h"
+#include "gui/SweepDialog.h"
 #include "gui/ThroughputPanel.h"
 #include "gui/ViewArea.h"
 #include "gui/core/DemoData.h"
 #include "gui/core/EventLoopMonitor.h"
 #include "gui/core/FdkRun.h"
+#include "gui/core/GuiRunRecords.h"
 #include "gui/core/IterativeRun.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
@@ -254,7 +256,8 @@ io::dicom::DicomProvenance dicomProvenance(const NamedVolume& volume, const RunI
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       workspace_(std::make_unique<Workspace>()),
-      runs_(std::make_unique<RunController>()) {
+      runs_(std::make_unique<RunController>()),
+      runRecordsFolder_(defaultRunRecordsFolder()) {
   setObjectName(QStringLiteral("MainWindow"));
   setWindowTitle(QStringLiteral("Tomo Workbench"));
   setWindowIcon(QIcon(QStringLiteral(":/tomowb/icons/tomowb.svg")));
@@ -457,6 +460,12 @@ void MainWindow::createActions() {
   screenshotAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
   connect(screenshotAction_, &QAction::triggered, this, &MainWindow::exportViewScreenshot);
 
+  sweepAction_ = new QAction(tr("S&weep variants…"), this);
+  sweepAction_->setObjectName(QStringLiteral("sweepAction"));
+  sweepAction_->setStatusTip(
+      tr("Run every kernel variant of the current algorithm on the current projections: time, "
+         "accuracy against the float64 reference, determinism, adjoint test"));
+  connect(sweepAction_, &QAction::triggered, this, &MainWindow::showSweepDialog);
   compareAction_ = new QAction(tr("&Compare runs"), this);
   compareAction_->setObjectName(QStringLiteral("compareAction"));
   compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
@@ -533,6 +542,7 @@ void MainWindow::createMenus() {
   run->addSeparator();
   run->addAction(runListPanel_->goldenReferenceAction());
   run->addAction(compareAction_);
+  run->addAction(sweepAction_);
   run->addSeparator();
   QAction* phantomRois = run->addAction(tr("Place CNR &ROIs on the phantom's inserts"));
   phantomRois->setStatusTip(
@@ -655,6 +665,7 @@ void MainWindow::connectSignals() {
           });
   connect(runs_.get(), &RunController::runPreview, this, &MainWindow::onRunPreview);
   connect(runs_.get(), &RunController::runFinished, this, &MainWindow::onRunFinished);
+  connect(dataPanel_, &DataPanel::runRecordLoaded, this, &MainWindow::onRunRecordLoaded);
   connect(runs_.get(), &RunController::runFailed, this, &MainWindow::onRunFailed);
   connect(runs_.get(), &RunController::runCancelled, this, &MainWindow::onRunEnded);
   connect(runs_.get(), &RunController::queueChanged, this, &MainWindow::updateRunActions);
@@ -811,6 +822,7 @@ void MainWindow::cancelRun() {
 }
 
 void MainWindow::onRunFinished(int id) {
+  writeRunRecordOf(id);
   const RunInfo* info = runs_->run(id);
   if (info != nullptr && info->result) {
     const QString name = QStringLiteral("run %1: %2").arg(id).arg(info->spec.title);
@@ -828,6 +840,53 @@ void MainWindow::onRunFinished(int id) {
                              8000);
   }
   onRunEnded(id);
+}
+
+void MainWindow::writeRunRecordOf(int id) {
+  const RunInfo* info = runs_->run(id);
+  if (info == nullptr || info->spec.parameters.contains("openedRecord") ||
+      runRecordsFolder_.isEmpty())
+    return;
+  try {
+    // The projections and geometry the run used are the current ones: a run starts from them
+    // and the window does not let them change under a run it shows.
+    const qa::RunRecord record =
+        makeGuiRunRecord(*info, workspace_->projectionsPath(), workspace_->geometry());
+    const std::filesystem::path path = writeGuiRunRecord(runRecordsFolder_, record, id);
+    runs_->setRecordPath(id, QString::fromStdString(path.string()));
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(
+        tr("Run %1: no run record written: %2").arg(id).arg(QString::fromStdString(e.what())),
+        8000);
+  }
+}
+
+void MainWindow::onRunRecordLoaded(const LoadResult& result) {
+  if (!result.runRecord) return;
+  const OpenedRunRecord& opened = *result.runRecord;
+  const int id = runs_->addEndedRun(runSpecForRecord(opened, result.path), opened.volume,
+                                    runListRecordFor(opened, result.path),
+                                    recordedSeconds(opened.record), result.path);
+  runListPanel_->selectRun(id);
+  if (runListDock_ != nullptr) runListDock_->raise();
+  if (!opened.warnings.isEmpty()) {
+    const QString text =
+        tr("Run record %1: %2").arg(result.name, opened.warnings.join(QStringLiteral("; ")));
+    statusBar()->showMessage(text, 10000);
+    // Non-modal: the window stays usable (a changed output is worth a look, not a stop).
+    auto* box =
+        new QMessageBox(QMessageBox::Warning, tr("Run record"), text, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  } else {
+    statusBar()->showMessage(tr("Opened run record %1 as run %2").arg(result.name).arg(id), 8000);
+  }
+}
+
+void MainWindow::showSweepDialog() {
+  auto* dialog = new SweepDialog(*workspace_, *algorithmPanel_, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
 }
 
 void MainWindow::onRunFailed(int id, const QString& message) {
@@ -1047,11 +1106,29 @@ void MainWindow::saveCurrentVolume() {
       this, tr("Save volume"), QStringLiteral("volume.mhd"),
       tr("MetaImage (*.mhd *.mha);;NumPy (*.npy);;TIFF stack (*.tif *.tiff);;Raw + JSON (*.raw)"));
   if (path.isEmpty()) return;
+  saveCurrentVolumeTo(path);
+}
+
+bool MainWindow::saveCurrentVolumeTo(const QString& path) {
+  const NamedVolume* v = workspace_->currentVolume();
+  if (v == nullptr) return false;
   try {
     io::writeVolume(path.toStdString(), *v->volume);  // written to a temporary name, then renamed
-    statusBar()->showMessage(tr("Saved %1").arg(path), 6000);
+    // A run's result: NAME.run.json beside it, the run's record with this output.
+    const RunInfo* run = v->runId >= 0 ? runs_->run(v->runId) : nullptr;
+    if (run != nullptr && !run->recordPath.isEmpty()) {
+      const std::filesystem::path record = writeSavedVolumeRecord(
+          qa::readRunRecord(run->recordPath.toStdString()), path.toStdString());
+      statusBar()->showMessage(
+          tr("Saved %1 and its run record %2").arg(path, QString::fromStdString(record.string())),
+          6000);
+    } else {
+      statusBar()->showMessage(tr("Saved %1").arg(path), 6000);
+    }
+    return true;
   } catch (const std::exception& e) {
     QMessageBox::warning(this, tr("Save volume"), QString::fromStdString(e.what()));
+    return false;
   }
 }
 

@@ -39,6 +39,7 @@ class RunController;
 class RunListPanel;
 class RunLogPanel;
 class ThroughputPanel;
+struct LoadResult;
 class ViewArea;
 class Workspace;
 enum class DemoKind;
@@ -106,6 +107,15 @@ class MainWindow : public QMainWindow {
   void showCompareView();
   void hideCompareView();
   bool compareViewShown() const;
+  // Writes the current volume to `path` (any format io::writeVolume knows) and, when it is a
+  // run's result, NAME.run.json beside it with the output recorded. False with a dialog on error.
+  bool saveCurrentVolumeTo(const QString& path);
+  // Where finished runs write their run records (default: GuiRunRecords.h's folder).
+  void setRunRecordsFolder(const QString& folder) { runRecordsFolder_ = folder; }
+  QString runRecordsFolder() const { return runRecordsFolder_; }
+  // Run > Sweep variants…: the sweep dialog for the current projections and algorithm.
+  void showSweepDialog();
+  QAction* sweepAction() const { return sweepAction_; }
   // CNR demo: circle ROIs on the largest insert of each contrast and a water background disc.
   void placePhantomRois();
   void applyLowContrastWindow();
@@ -142,6 +152,9 @@ class MainWindow : public QMainWindow {
   void onRunFinished(int id);
   void onRunFailed(int id, const QString& message);
   void onRunEnded(int id);
+  // Writes the run record of a finished run (not an opened one) into runRecordsFolder_.
+  void writeRunRecordOf(int id);
+  void onRunRecordLoaded(const LoadResult& result);
   void openRunResult(int id);
   void saveCurrentVolume();
   // Opens DicomExportDialog for the current volume, with the provenance of its run (if any).
@@ -191,6 +204,8 @@ class MainWindow : public QMainWindow {
   QAction* cancelAction_ = nullptr;
   QAction* screenshotAction_ = nullptr;
   QAction* compareAction_ = nullptr;
+  QAction* sweepAction_ = nullptr;
+  QString runRecordsFolder_;
   QAction* quitAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;

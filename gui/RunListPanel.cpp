@@ -11,6 +11,7 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenu>
 #include <QPainter>
 #include <QPlainTextEdit>
@@ -325,6 +326,8 @@ QString RunListPanel::recordText(int runId) const {
             {"state", toString(info->state).toStdString()},
             {"parameters", info->spec.parameters}};
   }
+  // The qa::RunRecord file written for the run (or the record it was opened from).
+  if (!info->recordPath.isEmpty()) json["recordFile"] = info->recordPath.toStdString();
   return QString::fromStdString(json.dump(2));
 }
 
@@ -371,6 +374,12 @@ void RunListPanel::showRecordOfSelected() {
           [text] { QApplication::clipboard()->setText(text->toPlainText()); });
   connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
   auto* layout = new QVBoxLayout(dialog);
+  if (const RunInfo* info = runs_.run(id); info != nullptr && !info->recordPath.isEmpty()) {
+    auto* file = new QLabel(tr("Run record file: %1").arg(info->recordPath), dialog);
+    file->setObjectName(QStringLiteral("recordFile"));
+    file->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(file);
+  }
   layout->addWidget(text);
   layout->addWidget(buttons);
   dialog->resize(640, 520);

@@ -11,6 +11,7 @@
 #include <new>
 #include <thread>
 
+#include "gui/core/GuiRunRecords.h"
 #include "recon/core/Error.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/RawVolumeIo.h"
@@ -221,6 +222,15 @@ LoadKind LoadTask::resolveKind(const QString& path, LoadKind kind) {
 void LoadTask::startFile(const QString& path, LoadKind kind) {
   auto job = std::make_shared<Job>();
   job->work = [path, kind]([[maybe_unused]] JobContext& context) {
+    if (isRunRecordPath(path)) {
+      LoadResult r;
+      r.path = path;
+      r.name = displayName(path);
+      r.runRecord = std::make_shared<OpenedRunRecord>(openRunRecord(toPath(path)));
+      r.volume = r.runRecord->volume;
+      r.warnings = r.runRecord->warnings;
+      return r;
+    }
 #ifdef TOMOWB_HAVE_DICOM
     if (isDicomPath(toPath(path))) {
       resolveDicomKind(toPath(path), kind);  // a DICOM file asked for as projections says so

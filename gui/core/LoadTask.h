@@ -2,7 +2,8 @@
 // GUI thread, with progress and cancel (DESIGN.md, "Threads in the GUI"; UX goals U7 and U9).
 // The core's readers have no progress hook, so a file load reports indeterminate progress (-1)
 // and is cancelled by abandoning it: cancel() returns at once, the reader thread runs to its
-// end and its result is dropped, so nothing partial is ever kept. DICOM (when built with DCMTK:
+// end and its result is dropped, so nothing partial is ever kept. A run record (*.run.json,
+// GuiRunRecords.h) is read with its output volume, for the run list. DICOM (when built with DCMTK:
 // *.dcm files, files without a known extension that start with DICOM's preamble, and folders
 // holding such files) is read with io::dicom::readDicomSeries, which stops at the token; a
 // folder with several series is listed first and the caller chooses (dicomSeries). The demo reports
@@ -20,6 +21,8 @@
 #include "recon/preprocess/TiltSeriesPreprocess.h"
 
 namespace tomowb::gui {
+
+struct OpenedRunRecord;
 
 // What to read a file as. Auto decides by the format: RabbitCT, raw + JSON projection sidecars
 // and MRC tilt series are projections, everything else a volume. An MRC file is a tilt series
@@ -47,6 +50,9 @@ struct LoadResult {
   QList<DicomSeriesOption> dicomSeries;
   // Preprocessed projections (startPreprocess): added beside their source, not replacing it.
   bool derived = false;
+  // A run record (*.run.json): the record and its output volume (also in `volume`) for the run
+  // list, not a Data panel entry.
+  std::shared_ptr<OpenedRunRecord> runRecord;
   double seconds = 0;
 };
 

@@ -455,6 +455,30 @@ void RunController::onWorkerDone(int id, bool cancelled, const QString& error,
   startNext();
 }
 
+int RunController::addEndedRun(RunSpec spec, std::shared_ptr<const Volume> result,
+                               nlohmann::json record, double seconds, const QString& recordPath) {
+  const int id = nextId_++;
+  RunInfo& info = runs_[id];
+  info.id = id;
+  info.spec = std::move(spec);
+  info.state = RunState::Finished;
+  info.queuedAt = info.startedAt = info.finishedAt = QDateTime::currentDateTime();
+  info.fraction = 1.0;
+  info.seconds = seconds;
+  info.result = std::move(result);
+  info.record = std::move(record);
+  info.recordPath = recordPath;
+  appendLog(id, QStringLiteral("opened from %1").arg(recordPath));
+  emit queueChanged();
+  emit runFinished(id);
+  return id;
+}
+
+void RunController::setRecordPath(int id, const QString& path) {
+  auto it = runs_.find(id);
+  if (it != runs_.end()) it->second.recordPath = path;
+}
+
 void RunController::appendLog(int id, const QString& line) {
   auto it = runs_.find(id);
   const QString stamped =

@@ -57,6 +57,7 @@ struct RunInfo {
   QString error;                         // for Failed
   std::shared_ptr<const Volume> result;  // for Finished
   nlohmann::json record;                 // run record: parameters, report, timings, device
+  QString recordPath;  // the qa::RunRecord file written for it (or opened), empty if none
   std::vector<TelemetrySample> telemetry;
   std::vector<IterationRecord> iterations;  // iterative algorithms: one per iteration done
   QStringList log;
@@ -80,6 +81,13 @@ class RunController : public QObject {
   bool moveQueued(int id, int delta);
   // Forgets an ended run (and its result). Returns false for queued/running/unknown runs.
   bool forget(int id);
+  // Adds a run that ended elsewhere (an opened run record, GuiRunRecords.h) as Finished, with its
+  // result (may be null), record and wall time; it never runs. Emits queueChanged and
+  // runFinished like a run that finished here. Returns its id.
+  int addEndedRun(RunSpec spec, std::shared_ptr<const Volume> result, nlohmann::json record,
+                  double seconds, const QString& recordPath);
+  // Where the run's qa::RunRecord was written (shown by the run list's "Show record…").
+  void setRecordPath(int id, const QString& path);
 
   const RunInfo* run(int id) const;
   std::vector<int> runIds() const;     // every known run: ended, running, then queued in order
