@@ -35,6 +35,7 @@
 #include "recon/variant/VariantRegistry.h"
 #include "render/ChartView.h"
 #include "support/CompareTestVolumes.h"
+#include "support/GuiTestWait.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::gui {
@@ -43,7 +44,9 @@ namespace {
 using Which = render::CompareViews::Which;
 using Mode = render::CompareViews::Mode;
 
-std::shared_ptr<Volume> ball(VolumeShape shape) { return test::ball(shape, 0.35); }
+std::shared_ptr<Volume> ball(VolumeShape shape) {
+  return test::ball(shape, 0.35);
+}
 using test::withBump;
 
 // `a` moved by half a voxel along x (linear interpolation; the last column stays).
@@ -65,15 +68,7 @@ double cellNumber(CompareView& view, int row) {
   return v;
 }
 
-bool waitFor(const std::function<bool()>& done, int timeoutMs = 10000) {
-  QElapsedTimer clock;
-  clock.start();
-  while (!done()) {
-    if (clock.elapsed() > timeoutMs) return false;
-    QTest::qWait(20);
-  }
-  return true;
-}
+using test::waitFor;
 
 // Mean grey level of a column band of an image (fractions of its width).
 double meanGrey(const QImage& image, double fromX, double toX) {

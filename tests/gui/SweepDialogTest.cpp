@@ -36,19 +36,12 @@
 #include "recon/cuda/GpuDevices.h"
 #include "recon/qa/RunRecord.h"
 #include "render/ChartView.h"
+#include "support/GuiTestWait.h"
 
 namespace tomowb::gui {
 namespace {
 
-bool waitFor(const std::function<bool()>& done, int timeoutMs) {
-  QElapsedTimer clock;
-  clock.start();
-  while (!done()) {
-    if (clock.elapsed() > timeoutMs) return false;
-    QTest::qWait(20);
-  }
-  return true;
-}
+using test::waitFor;
 
 int rowOf(QTableWidget& table, const QString& variant) {
   for (int r = 0; r < table.rowCount(); ++r)

@@ -22,7 +22,9 @@
 namespace tomowb::gui {
 namespace {
 
-std::shared_ptr<Volume> ball(VolumeShape shape) { return test::ball(shape, 0.3); }
+std::shared_ptr<Volume> ball(VolumeShape shape) {
+  return test::ball(shape, 0.3);
+}
 using test::withBump;
 
 struct Expected {
