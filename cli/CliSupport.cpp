@@ -477,6 +477,9 @@ void FdkOptions::addTo(CLI::App& app) {
                 "auto, full-scan, parker (short scan), offset-detector (half-fan) or none")
       ->capture_default_str();
   g->add_flag("--fov-mask", fovMask, "zero the voxels outside the field of view every view sees");
+  g->add_flag("--allow-incomplete", allowIncomplete,
+              "reconstruct a short scan that covers less than 180 deg + fan angle, with a "
+              "warning (refused without it)");
   g->add_option("--device", device,
                 "cpu or gpu (default: the variant's device; the CPU without --variant)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
@@ -547,6 +550,7 @@ fdk::FdkParams FdkOptions::build(std::vector<std::string>* warnings) const {
   p.filter.cutoff = cutoff;
   p.redundancy = fdk::redundancyModeFromString(redundancy);
   p.fieldOfViewMask = fovMask;
+  p.allowIncomplete = allowIncomplete;
 
   // The device first: --device gpu on a machine without one says so, whatever the variant.
   if (device == "gpu") requireGpu("--device");

@@ -158,6 +158,7 @@ struct FdkOptions {
   double cutoff = 1.0;
   std::string redundancy = "auto";
   bool fovMask = false;
+  bool allowIncomplete = false;
   std::string device;   // "cpu", "gpu" or empty: the variant's device (the CPU without one)
   std::string variant;  // empty: by device
   std::string gpuMemoryLimit;

@@ -239,10 +239,15 @@ void AlgorithmPanel::buildUi() {
   for (std::size_t i = 0; i < std::size(kModes); ++i)
     redundancy_->addItem(tr(kModeLabels[i]), static_cast<int>(kModes[i]));
   fovMask_ = new QCheckBox(tr("Zero voxels outside the &field of view"), filterBox_);
+  allowIncomplete_ = new QCheckBox(tr("Allow an &incomplete short scan"), filterBox_);
+  allowIncomplete_->setToolTip(
+      tr("Reconstruct a short scan that covers less than 180 degrees plus the fan angle, with a "
+         "warning; without this the run is refused and says what the scan covers and needs"));
   filterForm->addRow(tr("&Window:"), window_);
   filterForm->addRow(tr("C&ut-off:"), cutoff_);
   filterForm->addRow(tr("&Redundancy:"), redundancy_);
   filterForm->addRow(fovMask_);
+  filterForm->addRow(allowIncomplete_);
   layout->addWidget(filterBox_);
 
   layout->addWidget(buildIterationBox());
@@ -392,7 +397,7 @@ void AlgorithmPanel::connectWidgets() {
     fillWarmStarts();
     refresh();
   });
-  for (QCheckBox* c : {fovMask_, nonNegative_, upperBoundOn_, stopOn_})
+  for (QCheckBox* c : {fovMask_, allowIncomplete_, nonNegative_, upperBoundOn_, stopOn_})
     connect(c, &QCheckBox::toggled, this, [this] {
       upperBound_->setEnabled(upperBoundOn_->isChecked());
       stopPercent_->setEnabled(stopOn_->isChecked());
@@ -855,6 +860,7 @@ fdk::FdkParams AlgorithmPanel::params() const {
   p.filter.cutoff = cutoff_->value();
   p.redundancy = static_cast<fdk::RedundancyMode>(redundancy_->currentData().toInt());
   p.fieldOfViewMask = fovMask_->isChecked();
+  p.allowIncomplete = allowIncomplete_->isChecked();
   p.variant = variant_->currentData().toString().toStdString();
   if (const int gpu = gpuIndex(); gpu >= 0) {
     p.gpu.devices = {gpu};
@@ -873,6 +879,7 @@ void AlgorithmPanel::setParams(const fdk::FdkParams& p) {
   cutoff_->setValue(p.filter.cutoff);
   redundancy_->setCurrentIndex(redundancy_->findData(static_cast<int>(p.redundancy)));
   fovMask_->setChecked(p.fieldOfViewMask);
+  allowIncomplete_->setChecked(p.allowIncomplete);
   // A GPU variant selects its GPU (the first one listed if params name none), when there is one.
   const KernelVariant* known = VariantRegistry::builtins().find(p.variant);
   int device = 0;  // the CPU

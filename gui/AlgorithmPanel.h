@@ -207,6 +207,7 @@ class AlgorithmPanel : public QWidget {
   QDoubleSpinBox* cutoff_ = nullptr;
   QComboBox* redundancy_ = nullptr;
   QCheckBox* fovMask_ = nullptr;
+  QCheckBox* allowIncomplete_ = nullptr;
   QSpinBox* nx_ = nullptr;
   QSpinBox* ny_ = nullptr;
   QSpinBox* nz_ = nullptr;

@@ -26,6 +26,7 @@ nlohmann::json fdkParamsToJson(const fdk::FdkParams& params) {
         {"cutoff", params.filter.cutoff}}},
       {"redundancy", std::string(fdk::toString(params.redundancy))},
       {"fieldOfViewMask", params.fieldOfViewMask},
+      {"allowIncomplete", params.allowIncomplete},
       {"variant", params.variant},
       {"gpu", fdk::toJson(params.gpu)},
   };
@@ -50,6 +51,7 @@ fdk::FdkParams fdkParamsFromJson(const nlohmann::json& json) {
     }
     p.redundancy = fdk::redundancyModeFromString(json.value("redundancy", "auto"));
     p.fieldOfViewMask = json.value("fieldOfViewMask", false);
+    p.allowIncomplete = json.value("allowIncomplete", false);
     p.variant = json.value("variant", "fdk.bp.cpu");
     if (json.contains("gpu")) p.gpu = fdk::gpuRunOptionsFromJson(json["gpu"]);
     return p;

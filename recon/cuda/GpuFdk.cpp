@@ -796,6 +796,38 @@ KernelChoice choose(const std::string& variant, const std::vector<VoxelMatrix>& 
   return {fallback, "z-mirror kernels not usable: " + why};
 }
 
+// Weights: per view the cosine geometry, per view and column redundancy x step / pitch (the same
+// FdkWeightPlan as the CPU), and the ramp response scaled by 1 / fftLength.
+void fillWeightsAndResponse(RunSetup& setup, const ProjectionStack& projections,
+                            const fdk::FdkWeightPlan& weightPlan,
+                            const fdk::RampFilterParams& filter) {
+  const std::int64_t views = projections.viewCount();
+  setup.viewWeights.resize(std::size_t(views));
+  setup.columnWeights.resize(std::size_t(views * setup.cols));
+  const Geometry& g = projections.geometry();
+  for (std::int64_t v = 0; v < views; ++v) {
+    kernels::ViewWeights& w = setup.viewWeights[std::size_t(v)];
+    const Eigen::Vector3d p00 = g.pixelPosition(v, 0, 0);
+    const Eigen::Vector3d o = p00 - g.view(v).source;
+    const Eigen::Vector3d u = g.pixelPosition(v, 1, 0) - p00;
+    const Eigen::Vector3d r = g.pixelPosition(v, 0, 1) - p00;
+    for (int a = 0; a < 3; ++a) {
+      w.origin[a] = float(o[a]);
+      w.u[a] = float(u[a]);
+      w.v[a] = float(r[a]);
+    }
+    const fdk::ViewFrame& f = weightPlan.frame(v);
+    w.sourceToDetector = float(f.sourceToDetectorMm);
+    const double scale = weightPlan.angularStepRad(v) / f.isocentrePitchMm;
+    for (std::int64_t c = 0; c < setup.cols; ++c)
+      setup.columnWeights[std::size_t(v * setup.cols + c)] =
+          float(scale * weightPlan.redundancyWeight(v, double(c)));
+  }
+  const fdk::RampFilter<float> ramp(setup.filteredCols, 1.0, filter);
+  setup.response = ramp.response();
+  for (float& x : setup.response) x /= float(setup.fftLength);
+}
+
 void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPlan& weightPlan,
                       const fdk::FdkParams& params, Volume& volume, JobContext& context,
                       fdk::FdkReport& report, const std::string& variant) {
@@ -822,32 +854,8 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   if (!choice.why.empty())
     report.warnings.push_back(variant + " ran as " + choice.kernel + ": " + choice.why);
 
-  // Weights: per view the cosine geometry, per view and column redundancy x step / pitch.
+  fillWeightsAndResponse(setup, projections, weightPlan, params.filter);
   const std::int64_t views = projections.viewCount();
-  setup.viewWeights.resize(std::size_t(views));
-  setup.columnWeights.resize(std::size_t(views * setup.cols));
-  const Geometry& g = projections.geometry();
-  for (std::int64_t v = 0; v < views; ++v) {
-    kernels::ViewWeights& w = setup.viewWeights[std::size_t(v)];
-    const Eigen::Vector3d p00 = g.pixelPosition(v, 0, 0);
-    const Eigen::Vector3d o = p00 - g.view(v).source;
-    const Eigen::Vector3d u = g.pixelPosition(v, 1, 0) - p00;
-    const Eigen::Vector3d r = g.pixelPosition(v, 0, 1) - p00;
-    for (int a = 0; a < 3; ++a) {
-      w.origin[a] = float(o[a]);
-      w.u[a] = float(u[a]);
-      w.v[a] = float(r[a]);
-    }
-    const fdk::ViewFrame& f = weightPlan.frame(v);
-    w.sourceToDetector = float(f.sourceToDetectorMm);
-    const double scale = weightPlan.angularStepRad(v) / f.isocentrePitchMm;
-    for (std::int64_t c = 0; c < setup.cols; ++c)
-      setup.columnWeights[std::size_t(v * setup.cols + c)] =
-          float(scale * weightPlan.redundancyWeight(v, double(c)));
-  }
-  const fdk::RampFilter<float> ramp(setup.filteredCols, 1.0, params.filter);
-  setup.response = ramp.response();
-  for (float& x : setup.response) x /= float(setup.fftLength);
 
   // Plan against the smallest usable memory of the devices; retry smaller on out-of-memory.
   std::uint64_t usable = ~std::uint64_t{0};
@@ -952,6 +960,53 @@ void backprojectFiltered(const ProjectionStack& filtered, Volume& volume, JobCon
 
 // ---- public API
 // -----------------------------------------------------------------------------------
+
+ProjectionStack filterProjectionsOnGpu(const ProjectionStack& projections,
+                                       const fdk::FdkWeightPlan& weightPlan,
+                                       const fdk::RampFilterParams& filter, int device) {
+  TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
+  RunSetup setup;
+  const fdk::FdkWeightPlan::ColumnExtension ext = weightPlan.filterExtension();
+  const Geometry filteredGeometry = fdk::extendedGeometry(projections.geometry(), ext);
+  setup.rows = projections.rows();
+  setup.cols = projections.cols();
+  setup.filteredCols = filteredGeometry.detector().cols;
+  setup.before = ext.before;
+  setup.fftLength = int(fdk::paddedRowLength(setup.filteredCols));
+  setup.fftStride = setup.fftLength + 2;
+  setup.cone = projections.geometry().beam() == BeamKind::Cone;
+  fillWeightsAndResponse(setup, projections, weightPlan, filter);
+  const std::int64_t views = projections.viewCount();
+  const std::size_t rowCount = std::size_t(views * setup.rows);
+  Stream stream;
+  DeviceMemory raw(rowCount * std::size_t(setup.cols) * 4, "raw views");
+  DeviceMemory fft(rowCount * std::size_t(setup.fftStride) * 4, "filter rows");
+  DeviceMemory weights(setup.viewWeights.size() * sizeof(kernels::ViewWeights), "view weights");
+  DeviceMemory columnWeights(setup.columnWeights.size() * 4, "column weights");
+  copyNow(raw.as<void>(), projections.data(), rowCount * std::size_t(setup.cols) * 4,
+          cudaMemcpyHostToDevice, stream, "uploading projections");
+  copyNow(weights.as<void>(), setup.viewWeights.data(),
+          setup.viewWeights.size() * sizeof(kernels::ViewWeights), cudaMemcpyHostToDevice, stream,
+          "view weights");
+  copyNow(columnWeights.as<void>(), setup.columnWeights.data(), setup.columnWeights.size() * 4,
+          cudaMemcpyHostToDevice, stream, "column weights");
+  kernels::launchWeightRows(raw.as<float>(), int(views), int(setup.rows), 0, int(setup.cols),
+                            weights.as<kernels::ViewWeights>(), columnWeights.as<float>(),
+                            setup.cone, int(setup.before), setup.fftLength, setup.fftStride,
+                            fft.as<float>(), stream);
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "weighting kernel");
+  RowFilter rowFilter(setup.fftLength, setup.fftStride, setup.response, stream);
+  rowFilter.filter(fft.as<float>(), static_cast<long long>(rowCount), stream);
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "ramp filter");
+  ProjectionStack out(filteredGeometry);
+  TOMOWB_CUDA_CHECK(
+      cudaMemcpy2DAsync(out.data(), std::size_t(setup.filteredCols) * 4, fft.as<void>(),
+                        std::size_t(setup.fftStride) * 4, std::size_t(setup.filteredCols) * 4,
+                        rowCount, cudaMemcpyDeviceToHost, stream),
+      "downloading the filtered views");
+  TOMOWB_CUDA_CHECK(cudaStreamSynchronize(stream), "downloading the filtered views");
+  return out;
+}
 
 KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& projections,
                           const Volume& volume) {

@@ -11,6 +11,8 @@
 
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/fdk/FdkWeights.h"
+#include "recon/fdk/RampFilter.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::cuda {
@@ -28,6 +30,13 @@ struct KernelChoice {
 };
 KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& projections,
                           const Volume& volume);
+
+// The GPU pipeline's weighting and cuFFT ramp filter alone (the same FdkWeightPlan and response as
+// fdk::filterProjections on the CPU): the weighted, filtered stack on the widened detector, for
+// tests that hold the GPU filter to the CPU's. Throws without CUDA.
+ProjectionStack filterProjectionsOnGpu(const ProjectionStack& projections,
+                                       const fdk::FdkWeightPlan& weightPlan,
+                                       const fdk::RampFilterParams& filter, int device = 0);
 
 // Kernel-only timing for the benchmark: uploads the filtered stack once into the variant's input
 // (texture array or padded buffer) on `device`; run() zeroes the device volume, launches the

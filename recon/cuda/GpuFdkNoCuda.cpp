@@ -11,6 +11,12 @@ KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& /*p
   return {variant, "built without CUDA"};
 }
 
+ProjectionStack filterProjectionsOnGpu(const ProjectionStack& /*projections*/,
+                                       const fdk::FdkWeightPlan& /*weightPlan*/,
+                                       const fdk::RampFilterParams& /*filter*/, int /*device*/) {
+  throw ParameterError("device", "GPU filtering needs a GPU, and this build has no CUDA");
+}
+
 struct DeviceBackprojection::Impl {};
 
 DeviceBackprojection::DeviceBackprojection(const ProjectionStack& /*filtered*/,

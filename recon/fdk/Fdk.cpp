@@ -141,7 +141,7 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
     throw ParameterError("variant", "'" + variant.name + "' is not an FDK backprojector");
   FdkReport report;
   report.variant = variant.name;
-  const FdkWeightPlan plan(projections.geometry(), params.redundancy);
+  const FdkWeightPlan plan(projections.geometry(), params.redundancy, params.allowIncomplete);
   report.weighting = plan.summary();
   report.warnings = plan.warnings();
 

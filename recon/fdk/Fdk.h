@@ -42,6 +42,9 @@ struct FdkParams {
   VolumeGrid volume;
   RampFilterParams filter;
   RedundancyMode redundancy = RedundancyMode::Auto;
+  // Reconstruct a short scan below pi + fan angle (less one step) with a warning instead of
+  // refusing it (FdkWeightPlan).
+  bool allowIncomplete = false;
   bool fieldOfViewMask = false;  // zero voxels outside the cylinder every view sees
   std::string variant = "fdk.bp.cpu";
   GpuRunOptions gpu;

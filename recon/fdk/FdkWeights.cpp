@@ -52,13 +52,15 @@ RedundancyMode redundancyModeFromString(std::string_view name) {
                            "': choose auto, full-scan, parker, offset-detector or none");
 }
 
-FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested)
+FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested,
+                             bool allowIncomplete)
     : geometry_(geometry) {
   geometry.validate();
   computeFrames();
   const Coverage coverage = computeAngularSteps();
+  coverageRad_ = coverage.covered;
   const DetectorSides sides = measureDetector();
-  chooseMode(requested, coverage, sides);
+  chooseMode(requested, coverage, sides, allowIncomplete);
   if (mode_ == RedundancyMode::OffsetDetector) {
     const ViewFrame& f = frames_[0];
     const auto extra = static_cast<std::int64_t>(std::ceil(
@@ -116,42 +118,104 @@ void FdkWeightPlan::computeFrames() {
                          "here reconstructs circular orbits only");
 }
 
-// Angle travelled in the rotation sense, coverage and each view's integration step.
+// Where the views lie on the circle, whatever order they are listed in: source azimuths about
+// +z, sorted; the largest gap between neighbours is where the scan is not. Each view stands for
+// the arc halfway to its neighbours, and the views at the ends of a short scan for as much on
+// their open side as on the other, so N views spread evenly over [0, pi + fan) cover pi + fan.
 FdkWeightPlan::Coverage FdkWeightPlan::computeAngularSteps() {
   const std::int64_t n = geometry_.viewCount();
-  const std::vector<double> az = geometry_.sourceAzimuthsRad();
-  rotationSense_ = (n > 1 && az.back() < az.front()) ? -1.0 : 1.0;
-  betaRad_.resize(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < az.size(); ++i) betaRad_[i] = rotationSense_ * (az[i] - az[0]);
-  std::vector<std::size_t> order(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const std::size_t count = static_cast<std::size_t>(n);
+  std::vector<double> az = geometry_.sourceAzimuthsRad();
+  for (double& a : az) a = std::fmod(std::fmod(a, 2 * kPi) + 2 * kPi, 2 * kPi);
+  std::vector<std::size_t> order(count);
+  for (std::size_t i = 0; i < count; ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return betaRad_[a] < betaRad_[b]; });
+            [&](std::size_t a, std::size_t b) { return az[a] < az[b]; });
   Coverage c;
-  c.span = n > 1 ? betaRad_[order.back()] - betaRad_[order.front()] : 0.0;
-  c.meanStep = n > 1 ? c.span / static_cast<double>(n - 1) : 2 * kPi;
-  c.fullTurn = c.span + c.meanStep > 2 * kPi - 0.25 * c.meanStep;
-  if (c.span + c.meanStep > 2 * kPi + 1.5 * c.meanStep)
-    throw ParameterError("geometry", "the views cover " + degrees(c.span) +
+  arcAngleRad_.assign(count, 0.0);
+  steps_.assign(count, kPi);
+  if (n == 1) {
+    c.covered = c.meanStep = 2 * kPi;
+    return c;
+  }
+  // gap[k]: from the k-th view in sorted order to the next one, counter-clockwise.
+  std::vector<double> gap(count);
+  for (std::size_t k = 0; k < count; ++k)
+    gap[k] =
+        k + 1 < count ? az[order[k + 1]] - az[order[k]] : az[order[0]] + 2 * kPi - az[order[k]];
+  const std::size_t widest =
+      static_cast<std::size_t>(std::max_element(gap.begin(), gap.end()) - gap.begin());
+  const double span = 2 * kPi - gap[widest];  // from the first view to the last one
+  c.meanStep = span / static_cast<double>(n - 1);
+  rejectMultipleTurns(2 * kPi / static_cast<double>(n));
+  c.fullTurn = gap[widest] <= 1.5 * c.meanStep;
+  if (c.fullTurn) {
+    // Every gap is a neighbour's: the views integrate over the whole circle.
+    c.covered = 2 * kPi;
+    c.meanStep = 2 * kPi / static_cast<double>(n);
+    for (std::size_t k = 0; k < count; ++k) {
+      const double before = gap[(k + count - 1) % count];
+      steps_[order[k]] = 0.5 * (before + gap[k]);
+      // Parker on a full turn (asked for explicitly): the arc starts half a step before the
+      // first view listed.
+      arcAngleRad_[order[k]] =
+          std::fmod(az[order[k]] - az[0] + 0.5 * c.meanStep + 2 * kPi, 2 * kPi);
+    }
+    return c;
+  }
+  // The arc runs counter-clockwise from the view after the widest gap to the one before it.
+  std::vector<std::size_t> arc(count);
+  for (std::size_t k = 0; k < count; ++k) arc[k] = order[(widest + 1 + k) % count];
+  std::vector<double> along(count);  // counter-clockwise from the first view of the arc
+  for (std::size_t k = 0; k < count; ++k)
+    along[k] = std::fmod(az[arc[k]] - az[arc[0]] + 2 * kPi, 2 * kPi);
+  const double firstGap = along[1] - along[0];
+  const double lastGap = along[count - 1] - along[count - 2];
+  c.covered = span + 0.5 * (firstGap + lastGap);
+  // Evenly spaced parallel views over [0, pi) are periodic: the view at pi would mirror the
+  // first one, so they integrate like a full turn with period pi.
+  c.halfTurnParallel =
+      geometry_.beam() == BeamKind::Parallel && std::abs(c.covered - kPi) < 0.25 * c.meanStep;
+  const double wrapGap = kPi - span;  // half-turn parallel: from the last view to the first + pi
+  for (std::size_t k = 0; k < count; ++k) {
+    const double before =
+        k > 0 ? along[k] - along[k - 1] : (c.halfTurnParallel ? wrapGap : firstGap);
+    const double after =
+        k + 1 < count ? along[k + 1] - along[k] : (c.halfTurnParallel ? wrapGap : lastGap);
+    steps_[arc[k]] = 0.5 * (before + after);
+    arcAngleRad_[arc[k]] = along[k] + 0.5 * firstGap;
+  }
+  if (c.halfTurnParallel) c.covered = kPi;
+  return c;
+}
+
+// Listed in turn order, views that go round more than once; listed in any order, views that
+// repeat azimuths of others (a second turn over the same angles).
+void FdkWeightPlan::rejectMultipleTurns(double fullTurnStep) const {
+  const std::vector<double> unwrapped = geometry_.sourceAzimuthsRad();
+  const std::int64_t n = geometry_.viewCount();
+  bool increasing = true, decreasing = true;
+  for (std::size_t i = 1; i < unwrapped.size(); ++i) {
+    increasing = increasing && unwrapped[i] >= unwrapped[i - 1];
+    decreasing = decreasing && unwrapped[i] <= unwrapped[i - 1];
+  }
+  const auto [lo, hi] = std::minmax_element(unwrapped.begin(), unwrapped.end());
+  const double range = *hi - *lo;
+  const double step = range / static_cast<double>(n - 1);
+  if ((increasing || decreasing) && range + step > 2 * kPi + 1.5 * step)
+    throw ParameterError("geometry", "the views cover " + degrees(range + step) +
                                          ", more than one turn: FDK here needs a single turn "
                                          "or a short scan");
-  // Evenly spaced parallel views over [0, pi) are periodic too: the view at pi would mirror
-  // the first one, so they integrate like a full turn with period pi.
-  c.halfTurnParallel = geometry_.beam() == BeamKind::Parallel && !c.fullTurn &&
-                       std::abs(c.span + c.meanStep - kPi) < 0.25 * c.meanStep;
-  const bool periodic = c.fullTurn || c.halfTurnParallel;
-  const double period = c.fullTurn ? 2 * kPi : kPi;
-  coverageRad_ = c.fullTurn ? 2 * kPi : (c.halfTurnParallel ? kPi : c.span);
-  steps_.assign(static_cast<std::size_t>(n), n > 1 ? 0.0 : kPi);
-  for (std::size_t k = 0; n > 1 && k < order.size(); ++k) {
-    const double here = betaRad_[order[k]];
-    const double wrapPrev = periodic ? betaRad_[order.back()] - period : here;
-    const double wrapNext = periodic ? betaRad_[order.front()] + period : here;
-    const double prev = k > 0 ? betaRad_[order[k - 1]] : wrapPrev;
-    const double next = k + 1 < order.size() ? betaRad_[order[k + 1]] : wrapNext;
-    steps_[order[k]] = 0.5 * (next - prev);
-  }
-  return c;
+  std::vector<double> az = unwrapped;
+  for (double& a : az) a = std::fmod(std::fmod(a, 2 * kPi) + 2 * kPi, 2 * kPi);
+  std::sort(az.begin(), az.end());
+  std::int64_t repeats = 0;
+  for (std::size_t i = 1; i < az.size(); ++i)
+    if (az[i] - az[i - 1] < 0.05 * fullTurnStep) ++repeats;
+  if (repeats > n / 4)
+    throw ParameterError("geometry", std::to_string(repeats) +
+                                         " views repeat the source angle of another view: FDK "
+                                         "here needs a single turn or a short scan");
 }
 
 // Fan angle and offset-detector detection from the column edges.
@@ -173,29 +237,32 @@ FdkWeightPlan::DetectorSides FdkWeightPlan::measureDetector() {
 }
 
 void FdkWeightPlan::chooseMode(RedundancyMode requested, const Coverage& c,
-                               const DetectorSides& sides) {
+                               const DetectorSides& sides, bool allowIncomplete) {
   const bool cone = geometry_.beam() == BeamKind::Cone;
   mode_ = requested;
   if (mode_ == RedundancyMode::Auto) {
     if (c.fullTurn)
       mode_ = sides.offset ? RedundancyMode::OffsetDetector : RedundancyMode::FullScan;
-    else if (!cone && (c.halfTurnParallel || c.span <= kPi + 0.5 * c.meanStep))
+    else if (!cone && c.covered <= kPi + 0.5 * c.meanStep)
       mode_ = RedundancyMode::None;  // a pi parallel scan, or limited-angle (tilt series)
     else
       mode_ = RedundancyMode::Parker;
   }
-  parkerDeltaRad_ = 0.5 * (c.span - kPi);
+  parkerDeltaRad_ = 0.5 * (c.covered - kPi);
   if (mode_ == RedundancyMode::Parker) {
     if (c.fullTurn)
-      warnings_.push_back("Parker weights on a full turn: only the first pi + fan is weighted");
+      warnings_.push_back(
+          "Parker weights on a full turn: weighted as a scan of 360 deg that "
+          "starts at the first view");
     const double needed = kPi + 2 * (cone ? halfFanRad_ : 0.0);
-    if (c.span < needed - 0.5 * c.meanStep) {
-      const std::string text = "the short scan covers " + degrees(c.span) + " but needs " +
+    if (c.covered < needed - c.meanStep) {
+      const std::string text = "the short scan covers " + degrees(c.covered) + " but needs " +
                                degrees(needed) + " (180 deg + fan angle)";
-      if (requested == RedundancyMode::Auto)
-        throw ParameterError("geometry", text +
-                                             "; choose redundancy 'none' to reconstruct "
-                                             "the incomplete data anyway");
+      if (!allowIncomplete)
+        throw ParameterError("geometry",
+                             text +
+                                 "; allow incomplete data (--allow-incomplete) to reconstruct "
+                                 "it anyway, or choose redundancy 'none'");
       warnings_.push_back(text + ": rays at the fan's edges are weighted wrongly");
     }
   }
@@ -206,7 +273,7 @@ void FdkWeightPlan::chooseMode(RedundancyMode requested, const Coverage& c,
                          "the detector does not cover the central ray, so an "
                          "offset (half-fan) scan cannot be completed");
   if (mode_ == RedundancyMode::FullScan && !c.fullTurn)
-    warnings_.push_back("full-scan weights on " + degrees(c.span) +
+    warnings_.push_back("full-scan weights on " + degrees(c.covered) +
                         ": the result will be too dark");
   if (mode_ == RedundancyMode::FullScan && sides.offset)
     warnings_.push_back(
@@ -214,11 +281,25 @@ void FdkWeightPlan::chooseMode(RedundancyMode requested, const Coverage& c,
         "bright ring around the centre");
 }
 
-double FdkWeightPlan::fanAngleOfColumn(std::int64_t view, double col) const {
-  const ViewFrame& f = frame(view);
-  const double xi = (col - f.principalCol) * geometry_.view(view).u.norm();
+double FdkWeightPlan::fanAngleRad(std::int64_t view, double col) const {
   if (geometry_.beam() == BeamKind::Parallel) return 0.0;
-  return std::atan(xi / f.sourceToDetectorMm);
+  const View& v = geometry_.view(view);
+  const Eigen::Vector3d ray =
+      geometry_.pixelPosition(view, col, frame(view).principalRow) - v.source;
+  const Eigen::Vector2d central = -v.source.head<2>();
+  const Eigen::Vector2d d = ray.head<2>();
+  return std::atan2(central.x() * d.y() - central.y() * d.x(), central.dot(d));
+}
+
+double FdkWeightPlan::parkerWeight(double beta, double gamma, double delta) {
+  if (delta <= 0) return 1.0;
+  // Beyond the half fan angle the scan is incomplete (allowed only with a warning): those rays
+  // are weighted as the fan's edge is.
+  gamma = std::clamp(gamma, -delta * 0.999999, delta * 0.999999);
+  if (beta < 0 || beta > kPi + 2 * delta) return 0.0;
+  if (beta < 2 * (delta - gamma)) return sinSquared(0.25 * kPi * beta / (delta - gamma));
+  if (beta < kPi - 2 * gamma) return 1.0;
+  return sinSquared(0.25 * kPi * (kPi + 2 * delta - beta) / (delta + gamma));
 }
 
 double FdkWeightPlan::redundancyWeight(std::int64_t view, double col) const {
@@ -238,18 +319,8 @@ double FdkWeightPlan::redundancyWeight(std::int64_t view, double col) const {
       if (t >= 1.0) return 1.0;
       return sinSquared(0.25 * kPi * (1.0 + t));
     }
-    case RedundancyMode::Parker: {
-      const double beta = betaRad_[static_cast<std::size_t>(view)];
-      const double delta = parkerDeltaRad_;
-      // Parker's gamma has the opposite sign of ours for a counter-clockwise orbit.
-      double gamma = -rotationSense_ * fanAngleOfColumn(view, col);
-      if (delta <= 0) return 1.0;
-      gamma = std::clamp(gamma, -delta * 0.999999, delta * 0.999999);
-      if (beta < 0 || beta > kPi + 2 * delta) return 0.0;
-      if (beta < 2 * (delta - gamma)) return sinSquared(0.25 * kPi * beta / (delta - gamma));
-      if (beta < kPi - 2 * gamma) return 1.0;
-      return sinSquared(0.25 * kPi * (kPi + 2 * delta - beta) / (delta + gamma));
-    }
+    case RedundancyMode::Parker:
+      return parkerWeight(arcAngleRad(view), fanAngleRad(view, col), parkerDeltaRad_);
   }
   return 1.0;
 }
@@ -279,9 +350,10 @@ void FdkWeightPlan::weightView(std::int64_t view, std::span<float> pixels) const
 std::string FdkWeightPlan::summary() const {
   std::ostringstream text;
   text << "redundancy " << toString(mode_) << ", coverage " << degrees(coverageRad_)
-       << ", half fan " << degrees(halfFanRad_);
+       << ", fan half-angle " << degrees(halfFanRad_);
   if (mode_ == RedundancyMode::Parker) text << ", Parker delta " << degrees(parkerDeltaRad_);
-  text << ", FOV radius " << fovRadiusMm_ << " mm";
+  text.precision(1);
+  text << std::fixed << ", field-of-view radius " << fovRadiusMm_ << " mm";
   return text.str();
 }
 

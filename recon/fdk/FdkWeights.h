@@ -1,8 +1,16 @@
 // The weights FDK applies to projections before the ramp filter (Kak & Slaney ch. 3.6; see
 // docs/fdk.md): the cosine weight D / |pixel - source|, the angular integration step of each
 // view, and the redundancy weight that makes every line count once: 1/2 for a full turn,
-// Parker's weights for a short scan (pi + fan angle), Wang's weights for an offset (half-fan)
-// detector over a full turn. Built once per geometry as an FdkWeightPlan.
+// Parker's weights for a short scan, generalised to any span between pi + fan angle and a full
+// turn (Silver's overscan form), Wang's weights for an offset (half-fan) detector over a full
+// turn. Built once per geometry as an FdkWeightPlan.
+//
+// Everything comes from the geometry itself, never from how it is described: the source angle of
+// each view is measured about +z from the start of the arc the views cover (found as the largest
+// gap between source azimuths, so the order of the views, the rotation sense and the angle origin
+// do not matter), and each column's fan angle from the actual ray through it (so the direction of
+// u and v does not matter). Each view stands for one angular step: N views spread evenly over
+// [0, pi + fan) cover pi + fan.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +49,9 @@ struct ViewFrame {
 class FdkWeightPlan {
  public:
   // Throws ParameterError if FDK cannot reconstruct the geometry (multi-turn or helical orbit,
-  // short scan below pi + fan angle under Auto, isocentre behind a source).
-  FdkWeightPlan(const Geometry& geometry, RedundancyMode requested);
+  // isocentre behind a source) or a short scan covers less than pi + fan angle (less one angular
+  // step) and `allowIncomplete` is false; with it, such a scan gets a warning.
+  FdkWeightPlan(const Geometry& geometry, RedundancyMode requested, bool allowIncomplete = false);
 
   RedundancyMode mode() const noexcept { return mode_; }
   double coverageRad() const noexcept { return coverageRad_; }
@@ -61,6 +70,21 @@ class FdkWeightPlan {
   void weightView(std::int64_t view, std::span<float> pixels) const;
   // The redundancy weight of column `col` in view `view` (rows share it).
   double redundancyWeight(std::int64_t view, double col) const;
+  // Source angle of a view, measured about +z (counter-clockwise) from the start of the arc the
+  // views cover, each view standing for one angular step (the first view sits half a step in).
+  double arcAngleRad(std::int64_t view) const {
+    return arcAngleRad_[static_cast<std::size_t>(view)];
+  }
+  // Fan angle of the ray through column `col` (principal row) of a view: the angle from the
+  // central ray (source towards the rotation axis) to it about +z, counter-clockwise positive.
+  // Zero for parallel beams.
+  double fanAngleRad(std::int64_t view, double col) const;
+
+  // Parker's weight generalised to a scan of pi + 2 delta (delta from the half fan angle up to
+  // pi/2): beta is the source angle from the start of the scan and gamma the fan angle, both in
+  // the same sense. The two rays (beta, gamma) and (beta + pi + 2 gamma, -gamma) are one line,
+  // and their weights add up to one.
+  static double parkerWeight(double betaRad, double gammaRad, double deltaRad);
 
   // Columns to add before the first and after the last detector column before filtering. An
   // offset detector's short side is extended to mirror its long side: the ramp filter spreads
@@ -75,7 +99,8 @@ class FdkWeightPlan {
 
  private:
   struct Coverage {
-    double span = 0, meanStep = 0;
+    double covered = 0;  // the arc the views stand for: one angular step per view
+    double meanStep = 0;
     bool fullTurn = false, halfTurnParallel = false;
   };
   struct DetectorSides {
@@ -86,15 +111,15 @@ class FdkWeightPlan {
   void computeFrames();
   Coverage computeAngularSteps();
   DetectorSides measureDetector();
-  void chooseMode(RedundancyMode requested, const Coverage& coverage, const DetectorSides& sides);
-  double fanAngleOfColumn(std::int64_t view, double col) const;
+  void chooseMode(RedundancyMode requested, const Coverage& coverage, const DetectorSides& sides,
+                  bool allowIncomplete);
+  void rejectMultipleTurns(double meanStep) const;
 
   const Geometry& geometry_;
   RedundancyMode mode_ = RedundancyMode::FullScan;
   std::vector<ViewFrame> frames_;
-  std::vector<double> betaRad_;  // angle travelled since the first view, in the rotation sense
+  std::vector<double> arcAngleRad_;  // counter-clockwise from the start of the covered arc
   std::vector<double> steps_;
-  double rotationSense_ = 1.0;
   double coverageRad_ = 0;
   double halfFanRad_ = 0;
   double parkerDeltaRad_ = 0;

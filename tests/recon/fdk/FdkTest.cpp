@@ -15,6 +15,7 @@
 #include "recon/phantom/CnrPhantom.h"
 #include "recon/phantom/Phantom.h"
 #include "recon/phantom/PoissonNoise.h"
+#include "support/GeometryTransforms.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::fdk {
@@ -100,8 +101,10 @@ class FdkSheppLogan : public ::testing::Test {
   static Volume reconstruct(const CircularConeParams& scan, RedundancyMode mode,
                             std::vector<std::string>* warnings = nullptr) {
     const phantom::Phantom ph = phantom::modifiedSheppLogan3d(kScaleMm);
-    const Geometry g = circularConeBeam(scan);
-    const ProjectionStack projections = phantom::projectPhantom(ph, g);
+    return reconstruct(phantom::projectPhantom(ph, circularConeBeam(scan)), mode, warnings);
+  }
+  static Volume reconstruct(const ProjectionStack& projections, RedundancyMode mode,
+                            std::vector<std::string>* warnings = nullptr) {
     FdkParams params;
     params.volume = VolumeGrid::centred({256, 256, 256}, Eigen::Vector3d::Constant(0.8));
     params.redundancy = mode;
@@ -123,15 +126,48 @@ TEST_F(FdkSheppLogan, FullScanMeansWithinOnePercentNearTheMidPlane) {
   expectRegionMeansWithin(regions, 0.01, brainValue());
 }
 
-TEST_F(FdkSheppLogan, ShortScanWithParkerWeightsWithinTwoPercent) {
+// A short scan with 0.4 rad of overscan (Parker's weights generalised, delta above the half fan
+// angle): the large regions within 1% as a full scan. The two small ventricles (420 and 554
+// sampled voxels, value 0) come out at up to 1.3% of the brain's value here (H100 machine,
+// 2026-11-25: -0.9% and +1.26%, against -0.14% and -0.08% for the full scan), the same with 220 or
+// 440 views, so it is the short scan's lack of conjugate rays to average the detector sampling,
+// not the angular sampling; they are held to 1.5%.
+TEST_F(FdkSheppLogan, ShortScanWithParkerWeightsWithinOnePercent) {
   CircularConeParams scan = headScan(256);
   scan.anglesRad = shortScanAnglesRad(scan, 220, 0.4);
   std::vector<std::string> warnings;
   const Volume v = reconstruct(scan, RedundancyMode::Auto, &warnings);
   EXPECT_TRUE(warnings.empty());
-  const auto regions =
-      uniformRegionMeans(v, phantom::modifiedSheppLogan3d(kScaleMm), 8.0, 2.5, 200);
-  expectRegionMeansWithin(regions, 0.02, brainValue());
+  const phantom::Phantom ph = phantom::modifiedSheppLogan3d(kScaleMm);
+  expectRegionMeansWithin(uniformRegionMeans(v, ph, 8.0, 2.5, 2000), 0.01, brainValue(), 2);
+  expectRegionMeansWithin(uniformRegionMeans(v, ph, 8.0, 2.5, 200), 0.015, brainValue());
+}
+
+// The independent check of issue #17: a textbook short scan (N views over [0, pi + fan)) in
+// another tool's convention (u pointing the other way, the scan turning clockwise, starting
+// elsewhere) must reconstruct as well as a full scan does.
+TEST_F(FdkSheppLogan, TextbookShortScanInAnyConventionWithinOnePercent) {
+  const phantom::Phantom ph = phantom::modifiedSheppLogan3d(kScaleMm);
+  CircularConeParams scan = headScan(256);
+  const double range = kPi + fullFanAngleRad(scan);
+  struct Convention {
+    const char* label;
+    double start, sense;
+    bool flipU;
+  };
+  for (const Convention& c : {Convention{"u flipped, counter-clockwise", 0.0, 1.0, true},
+                              Convention{"clockwise from 100 deg", 100.0, -1.0, false}}) {
+    scan.anglesRad.clear();
+    for (int i = 0; i < 240; ++i)
+      scan.anglesRad.push_back(c.start * kPi / 180.0 + c.sense * range * i / 240.0);
+    ProjectionStack projections = phantom::projectPhantom(ph, circularConeBeam(scan));
+    if (c.flipU) projections = test::flipDetectorU(projections);
+    std::vector<std::string> warnings;
+    const Volume v = reconstruct(projections, RedundancyMode::Auto, &warnings);
+    EXPECT_TRUE(warnings.empty()) << c.label;
+    SCOPED_TRACE(c.label);
+    expectRegionMeansWithin(uniformRegionMeans(v, ph, 8.0, 2.5, 200), 0.01, brainValue());
+  }
 }
 
 TEST_F(FdkSheppLogan, OffsetDetectorWithWangWeightsWithinTwoPercent) {
@@ -207,15 +243,21 @@ TEST(Fdk, OrientationPhantomComesBackWhereItIs) {
   }
 }
 
-TEST(Fdk, RejectsShortScanBelowPiPlusFanUnlessAskedNotToWeight) {
+TEST(Fdk, RejectsShortScanBelowPiPlusFanUnlessAllowedOrAskedNotToWeight) {
   CircularConeParams scan = headScan(64);
   scan.detector.rows = 8;
-  scan.anglesRad = arcAnglesRad(50, kPi);
+  // 50 views each standing for 3.6 deg: 180 deg in all, two steps short of 180 + 5.9 deg.
+  scan.anglesRad = arcAnglesRad(50, kPi * 49 / 50);
   const ProjectionStack projections(circularConeBeam(scan));
   FdkParams params;
   params.volume = VolumeGrid::centred({8, 8, 2}, Eigen::Vector3d::Constant(1.0));
   JobContext context;
   EXPECT_THROW(reconstructFdk(projections, params, context), ParameterError);
+  params.allowIncomplete = true;
+  FdkReport report;
+  EXPECT_NO_THROW(reconstructFdk(projections, params, context, &report));
+  EXPECT_EQ(report.warnings.size(), 1u);
+  params.allowIncomplete = false;
   params.redundancy = RedundancyMode::None;
   EXPECT_NO_THROW(reconstructFdk(projections, params, context));
 }
