@@ -52,7 +52,10 @@ std::string utcNow(const char* format) {
 
 std::string commandLine(int argc, char** argv) {
   std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) command += ' ';
+    command += argv[i];
+  }
   return command;
 }
 

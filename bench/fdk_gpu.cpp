@@ -498,14 +498,16 @@ std::string headline(const Context& ctx) {
     if (!r) return std::string("- ") + label + ": none ran\n";
     const double gups = gupsOf(updates(size), r->seconds.median);
     const double ceiling = ceilingFor(ctx, r->kernel);
-    return std::string("- ") + label + ": **" + r->variant +
-           (r->kernel != splitVariant(r->variant).first ? " (ran " + r->kernel + ")" : "") + ", " +
-           bench::fdkTexelFormat(r->kernel) + "**: " + fixed(gups, 0) +
-           " GUPS kernel only (median of " + std::to_string(r->seconds.runs) + "; " +
-           fixed(gupsOf(updates(size), r->seconds.max), 0) + " to " +
-           fixed(gupsOf(updates(size), r->seconds.min), 0) + "), " +
-           (std::isfinite(ceiling) ? fixed(100.0 * gups / ceiling, 0) + " % of its ceiling" : "") +
-           "; rel. L2 error " + scientific(r->relativeL2Random) + " on zero-mean data, " +
+    std::string line =
+        std::string("- ") + label + ": **" + r->variant +
+        (r->kernel != splitVariant(r->variant).first ? " (ran " + r->kernel + ")" : "") + ", " +
+        bench::fdkTexelFormat(r->kernel) + "**: " + fixed(gups, 1) +
+        " GUPS kernel only (median of " + std::to_string(r->seconds.runs) + "; " +
+        fixed(gupsOf(updates(size), r->seconds.max), 1) + " to " +
+        fixed(gupsOf(updates(size), r->seconds.min), 1) + ")";
+    if (std::isfinite(ceiling))
+      line += ", " + fixed(100.0 * gups / ceiling, 0) + " % of its ceiling";
+    return line + "; rel. L2 error " + scientific(r->relativeL2Random) + " on zero-mean data, " +
            scientific(r->relativeL2Positive) + " on the Shepp-Logan line integrals.\n";
   };
   auto isFloat32 = [](const KernelRow& r) {
@@ -820,7 +822,8 @@ std::string citedPeers() {
 void kernelSection(Context& ctx, ReportWriter& writer) {
   const Options& o = ctx.options;
   writer.add(
-      "\n### Kernel only: filtered projections on the GPU, CUDA-event time\n\n"
+      "\n### Kernel only: filtered projections on the GPU, CUDA-event time (CPU rows: wall "
+      "clock)\n\n"
       "Texels: the storage and interpolation of the kernel that ran. Total: one backprojection "
       "of all " +
       std::to_string(scanViews) + " views, min / median / max of " + std::to_string(o.repeats) +
@@ -1008,8 +1011,8 @@ int main(int argc, char** argv) {
        << "Command: `" << command << "`\n\n"
        << "Geometry: " << scanViews << " views over 360°, flat detector 1248 x 960 of 0.6 mm, "
        << "source-isocentre 750 mm, source-detector 1250 mm, 256 mm cube at the isocentre "
-       << "(voxel 256/L mm). GUPS = L³·" << scanViews << " / time. Every time: min / median / max of "
-       << o.repeats << " runs after a warm-up.\n";
+       << "(voxel 256/L mm). GUPS = L³·" << scanViews
+       << " / time. Every time: min / median / max of " << o.repeats << " runs after a warm-up.\n";
     ReportWriter writer(o);
     writer.add(md.str());
     ctx.report = {{"date", bench::utcNow()},
