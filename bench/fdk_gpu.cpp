@@ -668,12 +668,12 @@ CrossCheckRow crossCheck(const Context& ctx, const std::string& caseName,
   return row;
 }
 
-std::string crossCheckTable(const std::vector<CrossCheckRow>& rows) {
+std::string crossCheckTable(const Context& ctx, const std::vector<CrossCheckRow>& rows) {
   std::ostringstream t;
   t << "| Case | Variant (kernel) | Texels | Volume, views | (a) all views, one buffer: GUPS "
        "median (min-max) | (b) chunks, own buffers: GUPS median (min-max) | (c) inside "
-       "reconstructFdk: GUPS median (min-max) | (b) / (a) | (c) / (a) |\n"
-    << "|---|---|---|---|---|---|---|---:|---:|\n";
+       "reconstructFdk: GUPS median (min-max) | (b) / (a) | (c) / (a) | (a) of ceiling |\n"
+    << "|---|---|---|---|---|---|---|---:|---:|---:|\n";
   for (const CrossCheckRow& r : rows) {
     const double u = updates(r.size, r.views);
     auto cell = [&](const RunStats& s) {
@@ -685,7 +685,11 @@ std::string crossCheckTable(const std::vector<CrossCheckRow>& rows) {
       << bench::fdkTexelFormat(r.kernel) << " | " << r.size << "³, " << r.views << " | "
       << cell(r.allViews) << " | " << cell(r.chunked) << " (" << r.chunkViews << " views) | "
       << cell(r.inPipeline) << " | " << fixed(r.allViews.median / r.chunked.median, 2) << " | "
-      << fixed(r.allViews.median / r.inPipeline.median, 2) << " |\n";
+      << fixed(r.allViews.median / r.inPipeline.median, 2) << " | ";
+    const double ceiling = ceilingFor(ctx, r.kernel);
+    t << (std::isfinite(ceiling) ? fixed(100.0 * gupsOf(u, r.allViews.median) / ceiling, 0) + " %"
+                                 : "n/a")
+      << " |\n";
   }
   return t.str();
 }
@@ -743,7 +747,7 @@ void crossCheckSection(Context& ctx, ReportWriter& writer) {
         phantom::projectPhantom(phantom::modifiedSheppLogan3d(100.0), sweep);
     run("QA sweep's demo", random, phantom, cubeGrid(kSweepSize, 204.8));
   }
-  writer.add(crossCheckTable(rows) + failures.str());
+  writer.add(crossCheckTable(ctx, rows) + failures.str());
   writer.save(ctx.report);
 }
 
