@@ -427,8 +427,52 @@ std::vector<bench::CitedFigure> astraCited(const Case& c) {
 std::string sirtHeader() {
   return "| slice, views | slices | runs | FP min / median / max | BP min / median / max | SIRT "
          "min / median / max | G upd/s | fraction of ceiling | OS5 sweep min / median / max | "
-         "OS5 / SIRT | e2e SIRT min / median / max |\n"
-         "|---|---:|---:|---|---|---|---:|---:|---|---:|---|\n";
+         "OS5 / SIRT | e2e SIRT min / median / max | FP err positive / zero-mean | BP err "
+         "positive / zero-mean |\n"
+         "|---|---:|---:|---|---|---|---:|---:|---|---:|---|---|---|\n";
+}
+
+// The backprojector's CPU reference: the exact transpose for a matched one, else the voxel-driven
+// CPU backprojector (float64 sums), as the QA sweep pairs them.
+std::string backReference(const std::string& bp) {
+  return VariantRegistry::builtins().require(bp).adjointOf.empty() ? "et.bp.cpu-voxel"
+                                                                   : "et.bp.cpu-matched";
+}
+
+double relativeL2(const Volume& a, const Volume& reference) {
+  double difference = 0, norm = 0;
+  const auto x = a.voxels(), y = reference.voxels();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double d = double(x[i]) - double(y[i]);
+    difference += d * d;
+    norm += double(y[i]) * double(y[i]);
+  }
+  return norm > 0 ? std::sqrt(difference / norm) : NAN;
+}
+
+// "positive / zero-mean" relative L2 errors of the pair's forward projector against et.fp.cpu
+// and of its backprojector against backReference(), on kErrorViews views: the projector of the
+// problem's positive volume (uniform [0, 1)) and of 2x - 1; the backprojection of its positive
+// projections and of 2p - 1.
+std::pair<std::string, std::string> pairErrors(const Problem& pr, const Options& o) {
+  const ForwardReference f = forwardReference(pr, kErrorViews);
+  const auto [fpPositive, fpZeroMean] = forwardErrors(f, o.fp, o.tunables);
+  const KernelVariant& cpu = VariantRegistry::builtins().require(backReference(o.bp));
+  ProjectionStack zeroMean = pr.projections;
+  for (float& p : zeroMean.pixels()) p = 2.0f * p - 1.0f;
+  double bp[2] = {NAN, NAN};
+  int k = 0;
+  const ProjectionStack* inputs[2] = {&pr.projections, &zeroMean};
+  for (const ProjectionStack* projections : inputs) {
+    JobContext context;
+    Volume reference(pr.start.shape(), pr.start.voxelSizeMm(), pr.start.originMm());
+    Volume gpu = reference;
+    cpu.backprojectViews(*projections, reference, f.views, context);
+    cuda::backprojectOnGpu(o.bp, o.tunables, *projections, gpu, f.views, context);
+    bp[k++] = relativeL2(gpu, reference);
+  }
+  return {bench::scientific(fpPositive) + " / " + bench::scientific(fpZeroMean),
+          bench::scientific(bp[0]) + " / " + bench::scientific(bp[1])};
 }
 
 // One row: SIRT and OS-SIRT-5 per slice at `slices`, kernel only (and SIRT end to end).
@@ -458,11 +502,17 @@ void sirtRow(const Options& o, Case c, Report& report, std::string& kernels) {
          << percent(floor, t.iteration.median) << " | "
          << bench::minMedianMax(os.iteration, perSlice, 3) << " | "
          << fixed(os.iteration.median / t.iteration.median, 2) << " | "
-         << (e2e ? bench::minMedianMax(*e2e, perSlice, 3) : "–") << " |\n";
+         << (e2e ? bench::minMedianMax(*e2e, perSlice, 3) : "–") << " | ";
+    if (c.slices <= 64) {
+      const auto [fp, bp] = pairErrors(sirt, o);
+      line << fp << " | " << bp << " |\n";
+    } else {
+      line << "– | – |\n";
+    }
     if (kernels.empty()) kernels = t.summary;
   } catch (const std::exception& e) {
     line << "| " << c.label() << " | " << c.slices << " | failed: " << e.what()
-         << " | | | | | | | | |\n";
+         << " | | | | | | | | | | |\n";
   }
   report.add(line.str());
 }
@@ -481,7 +531,12 @@ std::string sirtNotes(const Options& o) {
          std::to_string(o.endToEndIterations[1]) + ") - t(" +
          std::to_string(o.endToEndIterations[0]) + ")) / " +
          std::to_string(o.endToEndIterations[1] - o.endToEndIterations[0]) + ", " +
-         std::to_string(o.repeats) + " such pairs (stacks of at most 64 slices).\n\n";
+         std::to_string(o.repeats) +
+         " such pairs (stacks of at most 64 slices). FP err, BP err (stacks of at most 64 "
+         "slices): relative L2 on " +
+         std::to_string(kErrorViews) + " views against et.fp.cpu and " + backReference(o.bp) +
+         " (float64 sums), on positive data (uniform [0, 1) volume or projections) and on "
+         "zero-mean data (2x - 1).\n\n";
 }
 
 void table2(const Options& o, Report& report) {
