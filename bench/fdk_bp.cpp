@@ -1,22 +1,26 @@
-// Backprojection throughput of the FDK kernel variants (DESIGN.md, "Measuring"): GUPS = voxel
+// Backprojection throughput of the CPU FDK kernel variants (DESIGN.md, "Measuring"): GUPS = voxel
 // updates per second / 1e9, one backprojection of nx*ny*nz voxels from n views being nx*ny*nz*n
-// updates. Kernel only: the projections are already weighted and filtered; no file I/O. Prints
-// a markdown table (device, sizes, variant, threads, seconds, GUPS total and per thread) and
-// appends it to --out when given.
+// updates. Kernel only: the projections are already weighted and filtered; no file I/O. Every
+// row: min, median and max of --repeats (>= 5) timed runs after one warm-up run, and the error
+// at sampled voxels against a float64 reference on two inputs: zero-mean random projections
+// (like ramp-filtered data) and the positive line integrals of the modified Shepp-Logan phantom.
+// The reference is computed once per size and input and shared by every variant and thread
+// count. Prints a Markdown table and appends it to --out when given.
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/BenchSupport.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/phantom/AnalyticProjector.h"
+#include "recon/phantom/Phantom.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace {
@@ -29,45 +33,52 @@ std::string cpuModel() {
   return "unknown CPU";
 }
 
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char text[16];
-  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-  return text;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace tomowb;
-  CLI::App app{"FDK backprojection benchmark (kernel only, GUPS = 1e9 voxel updates / s)"};
+  namespace b = tomowb::bench;
+  CLI::App app{"CPU FDK backprojection benchmark (kernel only, GUPS = 1e9 voxel updates / s)"};
   std::vector<std::string> variants{"fdk.bp.cpu"};
   std::vector<std::int64_t> sizes{128, 256};
   std::vector<int> threads{1, 2};
   std::int64_t views = 360;
-  int repeats = 3;
+  int repeats = b::kMinTimedRuns;
+  int samples = 1024;
   std::string out;
   app.add_option("--variant", variants, "kernel variants to time")->capture_default_str();
   app.add_option("--size", sizes, "cubic volume edges")->capture_default_str();
   app.add_option("--views", views, "projections (full circular turn)")->capture_default_str();
   app.add_option("--threads", threads, "OpenMP thread counts to try")->capture_default_str();
-  app.add_option("--repeats", repeats, "timed runs per case (the best is reported)")
-      ->capture_default_str();
+  app.add_option("--repeats", repeats, "timed runs per case after one warm-up (at least 5)")
+      ->capture_default_str()
+      ->check(CLI::Range(b::kMinTimedRuns, 1000));
+  app.add_option("--samples", samples, "voxels sampled for the errors against float64")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--out", out, "append the markdown table to this file");
   CLI11_PARSE(app, argc, argv);
 
   std::ostringstream table;
-  table << "\n## " << today() << ": FDK backprojection, kernel only\n\n"
+  table << "\n## " << b::utcNow() << ": FDK backprojection on the CPU, kernel only\n\n"
         << "Device: " << cpuModel() << " (" << omp_get_num_procs() << " logical CPUs), "
         << (fdk::cpuBackprojectorUsesAvx2() ? "AVX2 + FMA path" : "scalar path") << ".\n"
-        << "Command: `";
-  for (int i = 0; i < argc; ++i) table << (i ? " " : "") << argv[i];
-  table << "`\n\nGeometry: circular cone beam, SOD 500 mm, SDD 1000 mm, " << views
-        << " views, detector 1.5 x the volume edge in pixels; random filtered projections. "
-           "Best of "
-        << repeats << " runs.\n\n"
-        << "| variant | volume | views | threads | seconds | GUPS total | GUPS per thread |\n"
-        << "|---|---|---|---|---|---|---|\n";
+        << "Command: `" << b::commandLine(argc, argv) << "`\n\n"
+        << "Geometry: circular cone beam, SOD 500 mm, SDD 1000 mm, " << views
+        << " views, detector 1.5 x the volume edge in pixels, 256 mm cube. Timed input: zero-mean "
+           "uniform [-1, 1) projections. Time: min / median / max of "
+        << repeats
+        << " runs after one warm-up run (wall clock); GUPS from the median. Fraction of the "
+           "hardware limit: n/a, reference/gpu-limits-h100.md has no CPU ceiling. Errors: "
+           "relative L2 at "
+        << samples
+        << " sampled voxels against a float64 reference of the same backprojection (bilinear, "
+           "1/w^2), on the random input and on the positive line integrals of the modified "
+           "Shepp-Logan phantom.\n\n"
+        << "| variant | texels | volume | views | threads | runs | seconds min / median / max | "
+           "GUPS total | GUPS per thread | fraction of hw limit | rel. L2 err, random zero-mean "
+           "| rel. L2 err, Shepp-Logan (positive) |\n"
+        << "|---|---|---|---|---|---:|---|---:|---:|---|---:|---:|\n";
   std::printf("%s", table.str().c_str());
   std::ostringstream rows;
   for (std::int64_t n : sizes) {
@@ -77,32 +88,49 @@ int main(int argc, char** argv) {
     p.detector.cols = p.detector.rows = n + n / 2;
     p.detector.pitchUMm = p.detector.pitchVMm = 2.0 * 256.0 / double(n);
     p.anglesRad = fullScanAnglesRad(views);
-    ProjectionStack stack(circularConeBeam(p));
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    for (float& x : stack.pixels()) x = u(rng);
+    const Geometry geometry = circularConeBeam(p);
+    ProjectionStack random(geometry);
+    b::fillZeroMeanRandom(random);
+    const ProjectionStack positive =
+        phantom::projectPhantom(phantom::modifiedSheppLogan3d(100.0), geometry);
+    const Volume grid = Volume::centred({n, n, n}, Eigen::Vector3d::Constant(256.0 / double(n)));
+    const std::vector<b::VoxelSample> voxels = b::sampleVoxels(grid.shape(), samples);
+    const std::vector<double> randomReference = b::referenceAtSamples(random, grid, voxels);
+    const std::vector<double> positiveReference = b::referenceAtSamples(positive, grid, voxels);
     for (const std::string& name : variants) {
       const KernelVariant& variant = VariantRegistry::builtins().require(name);
-      for (int t : threads) {
+      double randomError = NAN, positiveError = NAN;
+      for (std::size_t ti = 0; ti < threads.size(); ++ti) {
+        const int t = threads[ti];
         omp_set_num_threads(t);
-        double best = 1e300;
-        for (int r = 0; r < repeats; ++r) {
-          Volume volume = Volume::centred({n, n, n}, Eigen::Vector3d::Constant(256.0 / double(n)));
+        std::vector<double> seconds;
+        for (int r = 0; r <= repeats; ++r) {  // run 0 warms up
+          Volume volume = grid;
           JobContext context;
           const auto start = std::chrono::steady_clock::now();
-          variant.backproject(stack, volume, context);
-          best = std::min(
-              best,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          variant.backproject(random, volume, context);
+          const double s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          if (r > 0) seconds.push_back(s);
+          if (r == 0 && ti == 0)
+            randomError = b::relativeL2AtSamples(volume, voxels, randomReference);
         }
-        const double gups = double(n) * double(n) * double(n) * double(views) / best / 1e9;
-        char row[256];
-        std::snprintf(row, sizeof row, "| %s | %lld^3 | %lld | %d | %.3f | %.3f | %.3f |\n",
-                      name.c_str(), static_cast<long long>(n), static_cast<long long>(views), t,
-                      best, gups, gups / t);
-        std::printf("%s", row);
+        if (ti == 0) {  // the error does not depend on the thread count: once per variant
+          Volume volume = grid;
+          JobContext context;
+          variant.backproject(positive, volume, context);
+          positiveError = b::relativeL2AtSamples(volume, voxels, positiveReference);
+        }
+        const b::RunStats stats = b::summarize(seconds);
+        const double gups = double(n) * double(n) * double(n) * double(views) / stats.median / 1e9;
+        std::ostringstream row;
+        row << "| " << name << " | " << b::fdkTexelFormat(name) << " | " << n << "^3 | " << views
+            << " | " << t << " | " << stats.runs << " | " << b::minMedianMax(stats, 1.0, 3) << " | "
+            << b::fixed(gups, 3) << " | " << b::fixed(gups / t, 3) << " | n/a | "
+            << b::scientific(randomError) << " | " << b::scientific(positiveError) << " |\n";
+        std::printf("%s", row.str().c_str());
         std::fflush(stdout);
-        rows << row;
+        rows << row.str();
       }
     }
   }

@@ -43,7 +43,7 @@ echo "== devices" | tee -a "$OUT/machine.txt"
 ./build-gpu/cli/tomowb-cli variants 2>&1 | tee -a "$OUT/machine.txt"
 
 echo "== benchmark: CPU backprojection on the GPU machine's cores (short)"
-timeout 60 ./build-gpu/bench/tomowb-bench-fdk-bp --size 128 --threads "$jobs" --repeats 1 \
+timeout 60 ./build-gpu/bench/tomowb-bench-fdk-bp --size 128 --threads "$jobs" --repeats 5 \
   --out "$OUT/bench-fdk-bp-cpu.md" | tail -n 3
 
 # Leave ~50 s for ncu when there is room; the benchmark writes its tables as each part ends, so
@@ -73,7 +73,7 @@ if command -v ncu > /dev/null && (( $(left) > 25 )); then
       --kernel-name regex:"naive|texture|slab|layered|mirrorHalf2|soft|fast|[Bb]ackproject" \
       --section SpeedOfLight --section Occupancy \
       ./build-gpu/bench/tomowb-bench-fdk-gpu --kernel-only --sizes 512 --variants "$variant" \
-      --repeats 1 --samples 16 >> "$OUT/ncu-fdk.txt" 2>&1 || echo "(ncu exit $?)" >> "$OUT/ncu-fdk.txt"
+      --repeats 5 --samples 16 >> "$OUT/ncu-fdk.txt" 2>&1 || echo "(ncu exit $?)" >> "$OUT/ncu-fdk.txt"
   done
   grep -E "^== ncu|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy" \
     "$OUT/ncu-fdk.txt" | head -n 40

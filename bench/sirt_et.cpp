@@ -1,19 +1,25 @@
 // GPU SIRT benchmark of issue #7 in the layout of seed 004's Tables 1-3 (reference/sirt-et.md
-// sections 5 and 9), with the seed's GTX 280/480 figures and ASTRA's on the same H100 beside ours:
+// sections 5 and 9), with the honesty rules of DESIGN.md "Measuring" (issue #17 point 6):
 //  Table 1: forward projection alone, per slice, 2048^2 slices from 180 views over 180 degrees:
-//           the seed's four thread-block orderings (a)-(d) and our fastest kernel.
-//  Table 2: one SIRT iteration and one OS-SIRT-5 sweep per slice, 512^2 to 4096^2 at 180 and
-//           360 views, on the seed's 10-slice stacks and on stacks of ASTRA's "8 GB" sizes.
+//           the seed's four thread-block orderings (a)-(d), as implemented here, and our fastest
+//           kernel with float32 and with its default (half2) texels.
+//  Table 2: one SIRT iteration and one OS-SIRT-5 sweep per slice, --sizes at 180 and 360 views,
+//           on --slices-slice stacks and (unless --no-filled-stacks) on stacks of ASTRA's "8 GB"
+//           sizes.
 //  Table 3: the ET-shaped slices (356 x 148, 712 x 296, 1424 x 591 from 61 views over 120
 //           degrees).
 //  Big:     a full SIRT iteration of a 2048 (x) x 512 (thickness) x 2048 (slices) tomogram from
 //           121 views over 120 degrees.
-// Kernel-only figures come from cuda::IterativeBenchmark (problem resident on the GPU, CUDA
-// events around the iterations after a warm-up, element passes and texture packing included);
-// end-to-end ones from cuda::reconstructIterativeGpu as the seed timed: (t(50 it) - t(10 it)) /
-// 40, everything in the loop included (upload, weights and download cancel out). G updates/s =
-// 2 x pixels x views / time per iteration (1 x for a forward projection alone).
-// The inputs are random (uniform [0, 1) volume and projections), never zeros.
+// Every measured figure is the min / median / max of --repeats (>= 5) timed runs after a warm-up,
+// with the fraction of the sampling ceiling of the kernels' texel formats
+// (reference/gpu-limits-h100.md Table 1). Kernel-only figures come from cuda::IterativeBenchmark
+// (problem resident on the GPU, CUDA events; each run is the mean over enough iterations for
+// ~50 ms); end-to-end ones from cuda::reconstructIterativeGpu as the seed timed: (t(high it) -
+// t(low it)) / (high - low), everything in the loop included (upload, weights and download cancel
+// out). G updates/s = 2 x pixels x views / time per iteration (1 x for a projection alone).
+// The figures of the seed's GPUs ([S4]) and of ASTRA on the H100 (reference/sirt-et.md section 9)
+// are printed only in tables headed "cited", with source, date and device, never beside or
+// divided by this run's figures. The inputs are random (uniform [0, 1) volume and projections).
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
@@ -21,8 +27,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <numbers>
@@ -31,44 +37,38 @@
 #include <string>
 #include <vector>
 
+#include "bench/BenchSupport.h"
 #include "recon/core/Error.h"
 #include "recon/cuda/GpuDevices.h"
 #include "recon/cuda/GpuEt.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/iterative/IterativeReconstruction.h"
+#include "recon/variant/VariantRegistry.h"
 
 namespace {
 
 using namespace tomowb;
+using bench::fixed;
+using bench::RunStats;
 using Clock = std::chrono::steady_clock;
 using Tunables = std::map<std::string, std::string>;
 constexpr double kDeg = std::numbers::pi / 180.0;
+constexpr int kErrorViews = 6;  // views of Table 1's error against et.fp.cpu
 
 struct Options {
   std::vector<std::string> tables{"1", "2", "3", "big"};
   int slices = 10;
   bool filledStacks = true;
   bool endToEnd = true;
-  bool sweep = false;
+  std::vector<int> endToEndIterations{10, 50};
   std::vector<std::int64_t> sizes{512, 1024, 2048, 4096};
   std::string fp = "et.fp.fast", bp = "et.bp.fast";
   Tunables tunables;
   int device = 0;
+  int repeats = bench::kMinTimedRuns;
+  int multiprocessors = 0;
   std::string out;
 };
-
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  return text;
-}
-
-std::string fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
 
 // Markdown goes to stdout and, as each part ends, to --out (a time-out keeps what was measured).
 class Report {
@@ -145,30 +145,36 @@ Problem makeProblem(const Case& c, const Options& o, iterative::IterativeMethod 
   return out;
 }
 
+// `measure(n)` returns the mean seconds of n repetitions; one warm-up call, then `repeats` calls
+// of n, n chosen for ~50 ms a call (at least 1, at most 20): the min / median / max of the means.
+RunStats timeRepeated(const std::function<double(int)>& measure, int repeats) {
+  const double warm = measure(1);
+  const int n = std::clamp(int(std::ceil(0.05 / std::max(warm, 1e-6))), 1, 20);
+  std::vector<double> means;
+  for (int r = 0; r < repeats; ++r) means.push_back(measure(n));
+  return bench::summarize(means);
+}
+
 struct Timing {
-  double iteration = 0, forward = 0, back = 0;  // seconds, kernel only
+  RunStats iteration, forward, back;  // seconds, kernel only
   std::string summary;
 };
 
-// Kernel-only: one warm-up iteration, then enough iterations for ~0.3 s, the mean.
-Timing kernelTiming(const Problem& pr, bool projectors) {
+Timing kernelTiming(const Problem& pr, bool projectors, int repeats) {
   cuda::IterativeBenchmark bench(pr.projections, pr.params, pr.start, pr.params.gpu.devices[0]);
   Timing t;
   t.summary = bench.summary();
-  const double warm = bench.iterationSeconds(1);
-  const int n = std::clamp(int(std::ceil(0.3 / std::max(warm, 1e-6))), 3, 20);
-  t.iteration = bench.iterationSeconds(n);
+  t.iteration = timeRepeated([&](int n) { return bench.iterationSeconds(n); }, repeats);
   if (projectors) {
-    bench.forwardSeconds(1);
-    t.forward = bench.forwardSeconds(n);
-    bench.backprojectSeconds(1);
-    t.back = bench.backprojectSeconds(n);
+    t.forward = timeRepeated([&](int n) { return bench.forwardSeconds(n); }, repeats);
+    t.back = timeRepeated([&](int n) { return bench.backprojectSeconds(n); }, repeats);
   }
   return t;
 }
 
-// End to end as the seed timed it: (t(50 it) - t(10 it)) / 40 of the whole GPU SIRT call.
-double endToEndTiming(const Problem& pr, int low = 10, int high = 50) {
+// End to end as the seed timed it: (t(high it) - t(low it)) / (high - low) of the whole GPU SIRT
+// call, `repeats` such pairs after one warm-up call.
+RunStats endToEndTiming(const Problem& pr, int low, int high, int repeats) {
   const auto run = [&](int iterations) {
     iterative::IterativeParams p = pr.params;
     p.iterations = iterations;
@@ -179,44 +185,147 @@ double endToEndTiming(const Problem& pr, int low = 10, int high = 50) {
     cuda::reconstructIterativeGpu(pr.projections, p, x, context, report);
     return std::chrono::duration<double>(Clock::now() - started).count();
   };
-  const double a = run(low), b = run(high);
-  return (b - a) / double(high - low);
+  run(low);  // warm-up
+  std::vector<double> perIteration;
+  for (int r = 0; r < repeats; ++r) {
+    const double a = run(low), b = run(high);
+    perIteration.push_back((b - a) / double(high - low));
+  }
+  return bench::summarize(perIteration);
 }
 
 double gups(double pixels, double views, double seconds, double factor = 2.0) {
   return seconds > 0 ? factor * pixels * views / seconds / 1e9 : 0.0;
 }
 
+// The forward and back labels of IterativeBenchmark::summary ("FP label + BP label, path, ...").
+std::pair<std::string, std::string> kernelLabels(const std::string& summary) {
+  const std::size_t plus = summary.find(" + ");
+  if (plus == std::string::npos) return {summary, ""};
+  std::string back = summary.substr(plus + 3);
+  // The back label ends where the path begins (", " outside brackets).
+  int depth = 0;
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    if (back[i] == '(') ++depth;
+    if (back[i] == ')') --depth;
+    if (depth == 0 && back[i] == ',') {
+      back.resize(i);
+      break;
+    }
+  }
+  return {summary.substr(0, plus), back};
+}
+
+// Time floor of `updates` samples through the kernel's ceiling (NaN without one).
+double floorSeconds(const std::string& label, double updates, int multiprocessors) {
+  const auto c = bench::etProjectorCeiling(label);
+  if (!c) return NAN;
+  return updates / (bench::scaledToDevice(c->gSamplesPerSecond, multiprocessors) * 1e9);
+}
+
+std::string percent(double floor, double seconds) {
+  return std::isfinite(floor) && seconds > 0 ? fixed(100.0 * floor / seconds, 0) + " %" : "n/a";
+}
+
+std::string texelsOf(const std::string& label) {
+  const auto c = bench::etProjectorCeiling(label);
+  return c ? c->texel : "software interpolation (float32)";
+}
+
 // ---- Table 1 -----------------------------------------------------------------------------------
+
+// The forward projectors' error against et.fp.cpu (float64 sums, the family's reference) on a
+// few views, for a positive volume (uniform [0, 1)) and a zero-mean one (uniform [-1, 1)); the
+// references are computed once.
+struct ForwardReference {
+  std::vector<std::int64_t> views;
+  Volume positive, zeroMean;
+  ProjectionStack positiveReference, zeroMeanReference;
+};
+
+ForwardReference forwardReference(const Problem& pr, int viewCount) {
+  ForwardReference r;
+  const std::int64_t views = pr.projections.viewCount();
+  for (int k = 0; k < viewCount; ++k) r.views.push_back(views * k / viewCount);
+  r.positive = pr.start;
+  r.zeroMean = pr.start;
+  for (float& x : r.zeroMean.voxels()) x = 2.0f * x - 1.0f;
+  const KernelVariant& cpu = VariantRegistry::builtins().require("et.fp.cpu");
+  JobContext context;
+  r.positiveReference = ProjectionStack(pr.projections.geometry());
+  r.zeroMeanReference = ProjectionStack(pr.projections.geometry());
+  cpu.forwardProject(r.positive, r.positiveReference, r.views, context);
+  cpu.forwardProject(r.zeroMean, r.zeroMeanReference, r.views, context);
+  return r;
+}
+
+double relativeL2OnViews(const ProjectionStack& a, const ProjectionStack& reference,
+                         const std::vector<std::int64_t>& views) {
+  double difference = 0, norm = 0;
+  for (const std::int64_t v : views) {
+    const auto x = a.viewPixels(v), y = reference.viewPixels(v);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double d = double(x[i]) - double(y[i]);
+      difference += d * d;
+      norm += double(y[i]) * double(y[i]);
+    }
+  }
+  return norm > 0 ? std::sqrt(difference / norm) : NAN;
+}
+
+// {positive, zero-mean} relative L2 errors of `variant` with `tunables`.
+std::pair<double, double> forwardErrors(const ForwardReference& r, const std::string& variant,
+                                        const Tunables& tunables) {
+  JobContext context;
+  ProjectionStack out(r.positiveReference.geometry());
+  cuda::forwardProjectOnGpu(variant, tunables, r.positive, out, r.views, context);
+  const double positive = relativeL2OnViews(out, r.positiveReference, r.views);
+  cuda::forwardProjectOnGpu(variant, tunables, r.zeroMean, out, r.views, context);
+  return {positive, relativeL2OnViews(out, r.zeroMeanReference, r.views)};
+}
 
 void table1(const Options& o, Report& report) {
   struct Row {
     std::string variant, label;
-    std::optional<double> gtx280, gtx480;
     Tunables tunables;
   };
   const std::vector<Row> rows = {
-      {"et.fp.unordered", "(a) unordered", 507.103, 278.622, {}},
-      {"et.fp.strips", "(b) ray strips", 154.976, 85.068, {}},
-      {"et.fp.strips-angles", "(c) strips x consecutive angles", 77.863, 34.340, {}},
-      {"et.fp.segments", "(d) strip segments (8 per ray)", 25.326, 27.883, {}},
-      {"et.fp.fast",
-       "ours: et.fp.fast, float32 texels",
-       std::nullopt,
-       std::nullopt,
-       {{"fp-texel", "float2"}}},
-      {"et.fp.fast", "ours: et.fp.fast (default)", std::nullopt, std::nullopt, {}},
+      {"et.fp.unordered", "(a) unordered", {}},
+      {"et.fp.strips", "(b) ray strips", {}},
+      {"et.fp.strips-angles", "(c) strips x consecutive angles", {}},
+      {"et.fp.segments", "(d) strip segments (8 per ray)", {}},
+      {"et.fp.fast", "ours: et.fp.fast, float32 data (float2 texels)", {{"fp-texel", "float2"}}},
+      {"et.fp.fast", "ours: et.fp.fast (default texels)", {}},
   };
   Case c{2048, 2048, 180, o.slices, 180};
+  const double updates = double(c.width * c.thickness * c.slices) * double(c.views);
   std::ostringstream md;
   md << "\n### Table 1: forward projection alone, 2048² slices, 180 views over 180°, " << c.slices
      << "-slice stack (ms per slice)\n\n"
-     << "Kernel only (CUDA events, mean after a warm-up; texture packing of the volume "
-        "included). G updates/s = pixels x views / time. Seed figures: GTX 280 / GTX 480, "
-        "[S4] Table 1. ASTRA on the same H100 (reference/sirt-et.md section 9): 1.64 ms.\n\n"
-     << "| ordering | variant as run | GTX 280 | GTX 480 | H100 ours (ms) | G updates/s | "
-        "speed-up over (a) |\n|---|---|---:|---:|---:|---:|---:|\n";
+     << "Kernel only (CUDA events; texture packing of the volume included). Orderings (a)-(d) "
+        "are the seed's schemes as implemented here, measured in this run. Time: min / median / "
+        "max of "
+     << o.repeats
+     << " runs after a warm-up; G updates/s = pixels x views / median. Ceiling: the sampling "
+        "rate of the kernel's texel format (reference/gpu-limits-h100.md Table 1, one sample per "
+        "update). rel. L2 err: the projections of "
+     << kErrorViews
+     << " of the views against et.fp.cpu (float64 sums), for a positive volume (uniform [0, 1), "
+        "the timed one) and a zero-mean one (uniform [-1, 1)).\n\n"
+     << "| ordering | variant as run | texels | runs | ms per slice min / median / max | G "
+        "updates/s | fraction of ceiling | speed-up over (a) | rel. L2 err, positive | rel. L2 "
+        "err, zero-mean |\n"
+        "|---|---|---|---:|---|---:|---:|---:|---:|---:|\n";
   report.add(md.str());
+  std::optional<ForwardReference> reference;
+  try {
+    const auto started = Clock::now();
+    reference = forwardReference(makeProblem(c, o, iterative::IterativeMethod::Sirt), kErrorViews);
+    std::cerr << "Table 1: et.fp.cpu reference on " << kErrorViews << " views in "
+              << fixed(std::chrono::duration<double>(Clock::now() - started).count(), 1) << " s\n";
+  } catch (const std::exception& e) {
+    report.add("(no error columns: the CPU reference failed: " + std::string(e.what()) + ")\n");
+  }
   double first = 0;
   for (const Row& r : rows) {
     Options one = o;
@@ -226,22 +335,39 @@ void table1(const Options& o, Report& report) {
     std::ostringstream line;
     try {
       cuda::IterativeBenchmark bench(pr.projections, pr.params, pr.start, o.device);
-      bench.forwardSeconds(1);
-      const double t = bench.forwardSeconds(3);
-      const double perSlice = t / double(c.slices) * 1e3;
+      const RunStats t = timeRepeated([&](int n) { return bench.forwardSeconds(n); }, o.repeats);
+      const double perSlice = t.median / double(c.slices) * 1e3;
       if (first == 0) first = perSlice;
-      const std::string summary = bench.summary();
-      line << "| " << r.label << " | " << summary.substr(0, summary.find(" + ")) << " | "
-           << (r.gtx280 ? fixed(*r.gtx280, 3) : "–") << " | "
-           << (r.gtx480 ? fixed(*r.gtx480, 3) : "–") << " | " << fixed(perSlice, 3) << " | "
-           << fixed(gups(double(c.width * c.thickness * c.slices), double(c.views), t, 1.0), 0)
-           << " | " << fixed(first / perSlice, 1) << "x |\n";
+      const std::string fpLabel = kernelLabels(bench.summary()).first;
+      line << "| " << r.label << " | " << fpLabel << " | " << texelsOf(fpLabel) << " | " << t.runs
+           << " | " << bench::minMedianMax(t, 1e3 / double(c.slices), 3) << " | "
+           << fixed(gups(double(c.width * c.thickness * c.slices), double(c.views), t.median, 1.0),
+                    0)
+           << " | " << percent(floorSeconds(fpLabel, updates, o.multiprocessors), t.median) << " | "
+           << fixed(first / perSlice, 1) << "x | ";
+      if (reference) {
+        const auto [positive, zeroMean] = forwardErrors(*reference, r.variant, one.tunables);
+        line << bench::scientific(positive) << " | " << bench::scientific(zeroMean) << " |\n";
+      } else {
+        line << "– | – |\n";
+      }
     } catch (const std::exception& e) {
-      line << "| " << r.label << " | " << r.variant << " | | | failed: " << e.what() << " | | |\n";
+      line << "| " << r.label << " | " << r.variant << " | | | failed: " << e.what()
+           << " | | | | | |\n";
     }
     report.add(line.str());
   }
-  report.add("| ASTRA 2.x, H100 (2-D par_fp, section 9) | | | | 1.64 | 460 | |\n");
+  const std::string s4 =
+      "[S4] Table 1 (Palenstijn, Batenburg, Sijbers, J. Struct. Biol. 2011; reference/sirt-et.md)";
+  report.add(bench::citedTable(
+      "Table 1's other GPUs and ASTRA (ms per slice, 2048², 180 views)",
+      {{"(a) unordered", "507.103 / 278.622", s4, "2011", "GTX 280 / GTX 480"},
+       {"(b) ray strips", "154.976 / 85.068", s4, "2011", "GTX 280 / GTX 480"},
+       {"(c) strips x consecutive angles", "77.863 / 34.340", s4, "2011", "GTX 280 / GTX 480"},
+       {"(d) strip segments", "25.326 / 27.883", s4, "2011", "GTX 280 / GTX 480"},
+       {"ASTRA 2.x, 2-D par_fp, forward projection alone", "1.64",
+        "reference/sirt-et.md section 9 (ASTRA built from its sources, 2026-08 commit)",
+        "2026-11-23", "NVIDIA H100 80GB HBM3 (an earlier device call)"}}));
 }
 
 // ---- Table 2 / 3 -------------------------------------------------------------------------------
@@ -251,6 +377,8 @@ struct AstraRow {
   std::int64_t stackSlices;
 };
 
+// ASTRA's figures on the H100 (reference/sirt-et.md section 9), cited, and the stack sizes its
+// "8 GB" runs used, which the filled stacks below reproduce.
 std::optional<AstraRow> astra(std::int64_t width, std::int64_t thickness, std::int64_t views) {
   const std::map<std::pair<std::int64_t, std::int64_t>, AstraRow> table = {
       {{512, 180}, {0.622, 0.345, 0.255, 1411}}, {{512, 360}, {0.738, 0.586, 0.468, 1120}},
@@ -281,93 +409,194 @@ std::optional<SeedRow> seedTable2(std::int64_t width, std::int64_t views) {
   return it->second;
 }
 
+const char* kAstraSource =
+    "reference/sirt-et.md section 9 (ASTRA built from its sources, 2026-08 commit; ms per slice "
+    "per iteration, mean of 10, first excluded)";
+const char* kAstraDevice = "NVIDIA H100 80GB HBM3 (an earlier device call)";
+
+std::vector<bench::CitedFigure> astraCited(const Case& c) {
+  const std::optional<AstraRow> a = astra(c.width, c.thickness, c.views);
+  if (!a) return {};
+  const std::string what = c.label() + ": SIRT iteration, ms per slice, ASTRA ";
+  return {{what + "2-D (10 slices)", fixed(a->twoD, 3), kAstraSource, "2026-11-23", kAstraDevice},
+          {what + "3-D (10 slices)", fixed(a->threeD, 3), kAstraSource, "2026-11-23", kAstraDevice},
+          {what + "3-D, 8 GB stack (" + std::to_string(a->stackSlices) + " slices)",
+           fixed(a->stack, 3), kAstraSource, "2026-11-23", kAstraDevice}};
+}
+
+std::string sirtHeader() {
+  return "| slice, views | slices | runs | FP min / median / max | BP min / median / max | SIRT "
+         "min / median / max | G upd/s | fraction of ceiling | OS5 sweep min / median / max | "
+         "OS5 / SIRT | e2e SIRT min / median / max | FP err positive / zero-mean | BP err "
+         "positive / zero-mean |\n"
+         "|---|---:|---:|---|---|---|---:|---:|---|---:|---|---|---|\n";
+}
+
+// The backprojector's CPU reference: the exact transpose for a matched one, else the voxel-driven
+// CPU backprojector (float64 sums), as the QA sweep pairs them.
+std::string backReference(const std::string& bp) {
+  return VariantRegistry::builtins().require(bp).adjointOf.empty() ? "et.bp.cpu-voxel"
+                                                                   : "et.bp.cpu-matched";
+}
+
+double relativeL2(const Volume& a, const Volume& reference) {
+  double difference = 0, norm = 0;
+  const auto x = a.voxels(), y = reference.voxels();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double d = double(x[i]) - double(y[i]);
+    difference += d * d;
+    norm += double(y[i]) * double(y[i]);
+  }
+  return norm > 0 ? std::sqrt(difference / norm) : NAN;
+}
+
+// "positive / zero-mean" relative L2 errors of the pair's forward projector against et.fp.cpu
+// and of its backprojector against backReference(), on kErrorViews views: the projector of the
+// problem's positive volume (uniform [0, 1)) and of 2x - 1; the backprojection of its positive
+// projections and of 2p - 1.
+std::pair<std::string, std::string> pairErrors(const Problem& pr, const Options& o) {
+  const ForwardReference f = forwardReference(pr, kErrorViews);
+  const auto [fpPositive, fpZeroMean] = forwardErrors(f, o.fp, o.tunables);
+  const KernelVariant& cpu = VariantRegistry::builtins().require(backReference(o.bp));
+  ProjectionStack zeroMean = pr.projections;
+  for (float& p : zeroMean.pixels()) p = 2.0f * p - 1.0f;
+  double bp[2] = {NAN, NAN};
+  int k = 0;
+  const ProjectionStack* inputs[2] = {&pr.projections, &zeroMean};
+  for (const ProjectionStack* projections : inputs) {
+    JobContext context;
+    Volume reference(pr.start.shape(), pr.start.voxelSizeMm(), pr.start.originMm());
+    Volume gpu = reference;
+    cpu.backprojectViews(*projections, reference, f.views, context);
+    cuda::backprojectOnGpu(o.bp, o.tunables, *projections, gpu, f.views, context);
+    bp[k++] = relativeL2(gpu, reference);
+  }
+  return {bench::scientific(fpPositive) + " / " + bench::scientific(fpZeroMean),
+          bench::scientific(bp[0]) + " / " + bench::scientific(bp[1])};
+}
+
 // One row: SIRT and OS-SIRT-5 per slice at `slices`, kernel only (and SIRT end to end).
-void sirtRow(const Options& o, Case c, Report& report, bool table3) {
+void sirtRow(const Options& o, Case c, Report& report, std::string& kernels) {
   std::ostringstream line;
   const double pixels = double(c.width * c.thickness);
   try {
     Problem sirt = makeProblem(c, o, iterative::IterativeMethod::Sirt);
-    const Timing t = kernelTiming(sirt, true);
+    const Timing t = kernelTiming(sirt, true, o.repeats);
     sirt.params.method = iterative::IterativeMethod::OsSirt;
-    const Timing os = kernelTiming(sirt, false);
+    const Timing os = kernelTiming(sirt, false, o.repeats);
     sirt.params.method = iterative::IterativeMethod::Sirt;
-    const double e2e = o.endToEnd && c.slices <= 64 ? endToEndTiming(sirt) : 0.0;
+    std::optional<RunStats> e2e;
+    if (o.endToEnd && c.slices <= 64)
+      e2e = endToEndTiming(sirt, o.endToEndIterations[0], o.endToEndIterations[1], o.repeats);
     const double n = double(c.slices);
-    const double ms = t.iteration / n * 1e3, osMs = os.iteration / n * 1e3;
-    const std::optional<AstraRow> a = astra(c.width, c.thickness, c.views);
-    const double faster = a ? std::min({a->twoD, a->threeD, a->stack}) : 0.0;
-    line << "| " << c.label() << " | " << c.slices << " | " << fixed(t.forward / n * 1e3, 3)
-         << " | " << fixed(t.back / n * 1e3, 3) << " | " << fixed(ms, 3) << " | "
-         << fixed(gups(pixels, double(c.views), t.iteration / n), 0) << " | " << fixed(osMs, 3)
-         << " | " << fixed(osMs / ms, 2) << " | " << (e2e > 0 ? fixed(e2e / n * 1e3, 3) : "–")
-         << " | ";
-    if (a)
-      line << fixed(a->twoD, 3) << " | " << fixed(a->threeD, 3) << " | " << fixed(a->stack, 3)
-           << " (" << a->stackSlices << ") | " << fixed(faster / ms, 2) << "x | ";
-    else
-      line << "– | – | – | – | ";
-    if (table3) {
-      line << "\n";
+    const double perSlice = 1e3 / n;
+    const auto [fpLabel, bpLabel] = kernelLabels(t.summary);
+    const double samples = pixels * n * double(c.views);  // per projector per iteration
+    const double floor = floorSeconds(fpLabel, samples, o.multiprocessors) +
+                         floorSeconds(bpLabel, samples, o.multiprocessors);
+    line << "| " << c.label() << " | " << c.slices << " | " << t.iteration.runs << " | "
+         << bench::minMedianMax(t.forward, perSlice, 3) << " | "
+         << bench::minMedianMax(t.back, perSlice, 3) << " | "
+         << bench::minMedianMax(t.iteration, perSlice, 3) << " | "
+         << fixed(gups(pixels, double(c.views), t.iteration.median / n), 0) << " | "
+         << percent(floor, t.iteration.median) << " | "
+         << bench::minMedianMax(os.iteration, perSlice, 3) << " | "
+         << fixed(os.iteration.median / t.iteration.median, 2) << " | "
+         << (e2e ? bench::minMedianMax(*e2e, perSlice, 3) : "–") << " | ";
+    if (c.slices <= 64) {
+      const auto [fp, bp] = pairErrors(sirt, o);
+      line << fp << " | " << bp << " |\n";
     } else {
-      const std::optional<SeedRow> s = seedTable2(c.width, c.views);
-      line << (s ? fixed(s->sirt480, 1) + " | " + fixed(s->os480, 1) + " | " +
-                       fixed(s->sirt480 / ms, 0) + "x"
-                 : "– | – | –")
-           << " |\n";
+      line << "– | – |\n";
     }
-    if (c.width == 2048 && c.views == 180 && c.slices == o.slices)
-      std::cerr << "kernels: " << t.summary << "\n";
+    if (kernels.empty()) kernels = t.summary;
   } catch (const std::exception& e) {
-    line << "| " << c.label() << " | " << c.slices << " | failed: " << e.what() << " |\n";
+    line << "| " << c.label() << " | " << c.slices << " | failed: " << e.what()
+         << " | | | | | | | | | | |\n";
   }
   report.add(line.str());
 }
 
+std::string sirtNotes(const Options& o) {
+  return "Pair " + o.fp + " + " + o.bp +
+         ". ms per slice. FP, BP: one forward projection / backprojection of all views alone. "
+         "SIRT, OS5: one iteration / one sweep over 5 subsets, kernel only (residual, weighting "
+         "and update fused into the projectors; texture packing included). Each: min / median / "
+         "max of " +
+         std::to_string(o.repeats) +
+         " runs after a warm-up, a run being the mean over enough iterations for ~50 ms. "
+         "Fraction of ceiling: the time the FP and BP samples need at their texel formats' "
+         "sampling rates (reference/gpu-limits-h100.md Table 1) over the SIRT median. e2e: "
+         "reconstructIterativeGpu, (t(" +
+         std::to_string(o.endToEndIterations[1]) + ") - t(" +
+         std::to_string(o.endToEndIterations[0]) + ")) / " +
+         std::to_string(o.endToEndIterations[1] - o.endToEndIterations[0]) + ", " +
+         std::to_string(o.repeats) +
+         " such pairs (stacks of at most 64 slices). FP err, BP err (stacks of at most 64 "
+         "slices): relative L2 on " +
+         std::to_string(kErrorViews) + " views against et.fp.cpu and " + backReference(o.bp) +
+         " (float64 sums), on positive data (uniform [0, 1) volume or projections) and on "
+         "zero-mean data (2x - 1).\n\n";
+}
+
 void table2(const Options& o, Report& report) {
-  std::ostringstream md;
-  md << "\n### Table 2: one SIRT iteration and one OS-SIRT-5 sweep, per slice (ms)\n\n"
-     << "Pair " << o.fp << " + " << o.bp
-     << ". FP, BP: one forward projection / backprojection of all views alone. SIRT, OS5: "
-        "kernel only (residual, weighting and update fused into the projectors; texture "
-        "packing included). e2e: reconstructIterativeGpu, (t(50) - t(10)) / 40 (10-slice "
-        "stacks). ASTRA 2-D / 3-D / 8 GB stack: the same H100, section 9 of "
-        "reference/sirt-et.md; x ASTRA = ASTRA's faster path / ours (target >= 2). Seed: GTX "
-        "480, [S4] Table 2.\n\n"
-     << "| slice, views | slices | FP | BP | SIRT | G upd/s | OS5 sweep | OS5 / SIRT | e2e SIRT "
-        "| ASTRA 2-D | ASTRA 3-D | ASTRA stack | x ASTRA | seed 480 SIRT | seed 480 OS5 | x seed "
-        "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  report.add(md.str());
+  report.add("\n### Table 2: one SIRT iteration and one OS-SIRT-5 sweep, per slice (ms)\n\n" +
+             sirtNotes(o) + sirtHeader());
+  std::vector<bench::CitedFigure> cited;
+  std::string kernels;
   for (const std::int64_t size : o.sizes)
     for (const std::int64_t views : {180, 360}) {
       Case c{size, size, views, o.slices, 180};
-      sirtRow(o, c, report, false);
+      sirtRow(o, c, report, kernels);
       const std::optional<AstraRow> a = astra(size, size, views);
       if (o.filledStacks && a) {
-        c.slices = a->stackSlices;
-        sirtRow(o, c, report, false);
+        Case filled = c;
+        filled.slices = a->stackSlices;
+        sirtRow(o, filled, report, kernels);
+      }
+      for (const bench::CitedFigure& f : astraCited(c)) cited.push_back(f);
+      if (const auto s = seedTable2(size, views)) {
+        const std::string what = c.label() + ": ms per slice per iteration, seed ";
+        const std::string src = "[S4] Table 2 (J. Struct. Biol. 2011; reference/sirt-et.md)";
+        cited.push_back({what + "SIRT / OS-SIRT-5",
+                         fixed(s->sirt280, 1) + " / " + fixed(s->os280, 1), src, "2011",
+                         "GTX 280"});
+        cited.push_back({what + "SIRT / OS-SIRT-5",
+                         fixed(s->sirt480, 1) + " / " + fixed(s->os480, 1), src, "2011",
+                         "GTX 480"});
       }
     }
+  if (!kernels.empty()) report.add("\nKernels: " + kernels + "\n");
+  report.add(bench::citedTable("ASTRA and the seed on Table 2's cases", cited) +
+             "\nNo ratio to these is printed: they come from other runs. A target against ASTRA "
+             "needs ASTRA timed in the same device call on the same case.\n");
 }
 
 void table3(const Options& o, Report& report) {
-  std::ostringstream md;
-  md << "\n### Table 3: ET-shaped slices, 61 views over 120°, per slice and iteration (ms)\n\n"
-     << "Columns as Table 2. [S4] Table 3 (SIRT, ms per slice): Xu et al. GTX 280 4.2 / 10.5 / "
-        "28.8, seed GTX 280 0.9 / 2.0 / 5.5, GTX 480 0.7 / 1.8 / 5.6, C2070 1.2 / 2.7 / 7.6 "
-        "for 356 x 148 / 712 x 296 / 1424 x 591.\n\n"
-     << "| slice, views | slices | FP | BP | SIRT | G upd/s | OS5 sweep | OS5 / SIRT | e2e SIRT "
-        "| ASTRA 2-D | ASTRA 3-D | ASTRA stack | x ASTRA |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  report.add(md.str());
+  report.add(
+      "\n### Table 3: ET-shaped slices, 61 views over 120°, per slice and iteration (ms)\n\n" +
+      sirtNotes(o) + sirtHeader());
+  std::string kernels;
   for (const auto& [w, t] :
        std::vector<std::pair<std::int64_t, std::int64_t>>{{356, 148}, {712, 296}, {1424, 591}}) {
     Case c{w, t, 61, o.slices, 120};
-    sirtRow(o, c, report, true);
+    sirtRow(o, c, report, kernels);
     if (o.filledStacks) {
       c.slices = w == 1424 ? 538 : 1024;
-      sirtRow(o, c, report, true);
+      sirtRow(o, c, report, kernels);
     }
   }
+  if (!kernels.empty()) report.add("\nKernels: " + kernels + "\n");
+  const std::string s4 = "[S4] Table 3 (J. Struct. Biol. 2011; reference/sirt-et.md)";
+  std::vector<bench::CitedFigure> cited = {
+      {"SIRT, ms per slice: 356 x 148 / 712 x 296 / 1424 x 591", "4.2 / 10.5 / 28.8",
+       s4 + ", Xu et al.", "2011", "GTX 280"},
+      {"same", "0.9 / 2.0 / 5.5", s4 + ", the seed", "2011", "GTX 280"},
+      {"same", "0.7 / 1.8 / 5.6", s4 + ", the seed", "2011", "GTX 480"},
+      {"same", "1.2 / 2.7 / 7.6", s4 + ", the seed", "2011", "Tesla C2070"}};
+  for (const bench::CitedFigure& f : astraCited(Case{1424, 591, 61, o.slices, 120}))
+    cited.push_back(f);
+  report.add(bench::citedTable("Table 3's other implementations", cited));
 }
 
 void bigVolume(const Options& o, Report& report) {
@@ -379,15 +608,24 @@ void bigVolume(const Options& o, Report& report) {
     const auto built = Clock::now();
     Problem pr = makeProblem(c, o, iterative::IterativeMethod::Sirt);
     const double hostSetup = std::chrono::duration<double>(Clock::now() - built).count();
-    const Timing t = kernelTiming(pr, false);
+    const Timing t = kernelTiming(pr, false, o.repeats);
+    const auto [fpLabel, bpLabel] = kernelLabels(t.summary);
+    const double samples = double(c.width * c.thickness * c.slices) * double(c.views);
+    const double floor = floorSeconds(fpLabel, samples, o.multiprocessors) +
+                         floorSeconds(bpLabel, samples, o.multiprocessors);
     md << "Kernels: " << t.summary << ".\n\n"
        << "| figure | value |\n|---|---:|\n"
-       << "| SIRT iteration, kernel only (s) | " << fixed(t.iteration, 3) << " |\n"
-       << "| G updates/s | "
-       << fixed(gups(double(c.width * c.thickness * c.slices), double(c.views), t.iteration), 0)
-       << " |\n";
+       << "| SIRT iteration, kernel only (s), min / median / max of " << t.iteration.runs << " | "
+       << bench::minMedianMax(t.iteration, 1.0, 3) << " |\n"
+       << "| G updates/s (median) | "
+       << fixed(gups(double(c.width * c.thickness * c.slices), double(c.views), t.iteration.median),
+                0)
+       << " |\n"
+       << "| fraction of the texel formats' sampling ceiling | "
+       << percent(floor, t.iteration.median) << " |\n";
     if (o.endToEnd) {
-      // Whole calls: upload of 2 GB of projections and 8.6 GB of volume, weights, download.
+      // Whole calls: upload of 2 GB of projections and 8.6 GB of volume, weights, download. One
+      // pair only (each call takes seconds): not a min / median / max row.
       const auto run = [&](int iterations) {
         iterative::IterativeParams p = pr.params;
         p.iterations = iterations;
@@ -401,9 +639,10 @@ void bigVolume(const Options& o, Report& report) {
       };
       const auto [t2, device] = run(2);
       const auto [t6, unused] = run(6);
-      md << "| end to end, 2 iterations (s) | " << fixed(t2, 2) << " |\n"
-         << "| end to end, 6 iterations (s) | " << fixed(t6, 2) << " |\n"
-         << "| per iteration, (t(6) - t(2)) / 4 (s) | " << fixed((t6 - t2) / 4, 3) << " |\n"
+      md << "| end to end, 2 iterations (s, 1 run) | " << fixed(t2, 2) << " |\n"
+         << "| end to end, 6 iterations (s, 1 run) | " << fixed(t6, 2) << " |\n"
+         << "| per iteration, (t(6) - t(2)) / 4 (s, 1 pair: no spread) | "
+         << fixed((t6 - t2) / 4, 3) << " |\n"
          << "| host data set-up (s, not in the figures) | " << fixed(hostSetup, 2) << " |\n"
          << "\nPlan: " << device << "\n";
     }
@@ -415,10 +654,10 @@ void bigVolume(const Options& o, Report& report) {
 
 // The fast kernels' tunables on 2048^2 and 4096^2 x 180 views (FP and BP alone).
 void sweep(const Options& o, Report& report) {
-  report.add("\n### Sweep: et.fp.fast and et.bp.fast tunables, 180 views, " +
-             std::to_string(o.slices) +
-             " slices (ms per slice, kernel only)\n\n| slice | tunables | FP | BP "
-             "|\n|---|---|---:|---:|\n");
+  report.add(
+      "\n### Sweep: et.fp.fast and et.bp.fast tunables, 180 views, " + std::to_string(o.slices) +
+      " slices (ms per slice, kernel only, min / median / max of " + std::to_string(o.repeats) +
+      " runs after a warm-up)\n\n| slice | tunables | FP | BP |\n|---|---|---|---|\n");
   for (const std::int64_t size : {2048, 4096}) {
     const Case c{size, size, 180, o.slices, 180};
     std::vector<Tunables> settings;
@@ -442,12 +681,13 @@ void sweep(const Options& o, Report& report) {
       try {
         cuda::IterativeBenchmark bench(pr.projections, pr.params, pr.start, o.device);
         const bool fp = t.begin()->first.rfind("bp-", 0) != 0;
-        bench.forwardSeconds(1);
-        bench.backprojectSeconds(1);
+        const double perSlice = 1e3 / double(c.slices);
+        const RunStats stats =
+            fp ? timeRepeated([&](int n) { return bench.forwardSeconds(n); }, o.repeats)
+               : timeRepeated([&](int n) { return bench.backprojectSeconds(n); }, o.repeats);
         line << "| " << size << "² | " << name << " | "
-             << (fp ? fixed(bench.forwardSeconds(3) / double(c.slices) * 1e3, 3) : "") << " | "
-             << (fp ? "" : fixed(bench.backprojectSeconds(3) / double(c.slices) * 1e3, 3))
-             << " |\n";
+             << (fp ? bench::minMedianMax(stats, perSlice, 3) : "") << " | "
+             << (fp ? "" : bench::minMedianMax(stats, perSlice, 3)) << " |\n";
       } catch (const std::exception& e) {
         line << "| " << size << "² | " << name << " | failed: " << e.what() << " | |\n";
       }
@@ -461,7 +701,10 @@ void sweep(const Options& o, Report& report) {
 Tunables osSweep(const Options& o, Report& report) {
   report.add(
       "\n### OS-SIRT-5 sweep against one SIRT iteration, filled stacks (ms per slice, kernel "
-      "only)\n\n| case | tunables | SIRT | OS5 | OS5 / SIRT |\n|---|---|---:|---:|---:|\n");
+      "only, min / median / max of " +
+      std::to_string(o.repeats) +
+      " runs after a warm-up; the choice goes by the OS5 medians)\n\n| case | tunables | SIRT "
+      "| OS5 | OS5 / SIRT (medians) |\n|---|---|---|---|---:|\n");
   const std::vector<Case> cases = {{1424, 591, 61, 538, 120}, {2048, 2048, 180, 109, 180}};
   std::vector<Tunables> settings;
   for (const char* angles : {"4", "8"})
@@ -479,14 +722,15 @@ Tunables osSweep(const Options& o, Report& report) {
       std::ostringstream line;
       try {
         Problem pr = makeProblem(c, one, iterative::IterativeMethod::Sirt);
-        const Timing sirt = kernelTiming(pr, false);
+        const Timing sirt = kernelTiming(pr, false, o.repeats);
         pr.params.method = iterative::IterativeMethod::OsSirt;
-        const Timing os = kernelTiming(pr, false);
+        const Timing os = kernelTiming(pr, false, o.repeats);
         const double n = double(c.slices);
-        total += os.iteration / n;
+        total += os.iteration.median / n;
         line << "| " << c.label() << " (" << c.slices << " slices) | " << name << " | "
-             << fixed(sirt.iteration / n * 1e3, 3) << " | " << fixed(os.iteration / n * 1e3, 3)
-             << " | " << fixed(os.iteration / sirt.iteration, 2) << " |\n";
+             << bench::minMedianMax(sirt.iteration, 1e3 / n, 3) << " | "
+             << bench::minMedianMax(os.iteration, 1e3 / n, 3) << " | "
+             << fixed(os.iteration.median / sirt.iteration.median, 2) << " |\n";
       } catch (const std::exception& e) {
         total += 1e9;
         line << "| " << c.label() << " | " << name << " | failed: " << e.what() << " | | |\n";
@@ -507,7 +751,7 @@ Tunables osSweep(const Options& o, Report& report) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"GPU SIRT benchmark, seed 004's Tables 1-3 with ASTRA's H100 figures"};
+  CLI::App app{"GPU SIRT benchmark, seed 004's Tables 1-3 (peer figures printed as cited)"};
   Options o;
   std::vector<std::string> tunables;
   app.add_option("--tables", o.tables, "parts to run: sweep, os, 1, 2, 3, big")
@@ -520,8 +764,20 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-filled-stacks", o.filledStacks, "only the 10-slice stacks");
   app.add_flag("!--no-e2e", o.endToEnd, "no end-to-end timings");
   app.add_option("--device", o.device, "CUDA device")->capture_default_str();
+  app.add_option("--repeats", o.repeats, "timed runs per figure after a warm-up (at least 5)")
+      ->capture_default_str()
+      ->check(CLI::Range(bench::kMinTimedRuns, 1000));
+  app.add_option("--e2e-iterations", o.endToEndIterations,
+                 "LOW HIGH: end to end per iteration = (t(HIGH) - t(LOW)) / (HIGH - LOW)")
+      ->expected(2)
+      ->capture_default_str();
   app.add_option("--out", o.out, "append the Markdown report to this file");
   CLI11_PARSE(app, argc, argv);
+  if (o.endToEndIterations.size() != 2 || o.endToEndIterations[0] < 1 ||
+      o.endToEndIterations[1] <= o.endToEndIterations[0]) {
+    std::cerr << "--e2e-iterations expects LOW HIGH with 1 <= LOW < HIGH\n";
+    return 2;
+  }
   for (const std::string& t : tunables) {
     const std::size_t eq = t.find('=');
     if (eq == std::string::npos) {
@@ -532,16 +788,20 @@ int main(int argc, char** argv) {
   }
   Report report(o.out);
   const std::vector<cuda::GpuDevice> devices = cuda::listGpuDevices();
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  const bool haveDevice = o.device >= 0 && o.device < int(devices.size());
+  if (haveDevice) o.multiprocessors = devices[std::size_t(o.device)].multiprocessors;
   std::ostringstream head;
-  head << "\n## " << today() << ": GPU SIRT for ET, seed 004 Tables 1-3\n\n"
+  head << "\n## " << bench::utcNow() << ": GPU SIRT for ET, seed 004 Tables 1-3\n\n"
        << "Device: "
-       << (o.device < int(devices.size()) ? devices[std::size_t(o.device)].name
-                                          : "no CUDA device (" + cuda::gpuStatus() + ")")
-       << ", host " << omp_get_num_procs() << " CPUs.\nCommand: `" << command << "`\n";
+       << (haveDevice ? devices[std::size_t(o.device)].name + " (" +
+                            std::to_string(o.multiprocessors) + " SMs)"
+                      : "no CUDA device (" + cuda::gpuStatus() + ")")
+       << ", host " << omp_get_num_procs() << " CPUs.\nCommand: `" << bench::commandLine(argc, argv)
+       << "`\n\nEvery measured figure: min / median / max of " << o.repeats
+       << " runs after a warm-up. Figures of other implementations appear only in tables headed "
+          "\"cited\".\n";
   report.add(head.str());
-  if (devices.empty()) {
+  if (!haveDevice) {
     report.add("\nNo CUDA device: nothing to measure.\n");
     return 0;
   }
