@@ -30,6 +30,10 @@ RunStats summarize(std::vector<double> seconds);
 
 // "%.*f" and "%.1e" ("n/a" for a non-finite value).
 std::string fixed(double value, int digits);
+// "62 %" of a ceiling; a rate above the ceiling says so instead of printing a fraction over one
+// ("above: 106 %, the cited rate is no bound here"): a microbenchmark's rate for one access
+// pattern is not a limit for every kernel. "n/a" without a ceiling.
+std::string fractionOfCeiling(double rate, double ceiling);
 std::string scientific(double value);
 // "min / median / max" of `scale * seconds` with `digits` decimals.
 std::string minMedianMax(const RunStats& stats, double scale, int digits);

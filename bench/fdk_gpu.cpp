@@ -471,8 +471,8 @@ std::string kernelTableRows(const Context& ctx, const std::vector<KernelRow>& ro
       << fixed(r.seconds.median / double(scanViews) * 1e3, 3) << " | " << fixed(gups, 1) << " | "
       << fixed(u / r.seconds.median / double(1u << 30), 1) << " | "
       << (std::isfinite(ceiling) ? fixed(ceiling, 0) : "n/a") << " | "
-      << (std::isfinite(ceiling) ? fixed(100.0 * gups / ceiling, 0) + " %" : "n/a") << " | "
-      << scientific(r.relativeL2Random) << " | " << scientific(r.relativeL2Positive) << " | "
+      << bench::fractionOfCeiling(gups, ceiling) << " | " << scientific(r.relativeL2Random) << " | "
+      << scientific(r.relativeL2Positive) << " | "
       << (r.sheppLoganNrmse ? scientific(*r.sheppLoganNrmse) : "–") << " | "
       << (std::isfinite(r.speedUp) ? fixed(r.speedUp, 2) : "N/A") << " |\n";
   }
@@ -506,7 +506,7 @@ std::string headline(const Context& ctx) {
         fixed(gupsOf(updates(size), r->seconds.max), 1) + " to " +
         fixed(gupsOf(updates(size), r->seconds.min), 1) + ")";
     if (std::isfinite(ceiling))
-      line += ", " + fixed(100.0 * gups / ceiling, 0) + " % of its ceiling";
+      line += ", of its ceiling " + bench::fractionOfCeiling(gups, ceiling);
     return line + "; rel. L2 error " + scientific(r->relativeL2Random) + " on zero-mean data, " +
            scientific(r->relativeL2Positive) + " on the Shepp-Logan line integrals.\n";
   };
@@ -687,7 +687,7 @@ std::string crossCheckTable(const Context& ctx, const std::vector<CrossCheckRow>
       << cell(r.inPipeline) << " | " << fixed(r.allViews.median / r.chunked.median, 2) << " | "
       << fixed(r.allViews.median / r.inPipeline.median, 2) << " | ";
     const double ceiling = ceilingFor(ctx, r.kernel);
-    t << (std::isfinite(ceiling) ? fixed(100.0 * gupsOf(u, r.allViews.median) / ceiling, 0) + " %"
+    t << (std::isfinite(ceiling) ? bench::fractionOfCeiling(gupsOf(u, r.allViews.median), ceiling)
                                  : "n/a")
       << " |\n";
   }
@@ -790,8 +790,8 @@ std::string rabbitCtSection(const Context& ctx) {
         << bench::minMedianMax(s, 1e3, 2) << " | " << fixed(s.median / double(views) * 1e3, 3)
         << " | " << fixed(u / s.median / 1e9, 1) << " | "
         << fixed(u / s.median / double(1u << 30), 1) << " | "
-        << (std::isfinite(ceiling) ? fixed(100.0 * u / s.median / 1e9 / ceiling, 0) + " %" : "n/a")
-        << " | " << scientific(bench::relativeL2AtSamples(volume, samples, reference)) << " |\n";
+        << bench::fractionOfCeiling(u / s.median / 1e9, ceiling) << " | "
+        << scientific(bench::relativeL2AtSamples(volume, samples, reference)) << " |\n";
     } catch (const std::exception& e) {
       t << "| " << name << " | | " << size << "³ | failed: " << e.what() << " | | | | | | |\n";
     }

@@ -224,7 +224,8 @@ double floorSeconds(const std::string& label, double updates, int multiprocessor
 }
 
 std::string percent(double floor, double seconds) {
-  return std::isfinite(floor) && seconds > 0 ? fixed(100.0 * floor / seconds, 0) + " %" : "n/a";
+  // floor / seconds is the rate over the ceiling.
+  return std::isfinite(floor) && seconds > 0 ? bench::fractionOfCeiling(floor, seconds) : "n/a";
 }
 
 std::string texelsOf(const std::string& label) {

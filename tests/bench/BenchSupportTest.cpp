@@ -130,7 +130,7 @@ TEST(BenchCeilings, EtLabelsMapToTheirTexelFormats) {
   EXPECT_DOUBLE_EQ(
       etProjectorCeiling("et.fp.fast (half2 texels x 1, 8 views per block)")->gSamplesPerSecond,
       2079);
-  EXPECT_DOUBLE_EQ(etProjectorCeiling("et.bp.fast (float2 texels x 2)")->gSamplesPerSecond, 910);
+  EXPECT_DOUBLE_EQ(etProjectorCeiling("et.bp.fast (float2 texels x 2)")->gSamplesPerSecond, 2079);
   EXPECT_DOUBLE_EQ(etProjectorCeiling("et.bp.fast (float texels x 1)")->gSamplesPerSecond, 1040);
   EXPECT_DOUBLE_EQ(etProjectorCeiling("et.fp.strips")->gSamplesPerSecond, 1040);
   EXPECT_FALSE(etProjectorCeiling("et.fp.matched"));
@@ -161,6 +161,15 @@ TEST(BenchStages, SerialColumnsAddUpToTheWallTime) {
   EXPECT_NEAR(s.rest(), 0.019, 1e-12);
   EXPECT_NEAR(s.allStages(), 0.167, 1e-12);
   EXPECT_NEAR(s.overlapSaved(), 0.029, 1e-12);
+}
+
+TEST(BenchCeilings, AFractionAboveTheCeilingIsNeverPrintedAsAFraction) {
+  EXPECT_EQ(fractionOfCeiling(520.0, 1040.0), "50 %");
+  const std::string above = fractionOfCeiling(1219.5, 910.0);
+  EXPECT_EQ(above.rfind("above", 0), 0u) << above;
+  EXPECT_NE(above.find("no bound"), std::string::npos) << above;
+  EXPECT_EQ(fractionOfCeiling(100.0, 0.0), "n/a");
+  EXPECT_EQ(fractionOfCeiling(100.0, NAN), "n/a");
 }
 
 }  // namespace
