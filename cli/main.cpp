@@ -10,6 +10,7 @@
 #include "Commands.h"
 #include "RunRecords.h"
 #include "recon/core/Error.h"
+#include "recon/io/OutputSet.h"
 
 int main(int argc, char** argv) {
   using namespace tomowb::cli;
@@ -71,11 +72,13 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // A blocking call that a signal interrupted (EINTR: the handlers do not restart calls) fails
     // with its own message; the run was cancelled all the same.
+    const std::string message = tomowb::io::OutputSet::withFinalNames(e.what());
     if (interruptToken().requested()) {
-      std::fprintf(stderr, "\ntomowb-cli: interrupted (%s); no output was written\n", e.what());
+      std::fprintf(stderr, "\ntomowb-cli: interrupted (%s); no output was written\n",
+                   message.c_str());
       return kExitCancelled;
     }
-    std::fprintf(stderr, "\ntomowb-cli: error: %s\n", e.what());
+    std::fprintf(stderr, "\ntomowb-cli: error: %s\n", message.c_str());
     return kExitError;
   }
   return kExitUsage;

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <regex>
 #include <utility>
 
 #include "recon/core/Error.h"
@@ -316,6 +317,20 @@ void OutputSet::commit() {
   }
   unlock();
   stages_.clear();
+}
+
+std::string OutputSet::withFinalNames(std::string message) {
+  // Staging folders are "<dir>/.<name>.staging-<pid>-<n>-<random>" (temporarySiblingName);
+  // <name> is "tomowb-outputs" beside existing folders, else the folder to be created.
+  static const std::regex kStaging(R"(\.([^/\s']+)\.staging-[0-9]+-[0-9]+-[0-9]+(/?))");
+  std::string out;
+  std::smatch m;
+  while (std::regex_search(message, m, kStaging)) {
+    out += m.prefix().str();
+    if (m[1].str() != "tomowb-outputs") out += m[1].str() + m[2].str();
+    message = m.suffix().str();
+  }
+  return out + message;
 }
 
 void OutputSet::abandon() noexcept {

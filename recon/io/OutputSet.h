@@ -71,6 +71,10 @@ class OutputSet {
   // Removes everything staged now.
   void abandon() noexcept;
 
+  // `message` (an error of a writer that wrote at a staged path) with every staging folder in
+  // it replaced by the final one, so the user reads "out/r.raw", not the hidden name.
+  static std::string withFinalNames(std::string message);
+
  private:
   struct Stage {
     std::filesystem::path destination;  // the folder the outputs go to

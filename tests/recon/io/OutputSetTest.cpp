@@ -210,5 +210,17 @@ TEST(OutputSet, ANewFolderIsCreatedOnlyByTheCommit) {
   EXPECT_EQ(namesIn(dir.path()), std::vector<std::string>{"demo"});
 }
 
+TEST(OutputSet, ErrorMessagesNameTheFinalPathsNotTheStagingFolders) {
+  test::TempDir dir;
+  OutputSet set;
+  const fs::path inExisting = set.staged(dir / "r.raw");
+  const fs::path inNew = set.staged(dir / "demo" / "truth.raw");
+  const std::string message = inExisting.string() + ": write failed; " + inNew.string() +
+                              ": write failed: No space left on device";
+  EXPECT_EQ(OutputSet::withFinalNames(message), (dir / "r.raw").string() + ": write failed; " +
+                                                    (dir / "demo" / "truth.raw").string() +
+                                                    ": write failed: No space left on device");
+}
+
 }  // namespace
 }  // namespace tomowb::io
