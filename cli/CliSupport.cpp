@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <numbers>
@@ -27,17 +28,32 @@ CancelToken& interruptToken() {
 }
 
 namespace {
-extern "C" void onInterrupt(int) {
-  // Lock-free atomic store: async-signal-safe. The job notices within one slab or view block
-  // and unwinds; atomic writers then remove their temporary files.
+extern "C" void onInterrupt(int signal) {
+  // The first SIGINT/SIGTERM only sets the token (a lock-free atomic store: async-signal-safe):
+  // the job notices within one slab or view block and unwinds, and atomic writers remove their
+  // temporary files. A second one restores the default action and ends the process at once.
+  if (interruptToken().requested()) {
+    struct sigaction defaults {};
+    defaults.sa_handler = SIG_DFL;
+    sigemptyset(&defaults.sa_mask);
+    ::sigaction(signal, &defaults, nullptr);
+    ::raise(signal);
+    return;
+  }
   interruptToken().request();
 }
 }  // namespace
 
 void installSignalHandlers() {
   interruptToken();  // construct before any signal can arrive
-  std::signal(SIGINT, onInterrupt);
-  std::signal(SIGTERM, onInterrupt);
+  // No SA_RESTART: a blocking open(), read() or waitpid() returns EINTR, so that a run blocked
+  // on a FIFO or waiting for a child notices the request instead of sleeping on.
+  struct sigaction action {};
+  action.sa_handler = onInterrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
 }
 
 bool progressWanted(bool forced, bool quiet) {
@@ -471,7 +487,16 @@ void FdkOptions::addTo(CLI::App& app) {
   g->add_option("--filter", filter, "ramp window: ram-lak, shepp-logan, cosine, hamming, hann")
       ->capture_default_str();
   g->add_option("--cutoff", cutoff, "filter cut-off as a fraction of Nyquist, (0, 1]")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI::Range(0, 1) would let 0 through and NaN compares false both ways.
+            char* end = nullptr;
+            const double value = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() || *end != '\0' || !(value > 0.0 && value <= 1.0))
+              return std::string("must be a number in (0, 1], got '" + text + "'");
+            return std::string();
+          },
+          "(0, 1]"))
       ->capture_default_str();
   g->add_option("--redundancy", redundancy,
                 "auto, full-scan, parker (short scan), offset-detector (half-fan) or none")
@@ -611,31 +636,6 @@ fdk::FdkParams FdkOptions::build(std::vector<std::string>* warnings) const {
 bool runsOnGpu(const fdk::FdkParams& params) {
   const KernelVariant* v = VariantRegistry::builtins().find(params.variant);
   return v != nullptr && v->needsGpu;
-}
-
-namespace {
-// The files a path stands for: a header and its data file where the format has two.
-std::vector<std::filesystem::path> filesOf(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  std::filesystem::path stem = path;
-  if (ext == ".json" || ext == ".raw")
-    return {stem.replace_extension(".json"), stem.replace_extension(".raw")};
-  if (ext == ".mhd") return {path, stem.replace_extension(".raw")};
-  return {path};
-}
-}  // namespace
-
-void checkOutputSparesInput(const std::string& input, const std::string& output) {
-  for (const auto& in : filesOf(input))
-    for (const auto& out : filesOf(output)) {
-      std::error_code ec;
-      if (std::filesystem::weakly_canonical(in, ec) == std::filesystem::weakly_canonical(out, ec))
-        throw ParameterError("--out", "writing '" + output + "' would overwrite " + in.string() +
-                                          ", part of the input '" + input +
-                                          "': choose another name");
-    }
 }
 
 nlohmann::json gridToJson(const fdk::VolumeGrid& grid) {

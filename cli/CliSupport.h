@@ -34,7 +34,9 @@ inline constexpr int kExitUsage = 2;        // command line not understood
 inline constexpr int kExitOutOfMemory = 3;  // the data would not fit in memory
 inline constexpr int kExitCancelled = 130;  // interrupted (Ctrl-C / SIGINT / SIGTERM)
 
-// The process-wide token that SIGINT and SIGTERM set (installed by installSignalHandlers()).
+// The process-wide token that SIGINT and SIGTERM set (installed by installSignalHandlers(), first
+// thing in main, with sigaction and without SA_RESTART, so blocking calls return EINTR). A
+// second SIGINT/SIGTERM restores the default action and ends the process at once.
 CancelToken& interruptToken();
 void installSignalHandlers();
 
@@ -176,10 +178,6 @@ void requireGpu(const std::string& option);
 
 // Whether `params.variant` runs on a GPU (a registered variant with needsGpu).
 bool runsOnGpu(const fdk::FdkParams& params);
-
-// Throws ParameterError if writing `output` would replace a file that `input` consists of, e.g.
-// `recon -i scan.json -o scan.mhd`, whose data file scan.raw is also the projections' data.
-void checkOutputSparesInput(const std::string& input, const std::string& output);
 
 nlohmann::json gridToJson(const fdk::VolumeGrid& grid);
 nlohmann::json fdkReportToJson(const fdk::FdkReport& report);

@@ -81,6 +81,15 @@ class DemoCommand : public Command {
 
   int run(const GlobalOptions& global) override {
     const bool text = !global.quiet && !global.json;
+    // The folder's files are committed together at the end (OutputSet.h): a failed or
+    // cancelled demo leaves none of them, a finished one all.
+    io::OutputSet files(&interruptToken());
+    for (const char* name :
+         {"recon.mhd", "truth.mhd", "geometry.json", "axial-slice.pgm", "summary.json"})
+      files.addOutput(outDir_ / name, "-o");
+    if (!global.noRecord) files.addOutput(outDir_ / "run.json", "run record");
+    files.addOutput(telemetryFile_.path, "--telemetry");
+    files.check();
     std::vector<std::string> optionWarnings;
     fdk::FdkParams params = fdk_.build(&optionWarnings);  // a bad device fails before projecting
     for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -129,16 +138,21 @@ class DemoCommand : public Command {
         metrics::Region::centralCylinder(0.9).slices(size_ / 4, size_ - size_ / 4);
     metrics::CompareOptions options;
     const auto m = metrics::compareVolumes(recon, truth, central, options);
-    const metrics::Region brain = metrics::Region::sphere({0.0, -25.0, 0.0}, 8.0);
+    // At least one voxel wide, so that a coarse grid (--size 16: 12.8 mm voxels) still has a
+    // voxel centre in it: no point lies further than sqrt(3)/2 voxel from the nearest centre.
+    const metrics::Region brain =
+        metrics::Region::sphere({0.0, -25.0, 0.0}, std::max(8.0, voxelMm));
     const auto brainStats = metrics::roiStatistics(recon, brain, "brain sphere");
     const auto brainTruth = metrics::roiStatistics(truth, brain, "brain sphere");
 
-    std::filesystem::create_directories(outDir_);
-    io::writeVolume(outDir_ / "recon.mhd", recon);
-    io::writeVolume(outDir_ / "truth.mhd", truth);
-    saveGeometry(outDir_ / "geometry.json", geometry);
+    const auto staged = [&](const char* name) { return files.staged(outDir_ / name); };
+    io::writeVolume(staged("recon.mhd"), recon);
+    context.throwIfCancelled();
+    io::writeVolume(staged("truth.mhd"), truth);
+    context.throwIfCancelled();
+    saveGeometry(staged("geometry.json"), geometry);
     const double brainValue = 0.2 * phantom::kWaterAttenuationPerMm;
-    writeAxialSlicePgm(outDir_ / "axial-slice.pgm", recon, truth, -0.25 * kPhantomScaleMm,
+    writeAxialSlicePgm(staged("axial-slice.pgm"), recon, truth, -0.25 * kPhantomScaleMm,
                        0.5 * brainValue, 2.5 * brainValue);
 
     const fdk::FdkReport& r = job.report();
@@ -159,9 +173,9 @@ class DemoCommand : public Command {
           (outDir_ / "geometry.json").string(), (outDir_ / "axial-slice.pgm").string(),
           (outDir_ / "summary.json").string()}},
         {"telemetry", telemetry.toJson()}};
-    if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
+    if (!telemetryFile_.path.empty()) telemetry.writeFile(files.staged(telemetryFile_.path));
     {
-      io::AtomicFileWriter out(outDir_ / "summary.json");
+      io::AtomicFileWriter out(staged("summary.json"));
       out.write(summary.dump(2) + "\n");
       out.commit();
     }
@@ -170,8 +184,7 @@ class DemoCommand : public Command {
           startRunRecord({"-o", "--out-dir"}, outDir_.string(), runsOnGpu(params));
       record.algorithm = "FDK";
       record.variant = r.kernel.empty() ? r.variant : r.kernel;
-      record.geometry = geometryToJson(geometry);
-      if (sha256Available()) record.geometrySha256 = sha256Hex(record.geometry.dump());
+      addGeometry(record, geometry);
       record.parameters = {{"phantom", "modified-shepp-logan"},
                            {"size", size_},
                            {"views", views_},
@@ -182,8 +195,9 @@ class DemoCommand : public Command {
       record.tunables = fdk::toJson(params.gpu);
       record.timings = fdkReportToJson(r);
       record.metrics = metrics::toJson(m, central);
-      finishRunRecord(record, outDir_ / "run.json", {outDir_ / "recon.mhd"});
+      finishRunRecord(record, files, outDir_ / "run.json", {outDir_ / "recon.mhd"});
     }
+    files.commit();
     if (text) {
       std::printf("projections  %s (analytic, exact line integrals)\n",
                   formatSeconds(projectSeconds).c_str());

@@ -9,6 +9,7 @@
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/geometry/GeometryJson.h"
+#include "recon/io/OutputSet.h"
 #include "recon/io/VolumeFiles.h"
 
 #ifdef TOMOWB_HAVE_DICOM
@@ -198,6 +199,15 @@ class ExportDicomCommand : public Command {
     options_.cropX = parseRange(cropX_, "--crop-x");
     options_.cropY = parseRange(cropY_, "--crop-y");
     fillProvenance();
+    {
+      // --force replaces OUTDIR as a whole: it must hold none of the files this run reads.
+      io::OutputSet files;
+      files.addInput(volume_, "VOLUME");
+      files.addInput(provenanceFile_, "--provenance", {}, false);
+      files.addInput(geometryFile_, "--geometry");
+      if (force_) files.addReplacedFolder(outDir_, "OUTDIR (--force)");
+      files.check();
+    }
     const Volume volume = io::readVolume(volume_);
     const DicomExportPlan plan = planDicomExport(volume, options_);
     for (const std::string& w : plan.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -359,12 +369,16 @@ class ImportDicomCommand : public Command {
       printJson(global, {{"command", "import dicom"}, {"series", all}});
       return kExitOk;
     }
-    checkOutputSparesInput(input_.string(), output_.string());
+    io::OutputSet files(&interruptToken());
+    files.addInput(input_, "IN", "DICOM", false);
+    files.addOutput(output_, "OUT");
+    files.check();
     if (water_ > 0) read_.waterAttenuationPerMm = water_;
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     JobContext context(interruptToken(), &bar);
     const DicomVolume v = readDicomSeries(input_, read_, context);
-    io::writeVolume(output_, v.volume);
+    io::writeVolume(files.staged(output_), v.volume);
+    files.commit();
     bar.finish();
     for (const std::string& w : v.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     const Volume& vol = v.volume;

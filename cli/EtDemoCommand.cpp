@@ -15,6 +15,7 @@
 #include "CliSupport.h"
 #include "Commands.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/OutputSet.h"
 #include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/iterative/IterativeReconstruction.h"
@@ -102,6 +103,13 @@ class EtDemoCommand : public Command {
 
   int run(const GlobalOptions& global) override {
     const bool text = !global.quiet && !global.json;
+    // All files of the folder are committed together at the end (OutputSet.h).
+    io::OutputSet files(&interruptToken());
+    for (const char* name : {"tilts.mrc", "tilts.tlt", "truth.mrc", "wbp.mrc", "sirt.mrc",
+                             "residuals.csv", "central-slice.pgm", "summary.json"})
+      files.addOutput(outDir_ / name, "-o");
+    files.check();
+    const auto staged = [&](const char* name) { return files.staged(outDir_ / name); };
     if (device_ == "gpu") requireGpu("--device");
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     TelemetryLog telemetry;
@@ -131,12 +139,11 @@ class EtDemoCommand : public Command {
         phantom::projectPhantom(specimen, tiltSeries(scan), {.supersample = 2}, &context);
     const double projectSeconds = secondsSince(started);
     bar.finish();
-    std::filesystem::create_directories(outDir_);
     const std::filesystem::path stackPath = outDir_ / "tilts.mrc";
-    io::writeTiltSeries(stackPath, simulated, scan.tiltAnglesRad);
+    io::writeTiltSeries(staged("tilts.mrc"), simulated, scan.tiltAnglesRad);
 
-    // From here on, only what a user's files give: the stack and its .tlt.
-    const ProjectionStack projections = io::readProjections(stackPath);
+    // From here on, only what a user's files give: the stack and its .tlt (still staged).
+    const ProjectionStack projections = io::readProjections(staged("tilts.mrc"));
     const fdk::VolumeGrid grid = iterative::tomogramGrid(projections.geometry(), thickness_);
 
     started = std::chrono::steady_clock::now();
@@ -168,20 +175,21 @@ class EtDemoCommand : public Command {
     const auto wbpMetrics = metrics::compareVolumes(wbp.result(), truth, centre, options);
     const auto sirtMetrics = metrics::compareVolumes(sirt.result(), truth, centre, options);
 
-    io::writeVolume(outDir_ / "truth.mrc", truth);
-    io::writeVolume(outDir_ / "wbp.mrc", wbp.result());
-    io::writeVolume(outDir_ / "sirt.mrc", sirt.result());
+    io::writeVolume(staged("truth.mrc"), truth);
+    io::writeVolume(staged("wbp.mrc"), wbp.result());
+    io::writeVolume(staged("sirt.mrc"), sirt.result());
+    context.throwIfCancelled();
     const iterative::IterativeReport& r = sirt.report();
     {
       std::string csv = "iteration,relative_residual,weighted_residual_norm\n";
       for (const IterationRecord& it : r.iterations)
         csv += std::to_string(it.iteration) + "," + std::to_string(it.relativeResidual) + "," +
                std::to_string(it.weightedResidualNorm) + "\n";
-      io::AtomicFileWriter out(outDir_ / "residuals.csv");
+      io::AtomicFileWriter out(staged("residuals.csv"));
       out.write(csv);
       out.commit();
     }
-    writeSlicePgm(outDir_ / "central-slice.pgm", {&truth, &wbp.result(), &sirt.result()}, 0.0, 1.0);
+    writeSlicePgm(staged("central-slice.pgm"), {&truth, &wbp.result(), &sirt.result()}, 0.0, 1.0);
     nlohmann::json summary{
         {"command", "demo-et"},
         {"views", views},
@@ -207,10 +215,11 @@ class EtDemoCommand : public Command {
           (outDir_ / "residuals.csv").string(), (outDir_ / "central-slice.pgm").string(),
           (outDir_ / "summary.json").string()}}};
     {
-      io::AtomicFileWriter out(outDir_ / "summary.json");
+      io::AtomicFileWriter out(staged("summary.json"));
       out.write(summary.dump(2) + "\n");
       out.commit();
     }
+    files.commit();
     if (text) {
       std::printf("projections  %s (analytic line integrals)\n",
                   formatSeconds(projectSeconds).c_str());

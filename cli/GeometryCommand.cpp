@@ -7,6 +7,7 @@
 #include "recon/core/Error.h"
 #include "recon/geometry/GeometryImport.h"
 #include "recon/geometry/GeometryJson.h"
+#include "recon/io/OutputSet.h"
 
 namespace tomowb::cli {
 namespace {
@@ -32,6 +33,12 @@ class GeometryCommand : public Command {
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
+    io::OutputSet files;
+    files.addInput(geometry_.file, "--geometry", "geometry", false);
+    files.addInput(astra_, "--import-astra", "geometry", false);
+    files.addInput(matrices_, "--import-matrices", "geometry", false);
+    files.addOutput(out_, "-o");
+    files.check();
     const BeamKind beam = geometry_.beam == "parallel" ? BeamKind::Parallel : BeamKind::Cone;
     const DetectorShape detector{geometry_.cols, geometry_.rows};
     Geometry g;

@@ -139,6 +139,11 @@ struct TomogramIo {
     addInputOptionsTo(app);
   }
 
+  // Every file load() reads: the stack, and for a tilt series its companion files.
+  void addInputsTo(io::OutputSet& files) const {
+    addProjectionInputs(files, in, io::isMrcPath(in), tiltFile, xfFile, xtiltFile);
+  }
+
   io::VolumeWriteOptions writeOptions() const {
     io::VolumeWriteOptions options;
     options.mrc.axisOrder = mrcAxes == "imod" ? io::MrcAxisOrder::Imod : io::MrcAxisOrder::Identity;
@@ -292,7 +297,15 @@ class IterativeReconCommand : public Command {
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
-    checkOutputSparesInput(io_.in, io_.out);
+    io::OutputSet files(&interruptToken());
+    io_.addInputsTo(files);
+    files.addInput(maskFile, "--mask", "mask");
+    files.addInput(initFile, "--init", "initial volume");
+    files.addOutput(io_.out, "-o");
+    files.addOutput(residualCsv, "--residuals");
+    files.addOutput(telemetryFile_.path, "--telemetry");
+    if (!global.noRecord) files.addOutput(qa::runRecordPathFor(io_.out), "run record");
+    files.check();
     iterative::IterativeParams p = params_;
     p.method = method_;
     if (nonNegative) p.lowerBound = 0.0;
@@ -329,16 +342,18 @@ class IterativeReconCommand : public Command {
     if (!initFile.empty()) p.initialVolume = std::make_shared<Volume>(io::readVolume(initFile));
     iterative::IterativeJob job(projections, p);
     job.run(context);
-    io::writeVolume(io_.out, job.result(), io_.writeOptions());
-    if (!residualCsv.empty()) writeResidualCsv(residualCsv, job.report());
-    if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
+    io::writeVolume(files.staged(io_.out), job.result(), io_.writeOptions());
+    context.throwIfCancelled();
+    if (!residualCsv.empty()) writeResidualCsv(files.staged(residualCsv), job.report());
+    if (!telemetryFile_.path.empty()) telemetry.writeFile(files.staged(telemetryFile_.path));
     bar.finish();
     const iterative::IterativeReport& r = job.report();
     if (!global.noRecord) {
       const bool gpu = VariantRegistry::builtins().require(p.forwardVariant).needsGpu ||
                        VariantRegistry::builtins().require(p.backVariant).needsGpu;
       qa::RunRecord record = startRunRecord({"-o", "--out"}, io_.out, gpu);
-      addProjectionInputs(record, io_.in, projections);
+      addInputs(record, files);
+      addGeometry(record, projections.geometry());
       record.algorithm = iterative::toString(method_);
       for (char& c : record.algorithm)
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -356,8 +371,9 @@ class IterativeReconCommand : public Command {
       if (!r.iterations.empty())
         record.metrics = {{"finalRelativeResidual", r.iterations.back().relativeResidual}};
       record.device["report"] = r.device;
-      finishRunRecord(record, qa::runRecordPathFor(io_.out), {io_.out});
+      finishRunRecord(record, files, qa::runRecordPathFor(io_.out), {io_.out});
     }
+    files.commit();
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) printSummary(r, p.volume);
     printJson(global, {{"command", "recon " + iterative::toString(method_)},
@@ -422,7 +438,11 @@ class WbpCommand : public Command {
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
-    checkOutputSparesInput(io_.in, io_.out);
+    io::OutputSet files(&interruptToken());
+    io_.addInputsTo(files);
+    files.addOutput(io_.out, "-o");
+    if (!global.noRecord) files.addOutput(qa::runRecordPathFor(io_.out), "run record");
+    files.check();
     std::vector<std::string> optionWarnings;
     fdk::FdkParams params = fdk_.build(&optionWarnings);
     for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -438,19 +458,22 @@ class WbpCommand : public Command {
     params.volume = io_.build(projections.geometry());
     fdk::FdkJob job(projections, params);
     job.run(context);
-    io::writeVolume(io_.out, job.result(), io_.writeOptions());
+    io::writeVolume(files.staged(io_.out), job.result(), io_.writeOptions());
+    context.throwIfCancelled();
     bar.finish();
     const fdk::FdkReport& r = job.report();
     if (!global.noRecord) {
       qa::RunRecord record = startRunRecord({"-o", "--out"}, io_.out, runsOnGpu(params));
-      addProjectionInputs(record, io_.in, projections);
+      addInputs(record, files);
+      addGeometry(record, projections.geometry());
       record.algorithm = "WBP";
       record.variant = r.kernel.empty() ? r.variant : r.kernel;
       record.parameters = {{"variant", params.variant}, {"grid", gridToJson(params.volume)}};
       record.tunables = fdk::toJson(params.gpu);
       record.timings = fdkReportToJson(r);
-      finishRunRecord(record, qa::runRecordPathFor(io_.out), {io_.out});
+      finishRunRecord(record, files, qa::runRecordPathFor(io_.out), {io_.out});
     }
+    files.commit();
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) {
       const fdk::VolumeGrid& g = params.volume;

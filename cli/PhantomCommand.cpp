@@ -1,11 +1,17 @@
 // `tomowb-cli phantom`: analytic projections of a phantom for a geometry, optional Poisson
 // noise, and the voxelised ground truth.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <random>
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
+#include "recon/core/MemoryBudget.h"
+#include "recon/io/OutputSet.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/PoissonNoise.h"
@@ -40,30 +46,52 @@ class PhantomCommand : public Command {
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
-    if (!truth_.empty()) checkOutputSparesInput(out_, truth_);
+    io::OutputSet files(&interruptToken());
+    files.addInput(geometry_.file, "--geometry", "geometry", false);
+    files.addOutput(out_, "-o");
+    files.addOutput(truth_, "--truth");
+    files.check();
     const Geometry geometry = geometry_.build();
     const phantom::Phantom ph = phantom_.build();
+    // The truth's grid is checked before anything is projected or written (review D15).
+    std::optional<fdk::VolumeGrid> truthGrid;
+    if (!truth_.empty()) {
+      truthGrid = grid_.build(geometry);
+      const fdk::VolumeGrid& g = *truthGrid;
+      for (int axis = 0; axis < 3; ++axis) {
+        if (!(g.voxelSizeMm[axis] > 0.0) || !std::isfinite(g.voxelSizeMm[axis]))
+          throw ParameterError("--voxel-mm", "must be finite and > 0");
+        if (!std::isfinite(g.originMm[axis])) throw ParameterError("--origin-mm", "must be finite");
+      }
+      const double extentMm =
+          g.voxelSizeMm.maxCoeff() * double(std::max({g.shape.nx, g.shape.ny, g.shape.nz}));
+      if (!std::isfinite(extentMm) || extentMm > 1e12)
+        throw ParameterError("--voxel-mm", "the truth grid's extent is not a finite length");
+      checkHostAllocation(productOrThrow("--truth", {g.shape.nx, g.shape.ny, g.shape.nz, 4}),
+                          "the --truth volume");
+    }
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     JobContext context(interruptToken(), &bar);
     ProjectionStack projections = phantom::projectPhantom(ph, geometry, {supersample_}, &context);
     std::uint64_t seed = seed_ ? *seed_ : std::random_device{}();
     if (photons_ > 0) phantom::addPoissonNoise(projections, photons_, seed);
     context.throwIfCancelled();
-    io::writeProjections(out_, projections);
+    io::writeProjections(files.staged(out_), projections);
     nlohmann::json summary{{"command", "phantom"},       {"phantom", phantom_.name},
                            {"projections", out_},        {"views", projections.viewCount()},
                            {"rows", projections.rows()}, {"cols", projections.cols()},
                            {"photons", photons_}};
     if (photons_ > 0) summary["seed"] = seed;
-    if (!truth_.empty()) {
-      const fdk::VolumeGrid grid = grid_.build(geometry);
+    if (truthGrid) {
+      const fdk::VolumeGrid& grid = *truthGrid;
       const Volume truth = phantom::voxelisePhantom(ph, grid.shape, grid.voxelSizeMm, grid.originMm,
                                                     truthSupersample_, &context);
       context.throwIfCancelled();
-      io::writeVolume(truth_, truth);
+      io::writeVolume(files.staged(truth_), truth);
       summary["truth"] = truth_;
       summary["grid"] = gridToJson(grid);
     }
+    files.commit();  // projections and truth together, or neither
     bar.finish();
     if (!global.quiet && !global.json) {
       std::printf("wrote %s: %lld views of %lld x %lld (%s beam)%s\n", out_.c_str(),

@@ -8,6 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -15,6 +18,7 @@
 #include <fstream>
 #include <map>
 #include <numbers>
+#include <optional>
 
 #include "CliSupport.h"
 #include "Commands.h"
@@ -23,6 +27,8 @@
 #include "recon/core/Error.h"
 #include "recon/core/Sha256.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/MrcIo.h"
+#include "recon/io/OutputSet.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/Phantom.h"
@@ -49,6 +55,20 @@ qa::ToleranceTable loadTolerances(const std::string& file) {
   } catch (const nlohmann::json::exception& e) {
     throw FormatError(file, std::string("not valid JSON: ") + e.what());
   }
+}
+
+// A report folder must not hold the files the command reads (with --force it is replaced as a
+// whole), and without --force it must be new or empty: checked before any work.
+void checkReportFolder(const std::string& report, bool force,
+                       const std::vector<std::pair<std::string, std::string>>& inputs) {
+  if (report.empty()) return;
+  io::OutputSet files;
+  for (const auto& [path, option] : inputs) files.addInput(path, option);
+  if (force)
+    files.addReplacedFolder(report, "--report (--force)");
+  else
+    files.addOutput(report + "/", "--report");
+  files.check();
 }
 
 std::optional<qa::AccuracyClass> classOfVariant(const std::string& variant) {
@@ -94,6 +114,7 @@ class CompareCommand : public Command {
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
+    checkReportFolder(report_, force_, {{a_, "A"}, {b_, "B"}, {tolerancesFile_, "--tolerances"}});
     const Volume a = io::readVolume(a_);
     const Volume b = io::readVolume(b_);
     qa::CompareSpec spec;
@@ -191,6 +212,7 @@ class SweepCommand : public Command {
     options_.gpu = device_ != "cpu";
     options_.computeSsim = !noSsim_;
     options_.adjointTests = !noAdjoint_;
+    checkReportFolder(report_, force_, {{in_, "-i"}, {tolerancesFile_, "--tolerances"}});
     options_.tolerances = loadTolerances(tolerancesFile_);
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     JobContext context(interruptToken(), &bar);
@@ -286,7 +308,9 @@ class SweepCommand : public Command {
   qa::SweepOptions options_;
 };
 
-// Runs argv (argv[0] is this program) in `workingDirectory`; returns its exit status.
+// Runs argv (argv[0] is this program) in `workingDirectory`; returns its exit status. A
+// SIGINT/SIGTERM to this process (waitpid returns EINTR: the handlers do not restart calls) is
+// passed on to the child, whose own handler cancels it; then Cancelled is thrown.
 int runProgram(const std::vector<std::string>& argv, const std::string& workingDirectory) {
   const pid_t pid = ::fork();
   if (pid < 0) throw Error("rerun: cannot start a process");
@@ -299,30 +323,136 @@ int runProgram(const std::vector<std::string>& argv, const std::string& workingD
     _exit(127);
   }
   int status = 0;
+  bool forwarded = false;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw Error("rerun: lost the process");
-    if (interruptToken().requested()) ::kill(pid, SIGINT);
+    if (interruptToken().requested() && !forwarded) {
+      ::kill(pid, SIGINT);
+      forwarded = true;
+    }
   }
+  if (interruptToken().requested()) throw Cancelled();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The options of the reconstruction commands that name files they write, and that they read.
+const std::vector<std::string> kOutputOptions = {"-o", "--out", "--out-dir", "--telemetry",
+                                                 "--residuals"};
+const std::vector<std::string> kInputOptions = {
+    "-i", "--in", "--mask", "--init", "--tilt-angles", "--xf", "--xtilt", "--geometry"};
+const std::vector<std::string> kGlobalFlags = {"--json", "-q", "--quiet", "--progress",
+                                               "--no-record"};
+
+bool isOneOf(const std::string& token, const std::vector<std::string>& names) {
+  return std::find(names.begin(), names.end(), token) != names.end();
+}
+
+// A temporary folder of our own (mkdtemp: new, private, never an existing folder or link),
+// removed with everything in it when the rerun ends, however it ends.
+class PrivateTemporaryFolder {
+ public:
+  PrivateTemporaryFolder() {
+    std::string pattern = (fs::temp_directory_path() / "tomowb-rerun-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw IoError(pattern,
+                    std::string("cannot create a temporary folder: ") + std::strerror(errno));
+    path_ = pattern;
+  }
+  ~PrivateTemporaryFolder() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  PrivateTemporaryFolder(const PrivateTemporaryFolder&) = delete;
+  PrivateTemporaryFolder& operator=(const PrivateTemporaryFolder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// What a recorded command line does, checked for rerun: only a reconstruction (`recon fdk`,
+// `recon sirt|os-sirt|sart|wbp` or `demo`), no --force, its outputs plain names to redirect
+// (by option name, whatever the record's outputArguments say), and the files it reads.
+struct RecordedCommand {
+  std::string subcommand;                     // "recon sirt", "demo"
+  std::vector<std::size_t> outputArguments;   // indices of output option values
+  std::map<std::string, std::string> inputs;  // option -> value
+};
+
+RecordedCommand inspectRecordedCommand(const std::string& recordPath,
+                                       const std::vector<std::string>& command) {
+  const auto refuse = [&](const std::string& why) {
+    throw FormatError(recordPath, "command", "rerun refuses this record: " + why);
+  };
+  RecordedCommand c;
+  std::size_t i = 1;
+  while (i < command.size() && isOneOf(command[i], kGlobalFlags)) ++i;
+  if (i >= command.size()) refuse("it names no subcommand");
+  if (command[i] == "demo") {
+    c.subcommand = "demo";
+    ++i;
+  } else if (command[i] == "recon" && i + 1 < command.size() &&
+             isOneOf(command[i + 1], {"fdk", "sirt", "os-sirt", "sart", "wbp"})) {
+    c.subcommand = "recon " + command[i + 1];
+    i += 2;
+  } else {
+    refuse("'" + command[i] +
+           "' is not a reconstruction; rerun repeats only 'recon fdk|sirt|os-sirt|sart|wbp' and "
+           "'demo'");
+  }
+  for (; i < command.size(); ++i) {
+    const std::string& token = command[i];
+    if (token == "--force") refuse("it contains --force");
+    const auto equals = token.find('=');
+    if (token.rfind("--", 0) == 0 && equals != std::string::npos &&
+        (isOneOf(token.substr(0, equals), kOutputOptions) ||
+         isOneOf(token.substr(0, equals), kInputOptions)))
+      refuse("'" + token + "': a file option joined to its value (records split them)");
+    // "-oFILE", "-qo FILE": a short option with its value or other flags attached.
+    if (token.size() > 2 && token[0] == '-' && token[1] != '-' &&
+        std::isalpha(static_cast<unsigned char>(token[1])))
+      refuse("'" + token + "': short options with attached values or flags are not repeated");
+    if (isOneOf(token, kOutputOptions) || isOneOf(token, kInputOptions)) {
+      if (i + 1 >= command.size()) refuse("'" + token + "' has no value");
+      const std::string& value = command[i + 1];
+      if (isOneOf(token, kOutputOptions)) {
+        const fs::path p(value);
+        const std::string name = fs::path(value).filename().string();
+        if (value.empty() || name.empty() || name == "." || name == "..")
+          refuse("the output '" + value + "' of " + token + " is not a file or folder name");
+        for (const fs::path& part : p)
+          if (part == "..") refuse("the output '" + value + "' of " + token + " contains '..'");
+        c.outputArguments.push_back(i + 1);
+      } else {
+        c.inputs[token == "--in" ? "-i" : token] = value;
+      }
+      ++i;
+    }
+  }
+  if (c.outputArguments.empty()) refuse("it writes no output that could be compared");
+  return c;
 }
 
 class RerunCommand : public Command {
  public:
   explicit RerunCommand(CLI::App& app) {
     sub_ = app.add_subcommand("rerun",
-                              "repeat a recorded run (NAME.run.json) and report whether its output "
-                              "matches bit for bit, or within the variant's tolerance");
+                              "repeat a recorded reconstruction (NAME.run.json) and report whether "
+                              "its output matches bit for bit, or within the variant's tolerance");
     sub_->add_option("record", record_, "the run record")->required()->check(CLI::ExistingFile);
     sub_->add_option("--keep", keep_,
-                     "keep the new output in this folder (default: a temporary one)");
+                     "keep the new output in this folder (new or empty; default: a temporary "
+                     "one, removed afterwards)");
     sub_->add_option("--tolerances", tolerancesFile_, "JSON with per-class limits");
   }
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
     const qa::RunRecord record = qa::readRunRecord(record_);
-    if (record.command.size() < 2 || record.outputArguments.empty())
+    if (record.command.size() < 2)
       throw FormatError(record_, "command", "the record has no command line to repeat");
+    const RecordedCommand command = inspectRecordedCommand(record_, record.command);
+    const qa::ToleranceTable tolerances = loadTolerances(tolerancesFile_);
     const bool text = !global.quiet && !global.json;
     const fs::path base =
         record.workingDirectory.empty() || !fs::is_directory(record.workingDirectory)
@@ -331,44 +461,38 @@ class RerunCommand : public Command {
     const auto resolve = [&](const std::string& p) {
       return fs::path(p).is_absolute() ? fs::path(p) : base / p;
     };
-    // The inputs must be the recorded ones.
-    std::vector<std::string> problems;
-    for (const qa::RecordedFile& f : record.inputs) {
-      std::error_code ec;
-      if (!fs::exists(resolve(f.path), ec)) {
-        problems.push_back(f.path + " is missing");
-        continue;
-      }
-      if (!f.sha256.empty() && sha256Available() && sha256HexOfFile(resolve(f.path)) != f.sha256)
-        problems.push_back(f.path + " changed since the run (SHA-256 differs)");
-    }
-    if (!problems.empty()) {
-      std::string all;
-      for (const auto& p : problems) all += "\n  " + p;
-      throw FormatError(record_, "inputs", "cannot repeat the run:" + all);
-    }
+    checkRecordedInputs(record, command, resolve);
+
     // New outputs go to a fresh folder; the command is otherwise the recorded one.
-    fs::path folder =
-        keep_.empty() ? fs::temp_directory_path() / ("tomowb-rerun-" + std::to_string(::getpid()))
-                      : fs::path(keep_);
-    fs::create_directories(folder);
+    std::optional<PrivateTemporaryFolder> temporary;
+    fs::path folder;
+    if (keep_.empty()) {
+      temporary.emplace();
+      folder = temporary->path();
+    } else {
+      folder = keep_;
+      std::error_code ec;
+      if (fs::is_symlink(folder, ec) ||
+          (fs::exists(folder, ec) && (!fs::is_directory(folder, ec) || !fs::is_empty(folder, ec))))
+        throw ParameterError("--keep", "'" + keep_ + "' must be a new or empty folder");
+      fs::create_directories(folder);
+    }
     std::vector<std::string> argv = record.command;
-    argv.push_back("--no-record");
     std::map<std::string, fs::path> moved;  // recorded output -> new path
-    for (std::size_t index : record.outputArguments) {
+    for (std::size_t index : command.outputArguments) {
       const fs::path original = argv[index];
-      const fs::path fresh = folder / original.filename();
+      const fs::path fresh = fs::absolute(folder) / original.filename();
       moved[original.string()] = fresh;
       argv[index] = fresh.string();
     }
-    // Global flags go before the subcommand: put --no-record right after the program name.
-    argv.pop_back();
+    // Global flags go before the subcommand: put -q --no-record right after the program name.
     argv.insert(argv.begin() + 1, "--no-record");
     argv.insert(argv.begin() + 1, "-q");
     if (text) {
       std::string line;
       for (const auto& a : argv) line += a + " ";
       std::printf("rerun        %s\n", line.c_str());
+      std::fflush(stdout);
     }
     const int status = runProgram(argv, base.string());
     if (status != 0) throw Error("rerun: the command exited with status " + std::to_string(status));
@@ -384,6 +508,7 @@ class RerunCommand : public Command {
     };
     for (const qa::RecordedFile& out : record.outputs) {
       if (out.role != "output") continue;
+      interruptToken().throwIfRequested();
       fs::path fresh;
       for (const auto& [original, now] : moved) {
         const fs::path o = original;
@@ -396,19 +521,18 @@ class RerunCommand : public Command {
       if (fresh.empty()) fresh = folder / fs::path(out.path).filename();
       nlohmann::json r{{"output", out.path}, {"new", fresh.string()}};
       const std::string hash = sha256Available() ? sha256HexOfFile(fresh) : "";
-      // MetaImage and raw + JSON name their data file inside: compare the data, not the header.
+      // Bit-identical means the header AND the samples: MetaImage and raw + JSON keep their
+      // samples in a data file, whose header is the same for any data of the same shape.
       bool identical = !out.sha256.empty() && hash == out.sha256;
-      if (!identical) {
-        for (const qa::RecordedFile& data : record.outputs)
-          if (data.role == "output data" &&
-              fs::path(data.path).parent_path() == fs::path(out.path).parent_path()) {
-            const fs::path freshData = fresh.parent_path() / fs::path(data.path).filename();
-            std::error_code ec;
-            if (fs::exists(freshData, ec) && sha256Available())
-              identical = sha256HexOfFile(freshData) == data.sha256 &&
-                          volumesEqual(resolve(out.path), fresh);
-          }
-      }
+      for (const qa::RecordedFile& data : record.outputs)
+        if (identical && data.role == "output data" &&
+            fs::path(data.path).parent_path() == fs::path(out.path).parent_path() &&
+            fs::path(data.path).stem() == fs::path(out.path).stem()) {
+          const fs::path freshData = fresh.parent_path() / fs::path(data.path).filename();
+          std::error_code ec;
+          identical = fs::exists(freshData, ec) && !data.sha256.empty() &&
+                      sha256HexOfFile(freshData) == data.sha256;
+        }
       if (identical) {
         r["result"] = "bit-identical";
         if (text)
@@ -425,7 +549,7 @@ class RerunCommand : public Command {
                 out.path.c_str());
         } else {
           qa::CompareSpec spec;
-          spec.tolerances = loadTolerances(tolerancesFile_);
+          spec.tolerances = tolerances;
           spec.accuracyClass = classOf().value_or(qa::AccuracyClass::Exact);
           spec.computeSsim = false;
           const qa::RunComparison c =
@@ -440,7 +564,6 @@ class RerunCommand : public Command {
       }
       results.push_back(r);
     }
-    if (keep_.empty()) fs::remove_all(folder);
     printJson(
         global,
         {{"command", "rerun"}, {"record", record_}, {"outputs", results}, {"matches", allMatch}});
@@ -448,11 +571,65 @@ class RerunCommand : public Command {
   }
 
  private:
-  static bool volumesEqual(const fs::path& a, const fs::path& b) {
-    const Volume va = io::readVolume(a), vb = io::readVolume(b);
-    return va.shape() == vb.shape() &&
-           std::equal(va.voxels().begin(), va.voxels().end(), vb.voxels().begin(),
-                      [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; });
+  // The record must list every file the command reads (a record with inputs: [], or without
+  // the tilt angles, is incomplete or tampered), and each must be unchanged: a regular file
+  // with the recorded SHA-256.
+  template <typename Resolve>
+  void checkRecordedInputs(const qa::RunRecord& record, const RecordedCommand& command,
+                           const Resolve& resolve) const {
+    std::vector<std::string> problems;
+    if (command.subcommand != "demo") {
+      if (record.inputs.empty())
+        throw FormatError(record_, "inputs",
+                          "the record lists no input files: it is incomplete or was edited");
+      const auto option = [&](const char* name) {
+        const auto it = command.inputs.find(name);
+        return it == command.inputs.end() ? std::string() : resolve(it->second).string();
+      };
+      io::OutputSet reads;
+      const std::string in = option("-i");
+      if (in.empty()) throw FormatError(record_, "command", "the command has no -i");
+      std::error_code ec;
+      addProjectionInputs(reads, in, io::isMrcPath(in), option("--tilt-angles"), option("--xf"),
+                          option("--xtilt"));
+      reads.addInput(option("--mask"), "--mask");
+      reads.addInput(option("--init"), "--init");
+      reads.addInput(option("--geometry"), "--geometry", {}, false);
+      for (const io::OutputSet::Input& needed : reads.inputs())
+        for (const fs::path& file : needed.files) {
+          if (!fs::exists(file, ec)) continue;  // reported below if recorded, or by the command
+          const bool listed =
+              std::any_of(record.inputs.begin(), record.inputs.end(),
+                          [&](const auto& f) { return io::sameFile(resolve(f.path), file); });
+          if (!listed)
+            problems.push_back(file.string() + " (" + needed.role +
+                               ") is read by the command but not listed in the record");
+        }
+    }
+    for (const qa::RecordedFile& f : record.inputs) {
+      interruptToken().throwIfRequested();
+      const fs::path path = resolve(f.path);
+      std::error_code ec;
+      const fs::file_status status = fs::status(path, ec);
+      if (!fs::exists(status)) {
+        problems.push_back(f.path + " is missing");
+        continue;
+      }
+      if (!fs::is_regular_file(status)) {
+        problems.push_back(f.path + " is not a regular file");
+        continue;
+      }
+      if (!sha256Available()) continue;
+      if (f.sha256.empty())
+        problems.push_back(f.path + " has no SHA-256 in the record");
+      else if (sha256HexOfFile(path) != f.sha256)
+        problems.push_back(f.path + " changed since the run (SHA-256 differs)");
+    }
+    if (!problems.empty()) {
+      std::string all;
+      for (const auto& p : problems) all += "\n  " + p;
+      throw FormatError(record_, "inputs", "cannot repeat the run:" + all);
+    }
   }
 
   CLI::App* sub_ = nullptr;

@@ -7,6 +7,7 @@
 #include "CliSupport.h"
 #include "Commands.h"
 #include "RunRecords.h"
+#include "recon/io/MrcIo.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/iterative/IterativeJson.h"
 
@@ -31,7 +32,13 @@ class ReconCommand : public Command {
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
-    checkOutputSparesInput(in_, out_);
+    // Every file read and written, checked against each other before any work (OutputSet.h).
+    io::OutputSet files(&interruptToken());
+    addProjectionInputs(files, in_, io::isMrcPath(in_), {}, {}, {});
+    files.addOutput(out_, "-o");
+    files.addOutput(telemetryFile_.path, "--telemetry");
+    if (!global.noRecord) files.addOutput(qa::runRecordPathFor(out_), "run record");
+    files.check();
     // The FDK options first: a bad device or variant fails before the data is read.
     std::vector<std::string> optionWarnings;
     fdk::FdkParams params = fdk_.build(&optionWarnings);
@@ -47,13 +54,15 @@ class ReconCommand : public Command {
       telemetry.startGpuSampling(params.gpu.devices);
     job.run(context);
     telemetry.stopGpuSampling();
-    io::writeVolume(out_, job.result());
-    if (!telemetryFile_.path.empty()) telemetry.writeFile(telemetryFile_.path);
+    io::writeVolume(files.staged(out_), job.result());
+    context.throwIfCancelled();
+    if (!telemetryFile_.path.empty()) telemetry.writeFile(files.staged(telemetryFile_.path));
     bar.finish();
     const fdk::FdkReport& r = job.report();
     if (!global.noRecord) {
       qa::RunRecord record = startRunRecord({"-o", "--out"}, out_, runsOnGpu(params));
-      addProjectionInputs(record, in_, projections);
+      addInputs(record, files);
+      addGeometry(record, projections.geometry());
       record.algorithm = "FDK";
       record.variant = r.kernel.empty() ? r.variant : r.kernel;
       record.parameters = {{"variant", params.variant},
@@ -63,8 +72,9 @@ class ReconCommand : public Command {
       record.tunables = fdk::toJson(params.gpu);
       record.timings = fdkReportToJson(r);
       record.device["report"] = r.device;
-      finishRunRecord(record, qa::runRecordPathFor(out_), {out_});
+      finishRunRecord(record, files, qa::runRecordPathFor(out_), {out_});
     }
+    files.commit();  // all outputs at once, or none (a cancel until here leaves nothing)
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) {
       std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", out_.c_str(),

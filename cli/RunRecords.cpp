@@ -3,6 +3,7 @@
 #include "recon/core/Sha256.h"
 #include "recon/geometry/GeometryJson.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/io/TiltSeriesFiles.h"
 
 namespace tomowb::cli {
 
@@ -65,35 +66,58 @@ qa::RunRecord startRunRecord(const std::vector<std::string>& outputOptions,
   return r;
 }
 
-void addProjectionInputs(qa::RunRecord& record, const fs::path& input,
-                         const ProjectionStack& projections) {
-  record.inputs.push_back(qa::recordFile(input, "projections"));
-  std::string ext = input.extension().string();
-  if (ext == ".json" || ext == ".raw") {
-    const fs::path other =
-        ext == ".json" ? io::rawDataPathFor(input) : io::rawSidecarPathFor(input);
-    std::error_code ec;
-    if (fs::exists(other, ec)) record.inputs.push_back(qa::recordFile(other, "projections data"));
+void addInputs(qa::RunRecord& record, const io::OutputSet& files) {
+  for (const io::OutputSet::Input& in : files.inputs()) {
+    for (std::size_t i = 0; i < in.files.size(); ++i) {
+      std::error_code ec;
+      if (i > 0 && (in.files[i] == in.path || !fs::exists(in.files[i], ec))) continue;
+      record.inputs.push_back(qa::recordFile(in.files[i], i == 0 ? in.role : in.role + " data"));
+    }
   }
-  record.geometry = geometryToJson(projections.geometry());
+}
+
+void addProjectionInputs(io::OutputSet& files, const std::string& in, bool tiltSeries,
+                         const std::string& tiltFile, const std::string& xfFile,
+                         const std::string& xtiltFile) {
+  files.addInput(in, "-i", "projections");
+  if (!tiltSeries && tiltFile.empty()) return;
+  const io::TiltSeriesSources sources = io::findCompanionFiles(in);
+  const auto add = [&](const std::string& given, const fs::path& found, const char* option,
+                       const char* role) {
+    if (!given.empty())
+      files.addInput(given, option, role, false);
+    else if (!found.empty())
+      files.addInput(found, std::string(role) + " beside -i", role, false);
+  };
+  add(tiltFile, sources.tiltAngles, "--tilt-angles", "tilt angles");
+  add(xfFile, sources.alignment, "--xf", "alignment");
+  add(xtiltFile, sources.xAxisTilts, "--xtilt", "x-axis tilts");
+}
+
+void addGeometry(qa::RunRecord& record, const Geometry& geometry) {
+  record.geometry = geometryToJson(geometry);
   if (sha256Available()) record.geometrySha256 = sha256Hex(record.geometry.dump());
 }
 
-fs::path finishRunRecord(qa::RunRecord& record, const fs::path& recordPath,
-                         const std::vector<fs::path>& outputs) {
+void finishRunRecord(qa::RunRecord& record, io::OutputSet& files, const fs::path& recordPath,
+                     const std::vector<fs::path>& outputs) {
+  const auto recorded = [&](const fs::path& finalPath, const char* role) {
+    qa::RecordedFile f = qa::recordFile(files.staged(finalPath), role);
+    f.path = finalPath.string();
+    return f;
+  };
   for (const fs::path& o : outputs) {
-    record.outputs.push_back(qa::recordFile(o, "output"));
+    record.outputs.push_back(recorded(o, "output"));
     // Raw + JSON and MetaImage keep their samples beside the named file.
     const std::string ext = o.extension().string();
     fs::path data;
     if (ext == ".json") data = io::rawDataPathFor(o);
     if (ext == ".mhd") data = fs::path(o).replace_extension(".raw");
     std::error_code ec;
-    if (!data.empty() && fs::exists(data, ec))
-      record.outputs.push_back(qa::recordFile(data, "output data"));
+    if (!data.empty() && fs::exists(files.staged(data), ec))
+      record.outputs.push_back(recorded(data, "output data"));
   }
-  qa::writeRunRecord(recordPath, record);
-  return recordPath;
+  qa::writeRunRecord(files.staged(recordPath), record);
 }
 
 }  // namespace tomowb::cli

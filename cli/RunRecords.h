@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "recon/core/ProjectionStack.h"
+#include "recon/io/OutputSet.h"
 #include "recon/qa/RunRecord.h"
 
 namespace tomowb::cli {
@@ -23,12 +24,23 @@ const std::vector<std::string>& commandLine();
 // software version and the device.
 qa::RunRecord startRunRecord(const std::vector<std::string>& outputOptions,
                              const std::string& outputValue, bool gpuRun);
-// The projections' file (role "projections", and its data file for raw + JSON) and geometry.
-void addProjectionInputs(qa::RunRecord& record, const std::filesystem::path& input,
-                         const ProjectionStack& projections);
-// Hashes the outputs, writes the record atomically, returns its path.
-std::filesystem::path finishRunRecord(qa::RunRecord& record,
-                                      const std::filesystem::path& recordPath,
-                                      const std::vector<std::filesystem::path>& outputs);
+// Every file the run reads (the inputs of `files`, each with the data file it names: role
+// "projections" and "projections data" for -i, "tilt angles", "mask", ...), so a rerun can refuse
+// when any of them changed.
+void addInputs(qa::RunRecord& record, const io::OutputSet& files);
+void addGeometry(qa::RunRecord& record, const Geometry& geometry);
+// The files a reconstruction reads for `-i in`: the projections (with the data file a sidecar
+// names) and, for a tilt series (MRC, or any file with --tilt-angles), the tilt angles,
+// alignment and x-axis tilts, given or found beside the stack. Shared by the recon commands
+// and rerun, which refuses a record that does not list them all.
+void addProjectionInputs(io::OutputSet& files, const std::string& in, bool tiltSeries,
+                         const std::string& tiltFile, const std::string& xfFile,
+                         const std::string& xtiltFile);
+// Hashes the outputs where they are staged in `files` (recorded under their final names, with
+// the data file of a .mhd or .json as "output data"), and writes the record there too, so that
+// files.commit() puts it in place together with the outputs.
+void finishRunRecord(qa::RunRecord& record, io::OutputSet& files,
+                     const std::filesystem::path& recordPath,
+                     const std::vector<std::filesystem::path>& outputs);
 
 }  // namespace tomowb::cli

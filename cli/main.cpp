@@ -10,15 +10,21 @@
 #include "Commands.h"
 #include "RunRecords.h"
 #include "recon/core/Error.h"
+#include "recon/io/OutputSet.h"
 
 int main(int argc, char** argv) {
   using namespace tomowb::cli;
+  // First thing: a Ctrl-C or SIGTERM from here on cancels the run (a second one ends it at once).
+  installSignalHandlers();
   CLI::App app{
       "Tomo Workbench command line: phantoms, FDK, SIRT and ET reconstruction, metrics, file "
       "info.\n"
       "Exit codes: 0 ok, 1 error, 2 usage, 3 out of memory, 4 a check failed, 130 interrupted.",
       "tomowb-cli"};
   app.require_subcommand(1);
+  // Global options may also follow the subcommand (`tomowb-cli demo --json`): options a
+  // subcommand does not know fall through to its parent. Inherited by every subcommand.
+  app.fallthrough();
   app.set_version_flag("--version", std::string("tomowb-cli ") + TOMOWB_VERSION);
   GlobalOptions global;
   app.add_flag("--json", global.json, "print a machine-readable JSON summary on stdout");
@@ -51,7 +57,6 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
-  installSignalHandlers();
   try {
     for (auto& command : commands)
       if (command->subcommand()->parsed()) return command->run(global);
@@ -65,7 +70,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "\ntomowb-cli: out of memory\n");
     return kExitOutOfMemory;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "\ntomowb-cli: error: %s\n", e.what());
+    // A blocking call that a signal interrupted (EINTR: the handlers do not restart calls) fails
+    // with its own message; the run was cancelled all the same.
+    const std::string message = tomowb::io::OutputSet::withFinalNames(e.what());
+    if (interruptToken().requested()) {
+      std::fprintf(stderr, "\ntomowb-cli: interrupted (%s); no output was written\n",
+                   message.c_str());
+      return kExitCancelled;
+    }
+    std::fprintf(stderr, "\ntomowb-cli: error: %s\n", message.c_str());
     return kExitError;
   }
   return kExitUsage;

@@ -17,9 +17,12 @@ ProjectionStack::ProjectionStack(Geometry geometry) : geometry_(std::move(geomet
   if (geometry_.viewCount() < 1) throw ParameterError("geometry", "has no views");
   const std::uint64_t bytes =
       productOrThrow("projection stack size", {geometry_.viewCount(), det.rows, det.cols, 4});
-  checkHostAllocation(bytes, std::to_string(geometry_.viewCount()) + " projections of " +
-                                 std::to_string(det.cols) + "x" + std::to_string(det.rows));
-  pixels_.resize(static_cast<std::size_t>(bytes / 4));  // zeros: HostBufferAllocator
+  const std::string what = std::to_string(geometry_.viewCount()) + " projections of " +
+                           std::to_string(det.cols) + "x" + std::to_string(det.rows);
+  checkHostAllocation(bytes, what);
+  allocateOrExplain(bytes, what, [&] {
+    pixels_.resize(static_cast<std::size_t>(bytes / 4));  // zeros: HostBufferAllocator
+  });
 }
 
 }  // namespace tomowb

@@ -28,9 +28,12 @@ Volume::Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
     if (!std::isfinite(originMm[axis])) throw ParameterError("volume.originMm", "must be finite");
   }
   const std::uint64_t bytes = productOrThrow("volume size", {shape.nx, shape.ny, shape.nz, 4});
-  checkHostAllocation(bytes, "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) +
-                                 "x" + std::to_string(shape.nz) + " volume");
-  voxels_.resize(static_cast<std::size_t>(bytes / 4));  // zeros: HostBufferAllocator
+  const std::string what = "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) + "x" +
+                           std::to_string(shape.nz) + " volume";
+  checkHostAllocation(bytes, what);
+  allocateOrExplain(bytes, what, [&] {
+    voxels_.resize(static_cast<std::size_t>(bytes / 4));  // zeros: HostBufferAllocator
+  });
 }
 
 Volume Volume::centred(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm) {

@@ -2,8 +2,11 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <optional>
 
 #include "recon/core/Error.h"
 #include "recon/variant/VariantRegistry.h"
@@ -46,30 +49,52 @@ ProjectionStack filterProjections(const ProjectionStack& projections, const FdkW
   const std::int64_t rows = projections.rows(), cols = projections.cols();
   const std::int64_t filteredCols = filtered.cols();
   const CancelToken& cancel = context.cancelToken();
+  // Everything that can be refused is refused here, before the parallel region: an exception
+  // must never leave an OpenMP region (std::terminate).
+  checkRampFilterParams(filter);
   std::int64_t done = 0;
+  std::exception_ptr failure;  // the first exception inside the region, rethrown after it
+  std::atomic<bool> failed{false};
 #pragma omp parallel
   {
     // One filter per thread: Eigen's FFT caches plans and is not thread-safe. Unit spacing
-    // here; the 1/pitch at the isocentre is part of weightView().
-    RampFilter<float> ramp(filteredCols, 1.0, filter);
-    std::vector<float> weighted(static_cast<std::size_t>(rows * cols));
+    // here; the 1/pitch at the isocentre is part of weightView(). Built inside a try, and every
+    // thread still reaches the worksharing loop (which all threads of the team must meet).
+    std::optional<RampFilter<float>> ramp;
+    std::vector<float> weighted;
+    const auto fail = [&] {
+#pragma omp critical(tomowbFdkFilterFailure)
+      if (!failure) failure = std::current_exception();
+      failed = true;
+    };
+    try {
+      ramp.emplace(filteredCols, 1.0, filter);
+      weighted.resize(static_cast<std::size_t>(rows * cols));
+    } catch (...) {
+      fail();
+    }
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t v = 0; v < views; ++v) {
-      if (cancel.requested()) continue;
-      const std::span<const float> in = projections.viewPixels(v);
-      std::copy(in.begin(), in.end(), weighted.begin());
-      plan.weightView(v, weighted);
-      std::span<float> out = filtered.viewPixels(v);
-      for (std::int64_t r = 0; r < rows; ++r) {
-        std::span<float> row =
-            out.subspan(std::size_t(r * filteredCols), std::size_t(filteredCols));
-        std::copy_n(weighted.begin() + r * cols, cols, row.begin() + extension.before);
-        ramp.filterRow(row);
-      }
+      if (cancel.requested() || failed.load(std::memory_order_relaxed)) continue;
+      try {
+        const std::span<const float> in = projections.viewPixels(v);
+        std::copy(in.begin(), in.end(), weighted.begin());
+        plan.weightView(v, weighted);
+        std::span<float> out = filtered.viewPixels(v);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          std::span<float> row =
+              out.subspan(std::size_t(r * filteredCols), std::size_t(filteredCols));
+          std::copy_n(weighted.begin() + r * cols, cols, row.begin() + extension.before);
+          ramp->filterRow(row);
+        }
 #pragma omp critical(tomowbFdkFilterProgress)
-      context.reportProgress("filter", double(++done) / double(views));
+        context.reportProgress("filter", double(++done) / double(views));
+      } catch (...) {
+        fail();
+      }
     }
   }
+  if (failure) std::rethrow_exception(failure);
   context.throwIfCancelled();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -136,6 +161,7 @@ class IntermediateForwarder : public IntermediateVolumeSink {
 Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& params,
                       JobContext& context, FdkReport* reportOut) {
   if (projections.empty()) throw ParameterError("projections", "no projections to reconstruct");
+  checkRampFilterParams(params.filter);  // before the volume is allocated
   const KernelVariant& variant = VariantRegistry::builtins().require(params.variant);
   if (!variant.backproject)
     throw ParameterError("variant", "'" + variant.name + "' is not an FDK backprojector");

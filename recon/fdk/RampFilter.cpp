@@ -60,6 +60,12 @@ double windowGain(RampWindow window, double f, double cutoff) {
   return 0.0;
 }
 
+void checkRampFilterParams(const RampFilterParams& params) {
+  if (!(params.cutoff > 0.0) || params.cutoff > 1.0)
+    throw ParameterError("filter cut-off", "must be in (0, 1] (fraction of Nyquist), got " +
+                                               std::to_string(params.cutoff));
+}
+
 std::int64_t paddedRowLength(std::int64_t rowLength) {
   std::int64_t n = 64;
   while (n < 2 * rowLength) n *= 2;
@@ -79,9 +85,7 @@ RampFilter<Scalar>::RampFilter(std::int64_t rowLength, double sampleSpacingMm,
   if (rowLength < 1) throw ParameterError("filter row length", "must be >= 1");
   if (!(sampleSpacingMm > 0.0) || !std::isfinite(sampleSpacingMm))
     throw ParameterError("filter sample spacing", "must be finite and > 0");
-  if (!(params.cutoff > 0.0) || params.cutoff > 1.0)
-    throw ParameterError("filter cut-off", "must be in (0, 1] (fraction of Nyquist), got " +
-                                               std::to_string(params.cutoff));
+  checkRampFilterParams(params);
   fft_ = new Fft;  // NOLINT(cppcoreguidelines-owning-memory): pimpl, freed in the destructor
   const std::int64_t n = paddedLength_;
   // Spatial kernel in units of 1/tau^2, laid out circularly; the 1/tau^2 and the tau of the

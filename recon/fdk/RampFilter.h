@@ -32,6 +32,11 @@ struct RampFilterParams {
   double cutoff = 1.0;  // fraction of Nyquist, (0, 1]
 };
 
+// Throws ParameterError("filter cut-off") unless 0 < cutoff <= 1 (NaN refused). RampFilter's
+// constructor calls it; callers that build filters inside a parallel region call it first, so
+// that nothing throws inside the region.
+void checkRampFilterParams(const RampFilterParams& params);
+
 // Filters rows of `rowLength` samples spaced `sampleSpacingMm` apart (at the isocentre for cone
 // beams). The output is the convolution with the ramp kernel, in 1/mm per input unit, so a
 // backprojection with the angular step gives absolute attenuation. One instance per thread.

@@ -1,6 +1,7 @@
 #include "recon/io/AtomicFileWriter.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,7 +31,30 @@ void syncFolder(const std::filesystem::path& folder) {
   ::close(fd);
 }
 
+const char* fileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 }  // namespace
+
+void checkReplaceableFile(const std::filesystem::path& path) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) return;  // absent (or unreachable: open will say)
+  if (S_ISREG(link.st_mode)) return;
+  if (S_ISLNK(link.st_mode)) {
+    struct stat target {};
+    if (::stat(path.c_str(), &target) != 0 || S_ISREG(target.st_mode)) return;
+    throw IoError(path, std::string("is a symbolic link to ") + fileTypeName(target.st_mode) +
+                            ": outputs are written as regular files only; give a file name");
+  }
+  throw IoError(path, std::string("exists and is ") + fileTypeName(link.st_mode) +
+                          ": outputs are written as regular files only; give a file name");
+}
 
 std::filesystem::path temporarySiblingName(const std::filesystem::path& finalPath,
                                            std::string_view tag) {
@@ -48,6 +72,7 @@ std::filesystem::path temporarySiblingName(const std::filesystem::path& finalPat
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path finalPath)
     : finalPath_(std::move(finalPath)) {
   if (finalPath_.filename().empty()) throw IoError(finalPath_, "is a folder name, not a file name");
+  checkReplaceableFile(finalPath_);
   int lastError = 0;
   for (int attempt = 0; attempt < 100; ++attempt) {
     temporaryPath_ = temporarySiblingName(finalPath_, "partial");
@@ -102,6 +127,13 @@ void AtomicFileWriter::commit() {
     throw IoError(finalPath_, "cannot flush the data to disk: " + errnoText(error));
   }
   const int fd = std::exchange(fd_, -1);
+  try {
+    checkReplaceableFile(finalPath_);  // a FIFO or device may have appeared since the start
+  } catch (...) {
+    ::close(fd);
+    abandon();
+    throw;
+  }
   if (::close(fd) != 0) {
     const int error = errno;
     abandon();

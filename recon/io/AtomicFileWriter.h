@@ -14,7 +14,8 @@ namespace tomowb::io {
 
 class AtomicFileWriter {
  public:
-  // Creates the temporary file beside finalPath. IoError if the folder is not writable.
+  // Creates the temporary file beside finalPath. IoError if the folder is not writable, or if
+  // finalPath exists and is not a regular file (checkReplaceableFile; checked again on commit).
   explicit AtomicFileWriter(std::filesystem::path finalPath);
   ~AtomicFileWriter();
   AtomicFileWriter(const AtomicFileWriter&) = delete;
@@ -46,6 +47,13 @@ class AtomicFileWriter {
   std::uint64_t bytesWritten_ = 0;
   bool committed_ = false;
 };
+
+// Throws IoError unless `path` is absent or a regular file (or a symlink to one, or a dangling
+// symlink): the writer replaces the target by renaming, which would silently swap a device node,
+// a FIFO, a folder or a link to /dev/stdout (/proc/self/fd/1) for a regular file. Output to such
+// a path is refused rather than written through: a rename cannot be atomic there, and writing
+// through a device (as root: the system's own /dev/null) is never what a run record describes.
+void checkReplaceableFile(const std::filesystem::path& path);
 
 // A name for a temporary sibling of `finalPath` ("<dir>/.<name>.<tag>-<pid>-<n>-<random>"),
 // shortened so that it stays within the 255-byte limit of a file name.

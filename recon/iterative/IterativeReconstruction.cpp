@@ -7,7 +7,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
+#include "recon/core/MemoryBudget.h"
 #include "recon/cuda/GpuEt.h"
 #include "recon/variant/VariantRegistry.h"
 
@@ -343,11 +345,43 @@ void iterateOnHost(const ProjectionStack& projections, const IterativeParams& pa
 
 }  // namespace
 
+std::uint64_t hostMemoryBytes(const ProjectionStack& projections, const IterativeParams& params) {
+  const VolumeShape& s = params.volume.shape;
+  const std::uint64_t volume = productOrThrow("volume size", {s.nx, s.ny, s.nz, 4});
+  const std::uint64_t stack = productOrThrow(
+      "projection stack size",
+      {projections.viewCount(), projections.rows(), projections.cols(), std::int64_t{4}});
+  const KernelVariant* fp = VariantRegistry::builtins().find(params.forwardVariant);
+  const KernelVariant* bp = VariantRegistry::builtins().find(params.backVariant);
+  if (fp && bp && fp->needsGpu && bp->needsGpu) return volume;
+  const auto subsets = static_cast<std::uint64_t>(params.method == IterativeMethod::Sirt ? 1
+                                                  : params.method == IterativeMethod::OsSirt
+                                                      ? std::max(1, params.subsets)
+                                                      : projections.viewCount());
+  const double stored = double(subsets) * double(volume);
+  const std::uint64_t weights = stored > kMaxStoredWeightBytes ? volume : subsets * volume;
+  // x, update, and the weights (or the scratch volume); ones (a volume) only while the row
+  // weights are made, before the column weights exist: max(ones, weights) covers both.
+  const double total =
+      2.0 * double(volume) + double(std::max(weights, volume)) + 3.0 * double(stack);
+  return total >= 0x1p64 ? UINT64_MAX : static_cast<std::uint64_t>(total);
+}
+
 Volume reconstructIterative(const ProjectionStack& projections, const IterativeParams& params,
                             JobContext& context, IterativeReport* reportOut) {
   checkParams(projections, params);
   const KernelVariant& fp = requireProjector(params.forwardVariant, true);
   const KernelVariant& bp = requireProjector(params.backVariant, false);
+  // The whole job once, before the first allocation: the volume alone may fit where the job
+  // does not, and 16 GiB zeroed before the second volume is refused help nobody (review D4).
+  {
+    const VolumeShape& s = params.volume.shape;
+    checkHostAllocation(hostMemoryBytes(projections, params),
+                        toString(params.method) + " of a " + std::to_string(s.nx) + "x" +
+                            std::to_string(s.ny) + "x" + std::to_string(s.nz) +
+                            " volume (the volume, its update, the column weights and three "
+                            "projection-sized buffers)");
+  }
   const auto started = Clock::now();
   IterativeReport report;
   report.method = toString(params.method);

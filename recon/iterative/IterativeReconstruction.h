@@ -74,7 +74,13 @@ fdk::VolumeGrid tomogramGrid(const Geometry& geometry, std::int64_t thicknessVox
 std::vector<std::vector<std::int64_t>> viewSubsets(IterativeMethod method, std::int64_t viewCount,
                                                    int subsets);
 
-// Throws ParameterError for unusable parameters (naming them), Cancelled when asked.
+// Host memory the whole run needs at its peak beyond the inputs: on the host, the volume, its
+// update, the column weights (stored per subset, or one scratch volume) and three projection-
+// sized buffers (row weights, ones, residual); with both projectors on a GPU, the volume only.
+std::uint64_t hostMemoryBytes(const ProjectionStack& projections, const IterativeParams& params);
+
+// Throws ParameterError for unusable parameters (naming them), OutOfMemoryError before any
+// allocation when hostMemoryBytes() does not fit, Cancelled when asked.
 Volume reconstructIterative(const ProjectionStack& projections, const IterativeParams& params,
                             JobContext& context, IterativeReport* report = nullptr);
 

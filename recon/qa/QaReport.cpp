@@ -13,6 +13,7 @@
 
 #include "recon/core/Error.h"
 #include "recon/io/AtomicDirectoryWriter.h"
+#include "recon/io/AtomicFileWriter.h"
 
 namespace tomowb::qa {
 
@@ -28,10 +29,12 @@ std::string number(double v, int digits = 3) {
   return b;
 }
 
+// Through AtomicFileWriter: a write or the flush at close that fails (a full disk) is an
+// IoError, never an empty or short file reported as written.
 void writeText(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw IoError(path, "cannot write");
+  io::AtomicFileWriter out(path);
+  out.write(text);
+  out.commit();
 }
 
 // Writes 8-bit grey (channels 1) or RGB (channels 3) pixels.
@@ -51,11 +54,11 @@ fs::path writeImage(const fs::path& base, int width, int height, int channels,
 #else
   fs::path path = base;
   path += channels == 1 ? ".pgm" : ".ppm";
-  std::ofstream out(path, std::ios::binary);
-  out << (channels == 1 ? "P5\n" : "P6\n") << width << " " << height << "\n255\n";
-  out.write(reinterpret_cast<const char*>(pixels.data()),
-            static_cast<std::streamsize>(pixels.size()));
-  if (!out) throw IoError(path, "cannot write");
+  io::AtomicFileWriter out(path);
+  out.write((channels == 1 ? "P5\n" : "P6\n") + std::to_string(width) + " " +
+            std::to_string(height) + "\n255\n");
+  out.write(pixels.data(), pixels.size());
+  out.commit();
   return path;
 #endif
 }

@@ -3,14 +3,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "support/TestSupport.h"
+#include "tests/recon/io/IoTestSupport.h"
 
 namespace tomowb {
 namespace {
@@ -118,6 +123,177 @@ TEST(QaCli, SweepFlagsTheBrokenTestVariant) {
   const CliResult normal = cli("--json sweep --size 32 --views 40 --repeats 2 --no-ssim");
   EXPECT_EQ(normal.exitCode, 0) << normal.output;
   EXPECT_EQ(normal.output.find("test-half-pixel"), std::string::npos);
+}
+
+// --- Hostile-input review (issue #17): rerun ------------------------------------------------
+
+nlohmann::json readJson(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+void writeJson(const fs::path& p, const nlohmann::json& j) {
+  std::ofstream(p) << j.dump(2);
+}
+
+// A tilt series (tilts.mrc + tilts.tlt) and its SIRT reconstruction s.mhd with s.run.json.
+void sirtRun(const test::TempDir& dir, const std::string& extra = "") {
+  const std::string et = (dir / "et").string();
+  ASSERT_EQ(cli("-q demo-et --width 32 --rows 2 --thickness 8 --step 20 --iterations 1 -o " + et)
+                .exitCode,
+            0);
+  fs::copy_file(dir / "et" / "tilts.mrc", dir / "tilts.mrc");
+  fs::copy_file(dir / "et" / "tilts.tlt", dir / "tilts.tlt");
+  const CliResult r = cli("-q recon sirt -i " + (dir / "tilts.mrc").string() + " -o " +
+                          (dir / "s.mhd").string() + " --thickness 8 --iterations 3 " + extra);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+}
+
+// D3: rerun hashed only the .mhd header, the same for any data of that shape: "bit for bit
+// identical" although the samples differed.
+TEST(QaCli, RerunComparesTheSamplesNotOnlyTheHeader) {
+  test::TempDir dir;
+  ASSERT_EQ(
+      cli("-q phantom --views 30 --cols 32 --rows 24 -o " + (dir / "p.json").string()).exitCode, 0);
+  ASSERT_EQ(cli("-q recon fdk -i " + (dir / "p.json").string() + " --size 24 -o " +
+                (dir / "r.mhd").string())
+                .exitCode,
+            0);
+  auto record = readJson(dir / "r.run.json");
+  bool data = false;
+  for (const auto& o : record["outputs"]) data = data || o["role"] == "output data";
+  EXPECT_TRUE(data) << "the record keeps the .raw's hash";
+  record["command"].push_back("--filter");
+  record["command"].push_back("hann");
+  writeJson(dir / "r.run.json", record);
+  const CliResult rerun = cli("rerun " + (dir / "r.run.json").string());
+  EXPECT_EQ(rerun.output.find("bit for bit identical"), std::string::npos) << rerun.output;
+  EXPECT_EQ(rerun.exitCode, 4) << rerun.output;
+}
+
+// D9: rerun ran whatever the record said and redirected only the recorded argument indices.
+TEST(QaCli, RerunRepeatsOnlyReconstructionsAndRedirectsEveryOutputByName) {
+  test::TempDir dir;
+  sirtRun(dir, "--residuals " + (dir / "res.csv").string());
+  const fs::path recordPath = dir / "s.run.json";
+  const auto original = readJson(recordPath);
+  const auto refused = [&](const nlohmann::json& record, const std::string& why) {
+    writeJson(dir / "t.run.json", record);
+    const CliResult r = cli("rerun " + (dir / "t.run.json").string());
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
+  };
+  auto other = original;
+  other["command"] = {
+      "tomowb-cli", "export", "dicom", (dir / "s.mhd").string(), (dir / "victim").string(),
+      "--force"};
+  other["outputArguments"] = {4};
+  refused(other, "not a reconstruction");
+  auto forced = original;
+  forced["command"].push_back("--force");
+  refused(forced, "--force");
+  auto escaping = original;
+  for (auto& token : escaping["command"])
+    if (token == (dir / "s.mhd").string()) token = "../s.mhd";
+  refused(escaping, "..");
+  auto joined = original;
+  joined["command"].push_back("--telemetry=" + (dir / "t.csv").string());
+  refused(joined, "joined");
+
+  // outputArguments that point away from -o: the original output must stay untouched anyway.
+  auto misdirected = original;
+  misdirected["outputArguments"] = nlohmann::json::array();
+  for (std::size_t i = 0; i + 1 < original["command"].size(); ++i)
+    if (original["command"][i] == "--residuals") misdirected["outputArguments"].push_back(i + 1);
+  writeJson(dir / "m.run.json", misdirected);
+  const std::string before = test::readBytes(dir / "s.raw"), csv = test::readBytes(dir / "res.csv");
+  const auto modified = fs::last_write_time(dir / "s.mhd");
+  EXPECT_EQ(cli("-q rerun " + (dir / "m.run.json").string()).exitCode, 0);
+  EXPECT_EQ(fs::last_write_time(dir / "s.mhd"), modified);
+  EXPECT_EQ(test::readBytes(dir / "s.raw"), before);
+  EXPECT_EQ(test::readBytes(dir / "res.csv"), csv);
+}
+
+// D10: records listed only -i, so a changed .tlt reran as "pass"; inputs: [] reran unquestioned.
+TEST(QaCli, RecordsListEveryFileReadAndRerunRefusesIncompleteRecords) {
+  test::TempDir dir;
+  sirtRun(dir);
+  const auto record = readJson(dir / "s.run.json");
+  bool angles = false;
+  for (const auto& f : record["inputs"])
+    angles = angles || (f["role"] == "tilt angles" &&
+                        fs::path(f["path"].get<std::string>()).filename() == "tilts.tlt");
+  EXPECT_TRUE(angles) << record["inputs"].dump();
+
+  auto empty = record;
+  empty["inputs"] = nlohmann::json::array();
+  writeJson(dir / "e.run.json", empty);
+  CliResult r = cli("rerun " + (dir / "e.run.json").string());
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("no input files"), std::string::npos) << r.output;
+
+  auto partial = record;
+  partial["inputs"] = nlohmann::json::array();
+  for (const auto& f : record["inputs"])
+    if (f["role"] != "tilt angles") partial["inputs"].push_back(f);
+  writeJson(dir / "p.run.json", partial);
+  r = cli("rerun " + (dir / "p.run.json").string());
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("not listed in the record"), std::string::npos) << r.output;
+
+  std::string tlt = test::readBytes(dir / "tilts.tlt");
+  tlt[tlt.find('.') + 1] = tlt[tlt.find('.') + 1] == '9' ? '8' : '9';  // one angle, a little
+  test::writeBytes(dir / "tilts.tlt", tlt);
+  r = cli("rerun " + (dir / "s.run.json").string());
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("tilts.tlt changed since the run"), std::string::npos) << r.output;
+}
+
+// D18 and D13: the temporary folder is private (mkdtemp) and removed however the rerun ends;
+// SIGTERM to rerun reaches its child and ends both.
+TEST(QaCli, RerunCleansUpItsTemporaryFolderAndPassesSigtermOn) {
+  test::TempDir dir;
+  sirtRun(dir);
+  fs::create_directories(dir / "tmp");
+  const std::string env = "TMPDIR=" + (dir / "tmp").string();
+  EXPECT_EQ(cli("-q rerun " + (dir / "s.run.json").string(), env).exitCode, 0);
+  EXPECT_TRUE(fs::is_empty(dir / "tmp"));
+  auto failing = readJson(dir / "s.run.json");
+  failing["command"].push_back("--relaxation");
+  failing["command"].push_back("5");  // the child refuses it
+  writeJson(dir / "f.run.json", failing);
+  EXPECT_EQ(cli("-q rerun " + (dir / "f.run.json").string(), env).exitCode, 1);
+  EXPECT_TRUE(fs::is_empty(dir / "tmp"));
+
+  // A long run: SIGTERM to rerun must end it and its child within seconds.
+  auto longRun = readJson(dir / "s.run.json");
+  for (std::size_t i = 0; i + 1 < longRun["command"].size(); ++i)
+    if (longRun["command"][i] == "--iterations") longRun["command"][i + 1] = "1000000";
+  longRun["command"].push_back("--stop-change");
+  longRun["command"].push_back("0");
+  writeJson(dir / "l.run.json", longRun);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("TMPDIR", (dir / "tmp").c_str(), 1);
+    if (!freopen("/dev/null", "w", stdout)) _exit(99);
+    execl(TOMOWB_CLI_PATH, TOMOWB_CLI_PATH, "-q", "rerun", (dir / "l.run.json").c_str(), nullptr);
+    _exit(98);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  const auto sent = std::chrono::steady_clock::now();
+  while (waitpid(pid, &status, WNOHANG) == 0 &&
+         std::chrono::steady_clock::now() - sent < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "rerun ignored SIGTERM";
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(fs::is_empty(dir / "tmp"));
 }
 
 }  // namespace

@@ -2,11 +2,15 @@
 // variant, GPU and telemetry options of `recon fdk`.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -418,6 +422,216 @@ TEST(TomowbCli, EtDemoWritesTheTiltSeriesAndSirtBeatsWbp) {
   EXPECT_EQ(header.nx, 96);
   EXPECT_EQ(header.ny, 2);
   EXPECT_EQ(header.nz, 24);
+}
+
+// --- Hostile-input review (issue #17), output and run side ---------------------------------
+
+std::string bytesOf(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A tilt series as the ET demo writes it: tilts.mrc with tilts.tlt beside it, in `dir`.
+void writeMrcTiltSeries(const test::TempDir& dir) {
+  const auto et = dir / "et";
+  const CliRun r = runCli({"-q", "demo-et", "--width", "32", "--rows", "2", "--thickness", "8",
+                           "--step", "20", "--iterations", "1", "-o", et.string()},
+                          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::filesystem::copy_file(et / "tilts.mrc", dir / "tilts.mrc");
+  std::filesystem::copy_file(et / "tilts.tlt", dir / "tilts.tlt");
+}
+
+// D24 and point 3: `demo --size 16` (the documented minimum) failed on a brain sphere that held
+// no voxel; global options after the subcommand (`demo --json`) were refused.
+TEST(TomowbCli, DemoRunsAtItsMinimumSizeAndGlobalOptionsMayFollowTheSubcommand) {
+  test::TempDir dir;
+  const auto out = dir / "demo";
+  const CliRun r = runCli(
+      {"demo", "--size", "16", "--views", "8", "-o", out.string(), "--json", "--no-record", "-q"},
+      dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["grid"]["shape"][0], 16);
+  EXPECT_TRUE(std::filesystem::exists(out / "recon.mhd"));
+  EXPECT_FALSE(std::filesystem::exists(out / "run.json")) << "--no-record after the subcommand";
+  std::ofstream(dir / "broken.json") << "{}";
+  const CliRun nested = runCli({"recon", "fdk", "--json", "-i", (dir / "broken.json").string(),
+                                "-o", (dir / "x.mhd").string()},
+                               dir);
+  EXPECT_EQ(nested.exitCode, 1) << "--json after 'recon fdk' is not a usage error: " << nested.err;
+}
+
+// D5: --cutoff 0 was inside the CLI's range and aborted the process (SIGABRT) from inside an
+// OpenMP region; NaN too.
+TEST(TomowbCli, CutoffZeroOrNanIsAUsageErrorNotAnAbort) {
+  test::TempDir dir;
+  for (const char* cutoff : {"0", "nan", "-0.1", "1.5"}) {
+    const CliRun r = runCli({"-q", "demo", "--size", "16", "--views", "8", "--cutoff", cutoff, "-o",
+                             (dir / "d").string()},
+                            dir);
+    EXPECT_EQ(r.exitCode, 2) << cutoff << ": " << r.err;
+    EXPECT_NE(r.err.find("--cutoff"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "d"));
+}
+
+// D2: every output against every file the run reads, and the outputs against each other.
+TEST(TomowbCli, NoOutputMayOverwriteAFileTheRunReads) {
+  test::TempDir dir;
+  const std::string scan = smallScan(dir);
+  const std::string sidecar = bytesOf(scan), data = bytesOf(dir / "scan.raw");
+  const auto refused = [&](const std::vector<std::string>& args, const std::string& option) {
+    const CliRun r = runCli(args, dir);
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
+  };
+  refused({"recon", "fdk", "-i", scan, "-o", (dir / "r.mhd").string(), "--size", "8", "--telemetry",
+           scan},
+          "--telemetry");
+  refused({"recon", "fdk", "-i", scan, "-o", (dir / "o.json").string(), "--size", "8",
+           "--telemetry", (dir / "o.json").string()},
+          "both write");
+  // A sidecar whose dataFile is scan.raw: writing scan.mhd's data would replace it.
+  std::ofstream(dir / "scan2.json") << sidecar;
+  refused({"recon", "fdk", "-i", (dir / "scan2.json").string(), "-o", (dir / "scan.mhd").string(),
+           "--size", "8"},
+          "scan.raw");
+  EXPECT_EQ(bytesOf(scan), sidecar);
+  EXPECT_EQ(bytesOf(dir / "scan.raw"), data);
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.mhd"));
+
+  // The tilt series' companion files are inputs too.
+  writeMrcTiltSeries(dir);
+  const std::string angles = bytesOf(dir / "tilts.tlt"), stack = bytesOf(dir / "tilts.mrc");
+  for (const char* victim : {"tilts.tlt", "tilts.mrc"})
+    refused({"recon", "sirt", "-i", (dir / "tilts.mrc").string(), "-o", (dir / "s.mrc").string(),
+             "--thickness", "8", "--iterations", "1", "--residuals", (dir / victim).string()},
+            "--residuals");
+  EXPECT_EQ(bytesOf(dir / "tilts.tlt"), angles);
+  EXPECT_EQ(bytesOf(dir / "tilts.mrc"), stack);
+}
+
+// D6: an output path that is a FIFO, a device or a link to one was replaced by a regular file.
+TEST(TomowbCli, OutputsThatAreFifosDevicesOrLinksToThemAreRefused) {
+  test::TempDir dir;
+  const std::string scan = smallScan(dir);
+  ASSERT_EQ(mkfifo((dir / "fifo.csv").c_str(), 0600), 0);
+  std::filesystem::create_symlink("/dev/null", dir / "null.csv");
+  std::vector<std::string> targets = {"fifo.csv", "null.csv"};
+  if (mknod((dir / "full.csv").c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0)
+    targets.push_back("full.csv");  // a copy of /dev/full: needs root (CI runs as root)
+  for (const std::string& t : targets) {
+    const CliRun r = runCli({"recon", "fdk", "-i", scan, "-o", (dir / "r.mhd").string(), "--size",
+                             "8", "--telemetry", (dir / t).string()},
+                            dir);
+    EXPECT_EQ(r.exitCode, 1) << t << ": " << r.err;
+    EXPECT_NE(r.err.find("regular files only"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::is_regular_file(std::filesystem::symlink_status(dir / t))) << t;
+  }
+  EXPECT_TRUE(std::filesystem::is_fifo(dir / "fifo.csv"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "null.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.mhd"));
+}
+
+// D15: a failed run leaves no output: outputs are checked before any work and committed together.
+TEST(TomowbCli, AFailedRunLeavesNoOutputs) {
+  test::TempDir dir;
+  const std::string scan = smallScan(dir);
+  // The run record cannot be written (a folder has its name): formerly r.mhd and r.raw stayed.
+  std::filesystem::create_directories(dir / "r.run.json");
+  CliRun r =
+      runCli({"recon", "fdk", "-i", scan, "-o", (dir / "r.mhd").string(), "--size", "8"}, dir);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.mhd"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.raw"));
+  // -o o.mhd onto an existing folder: refused before anything is written into it.
+  std::filesystem::create_directories(dir / "o.mhd");
+  r = runCli({"recon", "fdk", "-i", scan, "-o", (dir / "o.mhd").string(), "--size", "8"}, dir);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("existing folder"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "o.mhd"));
+  // phantom --truth on an impossible grid: formerly the projections were written first.
+  r = runCli(
+      {"phantom", "--views", "8", "--cols", "16", "--rows", "8", "-o", (dir / "p.json").string(),
+       "--truth", (dir / "t.mhd").string(), "--size", "8", "--voxel-mm", "1e308"},
+      dir);
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.raw"));
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_NE(e.path().filename().string().front(), '.') << "left behind: " << e.path();
+}
+
+// D7: SIGTERM to a run blocked on a FIFO was ignored (std::signal restarts the blocked open).
+TEST(TomowbCli, SigtermEndsARunBlockedOnAFifo) {
+  test::TempDir dir;
+  ASSERT_EQ(mkfifo((dir / "fifo.json").c_str(), 0600), 0);
+  const pid_t pid = start({"info", (dir / "fifo.json").string()}, dir);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGTERM);
+  int status = 0;
+  const auto sent = std::chrono::steady_clock::now();
+  while (waitpid(pid, &status, WNOHANG) == 0 &&
+         std::chrono::steady_clock::now() - sent < std::chrono::seconds(5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "SIGTERM did not end a run blocked on a FIFO";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_TRUE(WEXITSTATUS(status) == 130 || WEXITSTATUS(status) == 1) << WEXITSTATUS(status);
+}
+
+// D16: on a full disk `compare --report` exited 0 with an empty report.md (the error at close
+// was lost). A file-size limit stands in for the full disk: larger than every picture, smaller
+// than a text file of the report.
+TEST(TomowbCli, AReportThatCannotBeWrittenFullyIsAnError) {
+  test::TempDir dir;
+  const auto demo = dir / "demo";
+  ASSERT_EQ(
+      runCli({"-q", "demo", "--size", "32", "--views", "16", "-o", demo.string()}, dir).exitCode,
+      0);
+  const std::vector<std::string> compare = {"compare", (demo / "recon.mhd").string(),
+                                            (demo / "truth.mhd").string(), "--report"};
+  auto first = compare;
+  first.push_back((dir / "full").string());
+  ASSERT_NE(runCli(first, dir).exitCode, 1);
+  // The limit: above every picture, below a text file that the old writer kept in its 8 KiB
+  // stream buffer until close (where the error was lost).
+  std::uintmax_t pictures = 0, text = UINTMAX_MAX;
+  std::vector<std::uintmax_t> texts;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "full")) {
+    const auto ext = e.path().extension().string();
+    if (ext == ".md" || ext == ".svg" || ext == ".html")
+      texts.push_back(e.file_size());
+    else
+      pictures = std::max(pictures, e.file_size());
+  }
+  for (const std::uintmax_t size : texts)
+    if (size > pictures) text = std::min(text, size);
+  if (!(text < 8000)) GTEST_SKIP() << "no text file between the pictures' size and 8 KiB";
+  auto limited = compare;
+  limited.push_back((dir / "limited").string());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+    const rlimit limit{pictures + (text - pictures) / 2, pictures + (text - pictures) / 2};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
+    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(99);
+    std::vector<char*> argv{const_cast<char*>(TOMOWB_CLI_PATH)};
+    for (const std::string& a : limited) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(TOMOWB_CLI_PATH, argv.data());
+    _exit(98);
+  }
+  const CliRun r = finish(pid, dir);
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "limited")) << "a truncated report was kept";
 }
 
 }  // namespace

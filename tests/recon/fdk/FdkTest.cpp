@@ -4,6 +4,7 @@
 // phantom, cancellation, and CNR against noise.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <numbers>
 
@@ -408,6 +409,28 @@ TEST(Fdk, ContrastToNoiseFallsAsNoiseRises) {
   EXPECT_GT(cnrValues[0], cnrValues[1]);
   EXPECT_GT(cnrValues[1], cnrValues[2]);
   EXPECT_GT(cnrValues[0], 2.0 * cnrValues[2]) << "10x fewer photons: ~3x lower CNR expected";
+}
+
+// Review D5: a cut-off of 0 or NaN threw inside filterProjections' OpenMP region, which ends the
+// process (std::terminate). It must be refused as a ParameterError before the region.
+TEST(Fdk, ZeroOrNanCutoffIsAParameterErrorNotAnAbort) {
+  ParallelBeamParams scan;
+  scan.detector.cols = 16;
+  scan.detector.rows = 2;
+  scan.detector.pitchUMm = scan.detector.pitchVMm = 1.0;
+  scan.anglesRad = fullScanAnglesRad(8);
+  const ProjectionStack projections(parallelBeam(scan));
+  const FdkWeightPlan plan(projections.geometry(), RedundancyMode::Auto);
+  for (const double cutoff : {0.0, -0.5, 1.5, std::nan("")}) {
+    JobContext context;
+    RampFilterParams filter;
+    filter.cutoff = cutoff;
+    EXPECT_THROW(filterProjections(projections, plan, filter, context), ParameterError) << cutoff;
+    FdkParams params;
+    params.volume = VolumeGrid::centred({8, 8, 2}, Eigen::Vector3d::Constant(1.0));
+    params.filter = filter;
+    EXPECT_THROW(reconstructFdk(projections, params, context), ParameterError) << cutoff;
+  }
 }
 
 }  // namespace

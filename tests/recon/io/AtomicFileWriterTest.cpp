@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "recon/core/Error.h"
@@ -69,8 +71,9 @@ TEST(AtomicFileWriter, KeepsTheOldFileUntilCommitThenReplacesIt) {
 
 TEST(AtomicFileWriter, FailedRenameLeavesNoTemporaryFileAndNamesThePath) {
   test::TempDir dir;
-  std::filesystem::create_directories(dir / "occupied" / "child");
+  // The folder appears after the writer started (one there at the start is refused at once).
   AtomicFileWriter out(dir / "occupied");
+  std::filesystem::create_directories(dir / "occupied" / "child");
   out.write("data");
   try {
     out.commit();
@@ -105,6 +108,57 @@ TEST(AtomicFileWriter, TemporaryNamesOfLongFileNamesStayWithinTheNameLimit) {
   const std::string longName(250, 'n');
   const auto name = temporarySiblingName(std::filesystem::path("/tmp") / longName, "partial");
   EXPECT_LE(name.filename().string().size(), 255u);
+}
+
+// Review D6: a FIFO, a device node or a link to one at the output path was replaced by a
+// regular file (as root with /dev/null: the system's node). Such a target is refused, before any
+// data is written, and stays as it was.
+TEST(AtomicFileWriter, RefusesATargetThatIsNotARegularFileAndLeavesItAlone) {
+  test::TempDir dir;
+  const auto fifo = dir / "fifo.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(AtomicFileWriter{fifo}, IoError);
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+
+  const auto link = dir / "stdout.csv";
+  std::filesystem::create_symlink("/dev/null", link);
+  try {
+    AtomicFileWriter out(link);
+    ADD_FAILURE() << "a link to /dev/null was accepted";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("character device"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("stdout.csv"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+
+  std::filesystem::create_directory(dir / "folder.csv");
+  EXPECT_THROW(AtomicFileWriter{dir / "folder.csv"}, IoError);
+
+  const auto node = dir / "null.csv";  // a copy of /dev/null: needs root (CI runs as root)
+  if (::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    EXPECT_THROW(AtomicFileWriter{node}, IoError);
+    EXPECT_TRUE(std::filesystem::is_character_file(node));
+  }
+  EXPECT_EQ(entriesIn(dir.path()), 4u - (std::filesystem::exists(node) ? 0u : 1u))
+      << "no temporary file may be left";
+
+  // A link to a regular file is still replaced, as before.
+  test::writeBytes(dir / "real.csv", "old");
+  std::filesystem::create_symlink(dir / "real.csv", dir / "alias.csv");
+  AtomicFileWriter out(dir / "alias.csv");
+  out.write("new");
+  out.commit();
+  EXPECT_EQ(test::readBytes(dir / "alias.csv"), "new");
+}
+
+TEST(AtomicFileWriter, ATargetThatBecomesAFifoBeforeCommitIsRefusedThen) {
+  test::TempDir dir;
+  AtomicFileWriter out(dir / "late.csv");
+  out.write("data");
+  ASSERT_EQ(::mkfifo((dir / "late.csv").c_str(), 0600), 0);
+  EXPECT_THROW(out.commit(), IoError);
+  EXPECT_TRUE(std::filesystem::is_fifo(dir / "late.csv"));
+  EXPECT_EQ(entriesIn(dir.path()), 1u);
 }
 
 }  // namespace

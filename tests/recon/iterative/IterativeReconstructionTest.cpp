@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cmath>
+#include <fstream>
 #include <numbers>
+#include <string>
 
 #include "recon/core/Error.h"
 #include "recon/fdk/Fdk.h"
@@ -255,6 +258,66 @@ TEST(IterativeReconstruction, SubsetsInterleaveAndSartVisitsEveryViewOnce) {
   }
   EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 61);
   EXPECT_GT(std::abs(sart[1][0] - sart[0][0]), 5);
+}
+
+// Review D4: SIRT checked only its first volume, so a job whose volume fits but whose weights
+// and update do not took all of it (16 GiB) before "out of memory". The whole job is estimated
+// and refused before the first allocation; the message names the job, not one volume.
+TEST(IterativeReconstruction, HostMemoryEstimateCoversTheWholeJob) {
+  TiltSeriesParams p;
+  p.cols = 8;
+  p.rows = 2;
+  p.tiltAnglesRad = arcAnglesRad(5, 60 * kDeg, -30 * kDeg);
+  const ProjectionStack projections(tiltSeries(p));
+  IterativeParams params;
+  params.volume = tomogramGrid(projections.geometry(), 8);
+  const std::uint64_t volume = 8 * 8 * 2 * 4, stack = 5 * 8 * 2 * 4;
+  EXPECT_GE(hostMemoryBytes(projections, params), 3 * volume + 3 * stack);
+  params.method = IterativeMethod::Sart;  // one stored weight volume per view
+  EXPECT_GE(hostMemoryBytes(projections, params), (2 + 5) * volume + 3 * stack);
+}
+
+TEST(IterativeReconstruction, AJobBeyondTheMemoryLimitIsRefusedBeforeItsFirstVolume) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "RLIMIT_DATA cannot be lowered under AddressSanitizer's shadow memory";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "RLIMIT_DATA cannot be lowered under AddressSanitizer's shadow memory";
+#endif
+#endif
+  TiltSeriesParams p;
+  p.cols = 512;
+  p.rows = 64;
+  p.tiltAnglesRad = arcAnglesRad(3, 60 * kDeg, -30 * kDeg);
+  const ProjectionStack projections(tiltSeries(p));
+  IterativeParams params;
+  params.volume = tomogramGrid(projections.geometry(), 512);  // 64 MiB per volume
+  // Leave 160 MiB to allocate: one volume fits (120 MiB usable), the job (3 volumes) does not.
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_DATA, &old), 0);
+  std::uint64_t dataKib = 0;
+  {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("VmData:", 0) == 0) dataKib = std::stoull(line.substr(7));
+  }
+  ASSERT_GT(dataKib, 0u);
+  struct rlimit tight = old;
+  tight.rlim_cur = dataKib * 1024 + (std::uint64_t{160} << 20);
+  if (old.rlim_max != RLIM_INFINITY && tight.rlim_cur > old.rlim_max) GTEST_SKIP();
+  ASSERT_EQ(::setrlimit(RLIMIT_DATA, &tight), 0);
+  std::string message;
+  try {
+    JobContext context;
+    reconstructIterative(projections, params, context);
+  } catch (const OutOfMemoryError& e) {
+    message = e.what();
+  } catch (const std::exception& e) {
+    message = std::string("wrong exception: ") + e.what();
+  }
+  ::setrlimit(RLIMIT_DATA, &old);
+  EXPECT_NE(message.find("sirt of a 512x512x64 volume"), std::string::npos) << message;
 }
 
 }  // namespace

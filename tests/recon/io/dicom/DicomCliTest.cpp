@@ -46,6 +46,12 @@ TEST(DicomCli, ExportsTheDemoAndReadsItBack) {
             0);
   EXPECT_TRUE(fs::exists(dir / "demo" / "dicom" / "PT0001.dcm"));
   EXPECT_FALSE(fs::exists(dir / "demo" / "dicom" / "ECT0001.dcm"));
+  // Review D2: --force never replaces a folder that holds the input volume.
+  const auto own = test::runCommand(cli() + " export dicom --force " + demo + "/recon.mhd " + demo);
+  EXPECT_EQ(own.exitCode, 1) << own.output;
+  EXPECT_NE(own.output.find("which the run reads"), std::string::npos) << own.output;
+  EXPECT_TRUE(fs::exists(dir / "demo" / "recon.mhd"));
+  EXPECT_TRUE(fs::exists(dir / "demo" / "recon.raw"));
 
   const auto imported =
       test::runCommand(cli() + " import dicom " + demo + "/dicom " + (dir / "back.mhd").string());
