@@ -11,6 +11,7 @@
 #include <iterator>
 #include <numbers>
 
+#include "FiniteNumbers.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/cuda/GpuDevices.h"
@@ -445,11 +446,12 @@ void GridOptions::addTo(CLI::App& app) {
   g->add_option("--shape", shape, "nx ny nz, voxels")->expected(3)->check(CLI::Range(1, 1 << 20));
   g->add_option("--voxel-mm", voxelMm,
                 "voxel size, mm (default: the detector pitch scaled to the isocentre)")
-      ->check(CLI::PositiveNumber);
+      ->check(finitePositiveNumber());
   g->add_option("--origin-mm", originMm,
                 "x y z of the centre of voxel (0,0,0), mm (default: volume centred on the "
                 "isocentre)")
-      ->expected(3);
+      ->expected(3)
+      ->check(finiteNumber());
 }
 
 fdk::VolumeGrid GridOptions::build(const Geometry& geometry) const {

@@ -6,9 +6,12 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "FiniteNumbers.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/geometry/GeometryJson.h"
+#include "recon/io/InputFile.h"
+#include "recon/io/JsonFields.h"
 #include "recon/io/OutputSet.h"
 #include "recon/io/VolumeFiles.h"
 
@@ -44,14 +47,9 @@ IndexRange parseRange(const std::string& text, const char* option) {
   return range;
 }
 
+// Through InputFile: a pipe or device given as --provenance is refused by name, never waited on.
 nlohmann::json readJsonFile(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw IoError(path, "cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError(path, std::string("not valid JSON: ") + e.what());
-  }
+  return io::parseJsonText(io::InputFile(path).readAll(std::uint64_t{16} << 20, "JSON file"), path);
 }
 
 std::string geometryHashOf(const fs::path& path) {
@@ -138,6 +136,7 @@ class ExportDicomCommand : public Command {
         ->capture_default_str();
     sub_->add_option("--water-mu", options_.waterAttenuationPerMm,
                      "water attenuation (1/mm) for HU; 0.0206 is water near 60 keV")
+        ->check(finitePositiveNumber())
         ->capture_default_str();
     sub_->add_option("--native-units", options_.nativeUnits, "what native values are")
         ->capture_default_str();
@@ -340,7 +339,8 @@ class ImportDicomCommand : public Command {
                      "the Series Instance UID when the folder holds several");
     sub_->add_option("--water-mu", water_,
                      "turn HU into attenuation (1/mm) with this water "
-                     "value (default: the series' own, if written by us)");
+                     "value (default: the series' own, if written by us)")
+        ->check(finitePositiveNumber());
     sub_->add_flag("--keep-hu", read_.keepHounsfield, "never turn HU into attenuation");
     sub_->add_flag("--list", list_, "list the series in the folder, write nothing");
   }

@@ -1,11 +1,12 @@
 // `tomowb-cli info`: what a file holds (volumes, projections, geometry JSON), from its header.
+#include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <numbers>
 
 #include "CliSupport.h"
 #include "Commands.h"
 #include "recon/geometry/GeometryJson.h"
+#include "recon/io/InputFile.h"
 #include "recon/io/VolumeFiles.h"
 #ifdef TOMOWB_HAVE_DICOM
 #include "recon/io/dicom/DicomImport.h"
@@ -15,12 +16,12 @@ namespace tomowb::cli {
 namespace {
 
 // True if the file looks like a geometry JSON (format "tomowb-geometry", or a builder block).
+// Through InputFile: a pipe or device named X.json is refused by name, never waited on.
 bool isGeometryFile(const std::string& path) {
   if (std::filesystem::path(path).extension() != ".json") return false;
-  std::ifstream in(path);
-  std::string head(4096, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
+  const io::InputFile file(path);
+  const std::string head = file.readString(
+      0, static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 4096)), "first 4 KiB");
   // Our sidecars name their own format; a geometry may instead be a bare builder block.
   if (head.find("\"tomowb-volume\"") != std::string::npos ||
       head.find("\"tomowb-projections\"") != std::string::npos)
@@ -72,7 +73,10 @@ class InfoCommand : public Command {
 #ifdef TOMOWB_HAVE_DICOM
       if (io::dicom::looksLikeDicom(path)) {
         // A DICOM file or folder: its image series (`import dicom` reads one as a volume).
-        for (const auto& series : io::dicom::listDicomSeries(path)) {
+        std::vector<std::string> warnings;
+        const auto list = io::dicom::listDicomSeries(path, &warnings);
+        for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+        for (const auto& series : list) {
           if (!global.json)
             std::printf("%s: DICOM %s, %lld images of %lld x %lld, series '%s' (%s)\n",
                         path.c_str(), series.sopClass.c_str(),
@@ -93,7 +97,14 @@ class InfoCommand : public Command {
       }
 #endif
       const io::FileSummary s = io::describeFile(path);
-      if (!global.json) std::printf("%s\n", s.toText().c_str());
+      if (!global.json) {
+        // Reader warnings go to stderr, like every other command's; the facts to stdout.
+        io::FileSummary facts = s;
+        std::erase_if(facts.details, [](const auto& d) { return d.first == "warning"; });
+        for (const auto& [key, value] : s.details)
+          if (key == "warning") std::fprintf(stderr, "warning: %s\n", value.c_str());
+        std::printf("%s\n", facts.toText().c_str());
+      }
       all.push_back(s.toJson());
     }
     printJson(global, {{"command", "info"}, {"files", all}});

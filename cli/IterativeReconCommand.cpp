@@ -14,6 +14,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "FiniteNumbers.h"
 #include "RunRecords.h"
 #include "recon/core/Error.h"
 #include "recon/cuda/GpuDevices.h"
@@ -261,8 +262,8 @@ class IterativeReconCommand : public Command {
           ->check(CLI::Range(1, 1 << 20))
           ->capture_default_str();
     a->add_flag("--nonneg", nonNegative, "non-negativity: clamp voxels below 0 (= --min 0)");
-    a->add_option("--min", lower, "lower bound of the voxel values");
-    a->add_option("--max", upper, "upper bound of the voxel values");
+    a->add_option("--min", lower, "lower bound of the voxel values")->check(finiteNumber());
+    a->add_option("--max", upper, "upper bound of the voxel values")->check(finiteNumber());
     a->add_option("--stop-change", params_.stopRelativeChange,
                   "stop when the weighted residual falls by less than this fraction in one "
                   "iteration (0: run every iteration)")

@@ -27,6 +27,8 @@
 #include "recon/core/Error.h"
 #include "recon/core/Sha256.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/InputFile.h"
+#include "recon/io/JsonFields.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/OutputSet.h"
 #include "recon/io/VolumeFiles.h"
@@ -48,12 +50,14 @@ constexpr int kExitCheckFailed = 4;
 
 qa::ToleranceTable loadTolerances(const std::string& file) {
   if (file.empty()) return {};
-  std::ifstream in(file);
-  if (!in) throw IoError(file, "cannot open");
+  // InputFile refuses a pipe or device by name (a FIFO would block forever); parseJsonText caps
+  // nesting and refuses duplicate keys.
+  const std::string text = io::InputFile(file).readAll(std::uint64_t{1} << 20, "tolerance table");
+  const nlohmann::json j = io::parseJsonText(text, file);
   try {
-    return qa::ToleranceTable::fromJson(nlohmann::json::parse(in));
+    return qa::ToleranceTable::fromJson(j);
   } catch (const nlohmann::json::exception& e) {
-    throw FormatError(file, std::string("not valid JSON: ") + e.what());
+    throw FormatError(file, std::string("not a tolerance table: ") + e.what());
   }
 }
 
@@ -116,6 +120,11 @@ class CompareCommand : public Command {
   int run(const GlobalOptions& global) override {
     checkReportFolder(report_, force_, {{a_, "A"}, {b_, "B"}, {tolerancesFile_, "--tolerances"}});
     const Volume a = io::readVolume(a_);
+    // Never clamp a slice the user named (D25): outside the volume is an error.
+    if (slice_ != -1 && (slice_ < 0 || slice_ >= a.shape().nz))
+      throw ParameterError("--slice", "must be a z slice of " + a_ + ", 0 to " +
+                                          std::to_string(a.shape().nz - 1) + ", got " +
+                                          std::to_string(slice_));
     const Volume b = io::readVolume(b_);
     qa::CompareSpec spec;
     spec.tolerances = loadTolerances(tolerancesFile_);

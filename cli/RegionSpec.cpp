@@ -1,9 +1,11 @@
 #include "RegionSpec.h"
 
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include "recon/core/Error.h"
+#include "recon/io/ReaderLimits.h"
 #include "recon/io/VolumeFiles.h"
 
 namespace tomowb::cli {
@@ -17,8 +19,8 @@ std::vector<double> numbersIn(const std::string& spec, const std::string& text, 
   while (std::getline(in, item, separator)) {
     double value = 0;
     auto [end, err] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (err != std::errc() || end != item.data() + item.size())
-      throw ParameterError("--region", "'" + spec + "': '" + item + "' is not a number");
+    if (err != std::errc() || end != item.data() + item.size() || !std::isfinite(value))
+      throw ParameterError("--region", "'" + spec + "': '" + item + "' is not a finite number");
     out.push_back(value);
   }
   if (out.size() != count)
@@ -38,6 +40,13 @@ metrics::Region parseRegion(const std::string& spec) {
     return metrics::Region::centralCylinderMm(numbersIn(spec, rest, ',', 1)[0]);
   if (kind == "slab") {
     const auto z = numbersIn(spec, rest, ':', 2);
+    // Whole slice numbers within the axis limit: 99999999999999999999 does not fit an int64, and
+    // converting it was undefined (it printed as slice -9223372036854775808).
+    for (double v : z)
+      if (!(std::abs(v) <= static_cast<double>(io::kMaxAxisLength)) || v != std::floor(v))
+        throw ParameterError("--region",
+                             "'" + spec + "': slab slices must be whole numbers from 0 to " +
+                                 std::to_string(io::kMaxAxisLength) + ", got '" + rest + "'");
     return metrics::Region::slab(std::int64_t(z[0]), std::int64_t(z[1]));
   }
   if (kind == "sphere") {

@@ -4,12 +4,15 @@
 #include <openssl/evp.h>
 #endif
 
+#include <algorithm>
 #include <array>
-#include <fstream>
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/io/InputFile.h"
 
 namespace tomowb {
 
@@ -58,18 +61,19 @@ std::string sha256Hex(std::string_view bytes) {
 }
 
 std::string sha256HexOfFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(path, "cannot open the file to hash it");
+  // Through InputFile: a FIFO or a device (/dev/zero named in a run record's inputs) is refused
+  // by name instead of blocking or hashing forever; the file's size is fixed when it is opened.
+  const io::InputFile file(path);
   DigestContext context = newSha256Context();
-  std::vector<char> block(std::size_t{1} << 20);
-  while (in) {
-    in.read(block.data(), static_cast<std::streamsize>(block.size()));
-    const std::streamsize got = in.gcount();
-    if (got > 0 &&
-        EVP_DigestUpdate(context.get(), block.data(), static_cast<std::size_t>(got)) != 1)
+  std::vector<std::byte> block(std::size_t{1} << 20);
+  for (std::uint64_t offset = 0; offset < file.size();) {
+    const auto n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), file.size() - offset));
+    file.readAt(offset, std::span(block).first(n), "contents");
+    if (EVP_DigestUpdate(context.get(), block.data(), n) != 1)
       throw Error("SHA-256: OpenSSL could not digest the data");
+    offset += n;
   }
-  if (in.bad()) throw IoError(path, "read error while hashing the file");
   return finishHex(context.get());
 }
 

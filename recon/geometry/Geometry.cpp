@@ -63,6 +63,11 @@ ProjectionMatrix Geometry::projectionMatrix(std::int64_t viewIndex) const {
 }
 
 namespace {
+// Every coordinate of a view (source, ray direction, detector centre, u, v) must lie within
+// +-1e9 mm (1000 km): far beyond any scanner, and small enough that no product the projectors
+// form can overflow (docs/geometry.md).
+constexpr double kMaxCoordinateMm = 1e9;
+
 bool finite(const Eigen::Vector3d& x) {
   return x.allFinite();
 }
@@ -73,26 +78,36 @@ std::string viewField(std::int64_t i, const char* field) {
 
 void Geometry::validateView(std::int64_t i) const {
   const View& v = view(i);
+  // Finite is not enough: vectors of 1e200 mm made u x v infinite, every test below compared NaN
+  // and passed, and the projections came out all zero (hostile-input review, D22). Within
+  // +-kMaxCoordinateMm every product below stays far from overflow.
   for (auto [vec, name] :
        {std::pair{&v.detectorCentre, "detectorCentre"}, std::pair{&v.u, "u"}, std::pair{&v.v, "v"},
         std::pair{&v.source, "source"}, std::pair{&v.rayDirection, "rayDirection"}}) {
     if (!finite(*vec)) throw ParameterError(viewField(i, name), "is not finite");
+    if (vec->cwiseAbs().maxCoeff() > kMaxCoordinateMm)
+      throw ParameterError(viewField(i, name), "has a coordinate beyond +-1e9 mm (1000 km)");
   }
-  if (v.u.norm() <= 0.0) throw ParameterError(viewField(i, "u"), "has zero length");
-  if (v.v.norm() <= 0.0) throw ParameterError(viewField(i, "v"), "has zero length");
-  const Eigen::Vector3d normal = v.u.cross(v.v);
-  if (normal.norm() < 1e-9 * v.u.norm() * v.v.norm())
+  if (!(v.u.norm() > 0.0)) throw ParameterError(viewField(i, "u"), "has zero length");
+  if (!(v.v.norm() > 0.0)) throw ParameterError(viewField(i, "v"), "has zero length");
+  // On unit vectors, so that tiny pitches cannot underflow the test.
+  const Eigen::Vector3d normal = v.u.normalized().cross(v.v.normalized());
+  if (!(normal.norm() >= 1e-9))
     throw ParameterError(viewField(i, "v"), "is parallel to u: the detector has no area");
   if (beam_ == BeamKind::Cone) {
     const double sourceToPlane = std::abs(normal.normalized().dot(v.detectorCentre - v.source));
-    if (sourceToPlane < 1e-6)
+    if (!(sourceToPlane >= 1e-6))
       throw ParameterError(viewField(i, "source"), "lies on the detector plane");
-    return;
+  } else {
+    const double n = v.rayDirection.norm();
+    if (!(n > 0.0)) throw ParameterError(viewField(i, "rayDirection"), "has zero length");
+    if (!(std::abs(normal.normalized().dot(v.rayDirection / n)) >= 1e-6))
+      throw ParameterError(viewField(i, "rayDirection"), "is parallel to the detector plane");
   }
-  const double n = v.rayDirection.norm();
-  if (n <= 0.0) throw ParameterError(viewField(i, "rayDirection"), "has zero length");
-  if (std::abs(normal.normalized().dot(v.rayDirection / n)) < 1e-6)
-    throw ParameterError(viewField(i, "rayDirection"), "is parallel to the detector plane");
+  // Everything the projectors derive from the view must be finite too.
+  if (!projectionMatrix(i).allFinite())
+    throw ParameterError(viewField(i, "u"),
+                         "the view's projection matrix is not finite (degenerate vectors)");
 }
 
 void Geometry::validate() const {

@@ -1,20 +1,22 @@
 #include "recon/geometry/GeometryImport.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "recon/core/Error.h"
 #include "recon/geometry/MatrixGeometry.h"
+#include "recon/io/InputFile.h"
+#include "recon/io/ReaderLimits.h"
 
 namespace tomowb {
 
 namespace {
 
-constexpr std::uintmax_t kMaxTextBytes = 256ull << 20;  // 256 MiB of text is ~2M views
+constexpr std::uint64_t kMaxTextBytes = 256ull << 20;  // 256 MiB of text is ~2M views
 
 // The numbers of one line (comments stripped; spaces, tabs, commas or semicolons between).
 std::vector<double> parseNumbers(std::string line, const std::filesystem::path& path,
@@ -51,18 +53,19 @@ std::vector<double> parseNumbers(std::string line, const std::filesystem::path& 
 
 // Each non-empty, non-comment line as 12 doubles.
 std::vector<std::array<double, 12>> readTwelvePerLine(const std::filesystem::path& path) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw IoError(path, "cannot open: " + ec.message());
-  if (size > kMaxTextBytes) throw FormatError(path, "text file larger than 256 MiB");
-  std::ifstream in(path);
-  if (!in) throw IoError(path, "cannot open for reading");
+  // InputFile refuses pipes and devices by name (a FIFO would block a plain open forever).
+  const std::string text = io::InputFile(path).readAll(kMaxTextBytes, "text file");
   std::vector<std::array<double, 12>> rows;
-  std::string line;
   std::size_t lineNumber = 0;
-  while (std::getline(in, line)) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
     const std::vector<double> values = parseNumbers(line, path, ++lineNumber);
     if (values.empty()) continue;
+    if (rows.size() >= static_cast<std::size_t>(io::kMaxAxisLength))
+      throw FormatError(path, "line " + std::to_string(lineNumber),
+                        "more than 2^20 views (one per line)");
     std::array<double, 12> row{};
     std::copy(values.begin(), values.end(), row.begin());
     rows.push_back(row);

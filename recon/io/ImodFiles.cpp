@@ -23,6 +23,8 @@ namespace {
 // ones have at most a few hundred lines. 16 MiB holds 200 000 .xf lines.
 constexpr std::uint64_t kMaxTextFileBytes = std::uint64_t{16} << 20;
 constexpr std::size_t kXfFieldWidth = 12;
+// Tilt and x-axis tilt angles (degrees): a tilt series covers at most one turn.
+constexpr double kMaxTiltDeg = 360.0;
 
 std::string quoted(std::string_view text) {
   std::string shown(text.substr(0, 40));
@@ -89,6 +91,10 @@ std::vector<double> readOneAnglePerLine(const std::filesystem::path& path) {
     if (!value)
       throw FormatError(path, "line " + std::to_string(lineNumber),
                         "expected one angle in degrees, got " + quoted(line));
+    // 1e300 degrees is finite, but its sine is noise: a tilt is at most one turn either way.
+    if (std::abs(*value) > kMaxTiltDeg)
+      throw FormatError(path, "line " + std::to_string(lineNumber),
+                        "angle " + quoted(fields[0]) + " is beyond +-360 degrees");
     values.push_back(*value);
   });
   return values;

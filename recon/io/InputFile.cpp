@@ -24,9 +24,14 @@ std::string errnoText(int error) {
 }
 }  // namespace
 
-InputFile::InputFile(std::filesystem::path path) : path_(std::move(path)) {
+InputFile::InputFile(std::filesystem::path path, Symlinks symlinks) : path_(std::move(path)) {
   // O_NONBLOCK so that opening a FIFO does not wait for a writer; fstat then rejects it.
-  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  const int noFollow = symlinks == Symlinks::Refuse ? O_NOFOLLOW : 0;
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | noFollow);
+  if (fd_ < 0 && errno == ELOOP && noFollow)
+    throw FormatError(path_,
+                      "is a symbolic link: a data file named by a header must be a regular file "
+                      "in the header's folder (copy it there)");
   if (fd_ < 0) throw IoError(path_, "cannot open: " + errnoText(errno));
   struct stat info {};
   if (::fstat(fd_, &info) != 0) {
@@ -94,6 +99,21 @@ std::string InputFile::readAll(std::uint64_t maxBytes, std::string_view what) co
                                  ", more than the limit of " + formatBytes(maxBytes));
   }
   return readString(0, static_cast<std::size_t>(size_), what);
+}
+
+std::filesystem::path dataFileBesideHeader(const std::filesystem::path& header,
+                                           std::string_view name, std::string_view field) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string_view::npos ||
+      name.find('\0') != std::string_view::npos) {
+    std::string shown(name.substr(0, 64));
+    for (char& c : shown)
+      if (static_cast<unsigned char>(c) < 0x20) c = '?';
+    throw FormatError(
+        header, field,
+        "must be a file name in the header's folder (no folder part, no '..'), got '" + shown +
+            (name.size() > 64 ? "...'" : "'"));
+  }
+  return header.parent_path() / std::string(name);
 }
 
 }  // namespace tomowb::io

@@ -13,10 +13,16 @@
 
 namespace tomowb::io {
 
+// Whether the last component of the path may be a symbolic link. A data file that a header names
+// (raw+JSON `dataFile`, MetaImage `ElementDataFile`) is opened with Refuse (O_NOFOLLOW), so a
+// link planted beside a header cannot make it read /etc/shadow or a file outside its folder.
+enum class Symlinks { Follow, Refuse };
+
 class InputFile {
  public:
-  // IoError if the file cannot be opened; FormatError if it is not a regular file.
-  explicit InputFile(std::filesystem::path path);
+  // IoError if the file cannot be opened; FormatError if it is not a regular file, or with
+  // Symlinks::Refuse, a symbolic link.
+  explicit InputFile(std::filesystem::path path, Symlinks symlinks = Symlinks::Follow);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
@@ -38,5 +44,12 @@ class InputFile {
   int fd_ = -1;
   std::uint64_t size_ = 0;
 };
+
+// The path of a data file that the header `header` names in its field `field`: a plain file name
+// (no folder part, not "." or "..", no NUL) in the header's folder. FormatError naming the header
+// and the field otherwise: a header cannot point elsewhere on the disk. Open it with
+// Symlinks::Refuse.
+std::filesystem::path dataFileBesideHeader(const std::filesystem::path& header,
+                                           std::string_view name, std::string_view field);
 
 }  // namespace tomowb::io

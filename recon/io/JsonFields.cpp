@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "recon/core/Error.h"
 #include "recon/io/ReaderLimits.h"
@@ -50,10 +53,43 @@ json parseJsonText(std::string_view text, const std::filesystem::path& source) {
   if (nestingDepth(text) > kMaxJsonDepth)
     throw FormatError(source,
                       "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  // A key given twice in one object is refused (nlohmann-json would keep the last one silently),
+  // as MetaImage and NPY headers refuse it: which value did the writer mean?
+  std::vector<std::set<std::string>> keysOfOpenObjects;
+  std::vector<std::string> path;  // the key of each open object's current member
+  const json::parser_callback_t refuseDuplicates = [&](int, json::parse_event_t event,
+                                                       json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        keysOfOpenObjects.emplace_back();
+        path.emplace_back();
+        break;
+      case json::parse_event_t::key: {
+        std::string key = parsed.get<std::string>();
+        path.back() = key;
+        if (!keysOfOpenObjects.back().insert(std::move(key)).second) {
+          std::string field;
+          for (const std::string& k : path) field += (field.empty() ? "" : ".") + k;
+          throw FormatError(source, field, "is given twice in one object");
+        }
+        break;
+      }
+      case json::parse_event_t::object_end:
+        keysOfOpenObjects.pop_back();
+        path.pop_back();
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
   try {
-    return json::parse(text.begin(), text.end());
+    return json::parse(text.begin(), text.end(), refuseDuplicates);
   } catch (const json::exception& e) {
-    throw FormatError(source, std::string("not valid JSON: ") + e.what());
+    // nlohmann-json quotes the offending token, which may be a 900 KB number: keep 200 bytes.
+    std::string what = e.what();
+    if (what.size() > 200) what = what.substr(0, 200) + "...";
+    throw FormatError(source, "not valid JSON: " + what);
   }
 }
 

@@ -221,8 +221,9 @@ std::filesystem::path dataPathFor(const HeaderReader& r, const HeaderField& f) {
         r.path(), f.name,
         "multi-file data (" + quotedValue(v) + ") is not supported: use one data file");
   if (v.empty()) throw FormatError(r.path(), f.name, "is empty");
-  const std::filesystem::path named(v);
-  return named.is_absolute() ? named : r.path().parent_path() / named;
+  // Like a sidecar's dataFile: a plain name in the header's folder, opened without following a
+  // symbolic link, so a header cannot read /etc/passwd or a file outside its folder.
+  return dataFileBesideHeader(r.path(), v, f.name);
 }
 
 struct Geometry3 {
@@ -299,7 +300,8 @@ ParsedHeader parseHeader(const std::filesystem::path& path) {
   }
 
   ParsedHeader parsed;
-  parsed.data = local ? std::move(headerFile) : std::make_unique<InputFile>(h.dataPath);
+  parsed.data =
+      local ? std::move(headerFile) : std::make_unique<InputFile>(h.dataPath, Symlinks::Refuse);
   const std::uint64_t start = local ? raw.headerEnd : 0;
   const std::uint64_t size = parsed.data->size();
   if (headerSize == -1) {

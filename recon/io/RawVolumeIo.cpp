@@ -127,7 +127,7 @@ OpenedRaw openRaw(const std::filesystem::path& rawOrJsonPath) {
                                          sampleBytes(s.sampleType));
   }
   s.dataPath = dataPathFromSidecar(fields, s.sidecarPath);
-  opened.data = std::make_unique<InputFile>(s.dataPath);
+  opened.data = std::make_unique<InputFile>(s.dataPath, Symlinks::Refuse);
   if (opened.data->size() != s.payloadBytes)
     throw FormatError(s.dataPath, "size",
                       "the file has " + std::to_string(opened.data->size()) + " bytes but " +

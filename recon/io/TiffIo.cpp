@@ -44,10 +44,14 @@ constexpr std::uint64_t kCodecSlackBytes = 4096;
 struct TiffMessages {
   std::string firstError;
   std::string firstWarning;
+  // libtiff replaced a StripByteCounts of 0 or one reaching beyond the end of the file with its
+  // own guess (only a warning): the header lies, and the reader refuses the page.
+  bool bogusByteCounts = false;
   void error(std::string text) {
     if (firstError.empty()) firstError = std::move(text);
   }
   void warning(std::string text) {
+    if (text.find("Bogus \"StripByteCounts\"") != std::string::npos) bogusByteCounts = true;
     if (firstWarning.empty()) firstWarning = std::move(text);
   }
   // The first error (or warning) seen since the last call, for an exception message.
@@ -239,13 +243,25 @@ class TiffReader {
     for (tdir_t d = 0;; ++d) {
       if (TIFFCurrentDirectory(tif_.get()) != d)
         throw FormatError(path_, "page " + std::to_string(d), "the page chain is inconsistent");
+      if (messages_.bogusByteCounts)
+        throw FormatError(
+            path_, "page " + std::to_string(d) + " StripByteCounts",
+            "is 0 or reaches beyond the end of the " + formatBytes(fileSize_) + " file");
       if (!isReducedImage()) {
         const PageLayout layout = currentLayout(d);
         totalDecoded += layout.decodedBytes;
         maxRatio = std::max(maxRatio, maxExpansion(layout.compression));
         pages.push_back(layout);
       }
-      if (d + 1 >= directories) break;
+      if (d + 1 >= directories) {
+        // libtiff stops counting at a page that points back to an earlier one; that page still
+        // names a next page, so the chain loops (or libtiff gave up on it): refuse it.
+        if (!TIFFLastDirectory(tif_.get()))
+          throw FormatError(path_, "pages",
+                            "the page chain does not end after page " + std::to_string(d) +
+                                ": it loops back to an earlier page or is damaged");
+        break;
+      }
       if (!TIFFReadDirectory(tif_.get()))
         throw FormatError(path_, "page " + std::to_string(d + 1),
                           "cannot be read: " + messages_.take("damaged page header"));
@@ -282,13 +298,27 @@ class TiffReader {
     char* description = nullptr;
     if (!TIFFGetField(tif_.get(), TIFFTAG_IMAGEDESCRIPTION, &description) || !description) return m;
     const std::string_view text(description);
-    if (text.size() > kMaxSidecarBytes || text.find(kMetadataFormat) == std::string_view::npos)
-      return m;
+    // Ours: a JSON object that names "tomowb-tiff". A description that merely mentions the name
+    // (free text) is someone else's. One that claims to be ours but cannot be read is refused:
+    // treating it as foreign would silently drop the voxel size and the uint16 value mapping
+    // (values would come back as raw codes, 1000 instead of 1.0; hostile-input review, D19).
+    const std::size_t start = text.find_first_not_of(" \t\r\n");
+    const bool claimsOurs =
+        start != std::string_view::npos && text[start] == '{' &&
+        text.find("\"" + std::string(kMetadataFormat) + "\"") != std::string_view::npos;
+    if (!claimsOurs) return m;
+    if (text.size() > kMaxSidecarBytes)
+      throw FormatError(path_, "ImageDescription",
+                        "claims to be tomowb-tiff metadata but is " + formatBytes(text.size()) +
+                            ", more than the limit of " + formatBytes(kMaxSidecarBytes));
     json j;
     try {
       j = parseJsonText(text, path_);
-    } catch (const FormatError&) {
-      return m;  // someone else's description that merely mentions our name
+    } catch (const FormatError& e) {
+      throw FormatError(path_, "ImageDescription",
+                        std::string("claims to be tomowb-tiff metadata but cannot be read (remove "
+                                    "the description to read the raw values): ") +
+                            e.what());
     }
     if (!j.is_object() || !j.contains("format") || !j["format"].is_string() ||
         j["format"].get<std::string>() != kMetadataFormat)
@@ -393,10 +423,21 @@ class TiffReader {
       if (std::uint64_t{p.rowsPerStrip} * p.width * bytesPerSample > kMaxTileBytes)
         throw FormatError(path_, field, "has strips larger than 256 MiB");
     }
-    if (p.compression == COMPRESSION_NONE) return;  // libtiff checks raw strips against the file
+    // Every strip or tile the page uses must lie inside the file: a StripByteCounts of 4 GiB in a
+    // 1 KB file is a lie, whatever the codec (libtiff reads only what it needs of a raw strip).
     std::uint64_t stored = 0;
-    for (std::uint64_t s = 0; s < striles && stored < fileSize_; ++s)
-      stored += TIFFGetStrileByteCount(tif, static_cast<std::uint32_t>(s));
+    const char* what = p.tiled ? "tile " : "strip ";
+    for (std::uint64_t s = 0; s < striles; ++s) {
+      const std::uint64_t offset = TIFFGetStrileOffset(tif, static_cast<std::uint32_t>(s));
+      const std::uint64_t bytes = TIFFGetStrileByteCount(tif, static_cast<std::uint32_t>(s));
+      if (bytes > fileSize_ || offset > fileSize_ - bytes)
+        throw FormatError(path_, field + " " + what + std::to_string(s),
+                          "declares " + formatBytes(bytes) + " at offset " +
+                              std::to_string(offset) + ", beyond the end of the " +
+                              formatBytes(fileSize_) + " file");
+      stored += bytes;
+    }
+    if (p.compression == COMPRESSION_NONE) return;
     stored = std::min(stored, fileSize_);
     if (p.decodedBytes > maxExpansion(p.compression) * stored + kCodecSlackBytes)
       throw FormatError(path_, field,

@@ -33,9 +33,12 @@ std::string numberText(double v) {
   return text;
 }
 
-bool isFile(const std::filesystem::path& path) {
+// Anything at the path, a dangling link included. A companion that is not a regular file (a
+// FIFO, a link to /dev/zero, a folder) is taken, so that reading it fails naming it: ignoring it
+// would silently use the stack header's angles instead (hostile-input review, D21).
+bool isPresent(const std::filesystem::path& path) {
   std::error_code ec;
-  return std::filesystem::is_regular_file(path, ec);
+  return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
 }
 
 std::filesystem::path sibling(const std::filesystem::path& stack, const char* extension) {
@@ -177,13 +180,13 @@ TiltSeriesSources findCompanionFiles(const std::filesystem::path& stack) {
   TiltSeriesSources sources;
   sources.stack = stack;
   for (const char* extension : {".tlt", ".rawtlt"}) {
-    if (isFile(sibling(stack, extension))) {
+    if (isPresent(sibling(stack, extension))) {
       sources.tiltAngles = sibling(stack, extension);
       break;
     }
   }
-  if (isFile(sibling(stack, ".xf"))) sources.alignment = sibling(stack, ".xf");
-  if (isFile(sibling(stack, ".xtilt"))) sources.xAxisTilts = sibling(stack, ".xtilt");
+  if (isPresent(sibling(stack, ".xf"))) sources.alignment = sibling(stack, ".xf");
+  if (isPresent(sibling(stack, ".xtilt"))) sources.xAxisTilts = sibling(stack, ".xtilt");
   return sources;
 }
 

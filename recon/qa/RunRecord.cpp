@@ -11,6 +11,8 @@
 #include "recon/core/Sha256.h"
 #include "recon/cuda/GpuDevices.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/InputFile.h"
+#include "recon/io/JsonFields.h"
 #include "recon/io/ReaderLimits.h"
 
 namespace tomowb::qa {
@@ -175,19 +177,10 @@ void writeRunRecord(const fs::path& path, const RunRecord& record) {
 }
 
 RunRecord readRunRecord(const fs::path& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) throw IoError(path, "cannot open: " + ec.message());
-  if (size > (std::uint64_t{16} << 20))
-    throw FormatError(path, "is larger than 16 MiB: not a run record");
-  std::ifstream in(path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in, nullptr, true, false);
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError(path, std::string("not valid JSON: ") + e.what());
-  }
-  return runRecordFromJson(j, path);
+  // InputFile refuses pipes and devices by name; parseJsonText caps nesting and refuses
+  // duplicate keys like every other JSON reader.
+  const std::string text = io::InputFile(path).readAll(std::uint64_t{16} << 20, "run record");
+  return runRecordFromJson(io::parseJsonText(text, path), path);
 }
 
 fs::path runRecordPathFor(const fs::path& output) {

@@ -8,9 +8,10 @@
 #include <dcmtk/dcmjpls/djencode.h>
 #include <dcmtk/oflog/oflog.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <mutex>
-#include <sstream>
+#include <string_view>
 
 #include "recon/core/Error.h"
 
@@ -143,12 +144,16 @@ std::vector<double> getNumbers(DcmItem& item, const DcmTagKey& key, bool searchI
         break;
       }
       default: {
+        // The whole value must be a number (spaces around it allowed): "1.5x" is not 1.5.
         OFString text;
         if (element->getOFString(text, i).bad()) break;
-        std::istringstream in(text.c_str());
-        in.imbue(std::locale::classic());
+        std::string_view t(text.c_str(), text.length());
+        while (!t.empty() && (t.front() == ' ' || t.front() == '\0')) t.remove_prefix(1);
+        while (!t.empty() && (t.back() == ' ' || t.back() == '\0')) t.remove_suffix(1);
+        if (!t.empty() && t.front() == '+') t.remove_prefix(1);
         double v = 0;
-        if (in >> v) values.push_back(v);
+        const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), v);
+        if (!t.empty() && error == std::errc() && end == t.data() + t.size()) values.push_back(v);
         break;
       }
     }

@@ -7,14 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 
 #include "recon/core/Error.h"
+#include "recon/io/InputFile.h"
 #include "recon/io/ReaderLimits.h"
 #include "recon/io/dicom/DicomDcmtkSupport.h"
 #include "recon/io/dicom/DicomGeometry.h"
+#include "recon/io/dicom/DicomNesting.h"
 #include "recon/job/JobContext.h"
 
 namespace tomowb::io::dicom {
@@ -109,13 +110,39 @@ Eigen::Vector3d vector3(const std::vector<double>& v, std::size_t offset) {
   return Eigen::Vector3d(v[offset], v[offset + 1], v[offset + 2]);
 }
 
-// An attribute looked up in the per-frame item, then the shared item, then the top level.
+// The values of a numeric attribute, each of which must be a finite number: a present value that
+// does not parse ("nan", "1e400", "1.5x") is a FormatError naming the file and the attribute,
+// never the attribute's default. Absent or empty (zero length): no values.
+std::vector<double> strictNumbers(const fs::path& path, DcmItem& item, const DcmTagKey& key,
+                                  const char* field) {
+  DcmElement* element = nullptr;
+  if (item.findAndGetElement(key, element).bad() || !element || element->getLength() == 0)
+    return {};
+  std::vector<double> values = getNumbers(item, key);
+  const bool allFinite =
+      std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+  if (values.size() != element->getVM() || !allFinite) {
+    OFString text;
+    element->getOFStringArray(text);
+    std::string shown(text.c_str(), std::min<std::size_t>(text.length(), 40));
+    for (char& c : shown)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    throw FormatError(
+        path, field, "'" + shown + (text.length() > 40 ? "...'" : "'") + " is not a finite number");
+  }
+  return values;
+}
+
+// An attribute looked up in the per-frame item, then the shared item, then the top level. With
+// `path` and `field`, values are read strictly (strictNumbers).
 std::vector<double> numbersFromGroups(DcmItem* perFrame, DcmItem* shared, const DcmTagKey& sequence,
-                                      const DcmTagKey& key) {
+                                      const DcmTagKey& key, const fs::path* path = nullptr,
+                                      const char* field = nullptr) {
   for (DcmItem* group : {perFrame, shared}) {
     if (!group) continue;
     if (DcmItem* item = firstItem(*group, sequence)) {
-      std::vector<double> values = getNumbers(*item, key);
+      std::vector<double> values =
+          path ? strictNumbers(*path, *item, key, field) : getNumbers(*item, key);
       if (!values.empty()) return values;
     }
   }
@@ -242,11 +269,13 @@ ImageHeader readHeader(const fs::path& path, DcmFileFormat& file) {
 
   h.rescaleType = text(d, DCM_RescaleType);
   h.petUnits = text(d, DCM_Units);
-  h.sliceThicknessMm =
-      getNumbers(d, DCM_SliceThickness).empty() ? 0 : getNumbers(d, DCM_SliceThickness)[0];
-  h.spacingBetweenSlicesMm = getNumbers(d, DCM_SpacingBetweenSlices).empty()
-                                 ? 0
-                                 : getNumbers(d, DCM_SpacingBetweenSlices)[0];
+  if (auto t = strictNumbers(path, d, DCM_SliceThickness, "Slice Thickness (0018,0050)");
+      !t.empty())
+    h.sliceThicknessMm = t[0];
+  if (auto b =
+          strictNumbers(path, d, DCM_SpacingBetweenSlices, "Spacing Between Slices (0018,0088)");
+      !b.empty())
+    h.spacingBetweenSlicesMm = b[0];
   std::optional<std::string> position = getString(d, DCM_PatientPosition);
   if (!position) position = getPrivate(d, PrivateElement::PatientPosition);
   if (position) {
@@ -301,9 +330,10 @@ ImageHeader readHeader(const fs::path& path, DcmFileFormat& file) {
           numbersFromGroups(frame, shared, DCM_PlanePositionSequence, DCM_ImagePositionPatient));
       std::tie(plane.slope, plane.intercept) = readRescale(
           path,
-          numbersFromGroups(frame, shared, DCM_PixelValueTransformationSequence, DCM_RescaleSlope),
+          numbersFromGroups(frame, shared, DCM_PixelValueTransformationSequence, DCM_RescaleSlope,
+                            &path, "Rescale Slope (0028,1053)"),
           numbersFromGroups(frame, shared, DCM_PixelValueTransformationSequence,
-                            DCM_RescaleIntercept));
+                            DCM_RescaleIntercept, &path, "Rescale Intercept (0028,1052)"));
       h.planes.push_back(plane);
     }
   } else {
@@ -312,7 +342,8 @@ ImageHeader readHeader(const fs::path& path, DcmFileFormat& file) {
     Plane plane;
     plane.positionLps = readPosition(path, getNumbers(d, DCM_ImagePositionPatient));
     std::tie(plane.slope, plane.intercept) =
-        readRescale(path, getNumbers(d, DCM_RescaleSlope), getNumbers(d, DCM_RescaleIntercept));
+        readRescale(path, strictNumbers(path, d, DCM_RescaleSlope, "Rescale Slope (0028,1053)"),
+                    strictNumbers(path, d, DCM_RescaleIntercept, "Rescale Intercept (0028,1052)"));
     h.planes.push_back(plane);
   }
   s.rows = h.rows;
@@ -343,8 +374,10 @@ ImageHeader readHeader(const fs::path& path, DcmFileFormat& file) {
   return h;
 }
 
-// Loads a file's header (values longer than kHeaderReadLength stay on disk).
+// Loads a file's header (values longer than kHeaderReadLength stay on disk). The nesting is
+// checked first: DCMTK's recursive parser must never see a deeply nested file.
 ImageHeader loadHeader(const fs::path& path) {
+  checkDicomNesting(path);
   DcmFileFormat file;
   const OFCondition c = file.loadFile(path.c_str(), EXS_Unknown, EGL_noChange, kHeaderReadLength);
   if (c.bad()) throw fileError(path, "is not a readable DICOM file: " + conditionText(c));
@@ -425,6 +458,13 @@ void decodePixels(const fs::path& path, DcmFileFormat& file, const ImageHeader& 
     frameBytes(frame, bytes + static_cast<std::size_t>(frame) * frameBytesCount);
 }
 
+bool hasDicomExtension(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return ext == ".dcm" || ext == ".dicom" || ext == ".ima";
+}
+
 std::vector<fs::path> candidateFiles(const fs::path& fileOrFolder) {
   std::error_code ec;
   if (fs::is_regular_file(fileOrFolder, ec)) return {fileOrFolder};
@@ -432,7 +472,9 @@ std::vector<fs::path> candidateFiles(const fs::path& fileOrFolder) {
     throw IoError(fileOrFolder, "is neither a file nor a folder");
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(fileOrFolder, ec)) {
-    if (!entry.is_regular_file(ec)) continue;
+    // A pipe or device named like a slice is kept, so that reading it fails naming it.
+    if (entry.is_directory(ec) || (!entry.is_regular_file(ec) && !hasDicomExtension(entry.path())))
+      continue;
     const std::string name = entry.path().filename().string();
     if (name.empty() || name[0] == '.' || name == "DICOMDIR") continue;
     files.push_back(entry.path());
@@ -445,45 +487,47 @@ std::vector<fs::path> candidateFiles(const fs::path& fileOrFolder) {
   return files;
 }
 
+// Through InputFile: a FIFO or device in a folder is refused by name, never waited on.
 bool hasDicomPreamble(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char buffer[132];
-  if (!in.read(buffer, sizeof buffer)) return false;
-  return std::string_view(buffer + 128, 4) == "DICM";
+  const InputFile file(path);
+  if (file.size() < 132) return false;
+  return file.readString(128, 4, "preamble") == "DICM";
 }
 
-bool hasDicomExtension(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return ext == ".dcm" || ext == ".dicom" || ext == ".ima";
-}
-
-// The image files of a folder, read as headers; other DICOM objects and non-DICOM files are
-// skipped (a single file given by name must be readable).
-std::vector<ImageHeader> scanHeaders(const fs::path& fileOrFolder, const JobContext* context) {
+// The image files of a folder, read as headers. A file that claims to be DICOM (the preamble, or
+// a .dcm/.dicom/.ima name) and cannot be read is an error naming it: a slice is never dropped
+// quietly. Other files (no preamble, another name) and DICOM objects that are not CT/PET images
+// are skipped with a warning; a single file given by name must be a readable image.
+std::vector<ImageHeader> scanHeaders(const fs::path& fileOrFolder, const JobContext* context,
+                                     std::vector<std::string>* warnings) {
   initialiseDcmtk();
   const bool single = fs::is_regular_file(fileOrFolder);
   std::vector<ImageHeader> headers;
   const std::vector<fs::path> files = candidateFiles(fileOrFolder);
   std::string firstProblem;
+  std::vector<std::string> notDicom, notImages;
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (context) {
       context->throwIfCancelled();
       context->reportProgress("reading DICOM headers", 0.2 * static_cast<double>(i) / files.size());
     }
-    const bool preamble = hasDicomPreamble(files[i]);
-    if (!single && !preamble && !hasDicomExtension(files[i])) continue;
+    const bool named = hasDicomExtension(files[i]);
+    bool claimsDicom = named;
+    try {
+      claimsDicom = hasDicomPreamble(files[i]) || named;
+    } catch (const Error&) {
+      if (single || named) throw;  // cannot be opened, or a pipe or device: named, so an error
+    }
+    if (!single && !claimsDicom) {
+      notDicom.push_back(files[i].filename().string());
+      continue;
+    }
     try {
       headers.push_back(loadHeader(files[i]));
     } catch (const UnsupportedObject& e) {
       if (single) throw;
       if (firstProblem.empty()) firstProblem = e.what();
-    } catch (const FormatError& e) {
-      // A file that says it is DICOM but cannot be read breaks the series: never drop a slice
-      // quietly. Files without the preamble may be anything (a .dcm that is not DICOM).
-      if (single || preamble) throw;
-      if (firstProblem.empty()) firstProblem = e.what();
+      notImages.push_back(files[i].filename().string());
     }
   }
   if (headers.empty())
@@ -491,6 +535,16 @@ std::vector<ImageHeader> scanHeaders(const fs::path& fileOrFolder, const JobCont
                       firstProblem.empty()
                           ? std::string("holds no DICOM image files")
                           : "holds no readable CT, Enhanced CT or PET image: " + firstProblem);
+  const auto warnSkipped = [&](const std::vector<std::string>& names, const std::string& what) {
+    if (names.empty() || !warnings) return;
+    std::string shown;
+    for (std::size_t k = 0; k < names.size() && k < 3; ++k) shown += (k ? ", " : "") + names[k];
+    if (names.size() > 3) shown += ", ...";
+    warnings->push_back(fileOrFolder.string() + ": skipped " + std::to_string(names.size()) + " " +
+                        what + " (" + shown + ")");
+  };
+  warnSkipped(notDicom, "file(s) without the DICOM preamble or a .dcm name");
+  warnSkipped(notImages, "DICOM object(s) that are not CT, Enhanced CT or PET images");
   return headers;
 }
 
@@ -521,24 +575,38 @@ std::string describeSeries(const DicomSeriesInfo& s) {
 
 bool looksLikeDicom(const fs::path& fileOrFolder) {
   std::error_code ec;
-  if (fs::is_regular_file(fileOrFolder, ec)) return hasDicomPreamble(fileOrFolder);
+  if (fs::is_regular_file(fileOrFolder, ec)) {
+    // A .dcm name is a claim too: reading it then says what is wrong with it.
+    if (hasDicomExtension(fileOrFolder)) return true;
+    try {
+      return hasDicomPreamble(fileOrFolder);
+    } catch (const Error&) {
+      return false;
+    }
+  }
   if (!fs::is_directory(fileOrFolder, ec)) return false;
   int looked = 0;
   for (const auto& entry : fs::directory_iterator(fileOrFolder, ec)) {
     if (!entry.is_regular_file(ec)) continue;
-    if (hasDicomPreamble(entry.path())) return true;
+    try {
+      if (hasDicomPreamble(entry.path())) return true;
+    } catch (const Error&) {
+      // unreadable: not evidence either way
+    }
     if (++looked >= 64) break;  // a folder of something else: stop early
   }
   return false;
 }
 
-std::vector<DicomSeriesInfo> listDicomSeries(const fs::path& fileOrFolder) {
-  return summarise(scanHeaders(fileOrFolder, nullptr));
+std::vector<DicomSeriesInfo> listDicomSeries(const fs::path& fileOrFolder,
+                                             std::vector<std::string>* warnings) {
+  return summarise(scanHeaders(fileOrFolder, nullptr, warnings));
 }
 
 DicomVolume readDicomSeries(const fs::path& fileOrFolder, const DicomReadOptions& options,
                             const JobContext& context) {
-  std::vector<ImageHeader> all = scanHeaders(fileOrFolder, &context);
+  std::vector<std::string> skipped;
+  std::vector<ImageHeader> all = scanHeaders(fileOrFolder, &context, &skipped);
   const std::vector<DicomSeriesInfo> series = summarise(all);
   std::string uid = options.seriesInstanceUid;
   if (uid.empty()) {
@@ -623,6 +691,7 @@ DicomVolume readDicomSeries(const fs::path& fileOrFolder, const DicomReadOptions
     }
   }
   if (result.warnings.size() > 1) result.warnings.resize(1);
+  result.warnings.insert(result.warnings.begin(), skipped.begin(), skipped.end());
 
   // Geometry: the patient position's map to world axes, or the file's own grid when oblique.
   PatientPosition position = PatientPosition::HFS;
@@ -683,6 +752,7 @@ DicomVolume readDicomSeries(const fs::path& fileOrFolder, const DicomReadOptions
     context.reportProgress("reading DICOM pixels",
                            0.2 + 0.8 * static_cast<double>(f) / headers.size());
     const ImageHeader& h = headers[f];
+    checkDicomNesting(h.path);  // again: the file may have changed since its header was read
     DcmFileFormat file;
     const OFCondition c = file.loadFile(h.path.c_str());
     if (c.bad()) throw fileError(h.path, "is not a readable DICOM file: " + conditionText(c));
@@ -729,6 +799,7 @@ std::int64_t parseDicomImageBuffer(const std::uint8_t* data, std::size_t size,
     if (n <= 0) throw IoError(nameForErrors, "cannot write the in-memory file");
     written += static_cast<std::size_t>(n);
   }
+  checkDicomNesting(std::span(data, size), nameForErrors);
   DcmFileFormat file;
   const std::string procPath = "/proc/self/fd/" + std::to_string(fd);
   const OFCondition c = file.loadFile(procPath.c_str());

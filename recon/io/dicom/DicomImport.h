@@ -27,8 +27,9 @@ class JobContext;
 
 namespace tomowb::io::dicom {
 
-// True if the file starts with a DICOM preamble ("DICM" at byte 128), or the folder holds at
-// least one such file (checked without reading whole files).
+// True if the file starts with a DICOM preamble ("DICM" at byte 128) or is named .dcm, .dicom or
+// .ima, or the folder holds at least one file with the preamble (checked without reading whole
+// files).
 bool looksLikeDicom(const std::filesystem::path& fileOrFolder);
 
 struct DicomSeriesInfo {
@@ -45,9 +46,12 @@ struct DicomSeriesInfo {
   std::int64_t rows = 0, columns = 0;
 };
 
-// Every image series under `fileOrFolder` (not recursive); files that are not DICOM images are
-// skipped. FormatError if there is none.
-std::vector<DicomSeriesInfo> listDicomSeries(const std::filesystem::path& fileOrFolder);
+// Every image series under `fileOrFolder` (not recursive). Files without the DICOM preamble or a
+// .dcm/.dicom/.ima name, and DICOM objects that are not CT/PET images, are skipped (one warning
+// per kind in `warnings`, naming them); a file that claims to be DICOM and cannot be read is a
+// FormatError naming it. FormatError if there is no image.
+std::vector<DicomSeriesInfo> listDicomSeries(const std::filesystem::path& fileOrFolder,
+                                             std::vector<std::string>* warnings = nullptr);
 
 struct DicomReadOptions {
   std::string seriesInstanceUid;  // needed when the folder holds several series

@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <iomanip>
@@ -84,6 +86,16 @@ TEST(GeometryImport, RejectsTextAndSingularMatrices) {
   EXPECT_THROW(importMatrixText(dir / "zeros.txt", BeamKind::Cone, {4, 4}), FormatError);
   std::ofstream(dir / "empty.txt") << "# nothing\n";
   EXPECT_THROW(importMatrixText(dir / "empty.txt", BeamKind::Cone, {4, 4}), FormatError);
+}
+
+// D7 of the hostile-input review: text imports went through std::ifstream, which blocks on a FIFO.
+TEST(GeometryImport, RefusesAPipeNamingIt) {
+  ::alarm(30);  // before the fix this blocked forever: fail instead of hanging
+  test::TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "views.txt").c_str(), 0600), 0);
+  EXPECT_THROW(importAstraVectors(dir / "views.txt", BeamKind::Cone, {4, 4}), FormatError);
+  EXPECT_THROW(importMatrixText(dir / "views.txt", BeamKind::Cone, {4, 4}), FormatError);
+  ::alarm(0);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -119,6 +121,41 @@ TEST(GeometryJson, LoadRejectsInvalidJsonNamingTheFile) {
     EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
   }
   EXPECT_THROW(loadGeometry(dir / "missing.json"), IoError);
+}
+
+// D25 of the hostile-input review: a builder whose anglesDeg and views disagree was accepted.
+TEST(GeometryJson, RejectsABuilderWhoseAnglesAndViewCountDisagree) {
+  const json j = json::parse(R"({"version":1,"builder":{"kind":"parallel",
+    "detector":{"cols":4,"rows":4},"views":3,"anglesDeg":[0,90]}})");
+  EXPECT_NE(errorOf(j).find("builder.views"), std::string::npos) << errorOf(j);
+  EXPECT_NE(errorOf(j).find("2 angles"), std::string::npos) << errorOf(j);
+  const json ok = json::parse(R"({"version":1,"builder":{"kind":"parallel",
+    "detector":{"cols":4,"rows":4},"views":2,"anglesDeg":[0,90]}})");
+  EXPECT_EQ(geometryFromJson(ok, "ok.json").viewCount(), 2);
+}
+
+// D22: vectors of 1e200 and 1e308 mm passed validation through NaN comparisons.
+TEST(GeometryJson, RejectsViewsWithOverflowingVectorsNamingTheField) {
+  for (double huge : {1e200, 1e308}) {
+    json j = geometryToJson(tiltedCone());
+    j["views"][3]["u"] = json::array({huge, 0, 0});
+    j["views"][3]["v"] = json::array({0, 0, huge});
+    EXPECT_NE(errorOf(j).find("views[3]."), std::string::npos) << errorOf(j);
+  }
+}
+
+// D7: a FIFO named X.json blocked the open forever.
+TEST(GeometryJson, LoadRefusesAPipeNamingIt) {
+  ::alarm(30);  // before the fix this blocked forever: fail instead of hanging
+  test::TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "fifo.json").c_str(), 0600), 0);
+  try {
+    loadGeometry(dir / "fifo.json");
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("fifo.json"), std::string::npos) << e.what();
+  }
+  ::alarm(0);
 }
 
 }  // namespace

@@ -145,5 +145,38 @@ TEST(Geometry, SourceAzimuthsUnwrapPastPi) {
   for (std::size_t i = 0; i < az.size(); ++i) EXPECT_NEAR(az[i], p.anglesRad[i], 1e-12);
 }
 
+// D22 of the hostile-input review: vectors of 1e200 mm made u x v infinite, every test compared
+// NaN and passed, and phantom/recon produced all-zero data with exit 0.
+TEST(Geometry, ValidateRefusesCoordinatesThatOverflowTheTests) {
+  CircularConeParams p;
+  p.sourceToIsocentreMm = 500;
+  p.sourceToDetectorMm = 800;
+  p.detector.cols = p.detector.rows = 10;
+  p.anglesRad = fullScanAnglesRad(4);
+  for (double huge : {1e200, 1e308, 2e9}) {
+    for (int which = 0; which < 3; ++which) {
+      Geometry g = circularConeBeam(p);
+      Eigen::Vector3d& vec = which == 0 ? g.view(1).u : which == 1 ? g.view(1).v : g.view(1).source;
+      vec *= huge;
+      try {
+        g.validate();
+        ADD_FAILURE() << huge << " " << which;
+      } catch (const ParameterError& e) {
+        EXPECT_NE(std::string(e.what()).find("views[1]."), std::string::npos) << e.what();
+      }
+    }
+  }
+  // Tiny pitches (electron tomography: 1e-7 mm) stay valid, and so does a 1000 km source.
+  Geometry g = circularConeBeam(p);
+  g.view(0).u *= 1e-6;
+  g.view(0).v *= 1e-6;
+  EXPECT_NO_THROW(g.validate());
+  // |u| = |v| = 1e-156 mm passed (u x v = 1e-312 beat a threshold that underflowed too), but its
+  // projection matrix is infinite: refused now.
+  g.view(0).u *= 1e-150;
+  g.view(0).v *= 1e-150;
+  EXPECT_THROW(g.validate(), ParameterError);
+}
+
 }  // namespace
 }  // namespace tomowb

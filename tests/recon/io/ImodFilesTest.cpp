@@ -146,5 +146,16 @@ TEST(ImodFiles, RequireViewCountNamesBothFilesAndCounts) {
   }
 }
 
+// D25 of the hostile-input review: 1e300 degrees is finite but meaningless.
+TEST(ImodFiles, RefusesTiltAnglesBeyondOneTurnNamingTheLine) {
+  test::TempDir dir;
+  test::writeBytes(dir / "a.tlt", "-60\n1e300\n");
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiltAnglesDeg(dir / "a.tlt"), dir / "a.tlt", "line 2");
+  test::writeBytes(dir / "a.xtilt", "0\n-361\n");
+  TOMOWB_EXPECT_FORMAT_ERROR(readXAxisTiltsDeg(dir / "a.xtilt"), dir / "a.xtilt", "360");
+  test::writeBytes(dir / "b.tlt", "-360\n360\n");
+  EXPECT_EQ(readTiltAnglesDeg(dir / "b.tlt"), (std::vector<double>{-360, 360}));
+}
+
 }  // namespace
 }  // namespace tomowb::io

@@ -51,5 +51,23 @@ TEST(InputFile, MissingFileIsAnIoErrorNamingIt) {
   }
 }
 
+TEST(InputFile, RefusesASymbolicLinkWhenAskedNamingIt) {
+  test::TempDir dir;
+  test::writeBytes(dir / "data.raw", "1234");
+  std::filesystem::create_symlink("data.raw", dir / "link.raw");
+  EXPECT_EQ(InputFile(dir / "link.raw").size(), 4u);
+  TOMOWB_EXPECT_FORMAT_ERROR(InputFile(dir / "link.raw", Symlinks::Refuse), dir / "link.raw",
+                             "symbolic link");
+  EXPECT_EQ(InputFile(dir / "data.raw", Symlinks::Refuse).size(), 4u);
+}
+
+TEST(InputFile, DataFileBesideHeaderTakesOnlyPlainNames) {
+  EXPECT_EQ(dataFileBesideHeader("/d/h.mhd", "h.raw", "ElementDataFile"),
+            std::filesystem::path("/d/h.raw"));
+  for (const std::string bad : {"", ".", "..", "../x.raw", "/etc/passwd", "a/b.raw"})
+    TOMOWB_EXPECT_FORMAT_ERROR(dataFileBesideHeader("/d/h.mhd", bad, "ElementDataFile"), "/d/h.mhd",
+                               "ElementDataFile");
+}
+
 }  // namespace
 }  // namespace tomowb::io

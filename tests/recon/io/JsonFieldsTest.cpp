@@ -51,5 +51,25 @@ TEST(JsonFields, VectorsMustBeFiniteAndSizesPositive) {
   EXPECT_EQ(f.positiveVector3("d"), Eigen::Vector3d(1, 2, 3));
 }
 
+// D25 of the hostile-input review: the last of two equal keys won silently, while MetaImage and
+// NPY headers refuse a key given twice.
+TEST(JsonFields, RefusesAKeyGivenTwiceNamingIt) {
+  TOMOWB_EXPECT_FORMAT_ERROR(parseJsonText(R"({"dtype": "uint8", "dtype": "float32"})", "d.json"),
+                             "d.json", "field 'dtype': is given twice");
+  TOMOWB_EXPECT_FORMAT_ERROR(
+      parseJsonText(R"({"geometry": {"detector": {"cols": 4, "rows": 4, "cols": 8}}})", "g.json"),
+      "g.json", "geometry.detector.cols");
+  // The same key in two different objects is fine.
+  EXPECT_NO_THROW(
+      parseJsonText(R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 1}, {"x": 2}]})", "ok.json"));
+}
+
+TEST(JsonFields, InvalidJsonMessagesStayShort) {
+  const std::string huge = "{\"a\": 1" + std::string(900000, '0') + "e999999}";
+  const std::string message = test::formatErrorOf([&] { parseJsonText(huge, "n.json"); });
+  EXPECT_NE(message.find("n.json"), std::string::npos);
+  EXPECT_LT(message.size(), 1000u);
+}
+
 }  // namespace
 }  // namespace tomowb::io

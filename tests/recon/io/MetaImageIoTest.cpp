@@ -162,5 +162,24 @@ TEST(MetaImageIo, RejectsAHeaderWithoutElementDataFile) {
   TOMOWB_EXPECT_FORMAT_ERROR(readMetaImage(dir / "n.mhd"), dir / "n.mhd", "ElementDataFile");
 }
 
+// D8 of the hostile-input review: ElementDataFile may not name a file outside the header's folder.
+TEST(MetaImageIo, RejectsADataFileOutsideTheHeadersFolder) {
+  test::TempDir dir;
+  std::filesystem::create_directory(dir / "in");
+  test::writeBytes(dir / "secret.raw", std::string(4, 'x'));
+  for (const std::string& name :
+       {std::string("/etc/passwd"), (dir / "secret.raw").string(), std::string("../secret.raw"),
+        std::string("sub/../../secret.raw")}) {
+    test::writeBytes(dir / "in" / "p.mhd", header("ElementType = MET_UCHAR\n", name));
+    TOMOWB_EXPECT_FORMAT_ERROR(readMetaImage(dir / "in" / "p.mhd"), dir / "in" / "p.mhd",
+                               "ElementDataFile");
+  }
+  // A plain name that is a symbolic link leading out of the folder.
+  std::filesystem::create_symlink("../secret.raw", dir / "in" / "link.raw");
+  test::writeBytes(dir / "in" / "p.mhd", header("ElementType = MET_UCHAR\n", "link.raw"));
+  TOMOWB_EXPECT_FORMAT_ERROR(readMetaImage(dir / "in" / "p.mhd"), dir / "in" / "link.raw",
+                             "symbolic link");
+}
+
 }  // namespace
 }  // namespace tomowb::io

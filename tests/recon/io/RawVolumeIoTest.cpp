@@ -144,6 +144,25 @@ TEST(RawVolumeIo, RejectsADataFileOutsideTheSidecarsFolder) {
   TOMOWB_EXPECT_FORMAT_ERROR(readVolumeRaw(dir / "v.json"), dir / "v.json", "dataFile");
 }
 
+// D20 of the hostile-input review: a plain dataFile name that is a symbolic link out of the folder.
+TEST(RawVolumeIo, RejectsADataFileThatIsASymbolicLinkNamingIt) {
+  test::TempDir dir;
+  std::filesystem::create_directory(dir / "in");
+  test::writeBytes(dir / "elsewhere.raw", std::string(4, '\0'));
+  std::filesystem::create_symlink("../elsewhere.raw", dir / "in" / "o.raw");
+  json s = volumeSidecar({1, 1, 1});
+  s["dataFile"] = "o.raw";
+  test::writeBytes(dir / "in" / "v.json", s.dump());
+  TOMOWB_EXPECT_FORMAT_ERROR(readVolumeRaw(dir / "in" / "v.json"), dir / "in" / "o.raw",
+                             "symbolic link");
+  // The default data file (v.raw beside v.json) is held to the same rule.
+  s.erase("dataFile");
+  test::writeBytes(dir / "in" / "w.json", s.dump());
+  std::filesystem::create_symlink("/dev/zero", dir / "in" / "w.raw");
+  TOMOWB_EXPECT_FORMAT_ERROR(readVolumeRaw(dir / "in" / "w.json"), dir / "in" / "w.raw",
+                             "symbolic link");
+}
+
 TEST(RawVolumeIo, RejectsZeroOrNonFiniteVoxelSize) {
   test::TempDir dir;
   test::writeBytes(dir / "v.raw", std::string(4, '\0'));

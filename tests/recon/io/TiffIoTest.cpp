@@ -295,15 +295,46 @@ TEST(TiffIo, RejectsZeroWidthRgbAnd12BitPages) {
   TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "12.tif"), dir / "12.tif", "12-bit");
 }
 
-TEST(TiffIo, SurvivesAPageChainThatLoopsBackOnItself) {
+// D25 of the hostile-input review: a looping chain was read as one page, silently.
+TEST(TiffIo, RefusesAPageChainThatLoopsBackOnItself) {
   test::TempDir dir;
   test::writeBytes(dir / "loop.tif", handMadeTiff(grayEntries(4, 4, COMPRESSION_NONE, 16),
                                                   std::string(16, '\1'), true));
-  try {
-    EXPECT_EQ(readTiffVolume(dir / "loop.tif").nz(), 1);
-  } catch (const FormatError& e) {
-    EXPECT_NE(std::string(e.what()).find("loop.tif"), std::string::npos);
-  }
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "loop.tif"), dir / "loop.tif", "loops back");
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffInfo(dir / "loop.tif"), dir / "loop.tif", "loops back");
+}
+
+// D25: an uncompressed strip whose StripByteCounts says 4 GiB in a 200-byte file was accepted.
+TEST(TiffIo, RefusesAStripByteCountBeyondTheEndOfTheFile) {
+  test::TempDir dir;
+  test::writeBytes(dir / "s.tif", handMadeTiff(grayEntries(4, 4, COMPRESSION_NONE, 0xFFFFFFFFu),
+                                               std::string(16, 'x')));
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(dir / "s.tif"), dir / "s.tif",
+                             "page 0 StripByteCounts");
+}
+
+// D19: a description that claims to be ours (a JSON object naming "tomowb-tiff") but does not
+// parse was treated as foreign, and the uint16 codes came back unmapped (1000 instead of 1.0).
+TEST(TiffIo, RefusesAnUnreadableDescriptionThatClaimsToBeOurs) {
+  const auto file = std::filesystem::path(TOMOWB_TEST_DATA_DIR) / "io" / "hostile" /
+                    "unreadable-own-description.tif";
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffVolume(file), file, "ImageDescription");
+  test::TempDir dir;
+  const Volume v = test::randomVolume({3, 2, 1}, 7);
+  writeTiffVolume(dir / "ok.tif", v);
+  // Free text that merely mentions the name is someone else's description: read as foreign.
+  std::string bytes = test::readBytes(dir / "ok.tif");
+  const std::size_t at = bytes.find("{\"");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] = 'X';  // the description no longer starts with '{'
+  test::writeBytes(dir / "foreign.tif", bytes);
+  EXPECT_FALSE(readTiffInfo(dir / "foreign.tif").hasOurMetadata);
+  bytes[at] = '{';
+  const std::size_t number = bytes.find("\"voxelSizeMm\":[");
+  ASSERT_NE(number, std::string::npos);
+  bytes[number + 15] = 'x';  // an unparsable number
+  test::writeBytes(dir / "bad.tif", bytes);
+  TOMOWB_EXPECT_FORMAT_ERROR(readTiffInfo(dir / "bad.tif"), dir / "bad.tif", "tomowb-tiff");
 }
 
 TEST(TiffIo, NeverPrintsLibtiffMessages) {

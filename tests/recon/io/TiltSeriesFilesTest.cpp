@@ -2,6 +2,7 @@
 // that must match, the .xf folded into the views (checked point by point against IMOD's
 // definition, and by reconstructing an off-centre sphere with FBP), x-axis tilts and pixel size.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -326,6 +327,23 @@ TEST(TiltSeriesFiles, FbpOfALoadedSeriesPutsAnOffCentreSphereWhereItIs) {
   EXPECT_GT((misplaced - centre).norm(), 2.0) << misplaced.transpose();
   // Along the tilt axis every raw view is shifted by about DY rows: so is the sphere.
   EXPECT_NEAR(misplaced.z() - centre.z(), -(-3.0 + 0.07 * 30), 1.0) << misplaced.transpose();
+}
+
+// D21 of the hostile-input review: a companion that is a FIFO or a link to /dev/zero was ignored,
+// and the stack header's angles used without a word.
+TEST(TiltSeriesFiles, RefusesACompanionThatIsAPipeOrADeviceNamingIt) {
+  test::TempDir dir;
+  MrcWriteOptions options;
+  options.tiltAnglesDeg = {-60, -30, 0, 30, 60};
+  writeMrcStack(dir / "s.mrc", numberedStack(tiltSeries(smallSeries(3, 2, 1e-6))), options);
+  ASSERT_EQ(::mkfifo((dir / "s.tlt").c_str(), 0600), 0);
+  EXPECT_EQ(findCompanionFiles(dir / "s.mrc").tiltAngles, dir / "s.tlt");
+  TOMOWB_EXPECT_FORMAT_ERROR(loadTiltSeries(findCompanionFiles(dir / "s.mrc"), {}), dir / "s.tlt",
+                             "not a regular file");
+  std::filesystem::remove(dir / "s.tlt");
+  std::filesystem::create_symlink("/dev/zero", dir / "s.xf");
+  TOMOWB_EXPECT_FORMAT_ERROR(loadTiltSeries(findCompanionFiles(dir / "s.mrc"), {}), dir / "s.xf",
+                             "not a regular file");
 }
 
 }  // namespace

@@ -274,5 +274,60 @@ TEST(DicomImport, FuzzFindingsAreFormatErrors) {
   EXPECT_GT(count, 0);
 }
 
+// D11 of the hostile-input review: a .dcm that is empty, has a damaged DICM magic or holds text
+// was dropped quietly, and the series came back one slice short.
+TEST(DicomImport, AnUnreadableSliceNamedDcmIsAnErrorNamingIt) {
+  const Volume volume = testVolume();
+  test::TempDir dir;
+  const auto r = exportTo(dir / "s", volume);
+  const fs::path last = dir / "s" / r.files.back();
+  const std::string original = [&] {
+    std::ifstream in(last, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  }();
+  const auto rewrite = [&](const std::string& bytes) {
+    std::ofstream(last, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  std::string badMagic = original;
+  badMagic[128] = 'X';
+  for (const std::string& bytes : {std::string(), badMagic, std::string("just some text\n")}) {
+    rewrite(bytes);
+    const std::string message = errorOf(dir / "s");
+    EXPECT_NE(message.find(r.files.back().string()), std::string::npos)
+        << bytes.size() << ": " << message;
+  }
+  // Files that do not claim to be DICOM are skipped, with a warning naming them.
+  rewrite(original);
+  std::ofstream(dir / "s" / "README.txt") << "scanned on Tuesday";
+  JobContext context;
+  const DicomVolume back = readDicomSeries(dir / "s", {}, context);
+  EXPECT_EQ(back.volume.shape(), volume.shape());
+  ASSERT_FALSE(back.warnings.empty());
+  EXPECT_NE(back.warnings.front().find("README.txt"), std::string::npos) << back.warnings.front();
+  std::vector<std::string> listWarnings;
+  listDicomSeries(dir / "s", &listWarnings);
+  ASSERT_EQ(listWarnings.size(), 1u);
+  EXPECT_NE(listWarnings.front().find("skipped 1 file"), std::string::npos) << listWarnings[0];
+}
+
+// D12: an unparsable Rescale Slope silently became 1.0 (values up to 28x off, exit 0).
+TEST(DicomImport, UnparsableRescaleValuesAreErrorsNamingFileAndAttribute) {
+  const Volume volume = testVolume();
+  test::TempDir dir;
+  const auto r = exportTo(dir / "s", volume);
+  fs::copy(dir / "s", dir / "t");
+  for (const char* value : {"nan", "1e400", "1.5x", "inf"}) {
+    editFile(dir / "s" / r.files[2],
+             [&](DcmDataset& d) { d.putAndInsertString(DCM_RescaleSlope, value); });
+    const std::string message = errorOf(dir / "s");
+    EXPECT_NE(message.find(r.files[2].string()), std::string::npos) << value << ": " << message;
+    EXPECT_NE(message.find("Rescale Slope"), std::string::npos) << value << ": " << message;
+  }
+  editFile(dir / "t" / r.files[0],
+           [&](DcmDataset& d) { d.putAndInsertString(DCM_RescaleIntercept, "-1024 HU"); });
+  const std::string message = errorOf(dir / "t");
+  EXPECT_NE(message.find("Rescale Intercept"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace tomowb::io::dicom
