@@ -79,6 +79,22 @@ void addProjectionInputs(qa::RunRecord& record, const fs::path& input,
   if (sha256Available()) record.geometrySha256 = sha256Hex(record.geometry.dump());
 }
 
+void addFdkParameters(qa::RunRecord& record, const fdk::FdkParams& params) {
+  record.parameters["filter"] = {{"window", std::string(fdk::toString(params.filter.window))},
+                                 {"cutoff", params.filter.cutoff}};
+  record.parameters["redundancy"] = std::string(fdk::toString(params.redundancy));
+}
+
+void addIterativeParameters(qa::RunRecord& record, const iterative::IterativeParams& params) {
+  record.parameters["lowerBound"] =
+      params.lowerBound ? nlohmann::json(*params.lowerBound) : nlohmann::json();
+  record.parameters["upperBound"] =
+      params.upperBound ? nlohmann::json(*params.upperBound) : nlohmann::json();
+  record.parameters["stopRelativeChange"] = params.stopRelativeChange;
+  record.parameters["mask"] = params.mask != nullptr;
+  record.parameters["warmStart"] = params.initialVolume != nullptr;
+}
+
 fs::path finishRunRecord(qa::RunRecord& record, const fs::path& recordPath,
                          const std::vector<fs::path>& outputs) {
   for (const fs::path& o : outputs) {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "recon/core/ProjectionStack.h"
+#include "recon/fdk/Fdk.h"
+#include "recon/iterative/IterativeReconstruction.h"
 #include "recon/qa/RunRecord.h"
 
 namespace tomowb::cli {
@@ -26,6 +28,11 @@ qa::RunRecord startRunRecord(const std::vector<std::string>& outputOptions,
 // The projections' file (role "projections", and its data file for raw + JSON) and geometry.
 void addProjectionInputs(qa::RunRecord& record, const std::filesystem::path& input,
                          const ProjectionStack& projections);
+// What decides whether two runs are comparable (qa::checkComparability) beyond the grid and
+// variant: FDK / WBP the ramp filter (window, cutoff) and the redundancy weighting; iterative runs
+// the bounds and the stop rule. Added to record.parameters.
+void addFdkParameters(qa::RunRecord& record, const fdk::FdkParams& params);
+void addIterativeParameters(qa::RunRecord& record, const iterative::IterativeParams& params);
 // Hashes the outputs, writes the record atomically, returns its path.
 std::filesystem::path finishRunRecord(qa::RunRecord& record,
                                       const std::filesystem::path& recordPath,
