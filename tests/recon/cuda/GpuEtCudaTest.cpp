@@ -555,7 +555,7 @@ TEST(GpuEtSirt, OneSlabAndManySlabsAreBitIdentical) {
   TOMOWB_SKIP_WITHOUT_GPU();
   const std::vector<GpuDevice> gpus = listGpuDevices();
   std::vector<std::vector<int>> splits = {{gpus.front().index}};
-  if (gpus.size() > 1) splits.push_back({});  // every GPU
+  if (gpus.size() > 1) splits.emplace_back();  // empty: every GPU
   std::mt19937_64 rng(test::randomSeed());
   const SirtData d = sheppLoganSeries(rng, 48, 40, 21);
   auto mask = std::make_shared<Volume>(d.grid.shape, d.grid.voxelSizeMm, d.grid.originMm);
