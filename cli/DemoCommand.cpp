@@ -192,6 +192,7 @@ class DemoCommand : public Command {
                            {"seed", seed_},
                            {"variant", params.variant},
                            {"grid", gridToJson(grid)}};
+      addFdkParameters(record, params);
       record.tunables = fdk::toJson(params.gpu);
       record.timings = fdkReportToJson(r);
       record.metrics = metrics::toJson(m, central);

@@ -365,6 +365,7 @@ class IterativeReconCommand : public Command {
                            {"subsets", p.subsets},
                            {"grid", gridToJson(p.volume)},
                            {"stopReason", r.stopReason}};
+      addIterativeParameters(record, p);
       record.tunables = fdk::toJson(p.gpu);
       record.timings = {{"totalSeconds", r.totalSeconds},
                         {"forwardSeconds", r.forwardSeconds},
@@ -470,6 +471,7 @@ class WbpCommand : public Command {
       record.algorithm = "WBP";
       record.variant = r.kernel.empty() ? r.variant : r.kernel;
       record.parameters = {{"variant", params.variant}, {"grid", gridToJson(params.volume)}};
+      addFdkParameters(record, params);
       record.tunables = fdk::toJson(params.gpu);
       record.timings = fdkReportToJson(r);
       finishRunRecord(record, files, qa::runRecordPathFor(io_.out), {io_.out});

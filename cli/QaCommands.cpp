@@ -1,5 +1,7 @@
 // The QA commands (issue #9; docs/qa.md):
-//   compare A B       metrics of A against B, pass / fail for A's variant class, a report
+//   compare A B       metrics of A against B, pass / fail for A's variant class where the run
+//                     records show the same reconstruction on another variant or device (else
+//                     "informative"), a report
 //   sweep             every registered variant of FDK or SIRT on one input: time, accuracy
 //                     against the CPU float64 reference, determinism, adjoint; a report with the
 //                     Pareto chart
@@ -35,6 +37,7 @@
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/Phantom.h"
 #include "recon/qa/QaReport.h"
+#include "recon/qa/RunComparability.h"
 #include "recon/qa/RunComparison.h"
 #include "recon/qa/RunRecord.h"
 #include "recon/qa/VariantSweep.h"
@@ -80,6 +83,28 @@ std::optional<qa::AccuracyClass> classOfVariant(const std::string& variant) {
   return std::nullopt;
 }
 
+// The class a recorded run promises: its variant's, for a projector pair the looser of the two.
+std::optional<qa::AccuracyClass> classOfRecord(const qa::RunRecord& r) {
+  std::optional<qa::AccuracyClass> c = classOfVariant(r.variant);
+  if (const auto f = classOfVariant(r.forwardVariant)) c = c ? std::max(*c, *f) : f;
+  return c;
+}
+
+// The run record of a volume: "NAME.run.json" beside it, else the "run.json" of its folder when
+// that record lists the volume among its outputs (the demo's folder).
+std::optional<qa::RunRecord> findRunRecord(const fs::path& volume) {
+  std::error_code ec;
+  const fs::path beside = qa::runRecordPathFor(volume);
+  if (fs::exists(beside, ec)) return qa::readRunRecord(beside);
+  const fs::path folder = volume.parent_path().empty() ? fs::path(".") : volume.parent_path();
+  const fs::path shared = folder / "run.json";
+  if (!fs::exists(shared, ec)) return std::nullopt;
+  qa::RunRecord r = qa::readRunRecord(shared);
+  for (const qa::RecordedFile& f : r.outputs)
+    if (fs::path(f.path).filename() == volume.filename()) return r;
+  return std::nullopt;
+}
+
 void printComparison(const qa::RunComparison& c) {
   const auto& m = c.metrics;
   std::printf("max-abs      %.4g (%.3g of the reference's range)\n", m.maxAbsDifference,
@@ -88,7 +113,7 @@ void printComparison(const qa::RunComparison& c) {
               m.rmse, m.psnrDb, m.ssim ? std::to_string(*m.ssim).c_str() : "-", m.meanDifference);
   for (const auto& r : c.cnr)
     std::printf("CNR %-8s %.4g (A)  %.4g (B)\n", r.name.c_str(), r.cnrTest, r.cnrReference);
-  if (c.passed) std::printf("verdict      %s\n", c.verdict.c_str());
+  if (c.passed || !c.informative.empty()) std::printf("verdict      %s\n", c.verdict.c_str());
 }
 
 class CompareCommand : public Command {
@@ -96,7 +121,9 @@ class CompareCommand : public Command {
   explicit CompareCommand(CLI::App& app) {
     sub_ = app.add_subcommand("compare",
                               "volume A against volume B: max-abs, NRMSE, PSNR, SSIM, bias, CNR, "
-                              "pass/fail for A's variant class, and a report");
+                              "pass/fail for A's variant class when the run records show the "
+                              "same reconstruction on another variant or device (else "
+                              "'informative'), and a report");
     sub_->add_option("a", a_, "the volume under test")->required()->check(CLI::ExistingPath);
     sub_->add_option("b", b_, "the reference (e.g. the CPU float64 run)")
         ->required()
@@ -106,6 +133,10 @@ class CompareCommand : public Command {
                      "from --variant, or from A's run record)");
     sub_->add_option("--variant", variant_, "A's kernel variant (its class sets the tolerance)");
     sub_->add_option("--tolerances", tolerancesFile_, "JSON with per-class limits (docs/qa.md)");
+    sub_->add_flag("--comparable", comparable_,
+                   "A and B are the same reconstruction on another kernel variant or device: "
+                   "judge them even without run records (records that show a difference still "
+                   "win)");
     sub_->add_option("--region", region_, kRegionHelp);
     sub_->add_option("--roi", rois_, "ROI for CNR (repeatable, with --background)");
     sub_->add_option("--background", backgrounds_, "background of each --roi");
@@ -135,20 +166,32 @@ class CompareCommand : public Command {
     for (std::size_t i = 0; i < rois_.size(); ++i)
       spec.rois.push_back(
           {"roi" + std::to_string(i + 1), parseRegion(rois_[i]), parseRegion(backgrounds_[i])});
+    // The records say whether a class applies: same algorithm, parameters, input and geometry.
+    const std::optional<qa::RunRecord> recordA = findRunRecord(a_), recordB = findRunRecord(b_);
+    qa::ComparabilityCheck check;
+    if (!recordA)
+      check = qa::cannotTell("no run record for A (" + qa::runRecordPathFor(a_).string() + ")");
+    else if (!recordB)
+      check = qa::cannotTell("no run record for B (" + qa::runRecordPathFor(b_).string() + ")");
+    else
+      check = qa::checkComparability(*recordA, *recordB);
+    if (comparable_ && check.kind == qa::Comparability::Unknown)
+      check = {qa::Comparability::Comparable, {}};
     std::string variant = variant_;
-    if (variant.empty()) {
-      std::error_code ec;
-      const fs::path record = qa::runRecordPathFor(a_);
-      if (fs::exists(record, ec)) variant = qa::readRunRecord(record).variant;
-    }
+    if (variant.empty() && recordA) variant = recordA->variant;
     if (!class_.empty()) {
       spec.accuracyClass = qa::accuracyClassFromString(class_);
       if (!spec.accuracyClass)
         throw ParameterError(
             "--class", "exact, hardware-interpolation or half-precision, got '" + class_ + "'");
-    } else if (!variant.empty()) {
-      spec.accuracyClass = classOfVariant(variant);
+    } else if (!variant_.empty()) {
+      spec.accuracyClass = classOfVariant(variant_);
+    } else if (recordA) {
+      spec.accuracyClass = classOfRecord(*recordA);
     }
+    spec.informative = qa::informativeReason(check);
+    if (spec.informative.empty() && !spec.accuracyClass)
+      spec.informative = "no accuracy class: give --class or --variant";
     const qa::RunComparison c = qa::compareRuns(a, b, spec);
     nlohmann::json summary{
         {"command", "compare"}, {"a", a_}, {"b", b_}, {"comparison", qa::toJson(c)}};
@@ -177,7 +220,7 @@ class CompareCommand : public Command {
   CLI::App* sub_ = nullptr;
   std::string a_, b_, class_, variant_, tolerancesFile_, report_;
   std::vector<std::string> region_, rois_, backgrounds_;
-  bool noSsim_ = false, html_ = false, force_ = false;
+  bool noSsim_ = false, html_ = false, force_ = false, comparable_ = false;
   std::int64_t slice_ = -1;
 };
 
@@ -284,24 +327,24 @@ class SweepCommand : public Command {
     }
     bool allPass = true;
     if (!global.quiet && !global.json) {
-      std::printf("%s sweep on %s; reference %s %.4g s\n", result.algorithm.c_str(), input.c_str(),
-                  result.reference.c_str(), result.referenceSeconds);
-      std::printf("%-36s %-22s %10s %8s %10s %10s %-5s %s\n", "variant", "class", "median s",
-                  "GUPS", "NRMSE", "maxabs/rng", "", "determinism");
+      std::printf("%s sweep on %s; reference %s, kernel time %.4g s\n", result.algorithm.c_str(),
+                  input.c_str(), result.reference.c_str(), result.referenceSeconds);
+      std::printf("%-36s %-22s %10s %10s %8s %10s %10s %-9s %s\n", "variant", "class", "kernel s",
+                  "wall s", "GUPS", "NRMSE", "maxabs/rng", "verdict", "determinism");
     }
     for (const qa::SweepRow& r : result.rows) {
       if (r.ran && r.comparison && !r.comparison->passed.value_or(true)) allPass = false;
       if (global.quiet || global.json) continue;
       if (!r.ran) {
         std::printf("%-36s %-22s %s\n", r.label.c_str(), qa::toString(r.accuracyClass).c_str(),
-                    (r.skipped.empty() ? "failed: " + r.failed : "skipped: " + r.skipped).c_str());
+                    qa::rowVerdict(r).c_str());
         continue;
       }
       std::printf(
-          "%-36s %-22s %10.4g %8.4g %10.3g %10.3g %-5s %s%s\n",
+          "%-36s %-22s %10.4g %10.4g %8.4g %10.3g %10.3g %-9s %s%s\n",
           (r.label + (r.onParetoFront ? " *" : "")).c_str(), qa::toString(r.accuracyClass).c_str(),
-          r.medianSeconds, r.gups, r.comparison->metrics.nrmse, r.comparison->maxAbsRelative,
-          r.comparison->passed.value_or(false) ? "pass" : "FAIL", r.determinism.summary().c_str(),
+          r.medianSeconds, r.medianTotalSeconds, r.gups, r.comparison->metrics.nrmse,
+          r.comparison->maxAbsRelative, qa::rowVerdict(r).c_str(), r.determinism.summary().c_str(),
           r.adjoint ? (", adjoint " + std::to_string(r.adjoint->relativeError)).c_str() : "");
     }
     printJson(global, summary);

@@ -69,6 +69,7 @@ class ReconCommand : public Command {
                            {"grid", gridToJson(grid)},
                            {"weighting", r.weighting},
                            {"fieldOfViewMask", params.fieldOfViewMask}};
+      addFdkParameters(record, params);
       record.tunables = fdk::toJson(params.gpu);
       record.timings = fdkReportToJson(r);
       record.device["report"] = r.device;

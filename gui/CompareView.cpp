@@ -3,6 +3,7 @@
 // verdict and the histogram; the views and profiles follow the pair, the slice and the crosshair.
 #include "gui/CompareView.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
@@ -30,7 +31,9 @@
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
+#include "recon/geometry/GeometryJson.h"
 #include "recon/metrics/Region.h"
+#include "recon/qa/RunComparability.h"
 #include "render/ChartView.h"
 
 namespace tomowb::gui {
@@ -297,6 +300,16 @@ void CompareView::buildUi() {
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(4, 0, 0, 0);
   rightLayout->addWidget(verdict_);
+  assumeComparable_ = new QCheckBox(
+      tr("Judge anyway: A and B are the same reconstruction on another kernel variant or device"),
+      right);
+  assumeComparable_->setObjectName(QStringLiteral("compareAssumeComparable"));
+  assumeComparable_->setToolTip(
+      tr("Nothing recorded says whether A and B differ only in kernel variant or device (a loaded "
+         "volume has no run record). Tick this if they do, to judge A against its class."));
+  assumeComparable_->setVisible(false);
+  connect(assumeComparable_, &QCheckBox::toggled, this, [this] { updateInformative(); });
+  rightLayout->addWidget(assumeComparable_);
   rightLayout->addLayout(classRow);
   rightLayout->addWidget(table_, 1);
   rightLayout->addWidget(status_);
@@ -472,10 +485,78 @@ bool CompareView::setPair(int a, int b) {
     classCombo_->setCurrentIndex(classCombo_->findData(static_cast<int>(c)));
   }
   model_.setAccuracyClass(c);
+  {
+    // "Judge anyway" is said of one pair: a new pair starts without it.
+    const QSignalBlocker block(assumeComparable_);
+    assumeComparable_->setChecked(false);
+  }
+  updateInformative();
   if (views_->mode() != Mode::SideBySide) setMode(views_->mode());
   updateProfile();
   updateButtons();
   return true;
+}
+
+void CompareView::updateInformative() {
+  const qa::ComparabilityCheck check = comparabilityOf(entryA_, entryB_);
+  const bool unknown = check.kind == qa::Comparability::Unknown;
+  assumeComparable_->setVisible(unknown);
+  const bool judged = unknown && assumeComparable_->isChecked();
+  model_.setInformative(judged ? QString() : QString::fromStdString(qa::informativeReason(check)));
+}
+
+void CompareView::setAssumeComparable(bool assume) {
+  assumeComparable_->setChecked(assume);  // toggled: updateInformative
+}
+
+bool CompareView::assumeComparable() const {
+  return assumeComparable_->isChecked();
+}
+
+qa::ComparabilityCheck CompareView::comparabilityOf(int entryA, int entryB) const {
+  const int n = static_cast<int>(entries_.size());
+  if (entryA < 0 || entryB < 0 || entryA >= n || entryB >= n)
+    return {qa::Comparability::Comparable, {}};
+  // What each run recorded: its algorithm and parameters (the run list's spec), and the input it
+  // read (noteRunInput): the same projections object is the same data; its geometry as JSON.
+  const auto recordOf = [this](const Entry& e, const QString& which,
+                               QString* missing) -> std::optional<qa::RunRecord> {
+    const RunInfo* run = e.runId >= 0 ? runs_.run(e.runId) : nullptr;
+    if (run == nullptr) {
+      *missing = tr("%1 (%2) is a loaded volume, not a run").arg(which, e.name);
+      return std::nullopt;
+    }
+    qa::RunRecord r;
+    r.algorithm = run->spec.algorithm.toUpper().toStdString();
+    r.parameters =
+        run->spec.parameters.is_object() ? run->spec.parameters : nlohmann::json::object();
+    if (const auto it = inputs_.find(e.runId); it != inputs_.end()) {
+      const RunInput& input = it->second;
+      if (input.geometry)
+        r.geometry = geometryToJson(*input.geometry);
+      else if (input.projections)
+        r.geometry = geometryToJson(input.projections->geometry());
+    }
+    return r;
+  };
+  QString missing;
+  const Entry& ea = entries_[static_cast<std::size_t>(entryA)];
+  const Entry& eb = entries_[static_cast<std::size_t>(entryB)];
+  std::optional<qa::RunRecord> a = recordOf(ea, QStringLiteral("A"), &missing);
+  std::optional<qa::RunRecord> b = a ? recordOf(eb, QStringLiteral("B"), &missing) : std::nullopt;
+  qa::ComparabilityCheck check;
+  if (!a || !b) {
+    check = qa::cannotTell(missing.toStdString());
+  } else {
+    const auto ia = inputs_.find(ea.runId), ib = inputs_.find(eb.runId);
+    if (ia != inputs_.end() && ib != inputs_.end() && ia->second.projections &&
+        ia->second.projections == ib->second.projections) {
+      // One projections object in memory: the same data, whatever the records can say of it.
+      a->inputs = b->inputs = {{"(in memory)", "projections", 0, "same-projections-object"}};
+    }
+    check = qa::checkComparability(*a, *b);
+  }
+  return check;
 }
 
 bool CompareView::compareRuns(int runA, int runB) {
@@ -647,7 +728,10 @@ void CompareView::fillTable() {
   table_->setRowCount(kFirstCnrRow + cnrRows);
   const QString pending = model_.firstFiguresPending() ? tr("computing…") : QString();
   const auto value = [&](double v, int digits = 4) { return c ? number(v, digits) : pending; };
-  const auto verdictOf = [&](bool ok) { return c ? (ok ? tr("pass") : tr("FAIL")) : QString(); };
+  const bool judged = model_.informative().isEmpty();
+  const auto verdictOf = [&](bool ok) {
+    return c && judged ? (ok ? tr("pass") : tr("FAIL")) : QString();
+  };
   const metrics::ComparisonMetrics m = c ? c->metrics : metrics::ComparisonMetrics{};
   setTableRow(MaxAbs, tr("max |A − B|"), value(m.maxAbsDifference));
   setTableRow(Nrmse, tr("NRMSE"), value(m.nrmse), limitText(tolerance.maxNrmse),
@@ -685,6 +769,12 @@ void CompareView::fillTable() {
   if (!model_.problem().isEmpty()) {
     text = tr("No comparison");
     colour = QStringLiteral("#777777");
+  } else if (const auto v = model_.verdict(); v && v->informative) {
+    // No pass / fail between different reconstructions: grey, never the red of a failure.
+    const QString why = model_.informative();
+    text = tr("<b>Informative</b>: no pass or fail. %1")
+               .arg((why.left(1).toUpper() + why.mid(1)).toHtmlEscaped());
+    colour = QStringLiteral("#5a6270");
   } else if (const auto v = model_.verdict()) {
     // "pass (exact): NRMSE ..." under a bold PASS: the word once.
     const QString detail = v->text.section(QLatin1Char(' '), 1);
@@ -757,7 +847,10 @@ QString CompareView::problemText() const {
 }
 
 QString CompareView::verdictText() const {
-  if (const auto v = model_.verdict()) return (v->passed ? tr("PASS: ") : tr("FAIL: ")) + v->text;
+  if (const auto v = model_.verdict()) {
+    if (v->informative) return v->text;
+    return (v->passed ? tr("PASS: ") : tr("FAIL: ")) + v->text;
+  }
   return {};
 }
 
@@ -1057,15 +1150,21 @@ bool CompareView::exportReport(const QString& folder, QString* error) {
   const Entry& b = entries_[static_cast<std::size_t>(entryB_)];
   const qa::AccuracyClass c = model_.accuracyClass();
   const qa::Tolerance tolerance = model_.tolerances()[c];
-  const CompareVerdict verdict = judgeComparison(*comparison, c, tolerance);
+  const QString informative = model_.informative();
   nlohmann::json json = qa::toJson(*comparison);
   json["test"] = {{"name", a.name.toStdString()}, {"run", a.runId}};
   json["reference"] = {{"name", b.name.toStdString()}, {"run", b.runId}};
-  json["accuracyClass"] = qa::toString(c);
-  json["tolerance"] = {{"maxNrmse", tolerance.maxNrmse},
-                       {"maxAbsRelative", tolerance.maxAbsRelative}};
-  json["passed"] = verdict.passed;
-  json["verdict"] = verdict.text.toStdString();
+  if (informative.isEmpty()) {
+    const CompareVerdict verdict = judgeComparison(*comparison, c, tolerance);
+    json["accuracyClass"] = qa::toString(c);
+    json["tolerance"] = {{"maxNrmse", tolerance.maxNrmse},
+                         {"maxAbsRelative", tolerance.maxAbsRelative}};
+    json["passed"] = verdict.passed;
+    json["verdict"] = verdict.text.toStdString();
+  } else {
+    json["verdict"] = "informative (" + informative.toStdString() + ")";
+    json["informative"] = informative.toStdString();
+  }
   if (!saveTextAtomically(dir.filePath(QStringLiteral("comparison.json")),
                           QString::fromStdString(json.dump(2) + "\n"), &why))
     return fail(why);
@@ -1093,7 +1192,8 @@ bool CompareView::exportReport(const QString& folder, QString* error) {
                    {QStringLiteral("profile-difference.png"), tr("Line profile of A - B")},
                    {QStringLiteral("histogram.png"), tr("Histogram of A - B")}};
   if (!saveTextAtomically(dir.filePath(QStringLiteral("report.md")),
-                          compareReportMarkdown(info, *comparison, c, tolerance), &why))
+                          compareReportMarkdown(info, *comparison, c, tolerance, informative),
+                          &why))
     return fail(why);
   return true;
 }

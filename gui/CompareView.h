@@ -5,11 +5,13 @@
 // B and A - B (the row through the crosshair, or a line drawn on a slice) and the difference
 // histogram; beside them the metrics table (gui/core/CompareModel: max-abs, NRMSE, PSNR, SSIM, mean
 // bias, max-abs relative, CNR of the saved ROIs) with the tolerance of A's accuracy class, editable
-// in the table, and the pass / fail verdict. "Golden reference" queues the same run on the CPU
-// float64 path through the RunController and compares against it when it finishes; "Export
-// report" writes report.md, comparison.json and PNGs of the views, profiles and histogram into a
-// folder. Any two volumes of the same shape compare: nothing here names an algorithm or variant
-// except the reference paths (CompareModel.h).
+// in the table, and the pass / fail verdict where a class applies: the two runs are the same
+// reconstruction on another kernel variant or device (qa::checkComparability on what the runs
+// recorded); otherwise "informative", in grey, with the reason. "Golden reference" queues the same
+// run on the CPU float64 path through the RunController and compares against it when it finishes;
+// "Export report" writes report.md, comparison.json and PNGs of the views, profiles and histogram
+// into a folder. Any two volumes of the same shape compare: nothing here names an algorithm or
+// variant except the reference paths (CompareModel.h).
 #pragma once
 
 #include <QString>
@@ -23,9 +25,11 @@
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/geometry/Geometry.h"
+#include "recon/qa/RunComparability.h"
 #include "render/CompareViews.h"
 #include "render/SliceRoi.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -113,7 +117,15 @@ class CompareView : public QWidget {
   QComboBox& modeCombo() { return *modeCombo_; }
   QPushButton& goldenButton() { return *goldenButton_; }
   QString problemText() const;  // the red banner (shape mismatch), empty when hidden
-  QString verdictText() const;  // "PASS: pass (exact): NRMSE ..." / "FAIL: ..."
+  // "PASS: pass (exact): NRMSE ..." / "FAIL: ..." / "informative (different algorithms: ...)"
+  QString verdictText() const;
+  // Why the pair gets no pass / fail (empty when A's class judges it): the runs differ in more
+  // than kernel variant or device, or nothing says whether they do (a loaded volume).
+  QString informativeReason() const { return model_.informative(); }
+  // "Judge anyway": the user says A and B differ only in kernel variant or device, where the
+  // runs' records cannot tell (a loaded volume); a recorded difference still wins.
+  void setAssumeComparable(bool assume);
+  bool assumeComparable() const;
   QString cursorText() const;
   void setMode(render::CompareViews::Mode mode);
   // Edits the limit of the class the verdict uses, as a user typing in the table does.
@@ -147,6 +159,9 @@ class CompareView : public QWidget {
   std::vector<qa::CnrRoi> cnrRois(const Volume& grid) const;
   std::optional<render::CompareSliceView::Line> profileLine() const;
   QString entryDetails(int entry) const;
+  // Whether a class applies to the pair (qa::checkComparability on what the runs recorded).
+  qa::ComparabilityCheck comparabilityOf(int entryA, int entryB) const;
+  void updateInformative();
   void remeasureRois();
   void onRunFinished(int runId);
   void onRunEnded(int runId);
@@ -176,6 +191,7 @@ class CompareView : public QWidget {
   QPushButton* goldenButton_ = nullptr;
   QPushButton* exportButton_ = nullptr;
   QLabel* banner_ = nullptr;
+  QCheckBox* assumeComparable_ = nullptr;
   QLabel* verdict_ = nullptr;
   QLabel* status_ = nullptr;
   QLabel* cursor_ = nullptr;

@@ -108,6 +108,13 @@ void ConsistencyView::setSelectedView(int view) {
 }
 
 void ConsistencyView::refresh() {
+  {
+    // Whatever is in flight was asked of the previous state: its result must not arrive now.
+    std::lock_guard lock(mutex_);
+    ++generation_;
+    pending_.reset();
+    if (running_) running_->request();
+  }
   auto request = std::make_unique<Request>();
   request->measured = workspace_.projections();
   const Geometry* geometry = edited_ ? &*edited_ : workspace_.geometry();
@@ -117,18 +124,26 @@ void ConsistencyView::refresh() {
     update();
     return;
   }
-  if (!workspace_.phantom() && !workspace_.currentVolume()) {
+  // Only what belongs to these projections predicts them: the phantom they were made from, or a
+  // volume reconstructed from them (or loaded by the user). Another data set's phantom or result
+  // would report a mismatch that says nothing about this geometry.
+  const NamedVolume* current = workspace_.currentVolume();
+  const bool volumeUsable = current != nullptr && workspace_.volumeFromCurrentData(*current);
+  if (!workspace_.phantom() && !volumeUsable) {
     result_.reset();
     summary_ =
-        tr("Nothing to predict the view from: open the demo (analytic phantom) or "
-           "reconstruct a volume first.");
+        tr("Nothing to predict the view from: reconstruct these projections first (or "
+           "open the demo, whose analytic phantom predicts its own views).");
+    if (current != nullptr)
+      summary_ +=
+          tr(" The volume shown, %1, was reconstructed from other data.").arg(current->name);
     update();
     return;
   }
   request->geometry = *geometry;
   request->view = view_;
   request->phantom = workspace_.phantom();
-  if (const NamedVolume* current = workspace_.currentVolume()) request->volume = current->volume;
+  if (volumeUsable) request->volume = current->volume;
   request->cancel = std::make_shared<CancelToken>();
   {
     std::lock_guard lock(mutex_);
@@ -218,9 +233,15 @@ void ConsistencyView::paintEvent(QPaintEvent*) {
   const int titleHeight = fm.height() + 4;
   const QRect summaryRect(4, height() - fm.height() - 4, width() - 8, fm.height() + 2);
   p.setPen(palette().text().color());
+  setToolTip(summary_);
+  if (!result_) {
+    // Only the message: word-wrapped over the whole widget, never cut.
+    p.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
+               summary_);
+    return;
+  }
   p.drawText(summaryRect, Qt::AlignLeft | Qt::AlignVCenter,
              fm.elidedText(summary_, Qt::ElideRight, summaryRect.width()));
-  if (!result_) return;
   const int gap = 6;
   const int panelWidth = (width() - 4 * gap) / 3;
   const int panelHeight = height() - titleHeight - summaryRect.height() - 3 * gap;

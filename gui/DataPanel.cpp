@@ -408,17 +408,20 @@ void DataPanel::onLoaded(const LoadResult& result) {
     return;
   }
   if (result.projections) {
-    if (result.phantom) {
-      const bool et = result.phantom->name() == "et-specimen";
-      workspace_.setPhantom(result.phantom, result.cnrPhantom ? tr("CNR phantom")
-                                            : et              ? tr("ET specimen")
-                                                              : tr("modified Shepp-Logan"));
-      workspace_.setCnrPhantom(result.cnrPhantom);
-    }
+    // New projections are a new data set: the workspace drops the old one's phantom (it must
+    // never be the truth for these), then the data's own phantom, if any, is set. Derived
+    // projections (preprocessing) stay with the phantom of the data they came from.
     if (result.derived)
       workspace_.addProjections({result.name, {}, result.projections, result.warnings, {}});
     else
       workspace_.setProjections(result.projections, result.name, result.path, result.warnings);
+    if (result.phantom) {
+      const bool et = result.phantom->name() == "et-specimen";
+      workspace_.setCnrPhantom(result.cnrPhantom);
+      workspace_.setPhantom(result.phantom, result.cnrPhantom ? tr("CNR phantom")
+                                            : et              ? tr("ET specimen")
+                                                              : tr("modified Shepp-Logan"));
+    }
   } else if (result.volume) {
     if (!result.warnings.isEmpty()) {
       std::erase_if(volumeWarnings_, [](const auto& entry) { return entry.first.expired(); });

@@ -616,6 +616,12 @@ void MainWindow::connectSignals() {
     showWelcomeIfEmpty();
     updateRunActions();
   });
+  // ROIs belong to the data they were drawn on: new projections (a new data set) drop them.
+  connect(workspace_.get(), &Workspace::dataSetReplaced, this, [this] {
+    viewArea_->setRois({});
+    cnrPanel_->setRois({});
+    compareView_->setRois({});
+  });
   connect(workspace_.get(), &Workspace::currentVolumeChanged, this,
           &MainWindow::onCurrentVolumeChanged);
   connect(workspace_.get(), &Workspace::previewChanged, this, [this] {
@@ -806,6 +812,7 @@ int MainWindow::startRun() {
     const int id = runs_->enqueue(std::move(spec));
     // What the run reads, for its golden reference (the compare view).
     compareView_->noteRunInput(id, workspace_->projections(), workspace_->geometry());
+    workspace_->noteRunDataSet(id);
     statusBar()->showMessage(
         runs_->runningId() == id ? tr("Run %1 started").arg(id) : tr("Run %1 queued").arg(id),
         4000);

@@ -34,12 +34,13 @@ namespace tomowb::gui {
 
 namespace {
 
-// NRMSE 0 (a row bit-identical to its reference) has no place on a log axis: drawn here, as the
-// report's Pareto chart does (QaReport.cpp).
+// NRMSE 0 (a row bit-identical to its reference, the reference row) has no place on a log axis:
+// such points are drawn at a tenth of the smallest positive NRMSE (or 1e-12), below the others.
 constexpr double kNrmseFloor = 1e-12;
 
 const QColor kPassColour(0x2e, 0x9d, 0x3a);
 const QColor kFailColour(0xd0, 0x30, 0x30);
+const QColor kReferenceColour(0x80, 0x80, 0x80);
 
 QString number(double v, int digits = 3) {
   return QString::number(v, 'g', digits);
@@ -97,7 +98,7 @@ SweepDialog::SweepDialog(Workspace& workspace, AlgorithmPanel& algorithm, QWidge
   warmups_->setValue(1);
   warmups_->setToolTip(tr("Untimed runs first (GPU context, caches)"));
   filter_ = new QLineEdit(this);
-  filter_->setPlaceholderText(tr("all variants (or names and prefixes: fdk.bp.cpu, fdk.bp.tex)"));
+  filter_->setPlaceholderText(tr("all variants (or names and prefixes)"));
   filter_->setClearButtonEnabled(true);
 
   auto* form = new QFormLayout;
@@ -131,10 +132,18 @@ SweepDialog::SweepDialog(Workspace& workspace, AlgorithmPanel& algorithm, QWidge
 
   table_ = new QTableWidget(0, ColumnCount, this);
   table_->setObjectName(QStringLiteral("sweepTable"));
-  table_->setHorizontalHeaderLabels({tr("Variant"), tr("Class"), tr("Device"), tr("Median s"),
-                                     tr("GUPS"), tr("Reference"), tr("NRMSE"),
-                                     tr("Max-abs / range"), tr("Verdict"), tr("Determinism"),
-                                     tr("Adjoint rel. error")});
+  table_->setHorizontalHeaderLabels({tr("Variant"), tr("Class"), tr("Device"),
+                                     tr("Kernel time (s)"), tr("Wall time (s)"), tr("GUPS"),
+                                     tr("Reference"), tr("NRMSE"), tr("Max-abs / range"),
+                                     tr("Verdict"), tr("Determinism"), tr("Adjoint rel. error")});
+  table_->horizontalHeaderItem(MedianSeconds)
+      ->setToolTip(tr("Kernel time, median of the timed runs: FDK the backprojection, SIRT the "
+                      "forward and back projection per iteration"));
+  table_->horizontalHeaderItem(WallSeconds)
+      ->setToolTip(tr("Wall time of the whole run (filtering, transfers, ...), median"));
+  table_->horizontalHeaderItem(Gups)->setToolTip(
+      tr("Voxel updates per second / 1e9, from the "
+         "kernel time"));
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->verticalHeader()->hide();
@@ -144,7 +153,9 @@ SweepDialog::SweepDialog(Workspace& workspace, AlgorithmPanel& algorithm, QWidge
   chart_ = new render::ChartView(this);
   chart_->setObjectName(QStringLiteral("sweepChart"));
   chart_->setTitle(tr("Accuracy against speed"));
-  chart_->setAxisTitles(tr("median time per run, log10 s"), tr("NRMSE vs reference (log)"));
+  chart_->setAxisTitles(tr("median kernel time (s, log scale)"),
+                        tr("NRMSE vs reference (log scale)"));
+  chart_->setLogScaleX(true);
   chart_->setLogScaleY(true);
   chart_->setLegendVisible(true);
   chart_->setMinimumSize(360, 300);
@@ -235,6 +246,10 @@ void SweepDialog::updateState() {
     text = tr("%1; %2; grid %3").arg(name, what, algorithm_.gridText());
   }
   input_->setText(text);
+  // The filter's example names are those of the algorithm about to be swept.
+  filter_->setPlaceholderText(
+      isFdkFamily(kind) ? tr("all variants (or names and prefixes: fdk.bp.cpu, fdk.bp.tex)")
+                        : tr("all pairs (or names and prefixes: et.fp.cpu, et.bp.fast)"));
   QString why;
   const bool can = canStart(&why);
   run_->setEnabled(can);
@@ -302,19 +317,22 @@ void SweepDialog::onFinished(std::shared_ptr<const qa::SweepResult> result) {
   result_ = std::move(result);
   fillTable(*result_);
   fillChart(*result_);
-  int ran = 0, passed = 0;
-  for (const qa::SweepRow& row : result_->rows)
-    if (row.ran) {
-      ++ran;
-      if (row.comparison && row.comparison->passed.value_or(false)) ++passed;
-    }
+  int ran = 0, passed = 0, failed = 0;
+  for (const qa::SweepRow& row : result_->rows) {
+    const std::string verdict = qa::rowVerdict(row);
+    ran += row.ran ? 1 : 0;
+    passed += verdict == "pass" ? 1 : 0;
+    failed += verdict == "FAIL" ? 1 : 0;
+  }
   progress_->setValue(1000);
   progress_->setFormat(tr("done"));
-  onEnded(tr("%1 sweep: %2 of %3 variants ran, %4 passed; reference %5 (%6 s)")
+  onEnded(tr("%1 sweep: %2 of %3 variants ran, %4 passed, %5 failed; reference %6 (kernel time "
+             "%7 s)")
               .arg(QString::fromStdString(result_->algorithm))
               .arg(ran)
               .arg(result_->rows.size())
               .arg(passed)
+              .arg(failed)
               .arg(QString::fromStdString(result_->reference))
               .arg(number(result_->referenceSeconds)),
           false);
@@ -342,7 +360,7 @@ void SweepDialog::fillTable(const qa::SweepResult& result) {
     auto set = [&](int column, const QString& text, const QString& tip = {}) {
       auto* item = new QTableWidgetItem(text);
       if (!tip.isEmpty()) item->setToolTip(tip);
-      if (column == MedianSeconds || column == Gups || column == Nrmse ||
+      if (column == MedianSeconds || column == WallSeconds || column == Gups || column == Nrmse ||
           column == MaxAbsRelative || column == Adjoint)
         item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       if (!row.ran) item->setForeground(muted);
@@ -357,9 +375,7 @@ void SweepDialog::fillTable(const qa::SweepResult& result) {
     set(Class, QString::fromStdString(qa::toString(row.accuracyClass)));
     if (!row.ran) {
       set(Device, QString());
-      const QString why = row.skipped.empty()
-                              ? tr("failed: %1").arg(QString::fromStdString(row.failed))
-                              : tr("skipped: %1").arg(QString::fromStdString(row.skipped));
+      const QString why = QString::fromStdString(qa::rowVerdict(row));
       QTableWidgetItem* item = set(Verdict, why, why);
       if (!row.failed.empty()) item->setForeground(kFailColour);
       continue;
@@ -368,19 +384,29 @@ void SweepDialog::fillTable(const qa::SweepResult& result) {
     QStringList runs;
     for (double s : row.seconds) runs << number(s);
     set(MedianSeconds, number(row.medianSeconds),
-        tr("timed runs: %1 s; whole run (median) %2 s")
-            .arg(runs.join(QStringLiteral(", ")), number(row.medianTotalSeconds)));
+        tr("Kernel time of each timed run: %1 s (median %2 s)")
+            .arg(runs.join(QStringLiteral(", ")), number(row.medianSeconds)));
+    set(WallSeconds, number(row.medianTotalSeconds),
+        tr("Wall time of the whole run (filtering, transfers, ...), median of the timed runs"));
     set(Gups, number(row.gups));
     set(Reference, QString::fromStdString(row.reference));
     if (row.comparison) {
       const qa::RunComparison& c = *row.comparison;
       set(Nrmse, QString::number(c.metrics.nrmse, 'e', 2));
       set(MaxAbsRelative, QString::number(c.maxAbsRelative, 'e', 2));
-      const bool pass = c.passed.value_or(false);
-      QTableWidgetItem* item =
-          set(Verdict, pass ? tr("PASS") : tr("FAIL"), QString::fromStdString(c.verdict));
+      const std::string verdict = qa::rowVerdict(row);
+      const bool pass = verdict == "pass";
+      const bool fail = verdict == "FAIL";
+      QString text = QString::fromStdString(verdict);
+      if (pass) text = tr("PASS");
+      const QString tip =
+          row.isReference
+              ? tr("This row runs the reference's own variants: compared with itself it measures "
+                   "run-to-run agreement, not accuracy, so it has no pass or fail.")
+              : QString::fromStdString(c.verdict);
+      QTableWidgetItem* item = set(Verdict, text, tip);
       item->setForeground(Qt::white);
-      item->setBackground(pass ? kPassColour : kFailColour);
+      item->setBackground(pass ? kPassColour : fail ? kFailColour : kReferenceColour);
       item->setTextAlignment(Qt::AlignCenter);
     }
     QTableWidgetItem* det = set(Determinism, QString::fromStdString(row.determinism.summary()),
@@ -399,15 +425,26 @@ void SweepDialog::fillTable(const qa::SweepResult& result) {
 void SweepDialog::fillChart(const qa::SweepResult& result) {
   chart_->clear();
   std::vector<std::pair<double, double>> front;
+  double smallest = 0;
+  for (const qa::SweepRow& row : result.rows)
+    if (row.ran && row.comparison && row.comparison->metrics.nrmse > 0)
+      smallest = smallest > 0 ? std::min(smallest, row.comparison->metrics.nrmse)
+                              : row.comparison->metrics.nrmse;
+  const double floor = smallest > 0 ? smallest / 10 : kNrmseFloor;
   for (const qa::SweepRow& row : result.rows) {
     if (!row.ran || !row.comparison || row.medianSeconds <= 0) continue;
-    const double x = std::log10(row.medianSeconds);
-    const double y = std::max(row.comparison->metrics.nrmse, kNrmseFloor);
-    const bool pass = row.comparison->passed.value_or(false);
+    const double x = row.medianSeconds;  // the chart's log axes take the values themselves
+    const bool zero = !(row.comparison->metrics.nrmse > 0);
+    const double y = zero ? floor : row.comparison->metrics.nrmse;
+    const std::string verdict = qa::rowVerdict(row);
     // One series per variant: its name in the legend labels the point.
-    const QString name = QString::fromStdString(row.label);
+    const QString name = QString::fromStdString(row.label) +
+                         (row.isReference ? tr(" (reference)") : QString()) +
+                         (zero ? tr(" (NRMSE 0)") : QString());
     chart_->addSeries(name, render::ChartView::SeriesStyle::LineAndPoints,
-                      pass ? kPassColour : kFailColour);
+                      verdict == "pass"   ? kPassColour
+                      : verdict == "FAIL" ? kFailColour
+                                          : kReferenceColour);
     chart_->setSeriesData(name, {x}, {y});
     if (row.onParetoFront) front.emplace_back(x, y);
   }

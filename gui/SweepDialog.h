@@ -42,7 +42,8 @@ class SweepDialog : public QDialog {
     Variant,
     Class,
     Device,
-    MedianSeconds,
+    MedianSeconds,  // kernel time, median of the timed runs
+    WallSeconds,    // wall time of the whole run, median
     Gups,
     Reference,
     Nrmse,

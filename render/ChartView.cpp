@@ -17,6 +17,7 @@
 #include <vtkPlot.h>
 #include <vtkPlotPoints.h>
 #include <vtkRenderer.h>
+#include <vtkStringArray.h>
 #include <vtkTable.h>
 #include <vtkTextProperty.h>
 
@@ -29,6 +30,9 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <limits>
+
+#include "recon/qa/LogAxis.h"
 
 namespace tomowb::render {
 namespace {
@@ -56,6 +60,12 @@ QString shortest(double value) {
   const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
   assert(ec == std::errc());
   return QString::fromLatin1(buffer.data(), static_cast<int>(end - buffer.data()));
+}
+
+// Log axes plot log10 of the values (the axis labels say the values); <= 0 is not drawn.
+double plottedValue(double v, bool logarithmic) {
+  if (!logarithmic) return v;
+  return v > 0 ? std::log10(v) : std::numeric_limits<double>::quiet_NaN();
 }
 
 void setTextColour(vtkTextProperty* text, const QColor& colour) {
@@ -108,13 +118,50 @@ void ChartView::setLegendVisible(bool visible) {
   requestRender();
 }
 
-void ChartView::setLogScaleY(bool logarithmic) {
-  chart_->GetAxis(vtkAxis::LEFT)->SetLogScale(logarithmic);
+void ChartView::setLogScaleX(bool logarithmic) {
+  logX_ = logarithmic;
+  for (Series& s : series_) syncTable(s);
   redrawNow();
 }
 
-bool ChartView::logScaleY() const {
-  return chart_->GetAxis(vtkAxis::LEFT)->GetLogScale();
+void ChartView::setLogScaleY(bool logarithmic) {
+  logY_ = logarithmic;
+  for (Series& s : series_) syncTable(s);
+  redrawNow();
+}
+
+QStringList ChartView::logTickLabels(bool yAxis) const {
+  return yAxis ? logTicksY_ : logTicksX_;
+}
+
+void ChartView::applyLogAxes() {
+  const auto apply = [this](int which, bool logarithmic, bool yAxis, QStringList& labelsOut) {
+    vtkAxis* axis = chart_->GetAxis(which);
+    labelsOut.clear();
+    if (!logarithmic) {
+      axis->SetCustomTickPositions(nullptr);
+      axis->SetBehavior(vtkAxis::AUTO);
+      return;
+    }
+    std::vector<double> values;
+    for (const Series& s : series_) {
+      const std::vector<double>& v = yAxis ? s.ys : s.xs;
+      values.insert(values.end(), v.begin(), v.end());
+    }
+    const qa::LogAxis range = qa::logAxisFor(values);
+    auto positions = vtkSmartPointer<vtkDoubleArray>::New();
+    auto labels = vtkSmartPointer<vtkStringArray>::New();
+    for (std::size_t i = 0; i < range.ticks.size(); ++i) {
+      positions->InsertNextValue(std::log10(range.ticks[i]));
+      labels->InsertNextValue(range.labels[i]);
+      labelsOut << QString::fromStdString(range.labels[i]);
+    }
+    axis->SetBehavior(vtkAxis::FIXED);
+    axis->SetRange(std::log10(range.lo), std::log10(range.hi));
+    axis->SetCustomTickPositions(positions, labels);
+  };
+  apply(vtkAxis::BOTTOM, logX_, false, logTicksX_);
+  apply(vtkAxis::LEFT, logY_, true, logTicksY_);
 }
 
 void ChartView::addSeries(const QString& name, SeriesStyle style, QColor colour) {
@@ -165,8 +212,8 @@ void ChartView::appendPoint(const QString& name, double x, double y) {
   if (s.xs.size() <= 2) {
     syncTable(s);  // the one-point stand-in becomes real
   } else {
-    s.x->InsertNextValue(x);
-    s.y->InsertNextValue(y);
+    s.x->InsertNextValue(plottedValue(x, logX_));
+    s.y->InsertNextValue(plottedValue(y, logY_));
     s.table->Modified();
   }
   scheduleLiveRedraw();
@@ -335,8 +382,8 @@ void ChartView::syncTable(Series& series) {
   series.y->SetNumberOfValues(rows);
   for (vtkIdType i = 0; i < rows; ++i) {
     const std::size_t source = std::min(static_cast<std::size_t>(i), count - 1);
-    series.x->SetValue(i, series.xs[source]);
-    series.y->SetValue(i, series.ys[source]);
+    series.x->SetValue(i, plottedValue(series.xs[source], logX_));
+    series.y->SetValue(i, plottedValue(series.ys[source], logY_));
   }
   series.x->Modified();
   series.y->Modified();
@@ -346,6 +393,7 @@ void ChartView::syncTable(Series& series) {
 
 void ChartView::redrawNow() {
   liveRedraw_.stop();
+  applyLogAxes();
   chart_->RecalculateBounds();
   requestRender();
 }

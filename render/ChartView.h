@@ -47,10 +47,16 @@ class ChartView : public VtkOpenGLWidget {
   QString xAxisTitle() const { return xTitle_; }
   QString yAxisTitle() const { return yTitle_; }
   void setLegendVisible(bool visible);
-  // Logarithmic y axis (residuals over iterations); VTK falls back to linear while a value is
-  // <= 0, so callers plot only positive values.
+  // Logarithmic axes (residuals over iterations, the sweep's time and error). The chart plots
+  // log10 of the values itself, with the range and ticks of qa::logAxisFor: degenerate data (all
+  // values equal, one point) still get at least a decade, and the tick labels read in the
+  // values' own units ("0.05", "1e-12"). Values <= 0 are not drawn on a log axis.
+  void setLogScaleX(bool logarithmic);
   void setLogScaleY(bool logarithmic);
-  bool logScaleY() const;
+  bool logScaleX() const { return logX_; }
+  bool logScaleY() const { return logY_; }
+  // The tick labels of a log axis as drawn (empty for a linear axis): tests, screenshots.
+  QStringList logTickLabels(bool yAxis) const;
 
   // Adds an empty series; nothing happens if the name exists. An invalid colour picks the next
   // one of the palette's series colours (re-picked when the palette changes).
@@ -107,12 +113,15 @@ class ChartView : public VtkOpenGLWidget {
   void applySeriesColour(Series& series);
   void redrawNow();
   void scheduleLiveRedraw();
+  void applyLogAxes();
 
   vtkSmartPointer<vtkContextView> view_;
   vtkSmartPointer<vtkChartXY> chart_;
   std::vector<Series> series_;
   int nextColourIndex_ = 0;
   QString title_, xTitle_, yTitle_;
+  bool logX_ = false, logY_ = false;
+  QStringList logTicksX_, logTicksY_;
   QColor background_;
   QTimer liveRedraw_;
 };

@@ -434,8 +434,16 @@ void CompareModel::setTolerances(const qa::ToleranceTable& table) {
   emit changed();
 }
 
+void CompareModel::setInformative(const QString& why) {
+  if (why == informative_) return;
+  informative_ = why;
+  emit changed();
+}
+
 std::optional<CompareVerdict> CompareModel::verdict() const {
   if (!comparison_) return std::nullopt;
+  if (!informative_.isEmpty())
+    return CompareVerdict{false, QStringLiteral("informative (%1)").arg(informative_), true};
   return judgeComparison(*comparison_, class_, tolerances_[class_]);
 }
 
@@ -453,9 +461,13 @@ bool CompareModel::waitUntilDone(int timeoutMs) {
 // --- the exported report ------------------------------------------------------------------------
 
 QString compareReportMarkdown(const CompareReportInfo& info, const qa::RunComparison& comparison,
-                              qa::AccuracyClass c, const qa::Tolerance& tolerance) {
+                              qa::AccuracyClass c, const qa::Tolerance& tolerance,
+                              const QString& informative) {
   const metrics::ComparisonMetrics& m = comparison.metrics;
-  const CompareVerdict verdict = judgeComparison(comparison, c, tolerance);
+  const bool judged = informative.isEmpty();
+  const CompareVerdict verdict =
+      judged ? judgeComparison(comparison, c, tolerance)
+             : CompareVerdict{false, QStringLiteral("informative (%1)").arg(informative), true};
   const auto escape = [](QString text) { return text.replace(QLatin1Char('|'), "\\|"); };
   QString md;
   md += QStringLiteral("# Run comparison: A against B\n\n");
@@ -469,9 +481,13 @@ QString compareReportMarkdown(const CompareReportInfo& info, const qa::RunCompar
   md += QStringLiteral("| B's range | %1 .. %2 |\n")
             .arg(figure(m.referenceMin, 6), figure(m.referenceMax, 6));
   md += QStringLiteral("| accuracy class of A | %1 |\n").arg(accuracyClassLabel(c));
-  md += QStringLiteral("| verdict | **%1** %2 |\n\n")
-            .arg(verdict.passed ? QStringLiteral("PASS") : QStringLiteral("FAIL"),
-                 escape(verdict.text));
+  if (judged)
+    md += QStringLiteral("| verdict | **%1** %2 |\n\n")
+              .arg(verdict.passed ? QStringLiteral("PASS") : QStringLiteral("FAIL"),
+                   escape(verdict.text));
+  else
+    md += QStringLiteral("| verdict | %1: no pass or fail, the metrics are for information |\n\n")
+              .arg(escape(verdict.text));
   md += QStringLiteral(
       "## Metrics\n\nd = A - B; NRMSE and max-abs relative are over B's range; "
       "SSIM is the mean per-slice 2-D SSIM.\n\n");
@@ -481,20 +497,24 @@ QString compareReportMarkdown(const CompareReportInfo& info, const qa::RunCompar
     md += QStringLiteral("| %1 | %2 | %3 | %4 |\n").arg(name, value, limit, result);
   };
   row(QStringLiteral("max \\|d\\|"), figure(m.maxAbsDifference));
-  row(QStringLiteral("NRMSE"), figure(m.nrmse),
-      QStringLiteral("<= %1").arg(figure(tolerance.maxNrmse)),
-      m.nrmse <= tolerance.maxNrmse ? QStringLiteral("pass") : QStringLiteral("**fail**"));
+  const auto result = [judged](bool ok) {
+    return !judged ? QString() : ok ? QStringLiteral("pass") : QStringLiteral("**fail**");
+  };
+  const auto limit = [judged](double value) {
+    return judged ? QStringLiteral("<= %1").arg(figure(value)) : QString();
+  };
+  row(QStringLiteral("NRMSE"), figure(m.nrmse), limit(tolerance.maxNrmse),
+      result(m.nrmse <= tolerance.maxNrmse));
   row(QStringLiteral("max \\|d\\| / range(B)"), figure(comparison.maxAbsRelative),
-      QStringLiteral("<= %1").arg(figure(tolerance.maxAbsRelative)),
-      comparison.maxAbsRelative <= tolerance.maxAbsRelative ? QStringLiteral("pass")
-                                                            : QStringLiteral("**fail**"));
+      limit(tolerance.maxAbsRelative),
+      result(comparison.maxAbsRelative <= tolerance.maxAbsRelative));
   row(QStringLiteral("PSNR"), QStringLiteral("%1 dB").arg(figure(m.psnrDb)));
   row(QStringLiteral("SSIM"), m.ssim ? figure(*m.ssim, 6) : QStringLiteral("not computed"));
   row(QStringLiteral("mean bias (mean d)"), figure(m.meanDifference));
   row(QStringLiteral("RMSE"), figure(m.rmse));
   if (m.nonFiniteCount > 0)
     row(QStringLiteral("non-finite differences"), QString::number(m.nonFiniteCount), {},
-        QStringLiteral("**fail**"));
+        result(false));
   if (!comparison.cnr.empty()) {
     md += QStringLiteral(
         "\n## Contrast-to-noise of the saved ROIs\n\n"

@@ -64,6 +64,9 @@ void saveToleranceTable(QSettings& settings, const qa::ToleranceTable& table);
 struct CompareVerdict {
   bool passed = false;
   QString text;  // "pass (exact): NRMSE 3.1e-05 <= 1e-04, max-abs/range 2e-04 <= 1e-03"
+  // No pass / fail: the runs are not the same reconstruction on another variant or device, or
+  // nothing says whether they are (text: "informative (different algorithms: WBP and SIRT)").
+  bool informative = false;
 };
 // The core's rule (qa::judge) with another tolerance: every limit holds and no difference is NaN
 // or infinite; the text is the core's verdict.
@@ -153,7 +156,11 @@ class CompareModel : public QObject {
   // Replaces one class's limits (ParameterError for a limit <= 0 or not finite) and re-judges.
   void setTolerance(qa::AccuracyClass c, const qa::Tolerance& tolerance);
   void setTolerances(const qa::ToleranceTable& table);
-  // Empty until the first figures are in.
+  // Why no class applies to the pair (qa::informativeReason: "different algorithms: WBP and
+  // SIRT", "cannot tell whether the runs are comparable: ..."); empty: A's class judges it.
+  void setInformative(const QString& why);
+  const QString& informative() const { return informative_; }
+  // Empty until the first figures are in; informative when setInformative gave a reason.
   std::optional<CompareVerdict> verdict() const;
 
   // Processes events until nothing is pending or the timeout passes (tests, the report export).
@@ -191,6 +198,7 @@ class CompareModel : public QObject {
   QString problem_;
   bool pendingFast_ = false, pendingSsim_ = false;
   qa::AccuracyClass class_ = qa::AccuracyClass::Exact;
+  QString informative_;
   qa::ToleranceTable tolerances_;
   std::int64_t backgroundVoxels_ = kBackgroundVoxels;
   std::uint64_t generation_ = 0;
@@ -214,7 +222,9 @@ struct CompareReportInfo {
   std::vector<std::pair<QString, QString>> pictures;
 };
 // report.md: the pair, the metrics table with the limits and the verdict, CNR per ROI, pictures.
+// A non-empty `informative` (why no class applies) replaces pass / fail with "informative".
 QString compareReportMarkdown(const CompareReportInfo& info, const qa::RunComparison& comparison,
-                              qa::AccuracyClass c, const qa::Tolerance& tolerance);
+                              qa::AccuracyClass c, const qa::Tolerance& tolerance,
+                              const QString& informative = {});
 
 }  // namespace tomowb::gui

@@ -4,6 +4,7 @@
 #include "gui/core/SweepRunner.h"
 
 #include <QMetaObject>
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -35,13 +36,16 @@ class SweepRunner::Worker : public ProgressSink {
     if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
   }
 
-  // The sweep's own stages ("sweep fdk.bp.cpu") carry its fraction over the rows; the stages of
-  // the runs inside it ("filter", "backproject") only name what happens now.
+  // The sweep maps every stage to its fraction of the whole sweep ("variant 3 of 9: fdk.bp.tex
+  // (run 2 of 5) · backproject", qa::sweepStage): a new variant or run is posted at once, the
+  // stages inside a run at most every kProgressInterval.
   void report(std::string_view stage, double fraction) override {
-    const bool sweepStage = stage.rfind("sweep", 0) == 0;
-    if (sweepStage) sweepFraction_ = fraction;
+    const std::string_view head = stage.substr(0, stage.find(" · "));
+    const bool newStep = head != lastHead_;
+    if (newStep) lastHead_ = std::string(head);
+    sweepFraction_ = std::max(sweepFraction_, fraction);
     const auto now = std::chrono::steady_clock::now();
-    if (!sweepStage && now - lastPost_ < kProgressInterval) return;
+    if (!newStep && now - lastPost_ < kProgressInterval) return;
     lastPost_ = now;
     const QString text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
     const double f = sweepFraction_;
@@ -72,6 +76,7 @@ class SweepRunner::Worker : public ProgressSink {
   CancelToken token_;
   std::thread thread_;
   double sweepFraction_ = 0;
+  std::string lastHead_;
   std::chrono::steady_clock::time_point lastPost_{};
 };
 

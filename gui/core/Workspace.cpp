@@ -16,8 +16,23 @@ void Workspace::setProjections(std::shared_ptr<const ProjectionStack> projection
     projectionEntries_.push_back({name, sourcePath, std::move(projections), warnings, {}});
     currentProjections_ = 0;
   }
+  ++dataSet_;
+  // The previous data's phantom is no truth for these (issue #17: the consistency check once
+  // predicted a user's scan from the demo phantom).
+  const bool hadPhantom = phantom_ || cnrPhantom_;
+  phantom_.reset();
+  cnrPhantom_.reset();
+  phantomName_.clear();
   emit projectionsChanged();
   emit geometryChanged();
+  if (hadPhantom) emit phantomChanged();
+  emit dataSetReplaced();
+}
+
+bool Workspace::volumeFromCurrentData(const NamedVolume& volume) const {
+  if (volume.runId < 0) return true;
+  const auto it = runDataSets_.find(volume.runId);
+  return it != runDataSets_.end() && it->second == dataSet_;
 }
 
 int Workspace::addProjections(NamedProjections entry) {
@@ -150,12 +165,14 @@ void Workspace::clear() {
   volumes_.clear();
   current_ = -1;
   preview_.reset();
+  ++dataSet_;
   emit projectionsChanged();
   emit geometryChanged();
   emit phantomChanged();
   emit volumesChanged();
   emit currentVolumeChanged();
   emit previewChanged();
+  emit dataSetReplaced();
 }
 
 }  // namespace tomowb::gui

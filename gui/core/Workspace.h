@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -43,7 +44,10 @@ class Workspace : public QObject {
   explicit Workspace(QObject* parent = nullptr);
 
   // --- projections: a list of entries, one of them current (what runs and panels use) ---
-  // Replaces every entry with this one (nullptr: no projections).
+  // Replaces every entry with this one (nullptr: no projections): a new data set. What belonged
+  // to the old one goes with it: the phantom (dropped, phantomChanged; set the new data's own
+  // phantom after this call) and the ROIs (dataSetReplaced tells their owners); run results of
+  // the old data stay in the list but no longer count as this data's (volumeFromCurrentData).
   void setProjections(std::shared_ptr<const ProjectionStack> projections, const QString& name,
                       const QString& sourcePath = {}, const QStringList& warnings = {});
   // Adds an entry beside the others (preprocessed data) and makes it current; returns its index.
@@ -60,6 +64,15 @@ class Workspace : public QObject {
   // edited one (same view count and detector size), which replaces it.
   const Geometry* geometry() const;
   void setGeometry(const Geometry& geometry);  // throws ParameterError if it does not fit
+
+  // Which data set is current: a new number with every setProjections (derived entries added
+  // with addProjections stay in the data set they came from).
+  int dataSet() const { return dataSet_; }
+  // The run `runId` reconstructs the current data set (called when it is queued).
+  void noteRunDataSet(int runId) { runDataSets_[runId] = dataSet_; }
+  // True when `volume` may stand for the current data: a loaded file (the user chose it), or the
+  // result of a run queued on the current data set; false for another data set's run results.
+  bool volumeFromCurrentData(const NamedVolume& volume) const;
 
   // --- the analytic phantom behind generated data (demo), for truth and consistency checks ---
   void setPhantom(std::shared_ptr<const phantom::Phantom> phantom, const QString& name);
@@ -89,6 +102,7 @@ class Workspace : public QObject {
   void projectionsChanged();
   void geometryChanged();
   void phantomChanged();
+  void dataSetReplaced();  // setProjections: ROIs and other per-data state go
   void volumesChanged();
   void currentVolumeChanged();  // also when a preview arrives or is cleared
   void previewChanged();
@@ -101,6 +115,8 @@ class Workspace : public QObject {
   std::shared_ptr<const phantom::Phantom> phantom_;
   std::shared_ptr<const phantom::CnrPhantom> cnrPhantom_;
   QString phantomName_;
+  int dataSet_ = 0;
+  std::map<int, int> runDataSets_;  // run id -> the data set it reconstructed
   std::vector<NamedVolume> volumes_;
   int current_ = -1;
   std::shared_ptr<const Volume> preview_;

@@ -14,6 +14,7 @@
 #include "recon/core/Error.h"
 #include "recon/io/AtomicDirectoryWriter.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/qa/LogAxis.h"
 
 namespace tomowb::qa {
 
@@ -89,7 +90,20 @@ struct SvgChart {
   double width = 640, height = 320, left = 70, right = 20, top = 30, bottom = 45;
   double xMin = 0, xMax = 1, yMin = 0, yMax = 1;
   bool logX = false, logY = false;
+  // Log axes: the range and ticks from LogAxis (labels in the data's units).
+  LogAxis xLog, yLog;
   std::ostringstream body;
+
+  void setLogX(const LogAxis& axis) {
+    logX = true;
+    xLog = axis;
+    xMin = axis.lo, xMax = axis.hi;
+  }
+  void setLogY(const LogAxis& axis) {
+    logY = true;
+    yLog = axis;
+    yMin = axis.lo, yMax = axis.hi;
+  }
 
   double px(double x) const {
     const double a = logX ? std::log10(xMin) : xMin, b = logX ? std::log10(xMax) : xMax;
@@ -113,18 +127,22 @@ struct SvgChart {
         << "\" y2=\"" << height - bottom << "\" stroke=\"black\"/>\n"
         << "<line x1=\"" << left << "\" y1=\"" << top << "\" x2=\"" << left << "\" y2=\""
         << height - bottom << "\" stroke=\"black\"/>\n";
-    for (int i = 0; i <= 4; ++i) {
-      const double fx =
-          logX ? std::pow(10.0, std::log10(xMin) + i * (std::log10(xMax) - std::log10(xMin)) / 4)
-               : xMin + i * (xMax - xMin) / 4;
-      const double fy =
-          logY ? std::pow(10.0, std::log10(yMin) + i * (std::log10(yMax) - std::log10(yMin)) / 4)
-               : yMin + i * (yMax - yMin) / 4;
-      svg << "<text x=\"" << px(fx) << "\" y=\"" << height - bottom + 15
-          << "\" text-anchor=\"middle\">" << number(fx) << "</text>\n";
-      svg << "<text x=\"" << left - 5 << "\" y=\"" << py(fy) + 4 << "\" text-anchor=\"end\">"
-          << number(fy) << "</text>\n";
-    }
+    const auto linearTicks = [](double lo, double hi) {
+      LogAxis a;  // five evenly spaced ticks, labelled as numbers
+      for (int i = 0; i <= 4; ++i) {
+        a.ticks.push_back(lo + i * (hi - lo) / 4);
+        a.labels.push_back(number(a.ticks.back()));
+      }
+      return a;
+    };
+    const LogAxis xs = logX ? xLog : linearTicks(xMin, xMax);
+    const LogAxis ys = logY ? yLog : linearTicks(yMin, yMax);
+    for (std::size_t i = 0; i < xs.ticks.size(); ++i)
+      svg << "<text x=\"" << px(xs.ticks[i]) << "\" y=\"" << height - bottom + 15
+          << "\" text-anchor=\"middle\">" << xs.labels[i] << "</text>\n";
+    for (std::size_t i = 0; i < ys.ticks.size(); ++i)
+      svg << "<text x=\"" << left - 5 << "\" y=\"" << py(ys.ticks[i]) + 4
+          << "\" text-anchor=\"end\">" << ys.labels[i] << "</text>\n";
     svg << "<text x=\"" << (left + width - right) / 2 << "\" y=\"" << height - 8
         << "\" text-anchor=\"middle\">" << xLabel << "</text>\n"
         << "<text x=\"14\" y=\"" << (top + height - bottom) / 2
@@ -282,9 +300,7 @@ std::string histogramSvg(const DifferenceHistogram& h, const std::string& title)
   chart.xMax = h.halfRange;
   std::int64_t peak = 1;
   for (auto c : h.counts) peak = std::max(peak, c);
-  chart.yMin = 0.5;
-  chart.yMax = static_cast<double>(peak) * 2;
-  chart.logY = true;
+  chart.setLogY(logAxisFor({1.0, static_cast<double>(peak)}));
   for (std::size_t i = 0; i < h.counts.size(); ++i) {
     if (h.counts[i] == 0) continue;
     const double x0 = chart.px(h.binCentre(i) - 0.5 * h.binWidth());
@@ -300,28 +316,34 @@ std::string paretoSvg(const SweepResult& sweep) {
   SvgChart chart;
   chart.width = 720;
   chart.height = 420;
-  chart.logX = chart.logY = true;
-  double tLo = INFINITY, tHi = 0, eLo = INFINITY, eHi = 0;
+  // Kernel times and NRMSE on log axes. NRMSE 0 (a bit-identical row, the reference row) has no
+  // place on a log axis: such points sit on the axis floor, hollow, labelled "NRMSE 0".
+  std::vector<double> times, errors;
   for (const SweepRow& r : sweep.rows) {
     if (!r.ran || !r.comparison) continue;
-    const double e = std::max(r.comparison->metrics.nrmse, 1e-12);
-    tLo = std::min(tLo, r.medianSeconds), tHi = std::max(tHi, r.medianSeconds);
-    eLo = std::min(eLo, e), eHi = std::max(eHi, e);
+    times.push_back(r.medianSeconds);
+    errors.push_back(r.comparison->metrics.nrmse);
   }
-  if (!std::isfinite(tLo) || tLo <= 0) tLo = 1e-6, tHi = 1;
-  if (!std::isfinite(eLo)) eLo = 1e-9, eHi = 1;
-  chart.xMin = tLo / 2, chart.xMax = tHi * 2, chart.yMin = eLo / 3, chart.yMax = eHi * 3;
+  chart.setLogX(logAxisFor(times));
+  chart.setLogY(logAxisFor(errors));
   std::vector<std::pair<double, double>> front;
   for (const SweepRow& r : sweep.rows) {
     if (!r.ran || !r.comparison) continue;
-    const double x = chart.px(r.medianSeconds),
-                 y = chart.py(std::max(r.comparison->metrics.nrmse, 1e-12));
-    const bool pass = r.comparison->passed.value_or(true);
+    const double nrmse = r.comparison->metrics.nrmse;
+    const bool zero = !(nrmse > 0);
+    const double x = chart.px(std::max(r.medianSeconds, chart.xMin)),
+                 y = chart.py(zero ? chart.yMin : nrmse);
+    const std::string verdict = rowVerdict(r);
+    const std::string colour = verdict == "pass"   ? "#2ca02c"
+                               : verdict == "FAIL" ? "#d62728"
+                                                   : "#808080";
     chart.body << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"5\" fill=\""
-               << (pass ? "#2ca02c" : "#d62728") << "\""
-               << (r.onParetoFront ? " stroke=\"black\" stroke-width=\"2\"" : "")
-               << "/>\n<text x=\"" << x + 7 << "\" y=\"" << y - 4 << "\" font-size=\"10\">"
-               << escapeXml(r.label) << "</text>\n";
+               << (zero ? "white" : colour) << "\" stroke=\""
+               << (r.onParetoFront ? "black" : colour) << "\" stroke-width=\"2\"/>\n<text x=\""
+               << x + 7 << "\" y=\"" << y - 4 << "\" font-size=\"10\">"
+               << escapeXml(r.label + (r.isReference ? " (reference)" : "") +
+                            (zero ? " (NRMSE 0)" : ""))
+               << "</text>\n";
     if (r.onParetoFront) front.push_back({x, y});
   }
   std::sort(front.begin(), front.end());
@@ -331,9 +353,11 @@ std::string paretoSvg(const SweepResult& sweep) {
     chart.body << "\"/>\n";
   }
   return chart.finish(
-      escapeXml(sweep.algorithm + " variants: accuracy against speed (green pass, red fail, "
-                                  "ringed: Pareto front)"),
-      "median kernel time per run (s, log)", "NRMSE vs " + escapeXml(sweep.reference) + " (log)");
+      escapeXml(sweep.algorithm +
+                " variants: accuracy against speed (green pass, red fail, grey reference, "
+                "ringed: Pareto front)"),
+      "median kernel time (s, log scale)",
+      "NRMSE vs " + escapeXml(sweep.reference) + " (log scale)");
 }
 
 fs::path writeCompareReport(const fs::path& folderPath, const CompareReportInput& in,
@@ -363,7 +387,7 @@ fs::path writeCompareReport(const fs::path& folderPath, const CompareReportInput
   md << "A: " << in.labelA << (in.pathA.empty() ? "" : " (" + in.pathA + ")") << "\n\n";
   md << "B: " << in.labelB << (in.pathB.empty() ? "" : " (" + in.pathB + ")") << "\n\n";
   md << "Tomo Workbench " TOMOWB_VERSION ", " << c.metrics.voxelCount << " voxels compared.\n\n";
-  if (c.passed) md << "**Verdict: " << c.verdict << "**\n\n";
+  if (c.passed || !c.informative.empty()) md << "**Verdict: " << c.verdict << "**\n\n";
   md << "| metric | value |\n|---|---|\n";
   md << "| max-abs | " << number(c.metrics.maxAbsDifference) << " |\n";
   md << "| max-abs / range of B | " << number(c.maxAbsRelative) << " |\n";
@@ -401,24 +425,24 @@ fs::path writeSweepReport(const fs::path& folderPath, const SweepResult& sweep, 
   std::ostringstream md;
   md << "# " << sweep.algorithm << " variant sweep\n\n";
   if (!sweep.input.empty()) md << "Input: " << sweep.input << "\n\n";
-  md << "Reference: " << sweep.reference << " (" << number(sweep.referenceSeconds)
+  md << "Reference: " << sweep.reference << " (kernel time " << number(sweep.referenceSeconds)
      << " s). Tomo Workbench " << TOMOWB_VERSION << ".\n\n";
-  md << "| variant | class | device | median s | GUPS | reference | NRMSE | max-abs/range | "
-        "verdict | "
-        "determinism | adjoint |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md << "Kernel time: FDK the backprojection, SIRT forward + back projection per iteration; wall "
+        "time: the whole run (filtering, transfers, ...). Both are medians of the timed runs.\n\n";
+  md << "| variant | class | device | kernel time, median (s) | wall time, median (s) | GUPS | "
+        "reference | NRMSE | max-abs/range | verdict | determinism | adjoint |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const SweepRow& r : sweep.rows) {
     md << "| " << r.label << (r.onParetoFront ? " (Pareto)" : "") << " | "
        << toString(r.accuracyClass) << " | ";
     if (!r.ran) {
-      md << (r.skipped.empty() ? "failed: " + r.failed : "skipped: " + r.skipped)
-         << " | | | | | | | | |\n";
+      md << rowVerdict(r) << " | | | | | | | | | |\n";
       continue;
     }
-    md << r.device << " | " << number(r.medianSeconds, 4) << " | " << number(r.gups, 4) << " | "
-       << r.reference << " | " << number(r.comparison->metrics.nrmse) << " | "
-       << number(r.comparison->maxAbsRelative) << " | "
-       << (r.comparison->passed.value_or(false) ? "pass" : "FAIL") << " | "
+    md << r.device << " | " << number(r.medianSeconds, 4) << " | "
+       << number(r.medianTotalSeconds, 4) << " | " << number(r.gups, 4) << " | " << r.reference
+       << " | " << number(r.comparison->metrics.nrmse) << " | "
+       << number(r.comparison->maxAbsRelative) << " | " << rowVerdict(r) << " | "
        << r.determinism.summary() << " | " << (r.adjoint ? number(r.adjoint->relativeError, 2) : "")
        << " |\n";
   }

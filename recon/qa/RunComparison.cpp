@@ -70,11 +70,23 @@ RunComparison compareRuns(const Volume& test, const Volume& reference, const Com
     const auto b = metrics::contrastToNoise(reference, roi.roi, roi.background);
     c.cnr.push_back({roi.name, a.cnr, b.cnr});
   }
-  if (spec.accuracyClass) judge(c, *spec.accuracyClass, spec.tolerances[*spec.accuracyClass]);
+  if (!spec.informative.empty())
+    markInformative(c, spec.informative);
+  else if (spec.accuracyClass)
+    judge(c, *spec.accuracyClass, spec.tolerances[*spec.accuracyClass]);
   return c;
 }
 
+void markInformative(RunComparison& c, const std::string& why) {
+  c.accuracyClass.reset();
+  c.tolerance.reset();
+  c.passed.reset();
+  c.informative = why;
+  c.verdict = "informative (" + why + ")";
+}
+
 void judge(RunComparison& c, AccuracyClass accuracyClass, const Tolerance& t) {
+  c.informative.clear();
   c.accuracyClass = accuracyClass;
   c.tolerance = t;
   const bool nrmseOk = c.metrics.nrmse <= t.maxNrmse;
@@ -111,6 +123,9 @@ nlohmann::json toJson(const RunComparison& c) {
                       {"maxAbsRelative", c.tolerance->maxAbsRelative}};
     j["passed"] = *c.passed;
     j["verdict"] = c.verdict;
+  } else if (!c.informative.empty()) {
+    j["verdict"] = c.verdict;
+    j["informative"] = c.informative;
   }
   return j;
 }

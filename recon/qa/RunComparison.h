@@ -1,7 +1,9 @@
 // RunComparison: one run's volume against another's (two variants, a GPU run against the CPU
 // float64 reference, or two algorithms): the metrics table of the compare view and of
 // `tomowb-cli compare` (max-abs, NRMSE, PSNR, SSIM, mean bias), the difference histogram, the
-// CNR of saved ROIs in both, and pass / fail against the test variant's accuracy class.
+// CNR of saved ROIs in both, and pass / fail against the test variant's accuracy class where one
+// applies (RunComparability: the same reconstruction on another variant or device), else an
+// "informative" verdict that says why there is none.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +47,9 @@ struct CompareSpec {
   // The class the test run's variant belongs to; unset: no pass / fail verdict.
   std::optional<AccuracyClass> accuracyClass;
   ToleranceTable tolerances;
+  // Why no class applies ("different algorithms: WBP and SIRT", from RunComparability): when set,
+  // the comparison is informative whatever accuracyClass says.
+  std::string informative;
 };
 
 struct RunComparison {
@@ -54,8 +59,10 @@ struct RunComparison {
   std::vector<RoiCnr> cnr;
   std::optional<AccuracyClass> accuracyClass;
   std::optional<Tolerance> tolerance;
-  std::optional<bool> passed;  // set when a class was given
-  std::string verdict;         // "pass: NRMSE 3.1e-05 <= 1e-03, ..." or "fail: ..."
+  std::optional<bool> passed;  // set when a class was given and applies
+  // "pass (exact): NRMSE 3.1e-05 <= 1e-03, ...", "fail (...)", "informative (why)" or empty.
+  std::string verdict;
+  std::string informative;  // why there is no pass / fail (empty when judged or no class given)
 };
 
 // ParameterError when the shapes differ or the region selects nothing (as compareVolumes).
@@ -65,6 +72,10 @@ RunComparison compareRuns(const Volume& test, const Volume& reference, const Com
 // every limit holds and no difference is NaN or infinite. Sets accuracyClass, tolerance, passed
 // and verdict ("pass (exact): NRMSE 3.1e-05 <= 0.0001, max-abs/range 0.0002 <= 0.001").
 void judge(RunComparison& comparison, AccuracyClass accuracyClass, const Tolerance& tolerance);
+
+// No pass / fail: clears the class, tolerance and passed, sets informative and the verdict
+// "informative (why)".
+void markInformative(RunComparison& comparison, const std::string& why);
 
 nlohmann::json toJson(const RunComparison& c);
 

@@ -26,6 +26,20 @@ void registerTestVariants(VariantRegistry& registry) {
     fdk::backprojectCpu(shifted, volume, context);
   };
   registry.add(std::move(v));
+
+  // Stands for a GPU variant on a machine without one, where the sweep must say "no GPU". Where a
+  // GPU is present it runs, and is the plain CPU backprojector.
+  KernelVariant gpu;
+  gpu.name = "fdk.bp.test-gpu-stand-in";
+  gpu.description =
+      "TEST ONLY: a stand-in GPU variant (the CPU backprojector marked as needing a GPU; "
+      "registered because TOMOWB_TEST_VARIANTS is set)";
+  gpu.needsGpu = true;
+  gpu.accuracyClass = AccuracyClass::Exact;
+  gpu.backproject = [](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
+    fdk::backprojectCpu(filtered, volume, context);
+  };
+  registry.add(std::move(gpu));
 }
 
 }  // namespace tomowb::qa

@@ -3,6 +3,8 @@
 // the documentation's demonstration), never in a normal run:
 //   fdk.bp.test-half-pixel   the CPU backprojector reading the detector half a column off
 //                            (claims the Exact class; the compare thresholds must catch it)
+//   fdk.bp.test-gpu-stand-in the CPU backprojector marked as needing a GPU (a machine without
+//                            one must list it as skipped, "no GPU")
 #pragma once
 
 namespace tomowb {

@@ -36,6 +36,31 @@ struct Reference {
   RunFn run;
 };
 
+// The progress of one run inside the sweep: its stage behind "variant k of n: label", its
+// fraction mapped into the row's share of the whole sweep.
+class RowProgress : public ProgressSink {
+ public:
+  explicit RowProgress(const JobContext& outer) : outer_(outer) {}
+  void set(std::string prefix, double begin, double end) {
+    prefix_ = std::move(prefix);
+    begin_ = begin;
+    end_ = end;
+    position_ = begin;
+    outer_.reportProgress(prefix_, begin_);
+  }
+  void report(std::string_view stage, double fraction) override {
+    const double f = std::clamp(fraction, 0.0, 1.0);
+    position_ = begin_ + (end_ - begin_) * f;
+    outer_.reportProgress(prefix_ + " · " + std::string(stage), position_);
+  }
+  double position() const { return position_; }
+
+ private:
+  const JobContext& outer_;
+  std::string prefix_;
+  double begin_ = 0, end_ = 1, position_ = 0;
+};
+
 bool kept(const SweepOptions& options, const std::string& name) {
   if (options.only.empty()) return true;
   return std::any_of(options.only.begin(), options.only.end(),
@@ -50,9 +75,10 @@ double median(std::vector<double> values) {
 }
 
 void markParetoFront(std::vector<SweepRow>& rows) {
-  // Among the rows that pass: a failing variant is no candidate, however fast.
+  // Among the rows that pass: a failing variant is no candidate, however fast, and a reference
+  // row's accuracy is not measured (it is compared with itself).
   const auto candidate = [](const SweepRow& r) {
-    return r.ran && r.comparison && r.comparison->passed.value_or(true);
+    return r.ran && !r.isReference && r.comparison && r.comparison->passed.value_or(true);
   };
   for (SweepRow& a : rows) {
     if (!candidate(a)) continue;
@@ -81,11 +107,17 @@ SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
   result.algorithm = std::move(algorithm);
   result.reference = references.front().label;
   const bool haveGpu = !cuda::listGpuDevices().empty();
+  const std::size_t total = candidates.size();
+  RowProgress rowProgress(context);
+  JobContext rowContext(context.cancelToken(), &rowProgress);
+  double rowBegin = 0, rowEnd = 1;  // the current row's share of the sweep
   // Each reference runs once, when a row first needs it (the first one always).
   std::vector<std::optional<Volume>> referenceVolumes(references.size());
   const auto referenceVolume = [&](std::size_t i) -> const Volume& {
     if (!referenceVolumes[i]) {
-      RunOutput ref = references[i].run(context);
+      const double at = rowProgress.position();  // a reference takes no share of its own
+      rowProgress.set("reference " + references[i].label, at, at);
+      RunOutput ref = references[i].run(rowContext);
       if (i == 0) result.referenceSeconds = ref.kernelSeconds;
       referenceVolumes[i] = std::move(ref.volume);
     }
@@ -96,30 +128,41 @@ SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
   spec.region = options.region;
   spec.computeSsim = options.computeSsim;
   spec.tolerances = options.tolerances;
-  const std::size_t total = candidates.size();
   for (std::size_t c = 0; c < total; ++c) {
     Candidate& candidate = candidates[c];
     SweepRow& row = candidate.row;
-    context.reportProgress("sweep " + row.label,
-                           static_cast<double>(c) / std::max<std::size_t>(total, 1));
-    if (candidate.needsGpu && !options.gpu) {
+    rowBegin = static_cast<double>(c) / std::max<std::size_t>(total, 1);
+    rowEnd = static_cast<double>(c + 1) / std::max<std::size_t>(total, 1);
+    const std::string stage = sweepStage(c, total, row.label);
+    context.reportProgress(stage, rowBegin);
+    if (candidate.needsGpu && !haveGpu) {
+      row.skipped = "no GPU (" + cuda::gpuStatus() + ")";
+    } else if (candidate.needsGpu && !options.gpu) {
       row.skipped = "GPU variants not asked for";
     } else if (!candidate.needsGpu && !options.cpu) {
       row.skipped = "CPU variants not asked for";
-    } else if (candidate.needsGpu && !haveGpu) {
-      row.skipped = "no CUDA device present";
     }
     if (!row.skipped.empty()) {
       result.rows.push_back(std::move(row));
       continue;
     }
     try {
-      for (int w = 0; w < options.warmups; ++w) candidate.run(context);
+      const int runs = options.warmups + options.repeats;
+      const auto runShare = [&](int r, const std::string& what) {
+        const double step = (rowEnd - rowBegin) / runs;
+        rowProgress.set(stage + " (" + what + ")", rowBegin + r * step, rowBegin + (r + 1) * step);
+      };
+      for (int w = 0; w < options.warmups; ++w) {
+        runShare(w, "warm-up " + std::to_string(w + 1) + " of " + std::to_string(options.warmups));
+        candidate.run(rowContext);
+      }
       DeterminismCheck determinism;
       std::vector<double> totals;
       RunOutput last;
       for (int r = 0; r < options.repeats; ++r) {
-        last = candidate.run(context);
+        runShare(options.warmups + r,
+                 "run " + std::to_string(r + 1) + " of " + std::to_string(options.repeats));
+        last = candidate.run(rowContext);
         row.seconds.push_back(last.kernelSeconds);
         totals.push_back(last.totalSeconds);
         determinism.add(last.volume);
@@ -132,9 +175,16 @@ SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
       row.determinism = determinism.report();
       spec.accuracyClass = row.accuracyClass;
       row.reference = references[candidate.reference].label;
+      row.isReference = row.label == row.reference;
       row.comparison = compareRuns(last.volume, referenceVolume(candidate.reference), spec);
+      if (row.isReference) {
+        row.comparison->passed.reset();
+        row.comparison->accuracyClass.reset();
+        row.comparison->tolerance.reset();
+        row.comparison->verdict = "reference";
+      }
       row.centralSlice = centralSlice(last.volume);
-      if (extraChecks) extraChecks(row, context);
+      if (extraChecks) extraChecks(row, rowContext);
     } catch (const Cancelled&) {
       throw;
     } catch (const Error& e) {
@@ -150,6 +200,17 @@ SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
 }
 
 }  // namespace
+
+std::string rowVerdict(const SweepRow& row) {
+  if (!row.ran) return row.skipped.empty() ? "failed: " + row.failed : "skipped: " + row.skipped;
+  if (row.isReference) return "reference";
+  if (!row.comparison || !row.comparison->passed) return "informative";
+  return *row.comparison->passed ? "pass" : "FAIL";
+}
+
+std::string sweepStage(std::size_t index, std::size_t count, const std::string& label) {
+  return "variant " + std::to_string(index + 1) + " of " + std::to_string(count) + ": " + label;
+}
 
 Volume centralSlice(const Volume& volume) {
   const std::int64_t z = volume.nz() / 2;
@@ -268,11 +329,13 @@ nlohmann::json toJson(const SweepResult& result) {
     if (!r.forwardVariant.empty()) j["forwardVariant"] = r.forwardVariant;
     if (!r.skipped.empty()) j["skipped"] = r.skipped;
     if (!r.failed.empty()) j["failed"] = r.failed;
+    j["verdict"] = rowVerdict(r);
     if (r.ran) {
       j["reference"] = r.reference;
+      j["isReference"] = r.isReference;
       j["seconds"] = r.seconds;
-      j["medianSeconds"] = r.medianSeconds;
-      j["medianTotalSeconds"] = r.medianTotalSeconds;
+      j["medianSeconds"] = r.medianSeconds;            // kernel time
+      j["medianTotalSeconds"] = r.medianTotalSeconds;  // wall time of the whole run
       j["gups"] = r.gups;
       j["device"] = r.device;
       j["determinism"] = toJson(r.determinism);

@@ -43,14 +43,18 @@ struct SweepRow {
   std::string forwardVariant, variant;  // variant: the swept one (FDK: the backprojector)
   AccuracyClass accuracyClass = AccuracyClass::Exact;
   bool ran = false;
-  std::string skipped;          // why not (no GPU, ...)
-  std::string failed;           // the error message when the run failed
-  std::vector<double> seconds;  // each timed run: the kernel (backprojection / iteration) time
-  double medianSeconds = 0;
-  double medianTotalSeconds = 0;  // the whole run (filter, transfers ...)
-  double gups = 0;                // voxel updates per second / 1e9 at the median
+  std::string skipped;  // why not ("no GPU (built without CUDA ...)", ...)
+  std::string failed;   // the error message when the run failed
+  // Kernel time of each timed run: FDK the backprojection, SIRT forward + back per iteration.
+  std::vector<double> seconds;
+  double medianSeconds = 0;       // kernel time, median of the timed runs
+  double medianTotalSeconds = 0;  // wall time of the whole run (filter, transfers ...), median
+  double gups = 0;                // voxel updates per second / 1e9 at the median kernel time
   std::string device;
-  std::string reference;                    // the label of the reference it is compared with
+  std::string reference;  // the label of the reference it is compared with
+  // The row runs the reference's own variants: its comparison measures run-to-run agreement, not
+  // accuracy, so it has no pass / fail (verdict "reference").
+  bool isReference = false;
   std::optional<RunComparison> comparison;  // against that reference
   DeterminismReport determinism;
   std::optional<AdjointReport> adjoint;
@@ -71,6 +75,12 @@ SweepResult sweepFdk(const ProjectionStack& projections, const fdk::FdkParams& b
                      const SweepOptions& options, JobContext& context);
 SweepResult sweepSirt(const ProjectionStack& projections, const iterative::IterativeParams& base,
                       const SweepOptions& options, JobContext& context);
+
+// "reference", "pass", "FAIL", "skipped: why", "failed: why" (tables, reports, the CLI).
+std::string rowVerdict(const SweepRow& row);
+
+// "variant 3 of 9: fdk.bp.tex" (the sweep's progress stage).
+std::string sweepStage(std::size_t index, std::size_t count, const std::string& label);
 
 // The middle z slice of a volume as a one-slice volume (same x, y grid).
 Volume centralSlice(const Volume& volume);

@@ -14,6 +14,7 @@
 #include <QDir>
 #include <QFile>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -31,6 +32,7 @@
 #include "gui/core/DemoData.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
+#include "recon/geometry/ScanBuilders.h"
 #include "recon/qa/TestVariants.h"
 #include "recon/variant/VariantRegistry.h"
 #include "render/ChartView.h"
@@ -139,6 +141,13 @@ TEST_F(CompareViewTest, ShowsTheKnownDifferenceOfTwoVolumesWithHistogramAndProfi
   const double ssim = cellNumber(view, CompareView::Ssim);
   EXPECT_GT(ssim, 0.5);
   EXPECT_LT(ssim, 1.0);
+  // Two loaded volumes: nothing says they are the same reconstruction, so no pass / fail ...
+  EXPECT_TRUE(view.verdictText().startsWith(
+      "informative (cannot tell whether the runs are comparable: A (A ball) is a loaded volume"))
+      << view.verdictText().toStdString();
+  EXPECT_EQ(view.metricsTable().item(CompareView::Nrmse, CompareView::Result)->text(), "");
+  // ... until the user says they are.
+  view.setAssumeComparable(true);
   EXPECT_TRUE(view.verdictText().startsWith("FAIL: fail (exact)"))
       << view.verdictText().toStdString();
 
@@ -297,17 +306,24 @@ TEST_F(CompareViewTest, AHalfVoxelShiftFailsTheExactClassAndAVolumeAgainstItself
 
   ASSERT_TRUE(view.compareRuns(shifted, reference));
   EXPECT_EQ(view.model().accuracyClass(), qa::AccuracyClass::Exact);
+  // These test runs record no geometry or input: informative until the user says otherwise.
+  EXPECT_TRUE(view.verdictText().startsWith("informative (cannot tell"))
+      << view.verdictText().toStdString();
+  view.setAssumeComparable(true);
   EXPECT_TRUE(view.verdictText().startsWith("FAIL: fail (exact)"))
       << view.verdictText().toStdString();
   EXPECT_EQ(view.metricsTable().item(CompareView::Nrmse, CompareView::Result)->text(), "FAIL");
 
   ASSERT_TRUE(view.compareRuns(reference, reference));
+  EXPECT_FALSE(view.assumeComparable()) << "said of one pair only";
+  view.setAssumeComparable(true);
   EXPECT_TRUE(view.verdictText().startsWith("PASS: pass (exact)"))
       << view.verdictText().toStdString();
   EXPECT_EQ(cellNumber(view, CompareView::MaxAbs), 0.0);
 
   // Loosening the exact class's limits in the table passes the shift, and is remembered.
   ASSERT_TRUE(view.compareRuns(shifted, reference));
+  view.setAssumeComparable(true);
   EXPECT_TRUE(view.editLimit(CompareView::Nrmse, QStringLiteral("0.5")));
   EXPECT_TRUE(view.editLimit(CompareView::MaxAbsRelative, QStringLiteral("≤ 0.9")));
   EXPECT_TRUE(view.verdictText().startsWith("PASS: pass (exact)"))
@@ -331,6 +347,7 @@ TEST_F(CompareViewTest, ExportsAReportFolder) {
   view.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
   ASSERT_TRUE(view.setPair(0, 1));
+  view.setAssumeComparable(true);
   view.setMode(Mode::Swipe);  // the export switches to A | B | A - B for its pictures and back
   test::TempDir dir;
   const QString folder = QString::fromStdString((dir / "compare-report").string());
@@ -351,6 +368,74 @@ TEST_F(CompareViewTest, ExportsAReportFolder) {
   const nlohmann::json j = nlohmann::json::parse(json.readAll().toStdString());
   EXPECT_EQ(j.value("passed", true), false);
   EXPECT_TRUE(j["ssim"].is_number());
+}
+
+// Issue #17: a red FAIL between WBP and SIRT frightened users. Runs of different algorithms or
+// parameters get their metrics and an "informative" verdict in grey: no pass, no fail, no red,
+// and "Judge anyway" is not offered against a recorded difference.
+TEST_F(CompareViewTest, DifferentAlgorithmsOrParametersAreInformativeNotFail) {
+  Workspace workspace;
+  RunController runs;
+  const auto a = ball({24, 24, 8});
+  const auto geometryOf = [] {
+    CircularConeParams c;
+    c.sourceToIsocentreMm = 500;
+    c.sourceToDetectorMm = 1000;
+    c.detector.cols = 8;
+    c.detector.rows = 4;
+    c.anglesRad = fullScanAnglesRad(5);
+    return std::make_shared<const ProjectionStack>(circularConeBeam(c));
+  };
+  const auto projections = geometryOf();
+  const auto run = [&](const QString& algorithm, nlohmann::json parameters,
+                       std::shared_ptr<Volume> volume) {
+    RunSpec spec;
+    spec.title = algorithm;
+    spec.algorithm = algorithm;
+    spec.parameters = std::move(parameters);
+    spec.execute = [volume](JobContext&, nlohmann::json&) { return volume; };
+    return spec;
+  };
+  const nlohmann::json params = {{"variant", "fdk.bp.cpu"}, {"iterations", 10}};
+  QSignalSpy finished(&runs, &RunController::runFinished);
+  const int wbp = runs.enqueue(run(QStringLiteral("wbp"), params, a));
+  const int sirt = runs.enqueue(run(QStringLiteral("sirt"), params, withBump(*a, 0.3, 12, 12, 4)));
+  nlohmann::json more = params;
+  more["iterations"] = 50;
+  const int sirt50 = runs.enqueue(run(QStringLiteral("sirt"), more, withBump(*a, 0.2, 12, 12, 4)));
+  nlohmann::json other = params;
+  other["variant"] = "fdk.bp.cpu-f64";
+  const int sirtF64 =
+      runs.enqueue(run(QStringLiteral("sirt"), other, withBump(*a, 0.3, 12, 12, 4)));
+  ASSERT_TRUE(waitFor([&] { return finished.count() == 4; }, 30000));
+  CompareView view(workspace, runs);
+  for (int id : {wbp, sirt, sirt50, sirtF64}) view.noteRunInput(id, projections, nullptr);
+  view.resize(1400, 900);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+
+  ASSERT_TRUE(view.compareRuns(wbp, sirt));
+  ASSERT_TRUE(view.model().waitUntilDone(30000));
+  EXPECT_EQ(view.verdictText(), "informative (different algorithms: WBP and SIRT)");
+  EXPECT_EQ(view.informativeReason(), "different algorithms: WBP and SIRT");
+  EXPECT_GT(cellNumber(view, CompareView::Nrmse), 0.0);  // the metrics are still there
+  EXPECT_EQ(view.metricsTable().item(CompareView::Nrmse, CompareView::Result)->text(), "");
+  auto* banner = view.findChild<QLabel*>(QStringLiteral("compareVerdict"));
+  ASSERT_NE(banner, nullptr);
+  EXPECT_TRUE(banner->text().contains(QStringLiteral("Informative")));
+  EXPECT_FALSE(banner->styleSheet().contains(QStringLiteral("#b3261e"))) << "no red";
+  view.setAssumeComparable(true);  // not offered: the records show a difference
+  EXPECT_TRUE(view.verdictText().startsWith("informative (different algorithms"));
+
+  ASSERT_TRUE(view.compareRuns(sirt50, sirt));
+  EXPECT_TRUE(
+      view.verdictText().startsWith("informative (different parameters: iterations 50 vs 10"))
+      << view.verdictText().toStdString();
+  // The same run on another variant, same data: judged.
+  ASSERT_TRUE(view.compareRuns(sirt, sirtF64));
+  ASSERT_TRUE(view.model().waitUntilDone(30000));
+  EXPECT_TRUE(view.verdictText().startsWith("PASS: pass (exact)"))
+      << view.verdictText().toStdString();
 }
 
 TEST_F(CompareViewTest, GoldenReferenceOfADemoFdkRunQueuesTheFloat64VariantAndCompares) {

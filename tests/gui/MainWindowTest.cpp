@@ -11,11 +11,14 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
+#include <QTreeWidget>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "gui/AlgorithmPanel.h"
+#include "gui/CnrPanel.h"
+#include "gui/ConsistencyView.h"
 #include "gui/ConvergencePanel.h"
 #include "gui/DataPanel.h"
 #include "gui/MainWindow.h"
@@ -25,6 +28,8 @@
 #include "gui/core/EventLoopMonitor.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
+#include "recon/geometry/ScanBuilders.h"
+#include "recon/io/VolumeFiles.h"
 #include "render/ChartView.h"
 #include "support/TestSupport.h"
 
@@ -182,6 +187,73 @@ TEST_F(MainWindowTest, RemembersItsLayoutAcrossRestarts) {
   ASSERT_NE(runLog, nullptr);
   EXPECT_FALSE(runLog->isVisible()) << "the hidden dock came back";
   EXPECT_EQ(again.size(), QSize(1234, 876));
+}
+
+// Issue #17: after the demo, the user's own projections were "predicted" from the demo's phantom
+// (99 % difference). New projections are a new data set: the old phantom, its "truth" entry, the
+// ROIs and the demo's reconstruction no longer predict or measure anything of them.
+TEST_F(MainWindowTest, OpeningOtherProjectionsDropsTheDemoPhantomRoisAndResults) {
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  auto* consistency = window.findChild<ConsistencyView*>();
+  ASSERT_NE(consistency, nullptr);
+  QSignalSpy predicted(consistency, &ConsistencyView::resultReady);
+  openSmallDemo(window);
+  ASSERT_TRUE(window.workspace().phantom());
+  // The demo's own views are predicted from its phantom.
+  ASSERT_TRUE(predicted.wait(30000)) << consistency->summary().toStdString();
+  EXPECT_LT(predicted.last()[0].toDouble(), 0.05);
+  // A reconstruction of the demo and an ROI on it.
+  window.algorithmPanel().setVolumeEdge(32);
+  QSignalSpy finished(&window.runs(), &RunController::runFinished);
+  ASSERT_GT(window.startRun(), 0);
+  ASSERT_TRUE(finished.wait(60000)) << "the run did not finish";
+  render::SliceRoi roi;
+  roi.axis = 2;
+  roi.role = render::SliceRoi::Signal;
+  roi.halfSizeMm = Eigen::Vector2d(5, 5);
+  window.viewArea().setRois({roi});
+  ASSERT_FALSE(window.viewArea().rois().empty());
+
+  // Another projection set (a scan with no phantom behind it).
+  test::TempDir dir;
+  CircularConeParams c;
+  c.sourceToIsocentreMm = 500;
+  c.sourceToDetectorMm = 1000;
+  c.detector.cols = 24;
+  c.detector.rows = 16;
+  c.anglesRad = fullScanAnglesRad(20);
+  ProjectionStack scan(circularConeBeam(c));
+  for (std::int64_t i = 0; i < scan.viewCount() * scan.rows() * scan.cols(); ++i)
+    scan.data()[i] = 0.25f;
+  io::writeProjections(dir / "scan.json", scan);
+  QSignalSpy replaced(&window.workspace(), &Workspace::dataSetReplaced);
+  predicted.clear();
+  window.openFiles({QString::fromStdString((dir / "scan.json").string())});
+  ASSERT_TRUE(replaced.wait(30000)) << "the scan did not load";
+  QTest::qWait(500);
+  EXPECT_EQ(window.workspace().projections()->viewCount(), 20);
+  EXPECT_FALSE(window.workspace().phantom());
+  EXPECT_FALSE(window.workspace().cnrPhantom());
+  EXPECT_TRUE(window.viewArea().rois().empty());
+  // The Data panel no longer offers the demo phantom as "the truth for metrics".
+  EXPECT_FALSE(window.dataPanel()
+                   .findChild<QTreeWidget*>()
+                   ->findItems(QStringLiteral("Phantom"), Qt::MatchStartsWith | Qt::MatchRecursive)
+                   .size() > 0);
+  // Nothing predicts the scan: not the demo phantom, not the demo's reconstruction (still shown).
+  ASSERT_NE(window.workspace().currentVolume(), nullptr);
+  EXPECT_TRUE(predicted.isEmpty()) << "predicted " << predicted.last()[0].toDouble();
+  EXPECT_TRUE(consistency->summary().startsWith(QStringLiteral("Nothing to predict")))
+      << consistency->summary().toStdString();
+  // A reconstruction of the scan itself predicts it again.
+  ASSERT_GT(window.startRun(), 0);
+  ASSERT_TRUE(finished.wait(60000)) << "the scan's run did not finish";
+  QTest::qWait(300);
+  window.workspace().setCurrentVolume(static_cast<int>(window.workspace().volumes().size()) - 1);
+  EXPECT_TRUE(predicted.wait(30000) || !predicted.isEmpty())
+      << consistency->summary().toStdString();
 }
 
 TEST_F(MainWindowTest, TheEventLoopKeepsRunningDuringARun) {

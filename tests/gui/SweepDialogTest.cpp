@@ -21,6 +21,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <fstream>
 
 #include "gui/AlgorithmPanel.h"
@@ -95,6 +96,9 @@ TEST_F(SweepDialogTest, CpuFdkSweepOfTheDemoFillsTheTableAndTheChartAndExportsAR
 
   QSignalSpy finished(&dialog, &SweepDialog::sweepFinished);
   QSignalSpy ended(&dialog, &SweepDialog::sweepEnded);
+  QStringList stages;  // what the progress bar said
+  QObject::connect(&dialog.progressBar(), &QProgressBar::valueChanged,
+                   [&] { stages << dialog.progressBar().format(); });
   QTest::mouseClick(&dialog.runButton(), Qt::LeftButton);
   EXPECT_TRUE(dialog.running());
   EXPECT_TRUE(dialog.cancelButton().isEnabled());
@@ -103,6 +107,11 @@ TEST_F(SweepDialogTest, CpuFdkSweepOfTheDemoFillsTheTableAndTheChartAndExportsAR
   EXPECT_FALSE(dialog.running());
   ASSERT_TRUE(dialog.result());
   EXPECT_EQ(dialog.progressBar().value(), 1000);
+  // The progress says which variant of how many is running.
+  const QString of = QStringLiteral(" of %1: ").arg(dialog.result()->rows.size());
+  EXPECT_TRUE(std::any_of(stages.begin(), stages.end(), [&](const QString& s) {
+    return s.startsWith(QStringLiteral("variant 1")) && s.contains(of);
+  })) << stages.join(QStringLiteral(" | ")).toStdString();
 
   QTableWidget& table = dialog.table();
   const int cpu = rowOf(table, QStringLiteral("fdk.bp.cpu"));
@@ -114,17 +123,38 @@ TEST_F(SweepDialogTest, CpuFdkSweepOfTheDemoFillsTheTableAndTheChartAndExportsAR
       << cell(table, cpu, SweepDialog::Determinism).toStdString();
   EXPECT_EQ(cell(table, cpu, SweepDialog::Reference), "fdk.bp.cpu-f64");
   EXPECT_GT(cell(table, cpu, SweepDialog::MedianSeconds).toDouble(), 0);
+  EXPECT_GT(cell(table, cpu, SweepDialog::WallSeconds).toDouble(),
+            cell(table, cpu, SweepDialog::MedianSeconds).toDouble() * 0.999)
+      << "the whole run takes at least its kernel time";
+  EXPECT_EQ(table.horizontalHeaderItem(SweepDialog::MedianSeconds)->text(), "Kernel time (s)");
+  EXPECT_EQ(table.horizontalHeaderItem(SweepDialog::WallSeconds)->text(), "Wall time (s)");
   EXPECT_GT(cell(table, cpu, SweepDialog::Gups).toDouble(), 0);
-  EXPECT_EQ(cell(table, f64, SweepDialog::Verdict), "PASS");
+  // The reference's own variant is compared with itself: "reference", never PASS.
+  EXPECT_EQ(cell(table, f64, SweepDialog::Verdict), "reference");
   for (const qa::SweepRow& row : dialog.result()->rows)
     if (row.label.rfind("fdk.bp.test", 0) != 0 && row.label.find("cpu") == std::string::npos)
       EXPECT_FALSE(row.ran) << row.label << " is a GPU variant: skipped on the CPU choice";
 
   render::ChartView& chart = dialog.chart();
   EXPECT_TRUE(chart.hasSeries(QStringLiteral("fdk.bp.cpu")));
-  EXPECT_TRUE(chart.hasSeries(QStringLiteral("fdk.bp.cpu-f64")));
+  const QStringList series = chart.seriesNames();
+  EXPECT_TRUE(std::any_of(series.begin(), series.end(), [](const QString& n) {
+    return n.startsWith("fdk.bp.cpu-f64 (reference)");
+  })) << series.join(QStringLiteral(", ")).toStdString();
   EXPECT_EQ(chart.pointCount(QStringLiteral("fdk.bp.cpu")), 1);
   EXPECT_GT(chart.yValues(QStringLiteral("fdk.bp.cpu")).front(), 0) << "log axis: > 0";
+  // Both axes are log axes labelled in seconds and NRMSE, never in log10 units.
+  EXPECT_EQ(chart.xAxisTitle(), "median kernel time (s, log scale)");
+  for (bool y : {false, true}) {
+    const QStringList labels = chart.logTickLabels(y);
+    ASSERT_GE(labels.size(), 2) << (y ? "y" : "x");
+    double previous = 0;
+    for (const QString& l : labels) {
+      EXPECT_FALSE(l.startsWith('-')) << l.toStdString();
+      EXPECT_GT(l.toDouble(), previous) << l.toStdString();
+      previous = l.toDouble();
+    }
+  }
 
   if (screenshots != nullptr) {
     QTest::qWait(500);

@@ -260,5 +260,36 @@ TEST(ChartView, LogScaleSpreadsADecayOverTheHeight) {
   EXPECT_GT(logarithmic, chart.height() / 5) << "log span " << logarithmic;
 }
 
+// Issue #17: with every NRMSE 0 (drawn at a floor) or equal, the sweep chart's log axis read
+// "2e-13" above "5e-13", and its time axis was labelled in log10 units (-1.42). Log axes now take
+// the values themselves and label them in their units, over at least a decade.
+TEST(ChartView, LogAxesOfEqualValuesHaveIncreasingTicksInTheValuesUnits) {
+  ChartView chart;
+  chart.setLogScaleX(true);
+  chart.setLogScaleY(true);
+  chart.setSeriesData("a", {0.0597}, {1e-12});
+  chart.setSeriesData("b", {0.0597}, {1e-12});
+  showAndWait(chart);
+  for (bool y : {false, true}) {
+    const QStringList labels = chart.logTickLabels(y);
+    ASSERT_GE(labels.size(), 2) << (y ? "y" : "x");
+    double previous = 0;
+    for (const QString& l : labels) {
+      bool ok = false;
+      const double v = l.toDouble(&ok);
+      EXPECT_TRUE(ok && v > previous) << l.toStdString();
+      previous = v;
+    }
+    // The point lies inside the labelled range.
+    const double value = y ? 1e-12 : 0.0597;
+    EXPECT_LT(labels.front().toDouble(), value);
+    EXPECT_GT(labels.back().toDouble(), value);
+  }
+  // The data keep their values (CSV, tests); only the drawing is logarithmic.
+  EXPECT_EQ(chart.xValues("a").front(), 0.0597);
+  chart.setLogScaleX(false);
+  EXPECT_TRUE(chart.logTickLabels(false).isEmpty());
+}
+
 }  // namespace
 }  // namespace tomowb::render

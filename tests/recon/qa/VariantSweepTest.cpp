@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "recon/cuda/GpuDevices.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/Phantom.h"
@@ -54,6 +55,28 @@ TEST(VariantSweep, FdkOnTheCpuCatchesTheHalfPixelVariant) {
   EXPECT_TRUE(cpu->determinism.bitIdentical()) << cpu->determinism.summary();
   EXPECT_EQ(cpu->seconds.size(), 2u);
   EXPECT_FALSE(broken->onParetoFront);  // failing rows are no candidates
+  EXPECT_EQ(rowVerdict(*cpu), "pass");
+  EXPECT_EQ(rowVerdict(*broken), "FAIL");
+  // The reference's own variant is compared with itself: "reference", no pass / fail.
+  const SweepRow* own = rowFor(r, "fdk.bp.cpu-f64");
+  ASSERT_TRUE(own && own->ran);
+  EXPECT_TRUE(own->isReference);
+  EXPECT_FALSE(own->comparison->passed.has_value());
+  EXPECT_EQ(rowVerdict(*own), "reference");
+  EXPECT_FALSE(cpu->isReference);
+  // A GPU variant on a machine without a GPU says so, whatever the device choice.
+  const SweepRow* gpu = rowFor(r, "fdk.bp.test-gpu-stand-in");
+  ASSERT_TRUE(gpu);
+  if (cuda::listGpuDevices().empty()) {
+    EXPECT_FALSE(gpu->ran);
+    EXPECT_EQ(gpu->skipped.rfind("no GPU", 0), 0u) << gpu->skipped;
+    SweepOptions cpuOnly = options;
+    cpuOnly.gpu = false;
+    cpuOnly.only = {"fdk.bp.test-gpu-stand-in"};
+    const SweepResult r2 = sweepFdk(p, params, cpuOnly, context);
+    ASSERT_EQ(r2.rows.size(), 1u);
+    EXPECT_EQ(r2.rows[0].skipped.rfind("no GPU", 0), 0u) << r2.rows[0].skipped;
+  }
   // GPU variants (in a CUDA build without a device) are listed as skipped, with the reason.
   for (const SweepRow& row : r.rows)
     if (!row.ran) EXPECT_FALSE(row.skipped.empty() && row.failed.empty()) << row.label;
@@ -89,11 +112,61 @@ TEST(VariantSweep, SirtOnTheCpuComparesPairsAndRunsTheAdjointTest) {
   EXPECT_EQ(matched->comparison->metrics.maxAbsDifference, 0.0);
   EXPECT_EQ(voxel->comparison->metrics.maxAbsDifference, 0.0);
   EXPECT_EQ(voxel->reference, "et.fp.cpu + et.bp.cpu-voxel");
-  EXPECT_TRUE(*voxel->comparison->passed);
+  // A row that is its own reference has no pass / fail: it reads "reference".
+  for (const SweepRow* own : {matched, voxel}) {
+    EXPECT_TRUE(own->isReference) << own->label;
+    EXPECT_FALSE(own->comparison->passed.has_value()) << own->label;
+    EXPECT_EQ(rowVerdict(*own), "reference");
+    EXPECT_FALSE(own->onParetoFront);
+  }
   ASSERT_TRUE(matched->adjoint && voxel->adjoint);
   EXPECT_LT(matched->adjoint->relativeError, 1e-6);
   EXPECT_GT(voxel->adjoint->relativeError, 10 * matched->adjoint->relativeError + 1e-6);
   EXPECT_TRUE(matched->determinism.bitIdentical());
+}
+
+struct StageLog : ProgressSink {
+  std::vector<std::string> stages;
+  std::vector<double> fractions;
+  void report(std::string_view stage, double fraction) override {
+    stages.emplace_back(stage);
+    fractions.push_back(fraction);
+  }
+};
+
+TEST(VariantSweep, ProgressSaysWhichVariantOfHowMany) {
+  CircularConeParams scan;
+  scan.sourceToIsocentreMm = 500;
+  scan.sourceToDetectorMm = 1000;
+  scan.detector.cols = scan.detector.rows = 24;
+  scan.detector.pitchUMm = scan.detector.pitchVMm = 8;
+  scan.anglesRad = fullScanAnglesRad(24);
+  const Geometry g = circularConeBeam(scan);
+  JobContext quiet;
+  const ProjectionStack p =
+      phantom::projectPhantom(phantom::modifiedSheppLogan3d(90), g, {}, &quiet);
+  fdk::FdkParams params;
+  params.volume = fdk::VolumeGrid::centred({16, 16, 8}, Eigen::Vector3d::Constant(10.0));
+  SweepOptions options;
+  options.repeats = 1;
+  options.warmups = 0;
+  options.computeSsim = false;
+  options.only = {"fdk.bp.cpu", "fdk.bp.test-half-pixel"};  // fdk.bp.cpu-f64 too (a prefix)
+  StageLog log;
+  CancelToken token;
+  JobContext context(token, &log);
+  const SweepResult r = sweepFdk(p, params, options, context);
+  const std::string n = std::to_string(r.rows.size());
+  ASSERT_GE(r.rows.size(), 3u);
+  bool first = false, last = false;
+  for (const std::string& s : log.stages) {
+    first = first || s.rfind("variant 1 of " + n + ": ", 0) == 0;
+    last = last || s.rfind("variant " + n + " of " + n + ": ", 0) == 0;
+  }
+  EXPECT_TRUE(first && last);
+  for (std::size_t i = 1; i < log.fractions.size(); ++i)
+    EXPECT_GE(log.fractions[i], log.fractions[i - 1] - 1e-12) << log.stages[i];
+  EXPECT_EQ(sweepStage(2, 9, "fdk.bp.tex"), "variant 3 of 9: fdk.bp.tex");
 }
 
 }  // namespace
