@@ -14,6 +14,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "ProjectionInput.h"
 #include "RunRecords.h"
 #include "recon/core/Error.h"
 #include "recon/cuda/GpuDevices.h"
@@ -33,6 +34,7 @@ namespace {
 // --thickness for tilt series, or the grid options.
 struct TomogramIo {
   std::string in, out;
+  ProjectionInputOptions input;
   std::int64_t thickness = 0;
   GridOptions grid;
   std::string tiltFile, xfFile, xtiltFile;
@@ -77,26 +79,36 @@ struct TomogramIo {
         ->capture_default_str();
   }
 
-  // The projections as the options say: an MRC stack (or any file with --tilt-angles) through
-  // the tilt-series loader, anything else through readProjections; then the preprocessing.
+  // The projections as the options say: with --geometry FILE any format through the core's
+  // loader (tilt-series settings apply to a .tlt); else an MRC stack (or any file with
+  // --tilt-angles) through the tilt-series loader, anything else as a file with its own geometry.
+  // Then the preprocessing.
   ProjectionStack load(JobContext& context, std::vector<std::string>& warnings) const {
+    io::TiltSeriesOptions options;
+    options.pixelSizeMm = pixelNm * 1e-6;
+    options.tiltAxisAngleRad = tiltAxisDeg * std::numbers::pi / 180;
+    options.tiltAxisShiftPixels = tiltAxisShift;
+    options.xAxisTiltRad = xAxisTiltDeg * std::numbers::pi / 180;
     ProjectionStack stack;
-    if (io::isMrcPath(in) || !tiltFile.empty()) {
+    if (!input.geometry.empty()) {
+      if (!tiltFile.empty())
+        throw ParameterError("--tilt-angles", "give the tilt angles either here or as --geometry");
+      io::GeometryAttachment a = input.attachment();
+      a.tilt = options;
+      a.alignment = xfFile;
+      a.xAxisTilts = xtiltFile;
+      stack = std::move(input.load(in, a, warnings).projections);
+    } else if (io::isMrcPath(in) || !tiltFile.empty()) {
       io::TiltSeriesSources sources = io::findCompanionFiles(in);
       sources.stack = in;
       if (!tiltFile.empty()) sources.tiltAngles = tiltFile;
       if (!xfFile.empty()) sources.alignment = xfFile;
       if (!xtiltFile.empty()) sources.xAxisTilts = xtiltFile;
-      io::TiltSeriesOptions options;
-      options.pixelSizeMm = pixelNm * 1e-6;
-      options.tiltAxisAngleRad = tiltAxisDeg * std::numbers::pi / 180;
-      options.tiltAxisShiftPixels = tiltAxisShift;
-      options.xAxisTiltRad = xAxisTiltDeg * std::numbers::pi / 180;
       io::LoadedTiltSeries loaded = io::loadTiltSeries(sources, options);
       warnings.insert(warnings.end(), loaded.warnings.begin(), loaded.warnings.end());
       stack = std::move(loaded.projections);
     } else {
-      stack = io::readProjections(in);
+      stack = std::move(input.load(in, input.attachment(), warnings).projections);
     }
     preprocess::TiltSeriesPreprocessing pre;
     if (!crop.empty()) {
@@ -120,10 +132,12 @@ struct TomogramIo {
 
   void addTo(CLI::App& app) {
     app.add_option("-i,--in", in,
-                   "projections: a tilt series (.mrc, .st, .ali with NAME.tlt beside it) or "
-                   "NAME.json (raw + JSON with geometry)")
+                   "projections: a tilt series (.mrc, .st, .ali with NAME.tlt beside it), "
+                   "NAME.json (raw + JSON with geometry), or .npy, TIFF, MRC, MetaImage with "
+                   "--geometry FILE")
         ->required()
         ->check(CLI::ExistingPath);
+    input.addTo(app);
     app.add_option("-o,--out", out, "volume to write: .mhd, .mha, .json/.raw, .npy, .tif, .mrc")
         ->required();
     app.add_option("--mrc-axes", mrcAxes,
@@ -293,6 +307,7 @@ class IterativeReconCommand : public Command {
 
   int run(const GlobalOptions& global) override {
     checkOutputSparesInput(io_.in, io_.out);
+    if (!io_.input.geometry.empty()) checkOutputSparesInput(io_.input.geometry, io_.out);
     iterative::IterativeParams p = params_;
     p.method = method_;
     if (nonNegative) p.lowerBound = 0.0;
@@ -339,6 +354,7 @@ class IterativeReconCommand : public Command {
                        VariantRegistry::builtins().require(p.backVariant).needsGpu;
       qa::RunRecord record = startRunRecord({"-o", "--out"}, io_.out, gpu);
       addProjectionInputs(record, io_.in, projections);
+      io_.input.addToRecord(record);
       record.algorithm = iterative::toString(method_);
       for (char& c : record.algorithm)
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -423,6 +439,7 @@ class WbpCommand : public Command {
 
   int run(const GlobalOptions& global) override {
     checkOutputSparesInput(io_.in, io_.out);
+    if (!io_.input.geometry.empty()) checkOutputSparesInput(io_.input.geometry, io_.out);
     std::vector<std::string> optionWarnings;
     fdk::FdkParams params = fdk_.build(&optionWarnings);
     for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -444,6 +461,7 @@ class WbpCommand : public Command {
     if (!global.noRecord) {
       qa::RunRecord record = startRunRecord({"-o", "--out"}, io_.out, runsOnGpu(params));
       addProjectionInputs(record, io_.in, projections);
+      io_.input.addToRecord(record);
       record.algorithm = "WBP";
       record.variant = r.kernel.empty() ? r.variant : r.kernel;
       record.parameters = {{"variant", params.variant}, {"grid", gridToJson(params.volume)}};

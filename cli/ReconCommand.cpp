@@ -6,6 +6,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "ProjectionInput.h"
 #include "RunRecords.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/iterative/IterativeJson.h"
@@ -19,9 +20,12 @@ class ReconCommand : public Command {
     recon_ = app.add_subcommand("recon", "reconstruct projections");
     recon_->require_subcommand(1);
     sub_ = recon_->add_subcommand("fdk", "FDK cone-beam / FBP parallel-beam reconstruction");
-    sub_->add_option("-i,--in", in_, "projections: NAME.json (raw + JSON with geometry) or .rct")
+    sub_->add_option("-i,--in", in_,
+                     "projections: NAME.json (raw + JSON with geometry), .rct, an MRC tilt "
+                     "series, or .npy, TIFF, MRC, MetaImage with --geometry FILE")
         ->required()
         ->check(CLI::ExistingPath);
+    input_.addTo(*sub_);
     sub_->add_option("-o,--out", out_, "volume to write: .mhd, .mha, .json/.raw, .npy, .tif")
         ->required();
     grid_.addTo(*sub_);
@@ -32,11 +36,16 @@ class ReconCommand : public Command {
 
   int run(const GlobalOptions& global) override {
     checkOutputSparesInput(in_, out_);
+    if (!input_.geometry.empty()) checkOutputSparesInput(input_.geometry, out_);
     // The FDK options first: a bad device or variant fails before the data is read.
     std::vector<std::string> optionWarnings;
     fdk::FdkParams params = fdk_.build(&optionWarnings);
     for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    const ProjectionStack projections = io::readProjections(in_);
+    std::vector<std::string> loadWarnings;
+    const io::LoadedProjections loaded = input_.load(in_, input_.attachment(), loadWarnings);
+    for (const std::string& w : loadWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    printLoadSummary(loaded, global.quiet, global.json);
+    const ProjectionStack& projections = loaded.projections;
     params.volume = grid_.build(projections.geometry());
     const fdk::VolumeGrid& grid = params.volume;
     ProgressBar bar(progressWanted(global.progress, global.quiet));
@@ -54,6 +63,7 @@ class ReconCommand : public Command {
     if (!global.noRecord) {
       qa::RunRecord record = startRunRecord({"-o", "--out"}, out_, runsOnGpu(params));
       addProjectionInputs(record, in_, projections);
+      input_.addToRecord(record);
       record.algorithm = "FDK";
       record.variant = r.kernel.empty() ? r.variant : r.kernel;
       record.parameters = {{"variant", params.variant},
@@ -84,6 +94,8 @@ class ReconCommand : public Command {
     }
     printJson(global, {{"command", "recon fdk"},
                        {"input", in_},
+                       {"geometryFile", input_.geometry},
+                       {"layout", io::toString(loaded.layout)},
                        {"output", out_},
                        {"grid", gridToJson(grid)},
                        {"gpuOptions", fdk::toJson(params.gpu)},
@@ -96,6 +108,7 @@ class ReconCommand : public Command {
   CLI::App* recon_ = nullptr;
   CLI::App* sub_ = nullptr;
   std::string in_, out_;
+  ProjectionInputOptions input_;
   GridOptions grid_;
   FdkOptions fdk_;
   TelemetryFileOptions telemetryFile_;
