@@ -1,6 +1,6 @@
 // Any projections with any geometry from the command line (issue #17, point 3): an ASTRA user's
 // .npy ([rows][views][cols]) and cone_vec text reconstruct in one `recon fdk` command into the
-// same volume as our raw + JSON pair of the same scan; a view-count
+// same volume as our raw + JSON pair of the same scan; `convert` writes that pair; a view-count
 // mismatch is refused naming both files; `recon wbp` takes an .npy with an IMOD .tlt.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -121,6 +121,26 @@ TEST_F(ProjectionInputCli, AnAstraNpyAndConeVecReconstructInOneCommandAsOurPairD
   }
   ASSERT_GT(peak, 0.0f);
   EXPECT_LE(worst, 1e-5f * peak);
+}
+
+TEST_F(ProjectionInputCli, ConvertWritesRawAndJsonWithTheGeometry) {
+  const CliResult r = cli({"convert", path("projections.npy"), "--geometry", path("cone_vec.txt"),
+                           "-o", path("converted.json")},
+                          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const ProjectionStack back = io::readProjections(dir / "converted.json");
+  ASSERT_EQ(back.pixelCount(), projections.pixelCount());
+  EXPECT_TRUE(std::equal(back.pixels().begin(), back.pixels().end(), projections.pixels().begin()));
+  ASSERT_EQ(back.viewCount(), projections.viewCount());
+  for (std::int64_t i = 0; i < back.viewCount(); ++i)
+    EXPECT_TRUE(back.geometry().projectionMatrix(i).isApprox(
+        projections.geometry().projectionMatrix(i), 1e-12));
+  // Only raw + JSON holds projections with their geometry.
+  const CliResult bad = cli({"convert", path("projections.npy"), "--geometry", path("cone_vec.txt"),
+                             "-o", path("converted.mhd")},
+                            dir);
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.err.find("--out"), std::string::npos) << bad.err;
 }
 
 TEST_F(ProjectionInputCli, AViewCountMismatchNamesBothFiles) {
