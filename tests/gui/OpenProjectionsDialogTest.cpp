@@ -66,7 +66,8 @@ Volume stack(bool astra) {
 void writeConeVec(const std::filesystem::path& path) {
   std::ofstream out(path);
   out << std::setprecision(17);
-  for (const View& v : cone().views()) {
+  const Geometry g = cone();  // a named geometry: views() of a temporary would dangle
+  for (const View& v : g.views()) {
     for (const auto* vec : {&v.source, &v.detectorCentre, &v.u, &v.v})
       out << vec->x() << " " << vec->y() << " " << vec->z() << " ";
     out << "\n";
