@@ -33,6 +33,8 @@ std::unique_ptr<Command> makeInfoCommand(CLI::App& app);
 std::unique_ptr<Command> makeDemoCommand(CLI::App& app);
 std::unique_ptr<Command> makeEtDemoCommand(CLI::App& app);
 std::unique_ptr<Command> makeGeometryCommand(CLI::App& app);
+// `convert PROJ --geometry FILE -o OUT.json`: any projections + geometry as raw + JSON.
+std::unique_ptr<Command> makeConvertCommand(CLI::App& app);
 std::unique_ptr<Command> makeVariantsCommand(CLI::App& app);
 // `export dicom` and `import dicom` (a message saying why when the build has no DCMTK).
 std::vector<std::unique_ptr<Command>> makeDicomCommands(CLI::App& app);

@@ -15,6 +15,7 @@
 #include "CliSupport.h"
 #include "Commands.h"
 #include "FiniteNumbers.h"
+#include "ProjectionInput.h"
 #include "RunRecords.h"
 #include "recon/core/Error.h"
 #include "recon/cuda/GpuDevices.h"
@@ -34,6 +35,7 @@ namespace {
 // --thickness for tilt series, or the grid options.
 struct TomogramIo {
   std::string in, out;
+  ProjectionInputOptions input;
   std::int64_t thickness = 0;
   GridOptions grid;
   std::string tiltFile, xfFile, xtiltFile;
@@ -78,26 +80,36 @@ struct TomogramIo {
         ->capture_default_str();
   }
 
-  // The projections as the options say: an MRC stack (or any file with --tilt-angles) through
-  // the tilt-series loader, anything else through readProjections; then the preprocessing.
+  // The projections as the options say: with --geometry FILE any format through the core's
+  // loader (tilt-series settings apply to a .tlt); else an MRC stack (or any file with
+  // --tilt-angles) through the tilt-series loader, anything else as a file with its own geometry.
+  // Then the preprocessing.
   ProjectionStack load(JobContext& context, std::vector<std::string>& warnings) const {
+    io::TiltSeriesOptions options;
+    options.pixelSizeMm = pixelNm * 1e-6;
+    options.tiltAxisAngleRad = tiltAxisDeg * std::numbers::pi / 180;
+    options.tiltAxisShiftPixels = tiltAxisShift;
+    options.xAxisTiltRad = xAxisTiltDeg * std::numbers::pi / 180;
     ProjectionStack stack;
-    if (io::isMrcPath(in) || !tiltFile.empty()) {
+    if (!input.geometry.empty()) {
+      if (!tiltFile.empty())
+        throw ParameterError("--tilt-angles", "give the tilt angles either here or as --geometry");
+      io::GeometryAttachment a = input.attachment();
+      a.tilt = options;
+      a.alignment = xfFile;
+      a.xAxisTilts = xtiltFile;
+      stack = std::move(input.load(in, a, warnings).projections);
+    } else if (io::isMrcPath(in) || !tiltFile.empty()) {
       io::TiltSeriesSources sources = io::findCompanionFiles(in);
       sources.stack = in;
       if (!tiltFile.empty()) sources.tiltAngles = tiltFile;
       if (!xfFile.empty()) sources.alignment = xfFile;
       if (!xtiltFile.empty()) sources.xAxisTilts = xtiltFile;
-      io::TiltSeriesOptions options;
-      options.pixelSizeMm = pixelNm * 1e-6;
-      options.tiltAxisAngleRad = tiltAxisDeg * std::numbers::pi / 180;
-      options.tiltAxisShiftPixels = tiltAxisShift;
-      options.xAxisTiltRad = xAxisTiltDeg * std::numbers::pi / 180;
       io::LoadedTiltSeries loaded = io::loadTiltSeries(sources, options);
       warnings.insert(warnings.end(), loaded.warnings.begin(), loaded.warnings.end());
       stack = std::move(loaded.projections);
     } else {
-      stack = io::readProjections(in);
+      stack = std::move(input.load(in, input.attachment(), warnings).projections);
     }
     preprocess::TiltSeriesPreprocessing pre;
     if (!crop.empty()) {
@@ -121,10 +133,12 @@ struct TomogramIo {
 
   void addTo(CLI::App& app) {
     app.add_option("-i,--in", in,
-                   "projections: a tilt series (.mrc, .st, .ali with NAME.tlt beside it) or "
-                   "NAME.json (raw + JSON with geometry)")
+                   "projections: a tilt series (.mrc, .st, .ali with NAME.tlt beside it), "
+                   "NAME.json (raw + JSON with geometry), or .npy, TIFF, MRC, MetaImage with "
+                   "--geometry FILE")
         ->required()
         ->check(CLI::ExistingPath);
+    input.addTo(app);
     app.add_option("-o,--out", out, "volume to write: .mhd, .mha, .json/.raw, .npy, .tif, .mrc")
         ->required();
     app.add_option("--mrc-axes", mrcAxes,
@@ -143,6 +157,7 @@ struct TomogramIo {
   // Every file load() reads: the stack, and for a tilt series its companion files.
   void addInputsTo(io::OutputSet& files) const {
     addProjectionInputs(files, in, io::isMrcPath(in), tiltFile, xfFile, xtiltFile);
+    if (!input.geometry.empty()) files.addInput(input.geometry, "--geometry", "geometry", false);
   }
 
   io::VolumeWriteOptions writeOptions() const {

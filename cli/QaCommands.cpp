@@ -24,6 +24,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "ProjectionInput.h"
 #include "RegionSpec.h"
 #include "RunRecords.h"
 #include "recon/core/Error.h"
@@ -236,6 +237,7 @@ class SweepCommand : public Command {
         ->check(CLI::IsMember({"fdk", "sirt"}))
         ->capture_default_str();
     sub_->add_option("-i,--in", in_, "projections (default: the demo phantom's, see --size)");
+    input_.addTo(*sub_);
     sub_->add_option("--size", size_, "demo: FDK volume edge / ET detector width (voxels)")
         ->capture_default_str();
     sub_->add_option("--views", views_, "demo: FDK views over 360 degrees")->capture_default_str();
@@ -258,6 +260,14 @@ class SweepCommand : public Command {
     sub_->add_flag("--force", force_, "replace the report folder");
   }
   CLI::App* subcommand() const override { return sub_; }
+
+  // -i in any format, with --geometry (ProjectionInput.h); warnings on stderr.
+  ProjectionStack loadInput() const {
+    std::vector<std::string> warnings;
+    ProjectionStack p = std::move(input_.load(in_, input_.attachment(), warnings).projections);
+    for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    return p;
+  }
 
   int run(const GlobalOptions& global) override {
     options_.cpu = device_ != "gpu";
@@ -286,7 +296,7 @@ class SweepCommand : public Command {
         input = "demo: modified Shepp-Logan, " + std::to_string(size_) + "^3, " +
                 std::to_string(views_) + " views";
       } else {
-        projections = io::readProjections(in_);
+        projections = loadInput();
         params.volume = GridOptions{}.build(projections.geometry());
       }
       result = qa::sweepFdk(projections, params, options_, context);
@@ -306,7 +316,7 @@ class SweepCommand : public Command {
         input = "demo: ET specimen, " + std::to_string(size_) + " x " + std::to_string(scan.rows) +
                 " pixels, 61 views over +-60 degrees";
       } else {
-        projections = io::readProjections(in_);
+        projections = loadInput();
       }
       iterative::IterativeParams params;
       params.volume = iterative::tomogramGrid(projections.geometry(), thickness_);
@@ -354,6 +364,7 @@ class SweepCommand : public Command {
  private:
   CLI::App* sub_ = nullptr;
   std::string algorithm_ = "fdk", in_, device_ = "all", tolerancesFile_, report_;
+  ProjectionInputOptions input_;
   std::int64_t size_ = 64, views_ = 120, thickness_ = 32;
   int iterations_ = 10;
   bool noSsim_ = false, noAdjoint_ = false, html_ = false, force_ = false;

@@ -6,6 +6,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
+#include "ProjectionInput.h"
 #include "RunRecords.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/VolumeFiles.h"
@@ -20,9 +21,12 @@ class ReconCommand : public Command {
     recon_ = app.add_subcommand("recon", "reconstruct projections");
     recon_->require_subcommand(1);
     sub_ = recon_->add_subcommand("fdk", "FDK cone-beam / FBP parallel-beam reconstruction");
-    sub_->add_option("-i,--in", in_, "projections: NAME.json (raw + JSON with geometry) or .rct")
+    sub_->add_option("-i,--in", in_,
+                     "projections: NAME.json (raw + JSON with geometry), .rct, an MRC tilt "
+                     "series, or .npy, TIFF, MRC, MetaImage with --geometry FILE")
         ->required()
         ->check(CLI::ExistingPath);
+    input_.addTo(*sub_);
     sub_->add_option("-o,--out", out_, "volume to write: .mhd, .mha, .json/.raw, .npy, .tif")
         ->required();
     grid_.addTo(*sub_);
@@ -35,6 +39,7 @@ class ReconCommand : public Command {
     // Every file read and written, checked against each other before any work (OutputSet.h).
     io::OutputSet files(&interruptToken());
     addProjectionInputs(files, in_, io::isMrcPath(in_), {}, {}, {});
+    if (!input_.geometry.empty()) files.addInput(input_.geometry, "--geometry", "geometry", false);
     files.addOutput(out_, "-o");
     files.addOutput(telemetryFile_.path, "--telemetry");
     if (!global.noRecord) files.addOutput(qa::runRecordPathFor(out_), "run record");
@@ -43,7 +48,11 @@ class ReconCommand : public Command {
     std::vector<std::string> optionWarnings;
     fdk::FdkParams params = fdk_.build(&optionWarnings);
     for (const std::string& w : optionWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    const ProjectionStack projections = io::readProjections(in_);
+    std::vector<std::string> loadWarnings;
+    const io::LoadedProjections loaded = input_.load(in_, input_.attachment(), loadWarnings);
+    for (const std::string& w : loadWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    printLoadSummary(loaded, global.quiet, global.json);
+    const ProjectionStack& projections = loaded.projections;
     params.volume = grid_.build(projections.geometry());
     const fdk::VolumeGrid& grid = params.volume;
     ProgressBar bar(progressWanted(global.progress, global.quiet));
@@ -95,6 +104,8 @@ class ReconCommand : public Command {
     }
     printJson(global, {{"command", "recon fdk"},
                        {"input", in_},
+                       {"geometryFile", input_.geometry},
+                       {"layout", io::toString(loaded.layout)},
                        {"output", out_},
                        {"grid", gridToJson(grid)},
                        {"gpuOptions", fdk::toJson(params.gpu)},
@@ -107,6 +118,7 @@ class ReconCommand : public Command {
   CLI::App* recon_ = nullptr;
   CLI::App* sub_ = nullptr;
   std::string in_, out_;
+  ProjectionInputOptions input_;
   GridOptions grid_;
   FdkOptions fdk_;
   TelemetryFileOptions telemetryFile_;

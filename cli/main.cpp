@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   commands.push_back(makeMetricsCommand(app));
   commands.push_back(makeInfoCommand(app));
   commands.push_back(makeGeometryCommand(app));
+  commands.push_back(makeConvertCommand(app));
   commands.push_back(makeVariantsCommand(app));
   for (auto& command : makeDicomCommands(app)) commands.push_back(std::move(command));
   for (auto& command : makeQaCommands(app)) commands.push_back(std::move(command));

@@ -22,9 +22,12 @@
 #include <cmath>
 #include <numbers>
 
+#include "gui/OpenProjectionsDialog.h"
 #include "gui/PreprocessDialog.h"
 #include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
+#include "recon/io/MrcIo.h"
+#include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
 #ifdef TOMOWB_HAVE_DICOM
 #include "recon/io/dicom/DicomImport.h"
@@ -95,6 +98,8 @@ DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
   openButton_->setPopupMode(QToolButton::MenuButtonPopup);
   auto* openMenu = new QMenu(openButton_);
   openMenu->addAction(tr("Open &files…"), this, &DataPanel::showOpenDialog);
+  openMenu->addAction(tr("Open &projections with a geometry…"), this,
+                      [this] { showOpenProjectionsDialog(); });
   openMenu->addAction(tr("Open TIFF &series folder…"), this, &DataPanel::showOpenFolderDialog);
 #ifdef TOMOWB_HAVE_DICOM
   openMenu->addAction(tr("Open &DICOM folder…"), this, &DataPanel::showOpenDicomFolderDialog);
@@ -272,13 +277,79 @@ void DataPanel::openDemo(DemoKind kind, int size) {
 }
 
 void DataPanel::startNext() {
-  if (queue_.isEmpty()) {
-    setBusy(false);
+  while (!queue_.isEmpty()) {
+    const QString path = queue_.takeFirst();
+    if (!LoadTask::mayHoldEither(path)) {
+      loader_->startFile(path);
+      setBusy(true, loader_->currentLabel());
+      return;
+    }
+    // A stack that does not say what it holds: ask (the answer may take a while; the queue waits).
+    const StackAnswer answer = chooseStackKind_ ? chooseStackKind_(path) : askStackKind(path);
+    if (answer.choice == StackChoice::Volume) {
+      loader_->startFile(path, LoadKind::Volume);
+      setBusy(true, loader_->currentLabel());
+      return;
+    }
+    if (answer.choice == StackChoice::Projections) {
+      loader_->startProjections(path, answer.attachment);
+      setBusy(true, loader_->currentLabel());
+      return;
+    }
+    emit loadCancelled();
+  }
+  setBusy(false);
+}
+
+DataPanel::StackAnswer DataPanel::askStackKind(const QString& path) {
+  QMessageBox box(QMessageBox::Question, tr("Projections or volume?"),
+                  tr("%1 is a stack of images that does not say what it holds.\n\nOpen it as "
+                     "projections (you choose the geometry file next: our JSON, ASTRA vectors, "
+                     "3x4 matrices or IMOD tilt angles) or as a volume?")
+                      .arg(QFileInfo(path).fileName()),
+                  QMessageBox::Cancel, this);
+  box.setObjectName(QStringLiteral("projectionsOrVolume"));
+  QPushButton* projections = box.addButton(tr("&Projections…"), QMessageBox::AcceptRole);
+  QPushButton* volume = box.addButton(tr("&Volume"), QMessageBox::AcceptRole);
+  box.setDefaultButton(projections);
+  box.exec();
+  StackAnswer answer;
+  if (box.clickedButton() == volume) {
+    answer.choice = StackChoice::Volume;
+  } else if (box.clickedButton() == projections) {
+    OpenProjectionsDialog dialog(path, this);
+    if (dialog.exec() == QDialog::Accepted) {
+      answer.choice = StackChoice::Projections;
+      answer.attachment = dialog.attachment();
+    }
+  }
+  return answer;
+}
+
+void DataPanel::startLoad(const std::function<void()>& start) {
+  if (loader_->busy()) {
+    lastError_ = tr("Wait for %1 to finish loading").arg(loader_->currentLabel());
+    emit loadFailed(lastError_);
     return;
   }
-  const QString path = queue_.takeFirst();
-  loader_->startFile(path);
+  start();
   setBusy(true, loader_->currentLabel());
+}
+
+void DataPanel::showOpenProjectionsDialog(const QString& path) {
+  auto* dialog = new OpenProjectionsDialog(path, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this,
+          [this, dialog] { openProjections(dialog->projectionsPath(), dialog->attachment()); });
+  dialog->open();
+}
+
+void DataPanel::openProjections(const QString& path, const io::GeometryAttachment& attachment) {
+  startLoad([&] { loader_->startProjections(path, attachment); });
+}
+
+void DataPanel::openAsVolume(const QString& path) {
+  startLoad([&] { loader_->startFile(path, LoadKind::Volume); });
 }
 
 void DataPanel::cancelLoading() {
@@ -526,8 +597,25 @@ void DataPanel::onItemClicked(QTreeWidgetItem* item) {
 }
 
 void DataPanel::showContextMenu(const QPoint& position) {
-  QTreeWidgetItem* item = list_->itemAt(position);
   QMenu menu(this);
+  fillContextMenu(menu, list_->itemAt(position));
+  menu.exec(list_->viewport()->mapToGlobal(position));
+}
+
+bool DataPanel::triggerContextMenuAction(int row, const QString& text) {
+  QTreeWidgetItem* item = list_->topLevelItem(row);
+  if (!item) return false;
+  QMenu menu(this);
+  fillContextMenu(menu, item);
+  for (QAction* action : menu.actions())
+    if (action->text().remove(QLatin1Char('&')).startsWith(text) && action->isEnabled()) {
+      action->trigger();
+      return true;
+    }
+  return false;
+}
+
+void DataPanel::fillContextMenu(QMenu& menu, QTreeWidgetItem* item) {
   if (item) {
     const int kind = item->data(0, kKindRole).toInt();
     QAction* close = menu.addAction(tr("&Close"), this, [this, item] { closeItem(item); });
@@ -547,12 +635,41 @@ void DataPanel::showContextMenu(const QPoint& position) {
       });
       preprocessItem->setEnabled(!loader_->busy());
     }
+    // Reopen a stack the other way: a tilt series (or other projections) read as a volume, a
+    // volume read as projections.
+    const QString path = item->data(0, kPathRole).toString();
+    if (kind == ProjectionsItem && !path.isEmpty()) {
+      bool stack = false;
+      try {
+        const io::DataFormat format = io::dataFormatForPath(path.toStdString());
+        stack = format != io::DataFormat::RabbitCt && format != io::DataFormat::RawJson;
+      } catch (const std::exception&) {
+      }
+      menu.addAction(tr("Open as &volume"), this, [this, path] { openAsVolume(path); })
+          ->setEnabled(stack && !loader_->busy());
+    }
+    if (kind == VolumeItem && !path.isEmpty() && !LoadTask::isDicom(path)) {
+      menu.addAction(tr("Open as &tilt series / projections…"), this,
+                     [this, path] {
+                       // An MRC stack with its tilt angles beside it needs no questions.
+                       const std::filesystem::path tilts =
+                           io::findCompanionFiles(path.toStdString()).tiltAngles;
+                       if (io::isMrcPath(path.toStdString()) && !tilts.empty()) {
+                         io::GeometryAttachment a;
+                         a.geometryFile = tilts;
+                         openProjections(path, a);
+                       } else {
+                         showOpenProjectionsDialog(path);
+                       }
+                     })
+          ->setEnabled(!loader_->busy());
+    }
     menu.addSeparator();
   }
   menu.addAction(tr("Close &all"), this, [this] { workspace_.clear(); })
       ->setEnabled(list_->topLevelItemCount() > 0);
   menu.addAction(tr("&Open…"), this, &DataPanel::showOpenDialog);
-  menu.exec(list_->viewport()->mapToGlobal(position));
+  menu.addAction(tr("Open &projections…"), this, [this] { showOpenProjectionsDialog(); });
 }
 
 void DataPanel::closeItem(QTreeWidgetItem* item) {

@@ -11,6 +11,11 @@
 // entry; a folder with several series asks which one first. Recent files live in QSettings
 // ("recentFiles", newest first, at most 10). An unreadable file gives a message box naming the file
 // and the problem; the window stays usable and the next queued file still opens.
+// A stack that says nothing about what it holds (.npy, TIFF, an MRC file that is not a tilt
+// series: LoadTask::mayHoldEither) asks "projections or volume?" first; "Projections…" opens
+// OpenProjectionsDialog to attach a geometry (File > Open projections… opens it directly). The
+// context menu reopens a file the other way: "Open as tilt series / projections…" on a volume
+// (an MRC with NAME.tlt beside it opens at once), "Open as volume" on projections from a stack.
 #pragma once
 
 #include <QStringList>
@@ -24,6 +29,7 @@
 
 class QAction;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QToolButton;
@@ -67,6 +73,19 @@ class DataPanel : public QWidget {
   using DicomSeriesChooser =
       std::function<QString(const QString& path, const QList<DicomSeriesOption>& series)>;
   void setDicomSeriesChooser(DicomSeriesChooser chooser) { chooseSeries_ = std::move(chooser); }
+  // Asked whether a stack (LoadTask::mayHoldEither) holds projections or a volume. The default
+  // asks with a message box and, for projections, OpenProjectionsDialog; tests answer themselves.
+  enum class StackChoice { Volume, Projections, Cancel };
+  struct StackAnswer {
+    StackChoice choice = StackChoice::Cancel;
+    io::GeometryAttachment attachment;  // Projections: the geometry to attach
+  };
+  using StackKindChooser = std::function<StackAnswer(const QString& path)>;
+  void setStackKindChooser(StackKindChooser chooser) { chooseStackKind_ = std::move(chooser); }
+  // The context menu of list row `row` (projections first, then the phantom, then volumes):
+  // triggers the action whose text, without '&', starts with `text`; false if there is none or
+  // it is disabled. For tests; the menu itself shows on right-click.
+  bool triggerContextMenuAction(int row, const QString& text);
   // The reader's warnings about the workspace's volume `index` (DICOM), or none.
   QStringList volumeWarnings(int index) const;
 
@@ -77,6 +96,13 @@ class DataPanel : public QWidget {
   void openDemo(tomowb::gui::DemoKind kind, int size = 128);
   void showOpenDialog();
   void showOpenFolderDialog();
+  // File > Open projections…: OpenProjectionsDialog (non-modal), then openProjections().
+  void showOpenProjectionsDialog(const QString& path = {});
+  // Reads `path` as projections with the geometry `attachment` names (LoadTask::
+  // startProjections); the entry is "FILE + GEOMETRY".
+  void openProjections(const QString& path, const tomowb::io::GeometryAttachment& attachment);
+  // Reads `path` as a volume, whatever it holds (an MRC tilt series as a plain stack).
+  void openAsVolume(const QString& path);
   // A folder of DICOM files (several series: asks which one).
   void showOpenDicomFolderDialog();
   // Drops the running load and everything queued: nothing of it is kept.
@@ -113,6 +139,9 @@ class DataPanel : public QWidget {
   void rebuildList();
   void onItemClicked(QTreeWidgetItem* item);
   void showContextMenu(const QPoint& position);
+  void fillContextMenu(QMenu& menu, QTreeWidgetItem* item);
+  StackAnswer askStackKind(const QString& path);
+  void startLoad(const std::function<void()>& start);
   void closeItem(QTreeWidgetItem* item);
   void showFileInfo(QTreeWidgetItem* item);
 
@@ -122,6 +151,7 @@ class DataPanel : public QWidget {
   QString lastError_;
   bool showsErrorDialogs_ = true;
   DicomSeriesChooser chooseSeries_;
+  StackKindChooser chooseStackKind_;
   // Reader warnings of loaded volumes, by volume (NamedVolume has no place for them).
   std::vector<std::pair<std::weak_ptr<const Volume>, QStringList>> volumeWarnings_;
 

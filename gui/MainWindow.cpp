@@ -412,6 +412,14 @@ void MainWindow::createActions() {
   openAction_->setShortcut(QKeySequence::Open);
   openAction_->setStatusTip(tr("Open projections or a volume"));
   connect(openAction_, &QAction::triggered, this, [this] { dataPanel_->showOpenDialog(); });
+  openProjectionsAction_ = new QAction(tr("Open &projections…"), this);
+  openProjectionsAction_->setObjectName(QStringLiteral("openProjectionsAction"));
+  openProjectionsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  openProjectionsAction_->setStatusTip(
+      tr("Open projections in any format with a geometry file: our JSON, ASTRA vectors, 3x4 "
+         "matrices or IMOD tilt angles"));
+  connect(openProjectionsAction_, &QAction::triggered, this,
+          [this] { dataPanel_->showOpenProjectionsDialog(); });
 
   demoAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/demo.svg")),
                             tr("Open &demo: Shepp-Logan"), this);
@@ -486,6 +494,7 @@ void MainWindow::createActions() {
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(openAction_);
+  file->addAction(openProjectionsAction_);
   recentMenu_ = file->addMenu(tr("Open &recent"));
   file->addSeparator();
   file->addAction(demoAction_);

@@ -195,6 +195,7 @@ class MainWindow : public QMainWindow {
   bool shownOnce_ = false;
 
   QAction* openAction_ = nullptr;
+  QAction* openProjectionsAction_ = nullptr;
   QAction* demoAction_ = nullptr;
   QAction* cnrDemoAction_ = nullptr;
   QAction* etDemoAction_ = nullptr;

@@ -14,6 +14,7 @@
 #include "gui/core/GuiRunRecords.h"
 #include "recon/core/Error.h"
 #include "recon/io/MrcIo.h"
+#include "recon/io/ProjectionsWithGeometry.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
@@ -38,16 +39,10 @@ QString displayName(const QString& path) {
   return QFileInfo(QDir::cleanPath(path)).fileName();
 }
 
-// io::describeFile's rule (VolumeFiles.h), from the header and the files beside it only: the
-// value scan describeFile also does would read the whole stack twice.
+// io::mrcHoldsTiltSeries from the header and the files beside it only: the value scan
+// describeFile also does would read the whole stack twice.
 bool mrcHoldsTiltSeries(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == ".st" || ext == ".ali" || ext == ".mrcs" || ext == ".preali") return true;
-  if (ext != ".mrc") return false;
-  const io::MrcHeader header = io::readMrcHeader(path);
-  if (header.spaceGroup != 0 || header.nz < 2) return false;
-  return header.tiltAnglesDeg.has_value() || !io::findCompanionFiles(path).tiltAngles.empty();
+  return io::mrcHoldsTiltSeries(path, io::readMrcHeader(path));
 }
 
 #ifdef TOMOWB_HAVE_DICOM
@@ -191,6 +186,8 @@ namespace {
 // resolveKind for the formats of VolumeFiles.h (everything but DICOM).
 LoadKind resolveFileKind(const std::filesystem::path& p, LoadKind kind) {
   const io::DataFormat format = io::dataFormatForPath(p);
+  // Any MRC stack may be read as a plain volume (the Data panel's "Open as volume").
+  if (kind == LoadKind::Volume && format == io::DataFormat::Mrc) return LoadKind::Volume;
   LoadKind actual = LoadKind::Volume;
   if (format == io::DataFormat::RabbitCt)
     actual = LoadKind::Projections;
@@ -250,6 +247,43 @@ void LoadTask::startFile(const QString& path, LoadKind kind) {
     return r;
   };
   launch(std::move(job), displayName(path));
+}
+
+void LoadTask::startProjections(const QString& path, const io::GeometryAttachment& attachment) {
+  auto job = std::make_shared<Job>();
+  job->work = [path, attachment](JobContext&) {
+    io::LoadedProjections loaded = io::loadProjectionsWithGeometry(toPath(path), attachment);
+    LoadResult r;
+    r.path = path;
+    r.name = displayName(path);
+    if (!attachment.geometryFile.empty())
+      r.name += QStringLiteral(" + ") +
+                QString::fromStdString(attachment.geometryFile.filename().string());
+    r.projections = std::make_shared<ProjectionStack>(std::move(loaded.projections));
+    for (const std::string& w : loaded.warnings) r.warnings << QString::fromStdString(w);
+    r.summary = QString::fromStdString(loaded.summary);
+    return r;
+  };
+  launch(std::move(job), displayName(path));
+}
+
+bool LoadTask::mayHoldEither(const QString& path) {
+  try {
+    if (isDicom(path) || isRunRecordPath(path)) return false;
+    const std::filesystem::path p = toPath(path);
+    switch (io::dataFormatForPath(p)) {
+      case io::DataFormat::Npy:
+      case io::DataFormat::Tiff:
+      case io::DataFormat::TiffSeries:
+        return true;
+      case io::DataFormat::Mrc:
+        return !mrcHoldsTiltSeries(p);
+      default:
+        return false;
+    }
+  } catch (const std::exception&) {
+    return false;  // unreadable: the reader it goes to says why
+  }
 }
 
 void LoadTask::startDicomSeries(const QString& path,

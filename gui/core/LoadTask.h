@@ -18,6 +18,7 @@
 #include "gui/core/DemoData.h"
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/io/ProjectionsWithGeometry.h"
 #include "recon/preprocess/TiltSeriesPreprocess.h"
 
 namespace tomowb::gui {
@@ -26,8 +27,9 @@ struct OpenedRunRecord;
 
 // What to read a file as. Auto decides by the format: RabbitCT, raw + JSON projection sidecars
 // and MRC tilt series are projections, everything else a volume. An MRC file is a tilt series
-// when io::describeFile says so: .st .ali .mrcs .preali always, .mrc when it is an image stack
-// (ispg 0) with tilt angles (SerialEM header, or NAME.tlt / NAME.rawtlt beside it).
+// by io::mrcHoldsTiltSeries: .st .ali .mrcs .preali always, .mrc with NAME.tlt / NAME.rawtlt
+// beside it whatever its space group, or ispg 0 with a SerialEM header. Volume reads any MRC
+// stack as a volume. Other stacks become projections through startProjections (with a geometry).
 enum class LoadKind { Auto, Projections, Volume };
 
 // One series of a DICOM folder that holds several: what the user chooses from.
@@ -46,6 +48,8 @@ struct LoadResult {
   std::shared_ptr<phantom::CnrPhantom> cnrPhantom;
   std::shared_ptr<fdk::VolumeGrid> suggestedGrid;
   QStringList warnings;  // what the reader found odd but read anyway (MRC tilt series, DICOM)
+  // startProjections: how the stack and the geometry file were read ("p.npy: 360 views of ...").
+  QString summary;
   // A DICOM folder with several series: nothing was read; choose one and call startDicomSeries.
   QList<DicomSeriesOption> dicomSeries;
   // Preprocessed projections (startPreprocess): added beside their source, not replacing it.
@@ -70,6 +74,13 @@ class LoadTask : public QObject {
   // Starts reading `path`; a load already running is cancelled first. Emits progress(-1) at
   // once, then finished() or failed(), never both, and nothing after cancel().
   void startFile(const QString& path, LoadKind kind = LoadKind::Auto);
+  // Starts reading `path` as projections with a geometry from another file (or its own, when
+  // attachment.geometryFile is empty): io::loadProjectionsWithGeometry, the CLI's loader. The
+  // entry is named "FILE + GEOMETRY".
+  void startProjections(const QString& path, const io::GeometryAttachment& attachment);
+  // True for a stack that may hold projections or a volume and says nothing about which: .npy,
+  // TIFF (file or series), an MRC file that is not a tilt series. The Data panel asks the user.
+  static bool mayHoldEither(const QString& path);
   // Starts reading one series of a DICOM file or folder (the UID from LoadResult::dicomSeries).
   void startDicomSeries(const QString& path, const QString& seriesInstanceUid);
   // True if this build reads DICOM and `path` is DICOM by the rule above (reads at most the

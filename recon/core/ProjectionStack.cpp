@@ -25,4 +25,18 @@ ProjectionStack::ProjectionStack(Geometry geometry) : geometry_(std::move(geomet
   });
 }
 
+ProjectionStack::ProjectionStack(Geometry geometry,
+                                 std::vector<float, HostBufferAllocator<float>>&& pixels)
+    : geometry_(std::move(geometry)) {
+  const auto& det = geometry_.detector();
+  if (det.cols < 1 || det.rows < 1 || geometry_.viewCount() < 1 ||
+      pixels.size() != static_cast<std::size_t>(productOrThrow(
+                           "projection stack size", {geometry_.viewCount(), det.rows, det.cols})))
+    throw ParameterError("projections", std::to_string(pixels.size()) + " pixels do not fill " +
+                                            std::to_string(geometry_.viewCount()) + " views of " +
+                                            std::to_string(det.cols) + "x" +
+                                            std::to_string(det.rows));
+  pixels_ = std::move(pixels);
+}
+
 }  // namespace tomowb

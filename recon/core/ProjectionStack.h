@@ -18,6 +18,9 @@ class ProjectionStack {
   ProjectionStack() = default;
   // Zero-filled stack shaped by the geometry (views x rows x cols).
   explicit ProjectionStack(Geometry geometry);
+  // Takes `pixels` ([view][row][col], col fastest) without a copy; ParameterError unless they
+  // are exactly views x rows x cols of the geometry.
+  ProjectionStack(Geometry geometry, std::vector<float, HostBufferAllocator<float>>&& pixels);
 
   const Geometry& geometry() const noexcept { return geometry_; }
   Geometry& geometry() noexcept { return geometry_; }

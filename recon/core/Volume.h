@@ -58,6 +58,12 @@ class Volume {
   const float* data() const noexcept { return voxels_.data(); }
   std::span<float> voxels() noexcept { return voxels_; }
   std::span<const float> voxels() const noexcept { return voxels_; }
+  // Hands the voxel buffer over (x fastest, then y, then z) without a copy; the volume is left
+  // empty. Used to reinterpret a stack read as a volume as projections (ProjectionStack).
+  std::vector<float, HostBufferAllocator<float>> takeVoxels() && {
+    shape_ = {};
+    return std::move(voxels_);
+  }
   std::span<float> slice(std::int64_t z) noexcept {
     return std::span<float>(voxels_).subspan(static_cast<std::size_t>(z * shape_.nx * shape_.ny),
                                              static_cast<std::size_t>(shape_.nx * shape_.ny));

@@ -9,6 +9,7 @@
 #include "recon/core/Error.h"
 #include "recon/io/MetaImageIo.h"
 #include "recon/io/NpyIo.h"
+#include "recon/io/ProjectionsWithGeometry.h"
 #include "recon/io/RabbitCtReader.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/TiltSeriesFiles.h"
@@ -130,13 +131,6 @@ FileSummary describeRabbitCt(const std::filesystem::path& path) {
   f.details.emplace_back("HU scale", numberText(h.huScale[0]) + " " + numberText(h.huScale[1]));
   f.details.emplace_back("bytes after the projections", std::to_string(h.trailingBytes));
   return f;
-}
-
-bool mrcHoldsTiltSeries(const std::filesystem::path& path, const MrcHeader& h) {
-  const std::string ext = lowerExtension(path);
-  if (ext == ".st" || ext == ".ali" || ext == ".mrcs" || ext == ".preali") return true;
-  if (ext != ".mrc" || h.spaceGroup != 0 || h.nz < 2) return false;
-  return h.tiltAnglesDeg.has_value() || !findCompanionFiles(path).tiltAngles.empty();
 }
 
 FileSummary describeMrc(const std::filesystem::path& path) {

@@ -53,8 +53,8 @@ ProjectionStack readProjections(const std::filesystem::path& path,
 void writeProjections(const std::filesystem::path& path, const ProjectionStack& projections);
 
 // Header facts of any file above; the value range when the data is at most 256 MiB. An MRC file
-// counts as projections for .st .ali .mrcs .preali, and for .mrc when it is an image stack
-// (ispg 0) with tilt angles (SerialEM header, or NAME.tlt / NAME.rawtlt beside it).
+// counts as projections by mrcHoldsTiltSeries (ProjectionsWithGeometry.h): .st .ali .mrcs .preali,
+// and .mrc with NAME.tlt / NAME.rawtlt beside it (any ispg) or ispg 0 and a SerialEM header.
 FileSummary describeFile(const std::filesystem::path& path);
 
 }  // namespace tomowb::io

@@ -1,0 +1,363 @@
+#include "recon/io/ProjectionsWithGeometry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numbers>
+#include <utility>
+
+#include "recon/core/Error.h"
+#include "recon/geometry/GeometryJson.h"
+#include "recon/geometry/MatrixGeometry.h"
+#include "recon/geometry/ScanBuilders.h"
+#include "recon/io/ImodFiles.h"
+#include "recon/io/MrcIo.h"
+#include "recon/io/RabbitCtReader.h"
+#include "recon/io/RawVolumeIo.h"
+#include "recon/io/VolumeFiles.h"
+
+namespace tomowb::io {
+
+namespace {
+
+constexpr double kRadPerDeg = std::numbers::pi / 180.0;
+
+std::string lowerExtension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+std::string shapeText(std::int64_t cols, std::int64_t rows) {
+  return std::to_string(cols) + " x " + std::to_string(rows);
+}
+
+// The geometry file, read but not yet attached: its views, and its detector where it has one.
+struct GeometrySource {
+  std::filesystem::path path;
+  GeometryFileFormat format = GeometryFileFormat::Json;
+  std::string reason;
+  std::int64_t views = 0;
+  std::optional<DetectorShape> detector;     // our JSON only
+  Geometry json;                             // Json
+  std::vector<std::array<double, 12>> rows;  // ASTRA vectors, matrices
+  std::vector<double> tiltsDeg;              // IMOD tilt angles
+
+  std::string what() const {
+    std::string text = std::to_string(views) + " views";
+    if (detector) text += " of " + shapeText(detector->cols, detector->rows);
+    return text;
+  }
+};
+
+GeometrySource readGeometrySource(const GeometryAttachment& a) {
+  GeometrySource s;
+  s.path = a.geometryFile;
+  if (a.geometryFormat) {
+    s.format = *a.geometryFormat;
+    s.reason = "given as " + std::string(toString(s.format));
+  } else {
+    DetectedGeometryFormat detected = detectGeometryFileFormat(a.geometryFile);
+    s.format = detected.format;
+    s.reason = std::move(detected.reason);
+  }
+  switch (s.format) {
+    case GeometryFileFormat::Json:
+      s.json = loadGeometry(a.geometryFile);
+      s.views = s.json.viewCount();
+      s.detector = s.json.detector();
+      break;
+    case GeometryFileFormat::AstraCone:
+    case GeometryFileFormat::AstraParallel:
+      s.rows = readTwelveNumbersPerView(a.geometryFile);
+      s.views = static_cast<std::int64_t>(s.rows.size());
+      break;
+    case GeometryFileFormat::Matrices:
+      s.rows = readTwelveNumbersPerView(a.geometryFile, true);
+      s.views = static_cast<std::int64_t>(s.rows.size());
+      break;
+    case GeometryFileFormat::ImodTilts:
+      s.tiltsDeg = readTiltAnglesDeg(a.geometryFile);
+      s.views = static_cast<std::int64_t>(s.tiltsDeg.size());
+      break;
+  }
+  return s;
+}
+
+Eigen::Vector3d vec(const std::array<double, 12>& r, int first) {
+  return {r[first], r[first + 1], r[first + 2]};
+}
+
+// The geometry for a detector of `detector` pixels; `pixelSizeMm` (> 0) for tilt angles.
+Geometry attach(const GeometrySource& s, DetectorShape detector, double pixelSizeMm,
+                const GeometryAttachment& a) {
+  try {
+    switch (s.format) {
+      case GeometryFileFormat::Json:
+        return s.json;
+      case GeometryFileFormat::AstraCone:
+      case GeometryFileFormat::AstraParallel: {
+        const bool cone = s.format == GeometryFileFormat::AstraCone;
+        std::vector<View> views;
+        views.reserve(s.rows.size());
+        for (const auto& r : s.rows) {
+          View view;
+          if (cone)
+            view.source = vec(r, 0);
+          else
+            view.rayDirection = vec(r, 0).normalized();
+          view.detectorCentre = vec(r, 3);
+          view.u = vec(r, 6);
+          view.v = vec(r, 9);
+          views.push_back(view);
+        }
+        Geometry g(cone ? BeamKind::Cone : BeamKind::Parallel, detector, std::move(views));
+        g.validate();
+        return g;
+      }
+      case GeometryFileFormat::Matrices: {
+        std::vector<ProjectionMatrix> matrices;
+        matrices.reserve(s.rows.size());
+        for (const auto& r : s.rows) {
+          ProjectionMatrix p;
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 4; ++j) p(i, j) = r[static_cast<std::size_t>(4 * i + j)];
+          matrices.push_back(p);
+        }
+        return geometryFromMatrices(beamOfMatrices(s.rows), detector, matrices,
+                                    a.matrixPixelPitchMm);
+      }
+      case GeometryFileFormat::ImodTilts: {
+        TiltSeriesParams p;
+        p.cols = detector.cols;
+        p.rows = detector.rows;
+        p.pixelSizeMm = pixelSizeMm;
+        for (double deg : s.tiltsDeg) p.tiltAnglesRad.push_back(deg * kRadPerDeg);
+        p.tiltAxisAngleRad = a.tilt.tiltAxisAngleRad;
+        p.tiltAxisShiftPixels = a.tilt.tiltAxisShiftPixels;
+        Geometry g = tiltSeries(p);
+        if (a.tilt.xAxisTiltRad != 0)
+          applyXAxisTilts(g, std::vector<double>(s.tiltsDeg.size(), a.tilt.xAxisTiltRad));
+        return g;
+      }
+    }
+  } catch (const ParameterError& e) {
+    throw FormatError(s.path, e.what());
+  }
+  throw FormatError(s.path, "unknown geometry format");
+}
+
+// Which layout a stack a[slow][middle][fast] = (nz, ny, nx) has, by the geometry's views (and
+// detector); FormatError naming both files when none fits, or when both do.
+ProjectionLayout chooseLayout(const std::filesystem::path& data, VolumeShape shape,
+                              const GeometrySource& s, ProjectionLayout requested) {
+  const auto detectorFits = [&](std::int64_t rows) {
+    return !s.detector || (s.detector->cols == shape.nx && s.detector->rows == rows);
+  };
+  const bool fitsViews = shape.nz == s.views && detectorFits(shape.ny);
+  const bool fitsAstra = shape.ny == s.views && detectorFits(shape.nz);
+  const std::string stack = "holds an array of " + std::to_string(shape.nz) + " x " +
+                            std::to_string(shape.ny) + " x " + std::to_string(shape.nx) +
+                            " (slowest axis first; the last is the detector's columns)";
+  const std::string geometry =
+      "the geometry " + s.path.string() + " (" + describe(s.format) + ") has " + s.what();
+  const auto mismatch = [&](const std::string& expected) {
+    return FormatError(data, stack + " but " + geometry + "; " + expected);
+  };
+  switch (requested) {
+    case ProjectionLayout::Views:
+      if (!fitsViews)
+        throw mismatch(
+            "with --layout views the first axis must be the views and the other two " +
+            std::string(s.detector ? "the detector's rows and columns" : "the detector") +
+            " ([views][rows][cols])");
+      return ProjectionLayout::Views;
+    case ProjectionLayout::Astra:
+      if (!fitsAstra)
+        throw mismatch(
+            "with --layout astra the middle axis must be the views ([rows][views][cols])");
+      return ProjectionLayout::Astra;
+    case ProjectionLayout::Auto:
+      break;
+  }
+  // With one row or one view both readings are the same memory.
+  if (fitsViews && (!fitsAstra || shape.ny == 1 || shape.nz == 1)) return ProjectionLayout::Views;
+  if (fitsAstra && !fitsViews) return ProjectionLayout::Astra;
+  if (fitsViews)
+    throw FormatError(data, stack + ", and " + geometry +
+                                ": the views could be the first axis ([views][rows][cols], ours "
+                                "and TIGRE's) or the middle one (ASTRA's [rows][views][cols]); "
+                                "say which with --layout views or --layout astra");
+  throw mismatch(
+      "the view count must match the first axis ([views][rows][cols], ours and TIGRE's) or the "
+      "middle axis (ASTRA's [rows][views][cols])" +
+      std::string(s.detector ? ", and the other two the detector's rows and columns" : ""));
+}
+
+// A stack read as a volume a[slow][middle][fast], as projections in `layout`.
+ProjectionStack arrange(Volume stack, Geometry geometry, ProjectionLayout layout) {
+  if (layout == ProjectionLayout::Views)
+    return {std::move(geometry), std::move(stack).takeVoxels()};
+  // ASTRA: a[row][view][col] -> [view][row][col], one detector line at a time.
+  ProjectionStack out(std::move(geometry));
+  const std::int64_t rows = stack.nz(), views = stack.ny(), cols = stack.nx();
+  const float* in = stack.data();
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t v = 0; v < views; ++v) {
+      const float* line = in + (r * views + v) * cols;
+      std::copy(line, line + cols, &out.at(v, r, 0));
+    }
+  return out;
+}
+
+std::string layoutText(ProjectionLayout layout) {
+  return layout == ProjectionLayout::Astra ? "ASTRA layout [rows][views][cols]"
+                                           : "layout [views][rows][cols]";
+}
+
+void summarise(LoadedProjections& out, const std::filesystem::path& data, const GeometrySource* s) {
+  const ProjectionStack& p = out.projections;
+  out.summary = data.filename().string() + ": " + std::to_string(p.viewCount()) + " views of " +
+                shapeText(p.cols(), p.rows()) + " (" + layoutText(out.layout) + ")";
+  if (s)
+    out.summary += " with " + describe(s->format) + " from " + s->path.filename().string() + " (" +
+                   s->reason + ")";
+}
+
+}  // namespace
+
+std::string_view toString(ProjectionLayout layout) {
+  switch (layout) {
+    case ProjectionLayout::Auto:
+      return "auto";
+    case ProjectionLayout::Views:
+      return "views";
+    case ProjectionLayout::Astra:
+      return "astra";
+  }
+  return "auto";
+}
+
+ProjectionLayout projectionLayoutFromName(std::string_view name, std::string_view option) {
+  for (ProjectionLayout l :
+       {ProjectionLayout::Auto, ProjectionLayout::Views, ProjectionLayout::Astra})
+    if (name == toString(l)) return l;
+  throw ParameterError(option,
+                       "must be auto, views ([views][rows][cols], ours and TIGRE's) or "
+                       "astra ([rows][views][cols]), got '" +
+                           std::string(name) + "'");
+}
+
+bool mrcHoldsTiltSeries(const std::filesystem::path& path, const MrcHeader& header) {
+  const std::string ext = lowerExtension(path);
+  if (ext == ".st" || ext == ".ali" || ext == ".mrcs" || ext == ".preali") return true;
+  if (ext != ".mrc" || header.nz < 2) return false;
+  // Tilt angles beside it make it a tilt series whatever the space group (mrcfile and other
+  // Python pipelines write ispg 1 for stacks); a SerialEM header alone only with ispg 0.
+  if (!findCompanionFiles(path).tiltAngles.empty()) return true;
+  return header.spaceGroup == 0 && header.tiltAnglesDeg.has_value();
+}
+
+bool carriesGeometry(const std::filesystem::path& projections) {
+  switch (dataFormatForPath(projections)) {
+    case DataFormat::RawJson:
+      return readRawSidecar(projections).content == RawContent::Projections;
+    case DataFormat::RabbitCt:
+      return true;
+    case DataFormat::Mrc:
+      return mrcHoldsTiltSeries(projections, readMrcHeader(projections));
+    default:
+      return false;
+  }
+}
+
+LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& data,
+                                              const GeometryAttachment& a) {
+  LoadedProjections out;
+  const DataFormat format = dataFormatForPath(data);
+  if (a.geometryFile.empty()) {
+    if (a.layout == ProjectionLayout::Astra)
+      throw ParameterError("--layout",
+                           "astra needs --geometry: the files that carry their own "
+                           "geometry hold [views][rows][cols]");
+    if (format != DataFormat::RawJson && format != DataFormat::RabbitCt &&
+        format != DataFormat::Mrc)
+      throw ParameterError("--geometry",
+                           "'" + data.string() + "' is " + toString(format) +
+                               ", which carries no geometry: give --geometry FILE (our geometry "
+                               "JSON, ASTRA cone_vec or parallel3d_vec text, 3x4 matrices or an "
+                               "IMOD .tlt; docs/astra-users.md)");
+    out.projections = readProjections(data, &out.warnings);
+    out.layout = ProjectionLayout::Views;
+    summarise(out, data, nullptr);
+    return out;
+  }
+
+  const GeometrySource s = readGeometrySource(a);
+  out.geometryFormat = s.format;
+  out.geometryFormatReason = s.reason;
+
+  // An MRC or multi-page TIFF stack with tilt angles: the tilt-series loader (header pixel size,
+  // .xf / .xtilt beside the stack).
+  if (s.format == GeometryFileFormat::ImodTilts &&
+      (format == DataFormat::Mrc || format == DataFormat::Tiff) &&
+      a.layout != ProjectionLayout::Astra) {
+    TiltSeriesSources sources = findCompanionFiles(data);
+    sources.stack = data;
+    sources.tiltAngles = a.geometryFile;
+    if (!a.alignment.empty()) sources.alignment = a.alignment;
+    if (!a.xAxisTilts.empty()) sources.xAxisTilts = a.xAxisTilts;
+    LoadedTiltSeries loaded = loadTiltSeries(sources, a.tilt);
+    out.projections = std::move(loaded.projections);
+    out.warnings = std::move(loaded.warnings);
+    out.layout = ProjectionLayout::Views;
+    summarise(out, data, &s);
+    return out;
+  }
+
+  // Files with a geometry of their own: their pixels are [view][row][col]; the new geometry
+  // replaces theirs.
+  const bool ownGeometry =
+      format == DataFormat::RabbitCt ||
+      (format == DataFormat::RawJson && readRawSidecar(data).content == RawContent::Projections);
+  if (ownGeometry) {
+    if (a.layout == ProjectionLayout::Astra)
+      throw ParameterError("--layout", "'" + data.string() +
+                                           "' says its own layout, [views][rows][cols]; leave "
+                                           "--layout out");
+    ProjectionStack p = format == DataFormat::RabbitCt ? std::move(readRabbitCt(data).projections)
+                                                       : readProjectionsRaw(data);
+    chooseLayout(data, {p.cols(), p.rows(), p.viewCount()}, s, ProjectionLayout::Views);
+    p.geometry() =
+        attach(s, p.geometry().detector(), a.tilt.pixelSizeMm > 0 ? a.tilt.pixelSizeMm : 1.0, a);
+    out.warnings.push_back("the geometry of " + data.string() + " is replaced by " +
+                           a.geometryFile.string());
+    out.projections = std::move(p);
+    out.layout = ProjectionLayout::Views;
+    summarise(out, data, &s);
+    return out;
+  }
+
+  // Everything else is a stack of images read as a volume a[slow][middle][fast].
+  Volume stack =
+      format == DataFormat::Mrc ? readMrcVolume(data, {}, &out.warnings) : readVolume(data);
+  out.layout = chooseLayout(data, stack.shape(), s, a.layout);
+  const std::int64_t rows = out.layout == ProjectionLayout::Astra ? stack.nz() : stack.ny();
+  double pixelSizeMm = a.tilt.pixelSizeMm;
+  if (s.format == GeometryFileFormat::ImodTilts && !(pixelSizeMm > 0)) {
+    if (format == DataFormat::Npy || format == DataFormat::TiffSeries) {
+      pixelSizeMm = 1.0;
+      out.warnings.push_back(data.string() +
+                             ": pixel size unknown (the file has none): using 1 mm per pixel, so "
+                             "lengths are in pixels; set the pixel size to get millimetres");
+    } else {
+      pixelSizeMm = stack.voxelSizeMm().x();
+    }
+  }
+  Geometry g = attach(s, {stack.nx(), rows}, pixelSizeMm > 0 ? pixelSizeMm : 1.0, a);
+  out.projections = arrange(std::move(stack), std::move(g), out.layout);
+  summarise(out, data, &s);
+  return out;
+}
+
+}  // namespace tomowb::io

@@ -1,0 +1,82 @@
+// ProjectionsWithGeometry: projections in any format we read (raw + JSON, .npy, TIFF stack or
+// series, MRC, MetaImage, RabbitCT) together with a geometry from another file (our geometry
+// JSON, ASTRA cone_vec / parallel3d_vec text, 3x4 matrix text, IMOD .tlt), recognised by content
+// (GeometryImport.h) unless the format is given. The one loader behind `recon ... --geometry`,
+// `convert` and the window's File > Open projections (docs/astra-users.md).
+//
+// Layouts of a stack of images read as a 3-D array a[slow][middle][fast] (an .npy of that
+// shape, a TIFF or MRC stack with `slow` pages or sections, ...):
+//  - Views:  [view][row][col], our layout and TIGRE's (projections of shape (angles, nV, nU));
+//  - Astra:  [row][view][col], ASTRA's 3-D projection data (astra.data3d.get gives shape
+//            (det_row_count, angles, det_col_count); MATLAB's (u, angles, v) is the same memory).
+// Auto picks the one whose view count (and detector, where the geometry file gives one) matches
+// the geometry; when both would (rows == views and no detector to tell them apart) it refuses and
+// asks for the layout. The fast axis is always the detector column (u).
+//
+// The geometry file must agree with the data: view counts, and the detector where the file has
+// one (our JSON); a mismatch is a FormatError naming both files and both shapes. ASTRA vectors
+// and matrices carry no detector size: it comes from the data. Where the projection file has a
+// geometry of its own (raw + JSON, RabbitCT, an MRC tilt series), --geometry replaces it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recon/core/ProjectionStack.h"
+#include "recon/geometry/GeometryImport.h"
+#include "recon/io/MrcIo.h"
+#include "recon/io/TiltSeriesFiles.h"
+
+namespace tomowb::io {
+
+enum class ProjectionLayout { Auto, Views, Astra };
+
+// "auto", "views", "astra" (the --layout names).
+std::string_view toString(ProjectionLayout layout);
+ProjectionLayout projectionLayoutFromName(std::string_view name, std::string_view option);
+
+struct GeometryAttachment {
+  std::filesystem::path geometryFile;                // empty: the projection file's own geometry
+  std::optional<GeometryFileFormat> geometryFormat;  // empty: recognised by content
+  ProjectionLayout layout = ProjectionLayout::Auto;
+  // 3x4 matrices fix the detector's directions but not its distance: the column pitch to place
+  // it with (mm).
+  double matrixPixelPitchMm = 1.0;
+  // IMOD tilt angles: pixel size (0: the MRC or TIFF header, else the file's voxel size, else
+  // 1 mm with a warning), tilt axis. IMOD .xf and .xtilt beside an MRC or TIFF stack are used as
+  // loadTiltSeries does; alignment / xAxisTilts name them explicitly.
+  TiltSeriesOptions tilt;
+  std::filesystem::path alignment, xAxisTilts;
+};
+
+struct LoadedProjections {
+  ProjectionStack projections;
+  std::optional<GeometryFileFormat> geometryFormat;   // empty: the projection file's own geometry
+  std::string geometryFormatReason;                   // how it was recognised (or "given")
+  ProjectionLayout layout = ProjectionLayout::Views;  // as read (never Auto)
+  std::vector<std::string> warnings;
+  // One line for the user: "360 views of 320 x 240 (ASTRA layout [rows][views][cols]) with
+  // ASTRA cone_vec vectors from cone_vec.txt".
+  std::string summary;
+};
+
+// Without a geometry file: readProjections() (formats that carry a geometry); the other formats
+// are refused with a message naming --geometry. Errors name the file and field; a shape mismatch
+// names both files.
+LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& projections,
+                                              const GeometryAttachment& attachment);
+
+// Whether an MRC file holds a tilt series (projections) rather than a volume: .st .ali .mrcs
+// .preali always; .mrc with at least two sections and NAME.tlt / NAME.rawtlt beside it, whatever
+// its space group (ispg; Python's mrcfile writes 1 for stacks), or with ispg 0 and tilt angles in
+// a SerialEM extended header. describeFile and the window use this rule.
+bool mrcHoldsTiltSeries(const std::filesystem::path& path, const MrcHeader& header);
+
+// Whether the file's format holds a geometry of its own (raw + JSON projections, RabbitCT, an MRC
+// tilt series by the rule above). Reads headers only.
+bool carriesGeometry(const std::filesystem::path& projections);
+
+}  // namespace tomowb::io

@@ -1,0 +1,188 @@
+// Any projections with any geometry from the command line (issue #17, point 3): an ASTRA user's
+// .npy ([rows][views][cols]) and cone_vec text reconstruct in one `recon fdk` command into the
+// same volume as our raw + JSON pair of the same scan; `convert` writes that pair; a view-count
+// mismatch is refused naming both files; `recon wbp` takes an .npy with an IMOD .tlt.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "recon/geometry/ScanBuilders.h"
+#include "recon/io/ImodFiles.h"
+#include "recon/io/NpyIo.h"
+#include "recon/io/VolumeFiles.h"
+#include "recon/phantom/AnalyticProjector.h"
+#include "support/TestSupport.h"
+
+namespace tomowb {
+namespace {
+
+struct CliResult {
+  int exitCode = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CliResult cli(const std::vector<std::string>& args, const test::TempDir& dir) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
+    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(99);
+    std::vector<char*> argv{const_cast<char*>(TOMOWB_CLI_PATH)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(TOMOWB_CLI_PATH, argv.data());
+    _exit(98);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+          slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
+}
+
+Geometry scanGeometry(std::int64_t views) {
+  CircularConeParams p;
+  p.sourceToIsocentreMm = 500;
+  p.sourceToDetectorMm = 1000;
+  p.detector.cols = 40;
+  p.detector.rows = 28;
+  p.detector.pitchUMm = p.detector.pitchVMm = 6.0;
+  p.anglesRad = fullScanAnglesRad(views);
+  return circularConeBeam(p);
+}
+
+void writeConeVec(const std::filesystem::path& path, const Geometry& g) {
+  std::ofstream out(path);
+  out << std::setprecision(17);
+  for (const View& v : g.views()) {
+    for (const auto* vec : {&v.source, &v.detectorCentre, &v.u, &v.v})
+      out << vec->x() << " " << vec->y() << " " << vec->z() << " ";
+    out << "\n";
+  }
+}
+
+// As ASTRA's astra.data3d.get hands it over: numpy shape (rows, views, cols).
+void writeAstraNpy(const std::filesystem::path& path, const ProjectionStack& p) {
+  Volume a = Volume::centred({p.cols(), p.viewCount(), p.rows()}, Eigen::Vector3d::Ones());
+  for (std::int64_t v = 0; v < p.viewCount(); ++v)
+    for (std::int64_t r = 0; r < p.rows(); ++r)
+      for (std::int64_t c = 0; c < p.cols(); ++c) a.at(c, v, r) = p.at(v, r, c);
+  io::writeNpy(path, a);
+}
+
+class ProjectionInputCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    projections = phantom::projectPhantom(phantom::modifiedSheppLogan3d(100.0), scanGeometry(48),
+                                          {}, nullptr);
+    writeAstraNpy(dir / "projections.npy", projections);
+    writeConeVec(dir / "cone_vec.txt", projections.geometry());
+    io::writeProjections(dir / "scan.json", projections);
+  }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+
+  test::TempDir dir;
+  ProjectionStack projections;
+};
+
+TEST_F(ProjectionInputCli, AnAstraNpyAndConeVecReconstructInOneCommandAsOurPairDoes) {
+  CliResult r =
+      cli({"--no-record", "recon", "fdk", "-i", path("projections.npy"), "--geometry",
+           path("cone_vec.txt"), "-o", path("astra.mhd"), "--size", "32", "--voxel-mm", "5"},
+          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("ASTRA layout [rows][views][cols]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ASTRA cone_vec vectors"), std::string::npos) << r.out;
+  r = cli({"--no-record", "recon", "fdk", "-i", path("scan.json"), "-o", path("ours.mhd"), "--size",
+           "32", "--voxel-mm", "5"},
+          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const Volume a = io::readVolume(dir / "astra.mhd"), b = io::readVolume(dir / "ours.mhd");
+  ASSERT_EQ(a.shape(), b.shape());
+  float worst = 0, peak = 0;
+  for (std::size_t i = 0; i < a.voxels().size(); ++i) {
+    worst = std::max(worst, std::abs(a.voxels()[i] - b.voxels()[i]));
+    peak = std::max(peak, std::abs(b.voxels()[i]));
+  }
+  ASSERT_GT(peak, 0.0f);
+  EXPECT_LE(worst, 1e-5f * peak);
+}
+
+TEST_F(ProjectionInputCli, ConvertWritesRawAndJsonWithTheGeometry) {
+  const CliResult r = cli({"convert", path("projections.npy"), "--geometry", path("cone_vec.txt"),
+                           "-o", path("converted.json")},
+                          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const ProjectionStack back = io::readProjections(dir / "converted.json");
+  ASSERT_EQ(back.pixelCount(), projections.pixelCount());
+  EXPECT_TRUE(std::equal(back.pixels().begin(), back.pixels().end(), projections.pixels().begin()));
+  ASSERT_EQ(back.viewCount(), projections.viewCount());
+  for (std::int64_t i = 0; i < back.viewCount(); ++i)
+    EXPECT_TRUE(back.geometry().projectionMatrix(i).isApprox(
+        projections.geometry().projectionMatrix(i), 1e-12));
+  // Only raw + JSON holds projections with their geometry.
+  const CliResult bad = cli({"convert", path("projections.npy"), "--geometry", path("cone_vec.txt"),
+                             "-o", path("converted.mhd")},
+                            dir);
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.err.find("--out"), std::string::npos) << bad.err;
+}
+
+TEST_F(ProjectionInputCli, AViewCountMismatchNamesBothFiles) {
+  writeConeVec(dir / "short.txt", scanGeometry(47));
+  const CliResult r = cli({"recon", "fdk", "-i", path("projections.npy"), "--geometry",
+                           path("short.txt"), "-o", path("never.mhd")},
+                          dir);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("projections.npy"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("short.txt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("47 views"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "never.mhd"));
+  // Without a geometry an .npy is refused naming the option.
+  const CliResult none =
+      cli({"recon", "fdk", "-i", path("projections.npy"), "-o", path("never.mhd")}, dir);
+  EXPECT_EQ(none.exitCode, 1);
+  EXPECT_NE(none.err.find("--geometry"), std::string::npos) << none.err;
+}
+
+TEST(ProjectionInputCliEt, WbpTakesAnNpyWithATlt) {
+  test::TempDir dir;
+  TiltSeriesParams scan;
+  scan.cols = 32;
+  scan.rows = 8;
+  for (int i = 0; i < 31; ++i)
+    scan.tiltAnglesRad.push_back((-60.0 + 4.0 * i) * std::numbers::pi / 180);
+  const ProjectionStack p =
+      phantom::projectPhantom(phantom::modifiedSheppLogan3d(20.0), tiltSeries(scan), {}, nullptr);
+  Volume stack = Volume::centred({p.cols(), p.rows(), p.viewCount()}, Eigen::Vector3d::Ones());
+  std::copy(p.pixels().begin(), p.pixels().end(), stack.voxels().begin());
+  io::writeNpy(dir / "tilts.npy", stack);
+  std::vector<double> deg;
+  for (double a : scan.tiltAnglesRad) deg.push_back(a * 180 / std::numbers::pi);
+  io::writeTiltAnglesDeg(dir / "angles.tlt", deg);
+  const CliResult r =
+      cli({"--no-record", "recon", "wbp", "-i", (dir / "tilts.npy").string(), "--geometry",
+           (dir / "angles.tlt").string(), "--thickness", "8", "-o", (dir / "wbp.mrc").string()},
+          dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("pixel size unknown"), std::string::npos) << r.err;
+  EXPECT_EQ(io::readVolume(dir / "wbp.mrc").nx(), 32);
+}
+
+}  // namespace
+}  // namespace tomowb
