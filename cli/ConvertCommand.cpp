@@ -9,6 +9,7 @@
 #include "Commands.h"
 #include "ProjectionInput.h"
 #include "recon/core/Error.h"
+#include "recon/io/OutputSet.h"
 #include "recon/io/VolumeFiles.h"
 
 namespace tomowb::cli {
@@ -36,12 +37,17 @@ class ConvertCommand : public Command {
       throw ParameterError("--out", "'" + out_ +
                                         "': projections with their geometry are written as "
                                         "NAME.json + NAME.raw; give a .json path");
-    checkOutputSparesInput(in_, out_);
-    if (!input_.geometry.empty()) checkOutputSparesInput(input_.geometry, out_);
+    // Every file read and written, checked against each other before any work (OutputSet.h).
+    io::OutputSet files(&interruptToken());
+    files.addInput(in_, "-i", "projections");
+    if (!input_.geometry.empty()) files.addInput(input_.geometry, "--geometry", "geometry", false);
+    files.addOutput(out_, "-o");
+    files.check();
     std::vector<std::string> warnings;
     const io::LoadedProjections loaded = input_.load(in_, input_.attachment(), warnings);
     for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    io::writeProjections(out_, loaded.projections);
+    io::writeProjections(files.staged(out_), loaded.projections);
+    files.commit();  // NAME.json and NAME.raw together, or neither
     const ProjectionStack& p = loaded.projections;
     if (!global.quiet && !global.json) {
       std::printf("read %s\n", loaded.summary.c_str());

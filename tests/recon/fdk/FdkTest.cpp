@@ -151,24 +151,15 @@ TEST_F(FdkSheppLogan, TextbookShortScanInAnyConventionWithinOnePercent) {
   const phantom::Phantom ph = phantom::modifiedSheppLogan3d(kScaleMm);
   CircularConeParams scan = headScan(256);
   const double range = kPi + fullFanAngleRad(scan);
-  struct Convention {
-    const char* label;
-    double start, sense;
-    bool flipU;
-  };
-  for (const Convention& c : {Convention{"u flipped, counter-clockwise", 0.0, 1.0, true},
-                              Convention{"clockwise from 100 deg", 100.0, -1.0, false}}) {
-    scan.anglesRad.clear();
-    for (int i = 0; i < 240; ++i)
-      scan.anglesRad.push_back(c.start * kPi / 180.0 + c.sense * range * i / 240.0);
-    ProjectionStack projections = phantom::projectPhantom(ph, circularConeBeam(scan));
-    if (c.flipU) projections = test::flipDetectorU(projections);
-    std::vector<std::string> warnings;
-    const Volume v = reconstruct(projections, RedundancyMode::Auto, &warnings);
-    EXPECT_TRUE(warnings.empty()) << c.label;
-    SCOPED_TRACE(c.label);
-    expectRegionMeansWithin(uniformRegionMeans(v, ph, 8.0, 2.5, 200), 0.01, brainValue());
-  }
+  // Turning clockwise from 100 deg, u pointing the other way (the columns mirrored): the three
+  // differences from our builder's description at once (each alone: FdkInvariance and FdkWeights).
+  for (int i = 0; i < 240; ++i) scan.anglesRad.push_back(100.0 * kPi / 180.0 - range * i / 240.0);
+  const ProjectionStack projections =
+      test::flipDetectorU(phantom::projectPhantom(ph, circularConeBeam(scan)));
+  std::vector<std::string> warnings;
+  const Volume v = reconstruct(projections, RedundancyMode::Auto, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  expectRegionMeansWithin(uniformRegionMeans(v, ph, 8.0, 2.5, 200), 0.01, brainValue());
 }
 
 TEST_F(FdkSheppLogan, OffsetDetectorWithWangWeightsWithinTwoPercent) {
