@@ -796,6 +796,22 @@ KernelChoice choose(const std::string& variant, const std::vector<VoxelMatrix>& 
   return {fallback, "z-mirror kernels not usable: " + why};
 }
 
+// The detector rows and columns, the widened (filtered) detector and the FFT row layout; returns
+// the filtered stack's geometry.
+Geometry fillDetectorShape(RunSetup& setup, const ProjectionStack& projections,
+                           const fdk::FdkWeightPlan& weightPlan) {
+  const fdk::FdkWeightPlan::ColumnExtension ext = weightPlan.filterExtension();
+  Geometry filteredGeometry = fdk::extendedGeometry(projections.geometry(), ext);
+  setup.rows = projections.rows();
+  setup.cols = projections.cols();
+  setup.filteredCols = filteredGeometry.detector().cols;
+  setup.before = ext.before;
+  setup.fftLength = int(fdk::paddedRowLength(setup.filteredCols));
+  setup.fftStride = setup.fftLength + 2;
+  setup.cone = projections.geometry().beam() == BeamKind::Cone;
+  return filteredGeometry;
+}
+
 // Weights: per view the cosine geometry, per view and column redundancy x step / pitch (the same
 // FdkWeightPlan as the CPU), and the ramp response scaled by 1 / fftLength.
 void fillWeightsAndResponse(RunSetup& setup, const ProjectionStack& projections,
@@ -836,15 +852,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   RunSetup setup;
   setup.projections = &projections;
   setup.volume = &volume;
-  const fdk::FdkWeightPlan::ColumnExtension ext = weightPlan.filterExtension();
-  const Geometry filteredGeometry = fdk::extendedGeometry(projections.geometry(), ext);
-  setup.rows = projections.rows();
-  setup.cols = projections.cols();
-  setup.filteredCols = filteredGeometry.detector().cols;
-  setup.before = ext.before;
-  setup.fftLength = int(fdk::paddedRowLength(setup.filteredCols));
-  setup.fftStride = setup.fftLength + 2;
-  setup.cone = projections.geometry().beam() == BeamKind::Cone;
+  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
   setup.voxelMatrices = voxelMatrices(filteredGeometry, volume);
   setup.zMovesUW = zMovesUW(setup.voxelMatrices, volume);
   const KernelChoice choice = choose(variant, setup.voxelMatrices, volume, setup.rows);
@@ -966,15 +974,7 @@ ProjectionStack filterProjectionsOnGpu(const ProjectionStack& projections,
                                        const fdk::RampFilterParams& filter, int device) {
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
   RunSetup setup;
-  const fdk::FdkWeightPlan::ColumnExtension ext = weightPlan.filterExtension();
-  const Geometry filteredGeometry = fdk::extendedGeometry(projections.geometry(), ext);
-  setup.rows = projections.rows();
-  setup.cols = projections.cols();
-  setup.filteredCols = filteredGeometry.detector().cols;
-  setup.before = ext.before;
-  setup.fftLength = int(fdk::paddedRowLength(setup.filteredCols));
-  setup.fftStride = setup.fftLength + 2;
-  setup.cone = projections.geometry().beam() == BeamKind::Cone;
+  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
   fillWeightsAndResponse(setup, projections, weightPlan, filter);
   const std::int64_t views = projections.viewCount();
   const std::size_t rowCount = std::size_t(views * setup.rows);
