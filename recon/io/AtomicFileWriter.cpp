@@ -32,6 +32,7 @@ void syncFolder(const std::filesystem::path& folder) {
 }
 
 const char* fileTypeName(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
   if (S_ISDIR(mode)) return "a folder";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
@@ -47,8 +48,18 @@ void checkReplaceableFile(const std::filesystem::path& path) {
   if (::lstat(path.c_str(), &link) != 0) return;  // absent (or unreachable: open will say)
   if (S_ISREG(link.st_mode)) return;
   if (S_ISLNK(link.st_mode)) {
+    // A link into /proc or /dev (/dev/stdout, /proc/self/fd/1) names a process's stream, whatever
+    // file sits behind it now: replacing the link would not write there.
+    std::error_code ec;
+    const std::string text = std::filesystem::read_symlink(path, ec).string();
     struct stat target {};
-    if (::stat(path.c_str(), &target) != 0 || S_ISREG(target.st_mode)) return;
+    const bool resolves = ::stat(path.c_str(), &target) == 0;
+    if (!ec && (text.rfind("/proc/", 0) == 0 || text.rfind("/dev/", 0) == 0))
+      throw IoError(path, "is a symbolic link to " + text + " (" +
+                              (resolves ? fileTypeName(target.st_mode) : "unreadable") +
+                              "), a process's stream: outputs are written as regular files "
+                              "only; give a file name");
+    if (!resolves || S_ISREG(target.st_mode)) return;
     throw IoError(path, std::string("is a symbolic link to ") + fileTypeName(target.st_mode) +
                             ": outputs are written as regular files only; give a file name");
   }

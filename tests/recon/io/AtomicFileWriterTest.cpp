@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -141,6 +142,25 @@ TEST(AtomicFileWriter, RefusesATargetThatIsNotARegularFileAndLeavesItAlone) {
   }
   EXPECT_EQ(entriesIn(dir.path()), 4u - (std::filesystem::exists(node) ? 0u : 1u))
       << "no temporary file may be left";
+
+  // A link into /proc names a process's stream (/dev/stdout, /proc/self/fd/1) even when a regular
+  // file sits behind it: refused, never replaced (review D6).
+  {
+    const int fd = ::open((dir / "behind.csv").c_str(), O_CREAT | O_WRONLY, 0600);
+    ASSERT_GE(fd, 0);
+    const auto procLink = dir / "fd.csv";
+    std::filesystem::create_symlink("/proc/self/fd/" + std::to_string(fd), procLink);
+    try {
+      AtomicFileWriter out(procLink);
+      ADD_FAILURE() << "a link to /proc/self/fd was accepted";
+    } catch (const IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("/proc/self/fd/"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(std::filesystem::is_symlink(procLink));
+    ::close(fd);
+    std::filesystem::remove(procLink);
+    std::filesystem::remove(dir / "behind.csv");
+  }
 
   // A link to a regular file is still replaced, as before.
   test::writeBytes(dir / "real.csv", "old");
