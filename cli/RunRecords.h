@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "recon/core/ProjectionStack.h"
-#include "recon/io/OutputSet.h"
 #include "recon/fdk/Fdk.h"
+#include "recon/io/OutputSet.h"
 #include "recon/iterative/IterativeReconstruction.h"
 #include "recon/qa/RunRecord.h"
 
