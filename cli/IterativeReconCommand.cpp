@@ -1,5 +1,5 @@
-// `tomowb-cli recon sirt|os-sirt|sart|wbp`: the electron-tomography reconstructions of issue #7
-// on a tilt series (or any parallel-beam projection file): SIRT, OS-SIRT and SART with their
+// `tomowb-cli recon sirt|os-sirt|sart|cgls|wbp`: the electron-tomography reconstructions of issue
+// #7 on a tilt series (or any parallel-beam projection file): SIRT, OS-SIRT and SART with their
 // parameters and projector variants (--fp, --bp, --variant, --matched, --device), and weighted
 // backprojection (the parallel-beam FBP) as the baseline. The residual of every iteration is
 // printed and can be written as CSV; the volume is written only when the run succeeds.
@@ -258,11 +258,14 @@ class IterativeReconCommand : public Command {
  public:
   IterativeReconCommand(CLI::App& recon, iterative::IterativeMethod method) : method_(method) {
     const std::string name = iterative::toString(method);
+    const bool cgls = method == iterative::IterativeMethod::Cgls;
     const char* what = method == iterative::IterativeMethod::Sirt
                            ? "SIRT: simultaneous iterative reconstruction (tilt series)"
                        : method == iterative::IterativeMethod::OsSirt
                            ? "OS-SIRT: SIRT over ordered subsets of the views"
-                           : "SART: one view at a time";
+                       : cgls ? "CGLS: conjugate gradients for least squares (unconstrained; "
+                                "use --matched)"
+                              : "SART: one view at a time";
     sub_ = recon.add_subcommand(name, what);
     io_.addTo(*sub_);
     auto* a = sub_->add_option_group("Algorithm", "iterations, relaxation, constraints, stop");
@@ -270,15 +273,18 @@ class IterativeReconCommand : public Command {
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
     params_.relaxation = method == iterative::IterativeMethod::Sart ? 0.5 : 1.0;
-    a->add_option("--relaxation", params_.relaxation, "relaxation lambda, 0 < lambda < 2")
-        ->capture_default_str();
+    if (!cgls)
+      a->add_option("--relaxation", params_.relaxation, "relaxation lambda, 0 < lambda < 2")
+          ->capture_default_str();
     if (method == iterative::IterativeMethod::OsSirt)
       a->add_option("--subsets", params_.subsets, "number of interleaved view subsets")
           ->check(CLI::Range(1, 1 << 20))
           ->capture_default_str();
-    a->add_flag("--nonneg", nonNegative, "non-negativity: clamp voxels below 0 (= --min 0)");
-    a->add_option("--min", lower, "lower bound of the voxel values")->check(finiteNumber());
-    a->add_option("--max", upper, "upper bound of the voxel values")->check(finiteNumber());
+    if (!cgls) {
+      a->add_flag("--nonneg", nonNegative, "non-negativity: clamp voxels below 0 (= --min 0)");
+      a->add_option("--min", lower, "lower bound of the voxel values")->check(finiteNumber());
+      a->add_option("--max", upper, "upper bound of the voxel values")->check(finiteNumber());
+    }
     a->add_option("--stop-change", params_.stopRelativeChange,
                   "stop when the weighted residual falls by less than this fraction in one "
                   "iteration (0: run every iteration)")
@@ -523,7 +529,7 @@ std::vector<std::unique_ptr<Command>> makeIterativeReconCommands(CLI::App& recon
   std::vector<std::unique_ptr<Command>> out;
   for (const iterative::IterativeMethod m :
        {iterative::IterativeMethod::Sirt, iterative::IterativeMethod::OsSirt,
-        iterative::IterativeMethod::Sart})
+        iterative::IterativeMethod::Sart, iterative::IterativeMethod::Cgls})
     out.push_back(std::make_unique<IterativeReconCommand>(recon, m));
   out.push_back(std::make_unique<WbpCommand>(recon));
   return out;

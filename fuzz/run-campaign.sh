@@ -6,7 +6,8 @@
 #
 # Environment: BUILD (default build-fuzz), OUT (default fuzz-corpus: grown corpora, artifacts,
 # logs; ignored by git), SUMMARY (default $OUT/campaign-summary.md), RSS_MB (2048),
-# TIMEOUT_S (10, per input). Targets default to every build-fuzz/fuzz/fuzz_* executable.
+# TIMEOUT_S (10, per input), NICE (19: the fuzzers' CPU priority). Targets default to every
+# build-fuzz/fuzz/fuzz_* executable.
 # Each target starts from its grown corpus in $OUT/<target>/ plus the committed seeds in
 # fuzz/corpus/<target>/. libFuzzer stops a target at its first finding; the finding's input is in
 # $OUT/artifacts/<target>/ (fuzz/README.md says how to replay it and where a fixed one goes).
@@ -20,6 +21,7 @@ OUT=${OUT:-fuzz-corpus}
 SUMMARY=${SUMMARY:-$OUT/campaign-summary.md}
 RSS_MB=${RSS_MB:-2048}
 TIMEOUT_S=${TIMEOUT_S:-10}
+NICE=${NICE:-19}
 
 if [ $# -gt 0 ]; then
   TARGETS=("$@")
@@ -50,7 +52,7 @@ writeSummary() {
   {
     echo "# Fuzz campaign, started $START"
     echo
-    echo "$SECONDS_PER_TARGET s per target, sequential, nice 19; -rss_limit_mb=$RSS_MB" \
+    echo "$SECONDS_PER_TARGET s per target, sequential, nice $NICE; -rss_limit_mb=$RSS_MB" \
          "-timeout=$TIMEOUT_S; build $BUILD ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null))," \
          "host $(hostname), $(nproc) cores."
     echo
@@ -80,7 +82,7 @@ for t in "${TARGETS[@]}"; do
   [ -n "$dict" ] && args+=(-dict="$dict")
   echo "$(date -u '+%H:%M:%S') fuzz_$t for $SECONDS_PER_TARGET s -> $log"
   began=$(date +%s)
-  nice -n 19 "$bin" "${args[@]}" > "$log" 2>&1
+  nice -n "$NICE" "$bin" "${args[@]}" > "$log" 2>&1
   rc=$?
   took=$(($(date +%s) - began))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -51,17 +51,23 @@ const fdk::RedundancyMode kModes[] = {
 const char* const kModeLabels[] = {"Auto (from the geometry)", "Full scan", "Parker (short scan)",
                                    "Offset detector (half fan)", "None"};
 
-const AlgorithmKind kAlgorithms[] = {AlgorithmKind::Fdk, AlgorithmKind::Wbp, AlgorithmKind::Sirt,
-                                     AlgorithmKind::OsSirt, AlgorithmKind::Sart};
+const AlgorithmKind kAlgorithms[] = {AlgorithmKind::Fdk,  AlgorithmKind::Wbp,
+                                     AlgorithmKind::Sirt, AlgorithmKind::OsSirt,
+                                     AlgorithmKind::Sart, AlgorithmKind::Cgls};
 const char* const kAlgorithmLabels[] = {"FDK (cone beam) / FBP (parallel)",
-                                        "WBP: weighted backprojection (tilt series)", "SIRT",
-                                        "OS-SIRT (ordered subsets)", "SART (one view at a time)"};
+                                        "WBP: weighted backprojection (tilt series)",
+                                        "SIRT",
+                                        "OS-SIRT (ordered subsets)",
+                                        "SART (one view at a time)",
+                                        "CGLS (conjugate gradients, least squares)"};
 const char* const kAlgorithmTips[] = {
     "Filtered backprojection: FDK for cone beams, FBP for parallel beams",
     "Filtered (weighted) backprojection of a tilt series on the tomogram grid: fast, one pass",
     "Simultaneous iterative reconstruction: every view in each update (reference/sirt-et.md)",
     "SIRT over interleaved subsets of the views: one update per subset, faster at first",
-    "Simultaneous algebraic reconstruction: one update per view"};
+    "Simultaneous algebraic reconstruction: one update per view",
+    "Conjugate gradients on the normal equations: the unconstrained least-squares solution in few "
+    "iterations; choose a matched projector pair, and stop early on noisy data"};
 constexpr int kDefaultIterations = 50;
 constexpr int kDefaultSubsets = 5;
 constexpr double kDefaultStopPercent = 0.1;
@@ -140,6 +146,8 @@ QString algorithmId(AlgorithmKind kind) {
       return QStringLiteral("os-sirt");
     case AlgorithmKind::Sart:
       return QStringLiteral("sart");
+    case AlgorithmKind::Cgls:
+      return QStringLiteral("cgls");
   }
   return {};
 }
@@ -152,7 +160,7 @@ std::optional<AlgorithmKind> algorithmFromId(const QString& id) {
 
 bool isIterative(AlgorithmKind kind) {
   return kind == AlgorithmKind::Sirt || kind == AlgorithmKind::OsSirt ||
-         kind == AlgorithmKind::Sart;
+         kind == AlgorithmKind::Sart || kind == AlgorithmKind::Cgls;
 }
 
 iterative::IterativeMethod iterativeMethodOf(AlgorithmKind kind) {
@@ -161,6 +169,8 @@ iterative::IterativeMethod iterativeMethodOf(AlgorithmKind kind) {
       return iterative::IterativeMethod::OsSirt;
     case AlgorithmKind::Sart:
       return iterative::IterativeMethod::Sart;
+    case AlgorithmKind::Cgls:
+      return iterative::IterativeMethod::Cgls;
     default:
       return iterative::IterativeMethod::Sirt;
   }
@@ -178,7 +188,7 @@ QString lengthText(double mm) {
 }
 
 fdk::VolumeGrid autoVolumeGrid(const Geometry& geometry) {
-  return fdk::VolumeGrid::coveringFieldOfView(geometry);  // as tomowb-cli's default grid
+  return fdk::fieldOfViewGrid(geometry);  // as tomowb-cli's default grid
 }
 
 QSize AlgorithmPanel::sizeHint() const {
@@ -704,6 +714,12 @@ void AlgorithmPanel::updateVisibility() {
   filterBox_->setVisible(!iterativeRun);
   iterationBox_->setVisible(iterativeRun);
   iterationForm_->setRowVisible(subsets_, kind == AlgorithmKind::OsSirt);
+  // CGLS is unconstrained and has no relaxation.
+  const bool cgls = kind == AlgorithmKind::Cgls;
+  iterationForm_->setRowVisible(relaxation_, !cgls);
+  iterationForm_->setRowVisible(nonNegative_, !cgls);
+  upperBoundOn_->setVisible(!cgls);
+  upperBound_->setVisible(!cgls);
   topForm_->setRowVisible(1, !iterativeRun);  // presets hold FDK/WBP settings
   gridForm_->setRowVisible(thickness_, tiltSeries_ && kind != AlgorithmKind::Fdk);
   deviceForm_->setRowVisible(variant_, !iterativeRun);
@@ -913,8 +929,10 @@ iterative::IterativeParams AlgorithmPanel::iterativeParams() const {
   p.iterations = iterations_->value();
   p.relaxation = relaxation_->value();
   p.subsets = subsets_->value();
-  if (nonNegative_->isChecked()) p.lowerBound = 0.0;
-  if (upperBoundOn_->isChecked()) p.upperBound = upperBound_->value();
+  if (p.method != iterative::IterativeMethod::Cgls) {
+    if (nonNegative_->isChecked()) p.lowerBound = 0.0;
+    if (upperBoundOn_->isChecked()) p.upperBound = upperBound_->value();
+  }
   p.stopRelativeChange = stopOn_->isChecked() ? stopPercent_->value() / 100.0 : 0.0;
   p.forwardVariant = forward_->currentData().toString().toStdString();
   p.backVariant = back_->currentData().toString().toStdString();
@@ -935,6 +953,9 @@ void AlgorithmPanel::setIterativeParams(const iterative::IterativeParams& p) {
       break;
     case iterative::IterativeMethod::Sart:
       setAlgorithm(AlgorithmKind::Sart);
+      break;
+    case iterative::IterativeMethod::Cgls:
+      setAlgorithm(AlgorithmKind::Cgls);
       break;
   }
   nx_->setValue(int(std::clamp<std::int64_t>(p.volume.shape.nx, 1, kMaxVolumeEdge)));
@@ -1092,6 +1113,13 @@ std::uint64_t AlgorithmPanel::iterativeHostBytes() const {
       4.0 * double(g->viewCount()) * double(g->detector().cols) * double(g->detector().rows);
   const double volume = 4.0 * double(nx_->value()) * double(ny_->value()) * double(nz_->value());
   const AlgorithmKind kind = algorithm();
+  if (kind == AlgorithmKind::Cgls) {
+    // r and q; x, s and p, and two preview copies (the core's iterative::hostMemoryBytes).
+    const double bytes = 2.0 * projection + 5.0 * volume;
+    return bytes >= double(std::numeric_limits<std::uint64_t>::max())
+               ? std::numeric_limits<std::uint64_t>::max()
+               : static_cast<std::uint64_t>(bytes);
+  }
   const double subsets = kind == AlgorithmKind::Sirt     ? 1.0
                          : kind == AlgorithmKind::OsSirt ? double(subsets_->value())
                                                          : double(g->viewCount());
@@ -1142,7 +1170,8 @@ QString AlgorithmPanel::iterativeProblem() const {
   const std::int64_t views = workspace_.geometry()->viewCount();
   if (iterations_->value() < 1)
     return tr("Iterations must be at least 1 (got %1).").arg(iterations_->value());
-  if (!(relaxation_->value() > 0.0 && relaxation_->value() < 2.0))
+  if (algorithm() != AlgorithmKind::Cgls &&
+      !(relaxation_->value() > 0.0 && relaxation_->value() < 2.0))
     return tr("The relaxation \u03bb must lie strictly between 0 and 2 (got %1).")
         .arg(relaxation_->value());
   if (algorithm() == AlgorithmKind::OsSirt && subsets_->value() > views)

@@ -44,8 +44,9 @@ namespace tomowb::gui {
 class RunController;
 class Workspace;
 
-enum class AlgorithmKind { Fdk, Wbp, Sirt, OsSirt, Sart };
-// "fdk", "wbp", "sirt", "os-sirt", "sart" (RunSpec::algorithm), and back (nullopt if unknown).
+enum class AlgorithmKind { Fdk, Wbp, Sirt, OsSirt, Sart, Cgls };
+// "fdk", "wbp", "sirt", "os-sirt", "sart", "cgls" (RunSpec::algorithm), and back (nullopt if
+// unknown).
 QString algorithmId(AlgorithmKind kind);
 std::optional<AlgorithmKind> algorithmFromId(const QString& id);
 bool isIterative(AlgorithmKind kind);

@@ -55,6 +55,8 @@ QString iterativeMethodLabel(iterative::IterativeMethod method) {
       return QStringLiteral("OS-SIRT");
     case iterative::IterativeMethod::Sart:
       return QStringLiteral("SART");
+    case iterative::IterativeMethod::Cgls:
+      return QStringLiteral("CGLS");
   }
   return QStringLiteral("?");
 }

@@ -2346,6 +2346,14 @@ qa::AccuracyClass etAccuracyClass(const std::string& name) {
 }  // namespace
 
 void registerGpuEtVariants(VariantRegistry& r) {
+  // The GPU projectors take parallel beams (tilt series and any other parallel geometry).
+  const auto parallelBeamsOnly = [](const Geometry& geometry,
+                                    const VolumeGrid&) -> std::optional<std::string> {
+    if (geometry.beam() == BeamKind::Parallel) return std::nullopt;
+    return std::string(
+        "the GPU projectors take parallel beams only; use et.fp.cpu and a CPU "
+        "backprojector for cone beams");
+  };
   struct Entry {
     const char* name;
     const char* description;
@@ -2403,6 +2411,8 @@ void registerGpuEtVariants(VariantRegistry& r) {
     v.tunables = e.tunables;
     v.needsGpu = true;
     v.accuracyClass = etAccuracyClass(e.name);
+    v.model = "joseph";
+    v.supports = parallelBeamsOnly;
     const std::string name = e.name;
     v.forwardProject = [name](const Volume& volume, ProjectionStack& projections,
                               std::span<const std::int64_t> views, JobContext& context) {
@@ -2434,6 +2444,8 @@ void registerGpuEtVariants(VariantRegistry& r) {
     v.needsGpu = true;
     v.adjointOf = e.adjointOf;
     v.accuracyClass = etAccuracyClass(e.name);
+    v.model = v.name == "et.bp.matched" ? "joseph" : "voxel";
+    v.supports = parallelBeamsOnly;
     const std::string name = e.name;
     v.backprojectViews = [name](const ProjectionStack& projections, Volume& volume,
                                 std::span<const std::int64_t> views, JobContext& context) {

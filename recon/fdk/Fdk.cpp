@@ -13,12 +13,7 @@
 
 namespace tomowb::fdk {
 
-VolumeGrid VolumeGrid::centred(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm) {
-  const Eigen::Vector3d extent(double(shape.nx - 1), double(shape.ny - 1), double(shape.nz - 1));
-  return {shape, voxelSizeMm, -0.5 * voxelSizeMm.cwiseProduct(extent)};
-}
-
-VolumeGrid VolumeGrid::coveringFieldOfView(const Geometry& geometry, double voxelMm) {
+VolumeGrid fieldOfViewGrid(const Geometry& geometry, double voxelMm) {
   if (geometry.viewCount() == 0) throw ParameterError("geometry", "has no views");
   const FdkWeightPlan plan(geometry, RedundancyMode::None);
   const ViewFrame& f = plan.frame(0);
@@ -29,7 +24,7 @@ VolumeGrid VolumeGrid::coveringFieldOfView(const Geometry& geometry, double voxe
                           f.sourceToIsocentreMm / f.sourceToDetectorMm;
   const VolumeShape shape{inPlane, inPlane,
                           std::max<std::int64_t>(std::int64_t(heightMm / voxel), 1)};
-  return centred(shape, Eigen::Vector3d::Constant(voxel));
+  return VolumeGrid::centred(shape, Eigen::Vector3d::Constant(voxel));
 }
 
 Geometry extendedGeometry(const Geometry& g, FdkWeightPlan::ColumnExtension e) {

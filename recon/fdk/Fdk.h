@@ -12,23 +12,20 @@
 
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/core/VolumeGrid.h"
 #include "recon/fdk/FdkWeights.h"
 #include "recon/fdk/RampFilter.h"
 #include "recon/job/JobContext.h"
 
 namespace tomowb::fdk {
 
-struct VolumeGrid {
-  VolumeShape shape;
-  Eigen::Vector3d voxelSizeMm = Eigen::Vector3d::Ones();
-  Eigen::Vector3d originMm = Eigen::Vector3d::Zero();
-  // A grid centred on the isocentre.
-  static VolumeGrid centred(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm);
-  // The grid FDK reconstructs by default: centred, cubic voxels of `voxelMm` (<= 0: the detector
-  // pitch scaled to the isocentre), covering the field of view in-plane and the detector's
-  // height at the isocentre. Throws ParameterError for a geometry without views.
-  static VolumeGrid coveringFieldOfView(const Geometry& geometry, double voxelMm = 0.0);
-};
+// The grid type of every layer (recon/core/VolumeGrid.h), by its old name here.
+using tomowb::VolumeGrid;
+
+// The grid FDK reconstructs by default: centred, cubic voxels of `voxelMm` (<= 0: the detector
+// pitch scaled to the isocentre), covering the field of view in-plane and the detector's height
+// at the isocentre. Throws ParameterError for a geometry without views.
+VolumeGrid fieldOfViewGrid(const Geometry& geometry, double voxelMm = 0.0);
 
 // How a GPU variant runs: the CLI's --gpu-mem-limit and --gpu, the GUI's device choice, and the
 // variant's tunables by name (KernelVariant::tunables lists them with their defaults).

@@ -8,12 +8,23 @@ namespace tomowb::iterative {
 
 nlohmann::json toJson(const IterativeReport& r) {
   nlohmann::json iterations = nlohmann::json::array();
-  for (const IterationRecord& i : r.iterations)
-    iterations.push_back({{"iteration", i.iteration},
-                          {"residualNorm", i.residualNorm},
-                          {"weightedResidualNorm", i.weightedResidualNorm},
-                          {"relativeResidual", i.relativeResidual},
-                          {"seconds", i.seconds}});
+  for (const IterationRecord& i : r.iterations) {
+    nlohmann::json record = {{"iteration", i.iteration},
+                             {"residualNorm", i.residualNorm},
+                             {"weightedResidualNorm", i.weightedResidualNorm},
+                             {"relativeResidual", i.relativeResidual},
+                             {"seconds", i.seconds}};
+    if (!i.objectiveName.empty()) {
+      record["objective"] = i.objective;
+      record["objectiveName"] = i.objectiveName;
+    }
+    if (!i.metrics.empty()) {
+      nlohmann::json metrics = nlohmann::json::object();
+      for (const auto& [name, value] : i.metrics) metrics[name] = value;
+      record["metrics"] = metrics;
+    }
+    iterations.push_back(std::move(record));
+  }
   const double computeSeconds = r.forwardSeconds + r.backprojectSeconds;
   return {
       {"method", r.method},

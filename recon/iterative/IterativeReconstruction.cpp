@@ -11,6 +11,10 @@
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/cuda/GpuEt.h"
+#include "recon/iterative/Cgls.h"
+#include "recon/iterative/IterationLog.h"
+#include "recon/iterative/OrderedSubsetSolver.h"
+#include "recon/operator/ProjectorPair.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::iterative {
@@ -23,37 +27,21 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Sums below this fraction of the largest are treated as zero (ASTRA uses an absolute 1e-6, which
-// would drop every weight of a tilt series in mm with nanometre pixels).
-constexpr double kRelativeSumThreshold = 1e-6;
-// Per-subset column weights are kept when they fit in this much memory, else recomputed (one
-// extra backprojection of ones per subset).
-constexpr double kMaxStoredWeightBytes = 2.0 * 1024 * 1024 * 1024;
-
-// 1/sum where the sum is above threshold x max, else 0; `scale` multiplies the inverse.
-void invertSums(std::span<float> sums, double scale) {
-  float largest = 0.0f;
-  for (const float s : sums) largest = std::max(largest, s);
-  const double threshold = kRelativeSumThreshold * static_cast<double>(largest);
-  const auto n = static_cast<std::int64_t>(sums.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double s = sums[static_cast<std::size_t>(i)];
-    sums[static_cast<std::size_t>(i)] = s > threshold && s > 0 ? static_cast<float>(scale / s) : 0;
-  }
-}
-
 void checkParams(const ProjectionStack& projections, const IterativeParams& p) {
   if (projections.empty()) throw ParameterError("projections", "no projections to reconstruct");
   const VolumeShape& s = p.volume.shape;
   if (s.nx < 1 || s.ny < 1 || s.nz < 1) throw ParameterError("volume", "the grid is empty");
   if (p.iterations < 1 || p.iterations > 1000000)
     throw ParameterError("iterations", "must be 1..1000000, got " + std::to_string(p.iterations));
-  if (!(p.relaxation > 0.0 && p.relaxation < 2.0))
+  if (p.method != IterativeMethod::Cgls && !(p.relaxation > 0.0 && p.relaxation < 2.0))
     throw ParameterError("relaxation", "must lie in (0, 2), got " + std::to_string(p.relaxation));
   if (p.method == IterativeMethod::OsSirt && (p.subsets < 1 || p.subsets > projections.viewCount()))
     throw ParameterError("subsets", "must be 1.." + std::to_string(projections.viewCount()) +
                                         " (the view count), got " + std::to_string(p.subsets));
+  if (p.method == IterativeMethod::Cgls && (p.lowerBound || p.upperBound))
+    throw ParameterError("bounds",
+                         "CGLS solves the unconstrained least-squares problem and takes no "
+                         "bounds; use SIRT with a lower bound for a non-negative solution");
   if (p.lowerBound && p.upperBound && *p.lowerBound > *p.upperBound)
     throw ParameterError("bounds", "the lower bound exceeds the upper bound");
   if (!(p.stopRelativeChange >= 0.0 && p.stopRelativeChange < 1.0))
@@ -66,38 +54,6 @@ void checkParams(const ProjectionStack& projections, const IterativeParams& p) {
     throw ParameterError("mask", "its shape differs from the reconstruction grid's");
 }
 
-const KernelVariant& requireProjector(const std::string& name, bool forward) {
-  const KernelVariant& v = VariantRegistry::builtins().require(name);
-  if (forward && !v.forwardProject)
-    throw ParameterError("forward projector",
-                         "'" + name + "' is not a forward projector (the et.fp. family)");
-  if (!forward && !v.backprojectViews)
-    throw ParameterError("backprojector",
-                         "'" + name + "' is not a backprojector (the et.bp. family)");
-  return v;
-}
-
-void applyMaskAndBounds(Volume& x, const Volume* mask, const IterativeParams& p) {
-  const auto n = static_cast<std::int64_t>(x.voxelCount());
-  float* v = x.data();
-  const float* m = mask ? mask->data() : nullptr;
-  const float lo = p.lowerBound ? static_cast<float>(*p.lowerBound) : -INFINITY;
-  const float hi = p.upperBound ? static_cast<float>(*p.upperBound) : INFINITY;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    float value = std::clamp(v[i], lo, hi);
-    if (m && m[i] == 0.0f) value = 0.0f;
-    v[i] = value;
-  }
-}
-
-std::string deviceText(const KernelVariant& fp, const KernelVariant& bp) {
-  std::string cpu = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
-  if (fp.needsGpu && bp.needsGpu) return "GPU";
-  if (fp.needsGpu || bp.needsGpu) return "GPU and " + cpu;
-  return cpu;
-}
-
 }  // namespace
 
 std::string toString(IterativeMethod method) {
@@ -108,16 +64,18 @@ std::string toString(IterativeMethod method) {
       return "os-sirt";
     case IterativeMethod::Sart:
       return "sart";
+    case IterativeMethod::Cgls:
+      return "cgls";
   }
   return "?";
 }
 
 IterativeMethod iterativeMethodFromString(std::string_view name) {
-  for (const IterativeMethod m :
-       {IterativeMethod::Sirt, IterativeMethod::OsSirt, IterativeMethod::Sart})
+  for (const IterativeMethod m : {IterativeMethod::Sirt, IterativeMethod::OsSirt,
+                                  IterativeMethod::Sart, IterativeMethod::Cgls})
     if (name == toString(m)) return m;
-  throw ParameterError(
-      "method", "unknown iterative method '" + std::string(name) + "'; known: sirt, os-sirt, sart");
+  throw ParameterError("method", "unknown iterative method '" + std::string(name) +
+                                     "'; known: sirt, os-sirt, sart, cgls");
 }
 
 fdk::VolumeGrid tomogramGrid(const Geometry& geometry, std::int64_t thicknessVoxels) {
@@ -128,7 +86,7 @@ fdk::VolumeGrid tomogramGrid(const Geometry& geometry, std::int64_t thicknessVox
   bool singleAxis = geometry.beam() == BeamKind::Parallel;
   for (const View& v : geometry.views())
     singleAxis = singleAxis && std::abs(v.v.normalized().z()) > 1.0 - 1e-9;
-  if (!singleAxis) return fdk::VolumeGrid::coveringFieldOfView(geometry);
+  if (!singleAxis) return fdk::fieldOfViewGrid(geometry);
   const View& first = geometry.view(0);
   const double across = first.u.norm(), along = first.v.norm();
   const DetectorShape& d = geometry.detector();
@@ -160,191 +118,6 @@ std::vector<std::vector<std::int64_t>> viewSubsets(IterativeMethod method, std::
   return out;
 }
 
-namespace {
-
-// R: inverse row sums, the forward projection of ones (of the mask's voxels).
-ProjectionStack rowWeightsOf(const KernelVariant& fp, const Geometry& geometry,
-                             const fdk::VolumeGrid& grid, const Volume* mask, JobContext& context) {
-  ProjectionStack rowWeights(geometry);
-  Volume ones(grid.shape, grid.voxelSizeMm, grid.originMm);
-  if (mask)
-    std::transform(mask->voxels().begin(), mask->voxels().end(), ones.voxels().begin(),
-                   [](float m) { return m != 0.0f ? 1.0f : 0.0f; });
-  else
-    std::fill(ones.voxels().begin(), ones.voxels().end(), 1.0f);
-  fp.forwardProject(ones, rowWeights, {}, context);
-  invertSums(rowWeights.pixels(), 1.0);
-  if (std::none_of(rowWeights.pixels().begin(), rowWeights.pixels().end(),
-                   [](float r) { return r > 0; }))
-    throw ParameterError("volume", "no ray of the projections crosses the reconstruction grid");
-  return rowWeights;
-}
-
-// C_s: the relaxation over the column sums of each subset, kept when they fit in
-// kMaxStoredWeightBytes, else recomputed per subset (one more backprojection of ones).
-class ColumnWeights {
- public:
-  ColumnWeights(const KernelVariant& bp, const ProjectionStack& projections,
-                const IterativeParams& params,
-                const std::vector<std::vector<std::int64_t>>& subsets, JobContext& context)
-      : bp_(bp), params_(params), subsets_(subsets), ones_(projections.geometry()) {
-    std::fill(ones_.pixels().begin(), ones_.pixels().end(), 1.0f);
-    const double bytes = static_cast<double>(subsets.size()) *
-                         static_cast<double>(params.volume.shape.voxelCount()) * 4.0;
-    if (bytes > kMaxStoredWeightBytes) return;
-    for (std::size_t s = 0; s < subsets.size(); ++s) {
-      context.throwIfCancelled();
-      stored_.push_back(compute(s, context));
-      context.reportProgress("weights",
-                             static_cast<double>(s + 1) / static_cast<double>(subsets.size()));
-    }
-  }
-  // The weights of subset s: stored, or computed into `scratch`.
-  const float* of(std::size_t s, Volume& scratch, JobContext& context) const {
-    if (!stored_.empty()) return stored_[s].data();
-    scratch = compute(s, context);
-    return scratch.data();
-  }
-
- private:
-  Volume compute(std::size_t s, JobContext& context) const {
-    const fdk::VolumeGrid& grid = params_.volume;
-    Volume c(grid.shape, grid.voxelSizeMm, grid.originMm);
-    bp_.backprojectViews(ones_, c, subsets_[s], context);
-    invertSums(c.voxels(), params_.relaxation);
-    if (params_.mask) applyMaskAndBounds(c, params_.mask.get(), IterativeParams{});
-    return c;
-  }
-
-  const KernelVariant& bp_;
-  const IterativeParams& params_;
-  const std::vector<std::vector<std::int64_t>>& subsets_;
-  ProjectionStack ones_;
-  std::vector<Volume> stored_;
-};
-
-// r = b - A x over the views, replaced by R r; adds ||r||^2 and ||r||_R^2. One parallel loop
-// over all the views' pixels.
-void weightResidual(const ProjectionStack& projections, const ProjectionStack& rowWeights,
-                    ProjectionStack& residual, const std::vector<std::int64_t>& views,
-                    double& residual2, double& weighted2) {
-  const std::int64_t pixelsPerView = projections.pixelsPerView();
-  const auto count = static_cast<std::int64_t>(views.size()) * pixelsPerView;
-  double r2 = 0, w2 = 0;
-#pragma omp parallel for schedule(static) reduction(+ : r2, w2)
-  for (std::int64_t j = 0; j < count; ++j) {
-    const std::int64_t i =
-        views[static_cast<std::size_t>(j / pixelsPerView)] * pixelsPerView + j % pixelsPerView;
-    const double diff =
-        static_cast<double>(projections.data()[i]) - static_cast<double>(residual.data()[i]);
-    const double weight = rowWeights.data()[i];
-    r2 += diff * diff;
-    w2 += weight * diff * diff;
-    residual.data()[i] = static_cast<float>(diff * weight);
-  }
-  residual2 += r2;
-  weighted2 += w2;
-}
-
-// The stop rule: empty while the weighted residual still falls by at least the fraction asked.
-std::string convergenceReason(const IterativeParams& params, const IterativeReport& report) {
-  const std::size_t n = report.iterations.size();
-  if (params.stopRelativeChange <= 0 || n < 2) return {};
-  const double before = report.iterations[n - 2].weightedResidualNorm;
-  const double now = report.iterations[n - 1].weightedResidualNorm;
-  const double change = before > 0 ? (before - now) / before : 0.0;
-  if (change >= params.stopRelativeChange) return {};
-  char text[160];
-  std::snprintf(text, sizeof text, "the weighted residual fell by %.3g (< %.3g) in iteration %zu",
-                change, params.stopRelativeChange, n);
-  return text;
-}
-
-struct IterationTotals {
-  double forwardSeconds = 0, backSeconds = 0, updates = 0, residual2 = 0, weighted2 = 0;
-};
-
-// Records iteration `iteration` in the report and tells the context (sinks, telemetry, progress).
-void recordIteration(const IterationTotals& t, int iteration, double dataNorm, double seconds,
-                     const IterativeParams& params, IterativeReport& report, JobContext& context) {
-  IterationRecord record;
-  record.algorithm = report.method;
-  record.iteration = iteration;
-  record.maxIterations = params.iterations;
-  record.residualNorm = std::sqrt(t.residual2);
-  record.weightedResidualNorm = std::sqrt(t.weighted2);
-  record.relativeResidual = dataNorm > 0 ? record.residualNorm / dataNorm : 0.0;
-  record.seconds = seconds;
-  report.iterations.push_back(record);
-  report.forwardSeconds += t.forwardSeconds;
-  report.backprojectSeconds += t.backSeconds;
-  report.voxelUpdates += t.updates;
-  context.publishTelemetry(
-      {"iterative.forward", report.forwardVariant, t.forwardSeconds, t.updates / 2, 0, -1, 0});
-  context.publishTelemetry(
-      {"iterative.backproject", report.backVariant, t.backSeconds, t.updates / 2, 0, -1, 0});
-  context.reportIteration(record);
-  context.reportProgress(
-      "iteration " + std::to_string(iteration) + "/" + std::to_string(params.iterations),
-      static_cast<double>(iteration) / params.iterations);
-}
-
-void iterateOnHost(const ProjectionStack& projections, const IterativeParams& params,
-                   const KernelVariant& fp, const KernelVariant& bp, Volume& x, JobContext& context,
-                   IterativeReport& report) {
-  const auto started = Clock::now();
-  const fdk::VolumeGrid& grid = params.volume;
-  const Volume* mask = params.mask.get();
-  const std::vector<std::vector<std::int64_t>> subsets =
-      viewSubsets(params.method, projections.viewCount(), params.subsets);
-  context.reportProgress("weights", 0.0);
-  const ProjectionStack rowWeights = rowWeightsOf(fp, projections.geometry(), grid, mask, context);
-  const ColumnWeights columnWeights(bp, projections, params, subsets, context);
-  report.setupSeconds = secondsSince(started);
-
-  double dataNorm2 = 0;
-  for (const float b : projections.pixels()) dataNorm2 += static_cast<double>(b) * b;
-  const double dataNorm = std::sqrt(dataNorm2);
-  ProjectionStack residual(projections.geometry());
-  Volume update(grid.shape, grid.voxelSizeMm, grid.originMm), scratch;
-  const double voxels = static_cast<double>(grid.shape.voxelCount());
-  const auto n = static_cast<std::int64_t>(x.voxelCount());
-  report.stopReason = std::to_string(params.iterations) + " iterations";
-  for (int iteration = 1; iteration <= params.iterations; ++iteration) {
-    const auto iterationStart = Clock::now();
-    IterationTotals t;
-    for (std::size_t s = 0; s < subsets.size(); ++s) {
-      context.throwIfCancelled();
-      const std::vector<std::int64_t>& views = subsets[s];
-      auto clock = Clock::now();
-      fp.forwardProject(x, residual, views, context);
-      t.forwardSeconds += secondsSince(clock);
-      weightResidual(projections, rowWeights, residual, views, t.residual2, t.weighted2);
-      std::fill(update.voxels().begin(), update.voxels().end(), 0.0f);
-      clock = Clock::now();
-      bp.backprojectViews(residual, update, views, context);
-      t.backSeconds += secondsSince(clock);
-      t.updates += 2.0 * voxels * static_cast<double>(views.size());
-      const float* c = columnWeights.of(s, scratch, context);
-      float* xv = x.data();
-      const float* u = update.data();
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) xv[i] += c[i] * u[i];
-      applyMaskAndBounds(x, mask, params);
-    }
-    recordIteration(t, iteration, dataNorm, secondsSince(iterationStart), params, report, context);
-    const std::string converged = convergenceReason(params, report);
-    if (!converged.empty()) report.stopReason = converged;
-    if (context.wantsIntermediates() && params.publishEvery > 0 &&
-        (iteration % params.publishEvery == 0 || iteration == params.iterations ||
-         !converged.empty()))
-      context.publishIntermediate(x, "iteration " + std::to_string(iteration));
-    if (!converged.empty()) break;
-  }
-}
-
-}  // namespace
-
 std::uint64_t hostMemoryBytes(const ProjectionStack& projections, const IterativeParams& params) {
   const VolumeShape& s = params.volume.shape;
   const std::uint64_t volume = productOrThrow("volume size", {s.nx, s.ny, s.nz, 4});
@@ -353,13 +126,19 @@ std::uint64_t hostMemoryBytes(const ProjectionStack& projections, const Iterativ
       {projections.viewCount(), projections.rows(), projections.cols(), std::int64_t{4}});
   const KernelVariant* fp = VariantRegistry::builtins().find(params.forwardVariant);
   const KernelVariant* bp = VariantRegistry::builtins().find(params.backVariant);
+  if (params.method == IterativeMethod::Cgls) {
+    // x, s and p; r and q.
+    const double total = 3.0 * double(volume) + 2.0 * double(stack);
+    return total >= 0x1p64 ? UINT64_MAX : static_cast<std::uint64_t>(total);
+  }
   if (fp && bp && fp->needsGpu && bp->needsGpu) return volume;
   const auto subsets = static_cast<std::uint64_t>(params.method == IterativeMethod::Sirt ? 1
                                                   : params.method == IterativeMethod::OsSirt
                                                       ? std::max(1, params.subsets)
                                                       : projections.viewCount());
   const double stored = double(subsets) * double(volume);
-  const std::uint64_t weights = stored > kMaxStoredWeightBytes ? volume : subsets * volume;
+  const std::uint64_t weights =
+      stored > SirtRule::kMaxStoredWeightBytes ? volume : subsets * volume;
   // x, update, and the weights (or the scratch volume); ones (a volume) only while the row
   // weights are made, before the column weights exist: max(ones, weights) covers both.
   const double total =
@@ -370,8 +149,13 @@ std::uint64_t hostMemoryBytes(const ProjectionStack& projections, const Iterativ
 Volume reconstructIterative(const ProjectionStack& projections, const IterativeParams& params,
                             JobContext& context, IterativeReport* reportOut) {
   checkParams(projections, params);
-  const KernelVariant& fp = requireProjector(params.forwardVariant, true);
-  const KernelVariant& bp = requireProjector(params.backVariant, false);
+  const VariantRegistry& registry = VariantRegistry::builtins();
+  const KernelVariant& fp = registry.require(params.forwardVariant);
+  const KernelVariant& bp = registry.require(params.backVariant);
+  const op::ProjectorProblem problem{&projections.geometry(), params.volume};
+  if (const std::optional<std::string> why =
+          op::whyNotSupported(registry, fp.name, bp.name, problem))
+    throw ParameterError(fp.forwardProject ? "backprojector" : "forward projector", *why);
   // The whole job once, before the first allocation: the volume alone may fit where the job
   // does not, and 16 GiB zeroed before the second volume is refused help nobody (review D4).
   {
@@ -379,33 +163,69 @@ Volume reconstructIterative(const ProjectionStack& projections, const IterativeP
     checkHostAllocation(hostMemoryBytes(projections, params),
                         toString(params.method) + " of a " + std::to_string(s.nx) + "x" +
                             std::to_string(s.ny) + "x" + std::to_string(s.nz) +
-                            " volume (the volume, its update, the column weights and three "
-                            "projection-sized buffers)");
+                            (params.method == IterativeMethod::Cgls
+                                 ? " volume (the volume, two volume-sized and two "
+                                   "projection-sized buffers)"
+                                 : " volume (the volume, its update, the column weights and "
+                                   "three projection-sized buffers)"));
   }
   const auto started = Clock::now();
   IterativeReport report;
   report.method = toString(params.method);
   report.forwardVariant = fp.name;
   report.backVariant = bp.name;
-  report.device = deviceText(fp, bp);
   if (!bp.adjointOf.empty() && bp.adjointOf != fp.name)
     report.warnings.push_back(bp.name + " is the transpose of " + bp.adjointOf + ", not of " +
                               fp.name + ": the pair is unmatched");
+  const float lower = params.lowerBound ? static_cast<float>(*params.lowerBound) : -INFINITY;
+  const float upper = params.upperBound ? static_cast<float>(*params.upperBound) : INFINITY;
 
-  const fdk::VolumeGrid& grid = params.volume;
-  Volume x(grid.shape, grid.voxelSizeMm, grid.originMm);
-  if (params.initialVolume)
-    std::copy(params.initialVolume->voxels().begin(), params.initialVolume->voxels().end(),
-              x.voxels().begin());
-  applyMaskAndBounds(x, params.mask.get(), params);
-  // Both projectors on the GPU: the whole algorithm runs there, the data resident.
-  if (fp.needsGpu && bp.needsGpu)
+  // Both projectors on the GPU: SIRT and its kin run there fused, the data resident (the GPU
+  // parallel-beam pair's fast path).
+  if (fp.needsGpu && bp.needsGpu && params.method != IterativeMethod::Cgls) {
+    report.device = "GPU";
+    const VolumeGrid& grid = params.volume;
+    Volume x = grid.makeVolume();
+    if (params.initialVolume)
+      std::copy(params.initialVolume->voxels().begin(), params.initialVolume->voxels().end(),
+                x.voxels().begin());
+    op::HostArrayOps::clampMasked(x.voxels(), params.mask ? params.mask->data() : nullptr, lower,
+                                  upper);
     cuda::reconstructIterativeGpu(projections, params, x, context, report);
-  else
-    iterateOnHost(projections, params, fp, bp, x, context, report);
+    report.totalSeconds = secondsSince(started);
+    if (reportOut) *reportOut = std::move(report);
+    return x;
+  }
+
+  std::unique_ptr<op::ProjectorPair> pair =
+      op::bindProjectorPair(registry, fp.name, bp.name, problem);
+  report.device = pair->device();
+  const op::ArrayOps& ops = pair->ops();
+  std::unique_ptr<op::Array> x = pair->makeVolume();
+  if (params.initialVolume) ops.upload(params.initialVolume->voxels(), *x);
+  std::unique_ptr<const op::Array> mask;
+  if (params.mask) mask = pair->useVolume(*params.mask);
+  ops.clampMasked(*x, mask.get(), lower, upper);
+  const std::unique_ptr<const op::Array> data = pair->useProjections(projections);
+  const double dataNorm = dataNormOf(projections);
+  if (params.method == IterativeMethod::Cgls) {
+    if (!pair->matched())
+      report.warnings.push_back(
+          "CGLS assumes the backprojector is the forward projector's "
+          "transpose; " +
+          bp.name + " is not that of " + fp.name +
+          ", so the iterates need not converge (use --matched)");
+    runCgls(*pair, *data, mask.get(), *x, params, dataNorm, report, context);
+  } else {
+    SubsetProblem subsetProblem{
+        *pair, *data, mask.get(),
+        lower, upper, viewSubsets(params.method, projections.viewCount(), params.subsets)};
+    SirtRule rule(params.relaxation);
+    runOrderedSubsets(subsetProblem, rule, *x, params, dataNorm, report, context);
+  }
   report.totalSeconds = secondsSince(started);
   if (reportOut) *reportOut = std::move(report);
-  return x;
+  return pair->takeVolume(std::move(x));
 }
 
 }  // namespace tomowb::iterative

@@ -1,5 +1,6 @@
 // Iterative reconstruction: SIRT, OS-SIRT and SART (reference/sirt-et.md section 3, after ASTRA
-// and CIL), each as a Job. One update is
+// and CIL) through the ordered-subset solver (OrderedSubsetSolver.h), and CGLS (Cgls.h), each as a
+// Job over a projector pair (recon/operator/ProjectorPair.h). One SIRT update is
 //
 //   x <- P_C( x + lambda C_s A_s^T R (b - A_s x) )
 //
@@ -26,8 +27,8 @@
 
 namespace tomowb::iterative {
 
-enum class IterativeMethod { Sirt, OsSirt, Sart };
-std::string toString(IterativeMethod method);  // "sirt", "os-sirt", "sart"
+enum class IterativeMethod { Sirt, OsSirt, Sart, Cgls };
+std::string toString(IterativeMethod method);  // "sirt", "os-sirt", "sart", "cgls"
 // Throws ParameterError listing the names for anything else.
 IterativeMethod iterativeMethodFromString(std::string_view name);
 

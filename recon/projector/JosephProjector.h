@@ -22,20 +22,14 @@
 
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/core/VolumeGrid.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/job/JobContext.h"
 
 namespace tomowb::projector {
 
-// Where a voxel array lies: the metadata of a Volume without its voxels.
-struct VoxelGrid {
-  VolumeShape shape;
-  Eigen::Vector3d voxelSizeMm = Eigen::Vector3d::Ones();
-  Eigen::Vector3d originMm = Eigen::Vector3d::Zero();
-  static VoxelGrid of(const Volume& volume) {
-    return {volume.shape(), volume.voxelSizeMm(), volume.originMm()};
-  }
-};
+// Where a voxel array lies (recon/core/VolumeGrid.h), by its old name here.
+using VoxelGrid = tomowb::VolumeGrid;
 
 // Overwrites the listed views of `projections` (its geometry says where the rays are) with the
 // projections of `volume`; the other views are left as they are. An empty `views` means every

@@ -8,6 +8,7 @@ namespace tomowb::projector {
 KernelVariant josephForwardCpuVariant() {
   KernelVariant v;
   v.name = "et.fp.cpu";
+  v.model = "joseph";
   v.description =
       "CPU Joseph forward projector (ray-driven, slice-interpolated), float64 sums, OpenMP over "
       "detector rows: the reference of the et.fp. family";
@@ -21,6 +22,7 @@ KernelVariant josephForwardCpuVariant() {
 KernelVariant josephBackprojectCpuVariant() {
   KernelVariant v;
   v.name = "et.bp.cpu-matched";
+  v.model = "joseph";
   v.description =
       "CPU exact transpose of et.fp.cpu (scatter with the Joseph weights, float64 sums): a "
       "matched pair for least-squares SIRT";
@@ -35,6 +37,7 @@ KernelVariant josephBackprojectCpuVariant() {
 KernelVariant voxelBackprojectCpuVariant() {
   KernelVariant v;
   v.name = "et.bp.cpu-voxel";
+  v.model = "voxel";
   v.description =
       "CPU voxel-driven backprojection (bilinear on the detector, float64 sums), the seed's "
       "unmatched partner of the Joseph projector";

@@ -7,6 +7,8 @@
 
 #include "recon/core/Error.h"
 #include "recon/core/ProjectionStack.h"
+#include "recon/operator/AdjointTest.h"
+#include "recon/operator/ProjectorPair.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::qa {
@@ -66,33 +68,15 @@ std::string AdjointReport::summary() const {
 AdjointReport adjointTest(const std::string& forwardVariant, const std::string& backVariant,
                           const Geometry& geometry, const Volume& grid, std::uint64_t seed,
                           JobContext& context) {
-  const VariantRegistry& registry = VariantRegistry::builtins();
-  const KernelVariant& fp = registry.require(forwardVariant);
-  const KernelVariant& bp = registry.require(backVariant);
-  if (!fp.forwardProject)
-    throw ParameterError("forward", forwardVariant + " is not a forward projector");
-  if (!bp.backprojectViews) throw ParameterError("back", backVariant + " is not a backprojector");
-  std::mt19937_64 generator(seed);
-  std::uniform_real_distribution<float> value(0.0f, 1.0f);
-  Volume x(grid.shape(), grid.voxelSizeMm(), grid.originMm());
-  for (float& v : x.voxels()) v = value(generator);
-  ProjectionStack y(geometry);
-  for (std::int64_t i = 0; i < y.pixelCount(); ++i) y.data()[i] = value(generator);
-
-  ProjectionStack ax(geometry);
-  fp.forwardProject(x, ax, {}, context);
-  Volume aty(grid.shape(), grid.voxelSizeMm(), grid.originMm());
-  bp.backprojectViews(y, aty, {}, context);
-
+  const std::unique_ptr<op::ProjectorPair> pair = op::bindProjectorPair(
+      VariantRegistry::builtins(), forwardVariant, backVariant, {&geometry, VolumeGrid::of(grid)});
+  const op::AdjointCheck check = op::checkAdjoint(*pair, seed, context);
   AdjointReport r;
   r.forward = forwardVariant;
   r.back = backVariant;
-  for (std::int64_t i = 0; i < y.pixelCount(); ++i)
-    r.forwardDot += static_cast<double>(ax.data()[i]) * y.data()[i];
-  for (std::int64_t i = 0; i < x.voxelCount(); ++i)
-    r.backDot += static_cast<double>(x.data()[i]) * aty.data()[i];
-  const double scale = std::max(std::abs(r.forwardDot), std::abs(r.backDot));
-  r.relativeError = scale > 0 ? std::abs(r.forwardDot - r.backDot) / scale : 0.0;
+  r.forwardDot = check.forwardDot;
+  r.backDot = check.backDot;
+  r.relativeError = check.relativeError;
   return r;
 }
 

@@ -44,13 +44,14 @@ struct AdjointReport {
   std::string forward, back;  // variant names
   double forwardDot = 0;      // <A x, y>
   double backDot = 0;         // <x, A^T y>
-  double relativeError = 0;   // |difference| / max(|forwardDot|, |backDot|)
+  double relativeError = 0;   // |difference| / (||A x|| ||y||) (recon/operator/AdjointTest.h)
   std::string summary() const;
 };
 
-// The dot-product test of a forward projector and a backprojector (registry names) on random
-// non-negative x (the grid's shape) and y (the geometry's stack), from `seed`. A matched pair
-// gives rounding-level errors (1e-7 in float32); an unmatched one 1e-3 and more.
+// The dot-product test of a forward projector and a backprojector (registry names) bound as a
+// pair, on zero-mean random x (the grid's shape) and y (the geometry's stack) from `seed`
+// (op::checkAdjoint). A matched pair gives rounding-level errors (1e-7 in float32); an unmatched
+// one 1e-3 and more.
 AdjointReport adjointTest(const std::string& forwardVariant, const std::string& backVariant,
                           const Geometry& geometry, const Volume& grid, std::uint64_t seed,
                           JobContext& context);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,6 +14,8 @@
 
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/core/VolumeGrid.h"
+#include "recon/geometry/Geometry.h"
 #include "recon/job/JobContext.h"
 #include "recon/qa/AccuracyClass.h"
 
@@ -65,6 +68,14 @@ struct KernelVariant {
   // For "et.bp." variants: true if it is the exact transpose of the forward projector named
   // here (a matched pair passes the adjoint test); empty for an unmatched backprojector.
   std::string adjointOf;
+  // Projectors (et.fp., et.bp.): the model they discretise ("joseph": ray-driven with slice
+  // interpolation; "voxel": voxel-driven with detector interpolation). A pair of one model can be
+  // matched; the adjoint test and the sweeps group by it.
+  std::string model;
+  // Projectors: why this projector cannot work on a geometry and grid (e.g. a GPU kernel for
+  // parallel beams only), or nothing when it can. Unset: it takes any.
+  std::function<std::optional<std::string>(const Geometry& geometry, const VolumeGrid& grid)>
+      supports;
   // What agreement with the CPU float64 reference it promises (recon/qa/AccuracyClass.h): the
   // compare view and `tomowb-cli compare` / `sweep` judge it against that class's tolerance.
   qa::AccuracyClass accuracyClass = qa::AccuracyClass::Exact;

@@ -262,9 +262,11 @@ TEST_F(AlgorithmPanelTest, SwitchingToFdkOnATiltSeriesReconstructsTheFieldOfView
 
 TEST(AlgorithmKinds, IdsRoundTripAndSartRelaxesLess) {
   for (const AlgorithmKind k : {AlgorithmKind::Fdk, AlgorithmKind::Wbp, AlgorithmKind::Sirt,
-                                AlgorithmKind::OsSirt, AlgorithmKind::Sart})
+                                AlgorithmKind::OsSirt, AlgorithmKind::Sart, AlgorithmKind::Cgls})
     EXPECT_EQ(algorithmFromId(algorithmId(k)), k);
-  EXPECT_FALSE(algorithmFromId(QStringLiteral("cgls")));
+  EXPECT_EQ(iterativeMethodOf(AlgorithmKind::Cgls), iterative::IterativeMethod::Cgls);
+  EXPECT_TRUE(isIterative(AlgorithmKind::Cgls));
+  EXPECT_FALSE(algorithmFromId(QStringLiteral("pwls")));
   EXPECT_DOUBLE_EQ(defaultRelaxation(iterative::IterativeMethod::Sart), 0.5);
   EXPECT_DOUBLE_EQ(defaultRelaxation(iterative::IterativeMethod::Sirt), 1.0);
   EXPECT_EQ(lengthText(4e-6), QString("4 nm"));

@@ -1,0 +1,50 @@
+// IterationLog: what every iterative solver does after an iteration, written once: the record in
+// the report (residuals, objective, named metrics), the telemetry and progress events, the stop
+// rule on the weighted residual, and the iterate handed to the views every N iterations.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "recon/core/Volume.h"
+#include "recon/iterative/IterativeReconstruction.h"
+#include "recon/job/JobContext.h"
+#include "recon/operator/ProjectorPair.h"
+
+namespace tomowb::iterative {
+
+// What one iteration added up: projector times, voxel updates (forward and back, voxels x views
+// each) and the squared residual norms of the iterate it started from.
+struct IterationTotals {
+  double forwardSeconds = 0, backSeconds = 0, updates = 0, residual2 = 0, weighted2 = 0;
+};
+
+class IterationLog {
+ public:
+  // `dataNorm` = ||b||, for the relative residual.
+  IterationLog(const IterativeParams& params, IterativeReport& report, JobContext& context,
+               double dataNorm);
+
+  // Records iteration `iteration` (1-based) and tells the context. Returns why the run stops
+  // (the stop rule fired) or an empty string.
+  std::string record(int iteration, const IterationTotals& totals, double seconds,
+                     const std::string& objectiveName, double objective,
+                     std::vector<std::pair<std::string, double>> metrics = {});
+
+  // Hands the iterate to the views when they want it: every params.publishEvery iterations, and
+  // at the last one (`last`).
+  void publish(const op::ProjectorPair& pair, const op::Array& x, int iteration, bool last);
+
+ private:
+  const IterativeParams& params_;
+  IterativeReport& report_;
+  JobContext& context_;
+  double dataNorm_;
+  Volume scratch_;  // a device iterate downloaded for the views
+};
+
+// ||b|| of the measured projections, summed in float64 in order.
+double dataNormOf(const ProjectionStack& projections);
+
+}  // namespace tomowb::iterative

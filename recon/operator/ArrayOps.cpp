@@ -1,0 +1,210 @@
+#include "recon/operator/ArrayOps.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include "recon/core/Error.h"
+
+namespace tomowb::op {
+
+namespace {
+
+void requireSameSize(const Array& a, const Array& b, const char* what) {
+  if (a.size() != b.size())
+    throw ParameterError(what, "the arrays differ in size (" + std::to_string(a.size()) + " and " +
+                                   std::to_string(b.size()) + " elements)");
+}
+
+std::int64_t length(const Array& a) {
+  return static_cast<std::int64_t>(a.size());
+}
+
+}  // namespace
+
+float* HostVolumeArray::data() noexcept {
+  assert(!borrowed_);
+  return owned_.data();
+}
+
+Volume& HostVolumeArray::volume() noexcept {
+  assert(!borrowed_);
+  return owned_;
+}
+
+Volume HostVolumeArray::take() && {
+  if (!borrowed_) return std::move(owned_);
+  Volume copy(volume_->shape(), volume_->voxelSizeMm(), volume_->originMm());
+  std::copy(volume_->voxels().begin(), volume_->voxels().end(), copy.voxels().begin());
+  return copy;
+}
+
+float* HostProjectionArray::data() noexcept {
+  assert(!borrowed_);
+  return owned_.data();
+}
+
+ProjectionStack& HostProjectionArray::stack() noexcept {
+  assert(!borrowed_);
+  return owned_;
+}
+
+std::string HostArrayOps::describe() const {
+  return "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
+}
+
+void HostArrayOps::upload(std::span<const float> host, Array& to) const {
+  if (host.size() != to.size())
+    throw ParameterError("upload", "the host data and the array differ in size");
+  std::copy(host.begin(), host.end(), to.data());
+}
+
+void HostArrayOps::download(const Array& from, std::span<float> host) const {
+  if (host.size() != from.size())
+    throw ParameterError("download", "the array and the host buffer differ in size");
+  std::copy(from.data(), from.data() + from.size(), host.begin());
+}
+
+void HostArrayOps::fill(Array& a, float value) const {
+  float* v = a.data();
+  const std::int64_t n = length(a);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) v[i] = value;
+}
+
+void HostArrayOps::copy(const Array& from, Array& to) const {
+  requireSameSize(from, to, "copy");
+  const float* f = from.data();
+  float* t = to.data();
+  const std::int64_t n = length(from);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) t[i] = f[i];
+}
+
+void HostArrayOps::axpy(double alpha, const Array& x, Array& y) const {
+  requireSameSize(x, y, "axpy");
+  const float* xv = x.data();
+  float* yv = y.data();
+  const std::int64_t n = length(x);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i)
+    yv[i] = static_cast<float>(static_cast<double>(yv[i]) + alpha * static_cast<double>(xv[i]));
+}
+
+void HostArrayOps::xpby(const Array& x, double beta, Array& y) const {
+  requireSameSize(x, y, "xpby");
+  const float* xv = x.data();
+  float* yv = y.data();
+  const std::int64_t n = length(x);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i)
+    yv[i] = static_cast<float>(static_cast<double>(xv[i]) + beta * static_cast<double>(yv[i]));
+}
+
+void HostArrayOps::addProduct(const Array& c, const Array& u, Array& x) const {
+  requireSameSize(c, x, "addProduct");
+  requireSameSize(u, x, "addProduct");
+  const float* cv = c.data();
+  const float* uv = u.data();
+  float* xv = x.data();
+  const std::int64_t n = length(x);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) xv[i] += cv[i] * uv[i];
+}
+
+void HostArrayOps::invertSums(std::span<float> sums, double relativeThreshold, double scale) {
+  float largest = 0.0f;
+  for (const float s : sums) largest = std::max(largest, s);
+  const double threshold = relativeThreshold * static_cast<double>(largest);
+  const auto n = static_cast<std::int64_t>(sums.size());
+  float* v = sums.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double s = v[i];
+    v[i] = s > threshold && s > 0 ? static_cast<float>(scale / s) : 0;
+  }
+}
+
+void HostArrayOps::invertSums(Array& a, double relativeThreshold, double scale) const {
+  invertSums(std::span<float>(a.data(), a.size()), relativeThreshold, scale);
+}
+
+void HostArrayOps::clampMasked(std::span<float> x, const float* mask, float lower, float upper) {
+  const auto n = static_cast<std::int64_t>(x.size());
+  float* v = x.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    float value = std::clamp(v[i], lower, upper);
+    if (mask && mask[i] == 0.0f) value = 0.0f;
+    v[i] = value;
+  }
+}
+
+void HostArrayOps::clampMasked(Array& x, const Array* mask, float lower, float upper) const {
+  if (mask) requireSameSize(*mask, x, "mask");
+  clampMasked(std::span<float>(x.data(), x.size()), mask ? mask->data() : nullptr, lower, upper);
+}
+
+void HostArrayOps::indicator(const Array* mask, Array& a) const {
+  if (!mask) {
+    fill(a, 1.0f);
+    return;
+  }
+  requireSameSize(*mask, a, "mask");
+  const float* m = mask->data();
+  float* v = a.data();
+  const std::int64_t n = length(a);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) v[i] = m[i] != 0.0f ? 1.0f : 0.0f;
+}
+
+double HostArrayOps::dot(const Array& a, const Array& b) const {
+  requireSameSize(a, b, "dot");
+  const float* av = a.data();
+  const float* bv = b.data();
+  const std::int64_t n = length(a);
+  double sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+  for (std::int64_t i = 0; i < n; ++i) sum += static_cast<double>(av[i]) * bv[i];
+  return sum;
+}
+
+double HostArrayOps::maxValue(const Array& a) const {
+  const float* v = a.data();
+  const std::int64_t n = length(a);
+  float largest = -std::numeric_limits<float>::infinity();
+#pragma omp parallel for schedule(static) reduction(max : largest)
+  for (std::int64_t i = 0; i < n; ++i) largest = std::max(largest, v[i]);
+  return largest;
+}
+
+ResidualNorms HostArrayOps::weightResidual(const Array& b, const Array& w, Array& r,
+                                           const ViewSelection& selection) const {
+  requireSameSize(b, r, "weightResidual");
+  requireSameSize(w, r, "weightResidual");
+  const std::int64_t pixelsPerView = selection.pixelsPerView;
+  const bool all = selection.views.empty();
+  const std::int64_t viewsSelected =
+      all ? selection.viewCount : static_cast<std::int64_t>(selection.views.size());
+  const std::int64_t count = viewsSelected * pixelsPerView;
+  const float* bv = b.data();
+  const float* wv = w.data();
+  float* rv = r.data();
+  const std::int64_t* views = selection.views.data();
+  double r2 = 0, w2 = 0;
+#pragma omp parallel for schedule(static) reduction(+ : r2, w2)
+  for (std::int64_t j = 0; j < count; ++j) {
+    const std::int64_t i = all ? j : views[j / pixelsPerView] * pixelsPerView + j % pixelsPerView;
+    const double diff = static_cast<double>(bv[i]) - static_cast<double>(rv[i]);
+    const double weight = wv[i];
+    r2 += diff * diff;
+    w2 += weight * diff * diff;
+    rv[i] = static_cast<float>(diff * weight);
+  }
+  return {r2, w2};
+}
+
+}  // namespace tomowb::op
