@@ -544,7 +544,7 @@ std::string variantNames(const std::vector<const KernelVariant*>& variants) {
 
 std::vector<const KernelVariant*> variantsOn(bool gpu) {
   std::vector<const KernelVariant*> out;
-  for (const KernelVariant* v : VariantRegistry::builtins().family("fdk.bp."))
+  for (const KernelVariant* v : VariantRegistry::builtins().withRole(VariantRole::FdkBackprojector))
     if (v->needsGpu == gpu) out.push_back(v);
   return out;
 }
@@ -581,12 +581,18 @@ fdk::FdkParams FdkOptions::build(std::vector<std::string>* warnings) const {
 
   // The device first: --device gpu on a machine without one says so, whatever the variant.
   if (device == "gpu") requireGpu("--device");
-  p.variant = !variant.empty() ? variant : device == "gpu" ? "fdk.bp.fast" : "fdk.bp.cpu";
+  p.variant = !variant.empty()
+                  ? variant
+                  : VariantRegistry::builtins()
+                        .defaultFor(VariantRole::FdkBackprojector,
+                                    device == "gpu" ? VariantDevice::Gpu : VariantDevice::Cpu)
+                        .name;
   const KernelVariant* v = VariantRegistry::builtins().find(p.variant);
-  if (v == nullptr || !v->backproject) {
-    std::string problem = "unknown FDK variant '" + p.variant + "'; this build has " +
-                          variantNames(VariantRegistry::builtins().family("fdk.bp.")) +
-                          " ('tomowb-cli variants' describes them)";
+  if (v == nullptr || v->role != VariantRole::FdkBackprojector) {
+    std::string problem =
+        "unknown FDK variant '" + p.variant + "'; this build has " +
+        variantNames(VariantRegistry::builtins().withRole(VariantRole::FdkBackprojector)) +
+        " ('tomowb-cli variants' describes them)";
     if (variantsOn(true).empty())
       problem += "; GPU variants need a CUDA build and a GPU: " + cuda::gpuStatus();
     throw ParameterError("--variant", problem);

@@ -23,6 +23,7 @@
 #include "recon/metrics/MetricsJson.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/Voxelise.h"
+#include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::cli {
 namespace {
@@ -160,8 +161,11 @@ class EtDemoCommand : public Command {
     sirtParams.iterations = iterations_;
     sirtParams.lowerBound = 0.0;
     if (device_ == "gpu") {
-      sirtParams.forwardVariant = "et.fp.fast";
-      sirtParams.backVariant = "et.bp.fast";
+      const VariantRegistry& registry = VariantRegistry::builtins();
+      sirtParams.forwardVariant =
+          registry.defaultFor(VariantRole::ForwardProjector, VariantDevice::Gpu).name;
+      sirtParams.backVariant =
+          registry.defaultFor(VariantRole::Backprojector, VariantDevice::Gpu).name;
     }
     iterative::IterativeJob sirt(projections, sirtParams);
     sirt.run(context);

@@ -203,31 +203,33 @@ void chooseProjectors(const std::string& device, bool matched,
   const VariantRegistry& registry = VariantRegistry::builtins();
   for (const std::string& name : variants) {
     const KernelVariant* v = registry.find(name);
-    if (v && v->forwardProject)
+    if (v && v->role == VariantRole::ForwardProjector)
       fp = name;
-    else if (v && v->backprojectViews)
+    else if (v && v->role == VariantRole::Backprojector)
       bp = name;
     else
-      throw ParameterError("--variant", "'" + name +
-                                            "' is not a projector of the iterative algorithms; "
-                                            "forward: " +
-                                            joinNames(registry.family("et.fp.")) +
-                                            "; back: " + joinNames(registry.family("et.bp.")) +
-                                            " ('tomowb-cli variants' describes them)");
+      throw ParameterError(
+          "--variant", "'" + name +
+                           "' is not a projector of the iterative algorithms; "
+                           "forward: " +
+                           joinNames(registry.withRole(VariantRole::ForwardProjector)) +
+                           "; back: " + joinNames(registry.withRole(VariantRole::Backprojector)) +
+                           " ('tomowb-cli variants' describes them)");
   }
   const bool gpu = device == "gpu";
   if (gpu) requireGpu("--device");
-  if (fp.empty()) fp = gpu ? (matched ? "et.fp.matched" : "et.fp.fast") : "et.fp.cpu";
-  if (bp.empty())
-    bp = gpu ? (matched ? "et.bp.matched" : "et.bp.fast")
-             : (matched ? "et.bp.cpu-matched" : "et.bp.cpu-voxel");
+  const VariantDevice on = gpu ? VariantDevice::Gpu : VariantDevice::Cpu;
+  if (fp.empty()) fp = registry.defaultFor(VariantRole::ForwardProjector, on, matched).name;
+  if (bp.empty()) bp = registry.defaultFor(VariantRole::Backprojector, on, matched).name;
   for (const auto& [name, forward] : {std::pair{fp, true}, std::pair{bp, false}}) {
     const KernelVariant* v = registry.find(name);
     const char* option = forward ? "--fp" : "--bp";
-    if (!v || (forward ? !v->forwardProject : !v->backprojectViews)) {
-      std::string problem =
-          "unknown " + std::string(forward ? "forward projector" : "backprojector") + " '" + name +
-          "'; this build has " + joinNames(registry.family(forward ? "et.fp." : "et.bp."));
+    if (!v || v->role != (forward ? VariantRole::ForwardProjector : VariantRole::Backprojector)) {
+      std::string problem = "unknown " +
+                            std::string(forward ? "forward projector" : "backprojector") + " '" +
+                            name + "'; this build has " +
+                            joinNames(registry.withRole(forward ? VariantRole::ForwardProjector
+                                                                : VariantRole::Backprojector));
       if (gpu) problem += "; GPU variants need a CUDA build and a GPU: " + cuda::gpuStatus();
       throw ParameterError(option, problem);
     }
@@ -420,14 +422,27 @@ class IterativeReconCommand : public Command {
       const IterationRecord& it = r.iterations[i];
       if (n > 12 && i != 0 && i + 1 != n && (i + 1) % std::max<std::size_t>(1, n / 10) != 0)
         continue;
-      std::printf("  iteration %4d: relative residual %.4g, weighted %.4g\n", it.iteration,
-                  it.relativeResidual, it.weightedResidualNorm);
+      if (it.metrics.empty()) {
+        std::printf("  iteration %4d: relative residual %.4g, weighted %.4g\n", it.iteration,
+                    it.relativeResidual, it.weightedResidualNorm);
+        continue;
+      }
+      // Algorithms that report named metrics (CGLS: gradient norm, step) show those instead.
+      std::string metrics;
+      for (const auto& [name, value] : it.metrics) {
+        char text[96];
+        std::snprintf(text, sizeof text, ", %s %.4g", name.c_str(), value);
+        metrics += text;
+      }
+      std::printf("  iteration %4d: relative residual %.4g%s\n", it.iteration, it.relativeResidual,
+                  metrics.c_str());
     }
     const double gups = (r.forwardSeconds + r.backprojectSeconds) > 0
                             ? r.voxelUpdates / (r.forwardSeconds + r.backprojectSeconds) / 1e9
                             : 0.0;
-    std::printf("weights %s, forward %s, back %s (%.2f G updates/s), total %s\n",
-                formatSeconds(r.setupSeconds).c_str(), formatSeconds(r.forwardSeconds).c_str(),
+    std::printf("%s %s, forward %s, back %s (%.2f G updates/s), total %s\n",
+                r.method == "cgls" ? "setup" : "weights", formatSeconds(r.setupSeconds).c_str(),
+                formatSeconds(r.forwardSeconds).c_str(),
                 formatSeconds(r.backprojectSeconds).c_str(), gups,
                 formatSeconds(r.totalSeconds).c_str());
     if (!residualCsv.empty()) std::printf("residuals: %s\n", residualCsv.c_str());

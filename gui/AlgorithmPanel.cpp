@@ -498,12 +498,13 @@ void AlgorithmPanel::fillDevices() {
   device_->addItem(tr("CPU"), -1);
   // A GPU is offered when the algorithm's family has a GPU variant in this build.
   const VariantRegistry& registry = VariantRegistry::builtins();
-  const std::vector<std::string_view> families =
-      isIterative(algorithm()) ? std::vector<std::string_view>{"et.fp.", "et.bp."}
-                               : std::vector<std::string_view>{"fdk.bp."};
+  const std::vector<VariantRole> roles =
+      isIterative(algorithm())
+          ? std::vector<VariantRole>{VariantRole::ForwardProjector, VariantRole::Backprojector}
+          : std::vector<VariantRole>{VariantRole::FdkBackprojector};
   bool gpuVariant = false;
-  for (const std::string_view family : families)
-    for (const KernelVariant* v : registry.family(family)) gpuVariant = gpuVariant || v->needsGpu;
+  for (const VariantRole role : roles)
+    for (const KernelVariant* v : registry.withRole(role)) gpuVariant = gpuVariant || v->needsGpu;
   auto* model = qobject_cast<QStandardItemModel*>(device_->model());
   const std::vector<cuda::GpuDevice> gpus = cuda::listGpuDevices();
   for (const cuda::GpuDevice& g : gpus) {
@@ -537,16 +538,24 @@ void AlgorithmPanel::fillVariants() {
   const QSignalBlocker block(variant_);
   variant_->clear();
   const bool gpu = gpuIndex() >= 0;
-  for (const KernelVariant* v : VariantRegistry::builtins().family("fdk.bp.")) {
-    if (v->needsGpu != gpu || !v->backproject) continue;
+  const VariantRegistry& registry = VariantRegistry::builtins();
+  for (const KernelVariant* v : registry.withRole(VariantRole::FdkBackprojector)) {
+    if (v->needsGpu != gpu) continue;
     variant_->addItem(QString::fromStdString(v->name), QString::fromStdString(v->name));
     variant_->setItemData(variant_->count() - 1, QString::fromStdString(v->description),
                           Qt::ToolTipRole);
   }
   const int keep = variant_->findData(previous);
-  // A GPU's default is the variant that picks the fastest kernel for the geometry (as the CLI).
-  const int fast = variant_->findData(QStringLiteral("fdk.bp.fast"));
-  variant_->setCurrentIndex(keep >= 0 ? keep : gpu && fast >= 0 ? fast : 0);
+  // The device's default (the registry's policy, as the CLI's).
+  const KernelVariant* fallback = nullptr;
+  try {
+    fallback = &registry.defaultFor(VariantRole::FdkBackprojector,
+                                    gpu ? VariantDevice::Gpu : VariantDevice::Cpu);
+  } catch (const ParameterError&) {
+    // No default on this device in this build: the first listed.
+  }
+  const int byDefault = fallback ? variant_->findData(QString::fromStdString(fallback->name)) : -1;
+  variant_->setCurrentIndex(keep >= 0 ? keep : byDefault >= 0 ? byDefault : 0);
   gpuMemoryLimit_->setEnabled(gpu);
 }
 
@@ -559,30 +568,31 @@ void AlgorithmPanel::fillProjectors() {
   back_->clear();
   const bool gpu = gpuIndex() >= 0;
   const VariantRegistry& registry = VariantRegistry::builtins();
-  for (const KernelVariant* v : registry.family("et.fp.")) {
-    if (v->needsGpu != gpu || !v->forwardProject) continue;
+  for (const KernelVariant* v : registry.withRole(VariantRole::ForwardProjector)) {
+    if (v->needsGpu != gpu) continue;
     forward_->addItem(QString::fromStdString(v->name), QString::fromStdString(v->name));
     forward_->setItemData(forward_->count() - 1, QString::fromStdString(v->description),
                           Qt::ToolTipRole);
   }
-  for (const KernelVariant* v : registry.family("et.bp.")) {
-    if (v->needsGpu != gpu || !v->backprojectViews) continue;
+  for (const KernelVariant* v : registry.withRole(VariantRole::Backprojector)) {
+    if (v->needsGpu != gpu) continue;
     back_->addItem(QString::fromStdString(v->name), QString::fromStdString(v->name));
     back_->setItemData(back_->count() - 1, QString::fromStdString(v->description), Qt::ToolTipRole);
   }
-  // Default: the first forward projector that has a matched backprojector, with that one (a
-  // matched pair minimises the weighted least-squares residual, which then falls monotonically).
+  // Default: the device's matched pair (the registry's policy; a matched pair minimises the
+  // weighted least-squares residual, which then falls monotonically).
   int forward = forward_->findData(previousForward);
   int back = back_->findData(previousBack);
   if (forward < 0 || back < 0) {
-    for (int f = 0; f < forward_->count() && (forward < 0 || back < 0); ++f)
-      for (const KernelVariant* v : registry.family("et.bp.")) {
-        if (v->needsGpu != gpu || v->adjointOf != forward_->itemData(f).toString().toStdString())
-          continue;
-        forward = f;
-        back = back_->findData(QString::fromStdString(v->name));
-        break;
-      }
+    try {
+      const VariantDevice on = gpu ? VariantDevice::Gpu : VariantDevice::Cpu;
+      forward = forward_->findData(QString::fromStdString(
+          registry.defaultFor(VariantRole::ForwardProjector, on, true).name));
+      back = back_->findData(
+          QString::fromStdString(registry.defaultFor(VariantRole::Backprojector, on, true).name));
+    } catch (const ParameterError&) {
+      // No default pair on this device in this build: the first listed.
+    }
   }
   forward_->setCurrentIndex(forward >= 0 ? forward : 0);
   back_->setCurrentIndex(back >= 0 ? back : 0);

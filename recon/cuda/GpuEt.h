@@ -24,6 +24,7 @@
 #include "recon/core/Volume.h"
 #include "recon/iterative/IterativeReconstruction.h"
 #include "recon/job/JobContext.h"
+#include "recon/operator/ProjectorPair.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::cuda {
@@ -61,6 +62,18 @@ void backprojectOnGpu(const std::string& variant,
 void reconstructIterativeGpu(const ProjectionStack& projections,
                              const iterative::IterativeParams& params, Volume& volume,
                              JobContext& context, iterative::IterativeReport& report);
+
+// The device-resident pair of two GPU projectors (every GPU et. variant's bindDevicePair): the
+// problem held on the first GPU of problem.gpu.devices, forward and adjoint on device arrays,
+// device ArrayOps, so CGLS and the ordered-subset solver copy nothing to the host between
+// iterations. Null, with the reason in `why`, when one of the two runs on the CPU, the problem
+// exceeds the textures, or the pair and a solver's arrays (six volumes and three projection
+// stacks) do not fit the GPU; the caller then runs the pair on host arrays. Throws
+// ParameterError for cone beams.
+std::unique_ptr<op::ProjectorPair> bindGpuEtPair(const KernelVariant& forward,
+                                                 const KernelVariant& back,
+                                                 const op::ProjectorProblem& problem,
+                                                 std::string& why);
 
 // Kernel-only timing for the benchmark: the problem of `params` resident on one GPU as one slab
 // (it must fit), the weights computed once; times from CUDA events around the kernels (element

@@ -1156,6 +1156,7 @@ void registerGpuVariants(VariantRegistry& r) {
     const std::string name = e.name;
     KernelVariant v;
     v.name = name;
+    v.role = VariantRole::FdkBackprojector;
     v.description = e.description;
     v.tunables = e.tunables;
     v.needsGpu = true;

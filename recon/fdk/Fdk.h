@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "recon/core/GpuRunOptions.h"
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/core/VolumeGrid.h"
@@ -27,13 +28,8 @@ using tomowb::VolumeGrid;
 // at the isocentre. Throws ParameterError for a geometry without views.
 VolumeGrid fieldOfViewGrid(const Geometry& geometry, double voxelMm = 0.0);
 
-// How a GPU variant runs: the CLI's --gpu-mem-limit and --gpu, the GUI's device choice, and the
-// variant's tunables by name (KernelVariant::tunables lists them with their defaults).
-struct GpuRunOptions {
-  std::uint64_t memoryLimitBytes = 0;  // 0: the device's free memory; else at most this much
-  std::vector<int> devices;            // CUDA device indices; empty: every visible GPU
-  std::map<std::string, std::string> tunables;
-};
+// How a GPU variant runs (recon/core/GpuRunOptions.h), by its old name here.
+using tomowb::GpuRunOptions;
 
 struct FdkParams {
   VolumeGrid volume;

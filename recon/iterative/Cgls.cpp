@@ -1,22 +1,11 @@
 #include "recon/iterative/Cgls.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
 #include "recon/iterative/IterationLog.h"
 
 namespace tomowb::iterative {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-}  // namespace
 
 void runCgls(op::ProjectorPair& pair, const op::Array& data, const op::Array* mask, op::Array& x,
              const IterativeParams& params, double dataNorm, IterativeReport& report,

@@ -3,6 +3,7 @@
 // rule on the weighted residual, and the iterate handed to the views every N iterations.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,12 @@
 #include "recon/operator/ProjectorPair.h"
 
 namespace tomowb::iterative {
+
+using Clock = std::chrono::steady_clock;
+
+inline double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 // What one iteration added up: projector times, voxel updates (forward and back, voxels x views
 // each) and the squared residual norms of the iterate it started from.

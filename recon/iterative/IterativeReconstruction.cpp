@@ -21,12 +21,6 @@ namespace tomowb::iterative {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 void checkParams(const ProjectionStack& projections, const IterativeParams& p) {
   if (projections.empty()) throw ParameterError("projections", "no projections to reconstruct");
   const VolumeShape& s = p.volume.shape;
@@ -152,10 +146,11 @@ Volume reconstructIterative(const ProjectionStack& projections, const IterativeP
   const VariantRegistry& registry = VariantRegistry::builtins();
   const KernelVariant& fp = registry.require(params.forwardVariant);
   const KernelVariant& bp = registry.require(params.backVariant);
-  const op::ProjectorProblem problem{&projections.geometry(), params.volume};
+  const op::ProjectorProblem problem{&projections.geometry(), params.volume, params.gpu};
   if (const std::optional<std::string> why =
           op::whyNotSupported(registry, fp.name, bp.name, problem))
-    throw ParameterError(fp.forwardProject ? "backprojector" : "forward projector", *why);
+    throw ParameterError(
+        fp.role == VariantRole::ForwardProjector ? "backprojector" : "forward projector", *why);
   // The whole job once, before the first allocation: the volume alone may fit where the job
   // does not, and 16 GiB zeroed before the second volume is refused help nobody (review D4).
   {

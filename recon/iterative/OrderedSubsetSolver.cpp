@@ -1,20 +1,8 @@
 #include "recon/iterative/OrderedSubsetSolver.h"
 
-#include <chrono>
-
 #include "recon/core/Error.h"
 
 namespace tomowb::iterative {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-}  // namespace
 
 void SirtRule::prepare(const SubsetProblem& problem, JobContext& context) {
   op::ProjectorPair& pair = problem.pair;

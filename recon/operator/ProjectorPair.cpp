@@ -25,10 +25,14 @@ class HostProjectorPair final : public ProjectorPair {
   const std::string& adjointName() const noexcept override { return adjoint_.name; }
   bool matched() const noexcept override { return adjoint_.adjointOf == forward_.name; }
   std::string device() const override {
-    if (forward_.needsGpu && adjoint_.needsGpu) return "GPU";
-    if (forward_.needsGpu || adjoint_.needsGpu) return "GPU and " + ops_.describe();
-    return ops_.describe();
+    std::string text = ops_.describe();
+    if (forward_.needsGpu && adjoint_.needsGpu)
+      text = "GPU";
+    else if (forward_.needsGpu || adjoint_.needsGpu)
+      text = "GPU and " + text;
+    return note_.empty() ? text : text + ", " + note_;
   }
+  void setNote(std::string note) { note_ = std::move(note); }
   const ArrayOps& ops() const noexcept override { return ops_; }
   const ProjectorProblem& problem() const noexcept override { return problem_; }
 
@@ -81,6 +85,7 @@ class HostProjectorPair final : public ProjectorPair {
   const KernelVariant& adjoint_;
   ProjectorProblem problem_;
   HostArrayOps ops_;
+  std::string note_;
 };
 
 }  // namespace
@@ -93,9 +98,9 @@ std::optional<std::string> whyNotSupported(const VariantRegistry& registry,
   const KernelVariant* adjoint = registry.find(adjointName);
   if (!forward) return "'" + forwardName + "' is not a registered variant";
   if (!adjoint) return "'" + adjointName + "' is not a registered variant";
-  if (!forward->forwardProject)
+  if (forward->role != VariantRole::ForwardProjector)
     return "'" + forwardName + "' is not a forward projector (the et.fp. family)";
-  if (!adjoint->backprojectViews)
+  if (adjoint->role != VariantRole::Backprojector)
     return "'" + adjointName + "' is not a backprojector (the et.bp. family)";
   if (!problem.geometry) return std::string("the problem has no geometry");
   const VolumeShape& s = problem.grid.shape;
@@ -113,8 +118,19 @@ std::unique_ptr<ProjectorPair> bindProjectorPair(const VariantRegistry& registry
                                                  const ProjectorProblem& problem) {
   if (std::optional<std::string> why = whyNotSupported(registry, forwardName, adjointName, problem))
     throw ParameterError("projectors", *why);
-  return std::make_unique<HostProjectorPair>(registry.require(forwardName),
-                                             registry.require(adjointName), problem);
+  const KernelVariant& forward = registry.require(forwardName);
+  const KernelVariant& adjoint = registry.require(adjointName);
+  // Both projectors of one device family: resident on the device when it fits.
+  if (forward.bindDevicePair && adjoint.bindDevicePair) {
+    std::string why;
+    if (std::unique_ptr<ProjectorPair> pair =
+            forward.bindDevicePair(forward, adjoint, problem, why))
+      return pair;
+    auto host = std::make_unique<HostProjectorPair>(forward, adjoint, problem);
+    host->setNote("not resident on the GPU (" + why + "): data move per projection");
+    return host;
+  }
+  return std::make_unique<HostProjectorPair>(forward, adjoint, problem);
 }
 
 }  // namespace tomowb::op

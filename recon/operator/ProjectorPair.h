@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 
+#include "recon/core/GpuRunOptions.h"
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/core/VolumeGrid.h"
@@ -34,6 +35,7 @@ namespace tomowb::op {
 struct ProjectorProblem {
   const Geometry* geometry = nullptr;
   VolumeGrid grid;
+  GpuRunOptions gpu;  // GPU pairs: the device (the first listed), memory limit, tunables
 };
 
 class ProjectorPair {
@@ -65,8 +67,10 @@ class ProjectorPair {
   virtual void adjoint(const Array& projections, Array& volume, std::span<const std::int64_t> views,
                        JobContext& context) = 0;
 
-  // The projection arrays' layout, for ArrayOps' per-view operations.
-  ViewSelection select(std::span<const std::int64_t> views) const noexcept;
+  // The projection arrays' layout, for ArrayOps' per-view operations: [view][row][col] of the
+  // geometry's detector on the host; a device pair may hold fewer rows per view (the rows its
+  // slices see).
+  virtual ViewSelection select(std::span<const std::int64_t> views) const noexcept;
 };
 
 // Why the registered projectors `forwardName` and `adjointName` cannot be bound to this problem

@@ -8,6 +8,7 @@ namespace tomowb::projector {
 KernelVariant josephForwardCpuVariant() {
   KernelVariant v;
   v.name = "et.fp.cpu";
+  v.role = VariantRole::ForwardProjector;
   v.model = "joseph";
   v.description =
       "CPU Joseph forward projector (ray-driven, slice-interpolated), float64 sums, OpenMP over "
@@ -22,6 +23,7 @@ KernelVariant josephForwardCpuVariant() {
 KernelVariant josephBackprojectCpuVariant() {
   KernelVariant v;
   v.name = "et.bp.cpu-matched";
+  v.role = VariantRole::Backprojector;
   v.model = "joseph";
   v.description =
       "CPU exact transpose of et.fp.cpu (scatter with the Joseph weights, float64 sums): a "
@@ -37,6 +39,7 @@ KernelVariant josephBackprojectCpuVariant() {
 KernelVariant voxelBackprojectCpuVariant() {
   KernelVariant v;
   v.name = "et.bp.cpu-voxel";
+  v.role = VariantRole::Backprojector;
   v.model = "voxel";
   v.description =
       "CPU voxel-driven backprojection (bilinear on the detector, float64 sums), the seed's "

@@ -13,6 +13,7 @@ void registerTestVariants(VariantRegistry& registry) {
   if (!flag || std::string_view(flag).empty() || std::string_view(flag) == "0") return;
   KernelVariant v;
   v.name = "fdk.bp.test-half-pixel";
+  v.role = VariantRole::FdkBackprojector;
   v.description =
       "TEST ONLY, deliberately wrong: the CPU backprojector with the detector read half a column "
       "off (registered because TOMOWB_TEST_VARIANTS is set)";
@@ -31,6 +32,7 @@ void registerTestVariants(VariantRegistry& registry) {
   // GPU is present it runs, and is the plain CPU backprojector.
   KernelVariant gpu;
   gpu.name = "fdk.bp.test-gpu-stand-in";
+  gpu.role = VariantRole::FdkBackprojector;
   gpu.description =
       "TEST ONLY: a stand-in GPU variant (the CPU backprojector marked as needing a GPU; "
       "registered because TOMOWB_TEST_VARIANTS is set)";

@@ -238,7 +238,8 @@ SweepResult sweepFdk(const ProjectionStack& projections, const fdk::FdkParams& b
     };
   };
   std::vector<Candidate> candidates;
-  for (const KernelVariant* v : VariantRegistry::builtins().family("fdk.bp.")) {
+  for (const KernelVariant* v :
+       VariantRegistry::builtins().withRole(VariantRole::FdkBackprojector)) {
     if (!kept(options, v->name)) continue;
     Candidate c;
     c.row.label = v->name;
@@ -287,18 +288,20 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
   };
   // The partner of each swept projector: its matched twin when it has one, else the device's
   // default (GPU: et.bp.fast / et.fp.fast; CPU: et.bp.cpu-voxel / et.fp.cpu).
-  for (const KernelVariant* fp : registry.family("et.fp.")) {
+  const auto deviceOf = [](const KernelVariant& v) {
+    return v.needsGpu ? VariantDevice::Gpu : VariantDevice::Cpu;
+  };
+  for (const KernelVariant* fp : registry.withRole(VariantRole::ForwardProjector)) {
     if (!kept(options, fp->name)) continue;
     const KernelVariant* bp = nullptr;
-    for (const KernelVariant* b : registry.family("et.bp."))
+    for (const KernelVariant* b : registry.withRole(VariantRole::Backprojector))
       if (b->adjointOf == fp->name) bp = b;
-    if (!bp) bp = registry.find(fp->needsGpu ? "et.bp.fast" : "et.bp.cpu-voxel");
-    if (bp) add(*fp, *bp, *fp);
+    if (!bp) bp = &registry.defaultFor(VariantRole::Backprojector, deviceOf(*fp));
+    add(*fp, *bp, *fp);
   }
-  for (const KernelVariant* bp : registry.family("et.bp.")) {
+  for (const KernelVariant* bp : registry.withRole(VariantRole::Backprojector)) {
     if (!kept(options, bp->name) || !bp->adjointOf.empty()) continue;  // matched: above
-    const KernelVariant* fp = registry.find(bp->needsGpu ? "et.fp.fast" : "et.fp.cpu");
-    if (fp) add(*fp, *bp, *bp);
+    add(registry.defaultFor(VariantRole::ForwardProjector, deviceOf(*bp)), *bp, *bp);
   }
   // Drop duplicate pairs (a default partner that was also swept on its own).
   std::vector<Candidate> unique;

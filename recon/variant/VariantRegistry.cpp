@@ -7,9 +7,46 @@
 
 namespace tomowb {
 
+std::string toString(VariantRole role) {
+  switch (role) {
+    case VariantRole::Unset:
+      return "no role";
+    case VariantRole::FdkBackprojector:
+      return "FDK backprojector";
+    case VariantRole::ForwardProjector:
+      return "forward projector";
+    case VariantRole::Backprojector:
+      return "backprojector";
+  }
+  return "?";
+}
+
 void VariantRegistry::add(KernelVariant variant) {
-  if (find(variant.name))
-    throw ParameterError("variant", "'" + variant.name + "' is registered twice");
+  const std::string& name = variant.name;
+  if (find(name)) throw ParameterError("variant", "'" + name + "' is registered twice");
+  const auto refuse = [&](const std::string& why) {
+    throw ParameterError("variant", "'" + name + "' (" + toString(variant.role) + "): " + why);
+  };
+  switch (variant.role) {
+    case VariantRole::Unset:
+      refuse("has no role");
+      break;
+    case VariantRole::FdkBackprojector:
+      if (!variant.backproject) refuse("has no backproject function");
+      if (variant.forwardProject || variant.backprojectViews) refuse("has projector functions");
+      break;
+    case VariantRole::ForwardProjector:
+      if (!variant.forwardProject) refuse("has no forwardProject function");
+      if (variant.backproject || variant.backprojectViews || !variant.adjointOf.empty())
+        refuse("has functions or an adjoint of another role");
+      break;
+    case VariantRole::Backprojector:
+      if (!variant.backprojectViews) refuse("has no backprojectViews function");
+      if (variant.backproject || variant.forwardProject) refuse("has functions of another role");
+      break;
+  }
+  if (variant.role != VariantRole::FdkBackprojector && variant.model.empty())
+    refuse("a projector needs its model (\"joseph\", \"voxel\", ...)");
   variants_.push_back(std::move(variant));
 }
 
@@ -27,11 +64,37 @@ const KernelVariant& VariantRegistry::require(std::string_view name) const {
                        "unknown kernel variant '" + std::string(name) + "'; available: " + known);
 }
 
-std::vector<const KernelVariant*> VariantRegistry::family(std::string_view prefix) const {
+std::vector<const KernelVariant*> VariantRegistry::withRole(VariantRole role) const {
   std::vector<const KernelVariant*> out;
   for (const KernelVariant& v : variants_)
-    if (std::string_view(v.name).substr(0, prefix.size()) == prefix) out.push_back(&v);
+    if (v.role == role) out.push_back(&v);
   return out;
+}
+
+const KernelVariant& VariantRegistry::defaultFor(VariantRole role, VariantDevice device,
+                                                 bool matched) const {
+  const bool gpu = device == VariantDevice::Gpu;
+  const char* name = nullptr;
+  switch (role) {
+    case VariantRole::FdkBackprojector:
+      name = gpu ? "fdk.bp.fast" : "fdk.bp.cpu";
+      break;
+    case VariantRole::ForwardProjector:
+      name = gpu ? (matched ? "et.fp.matched" : "et.fp.fast") : "et.fp.cpu";
+      break;
+    case VariantRole::Backprojector:
+      name = gpu ? (matched ? "et.bp.matched" : "et.bp.fast")
+                 : (matched ? "et.bp.cpu-matched" : "et.bp.cpu-voxel");
+      break;
+    case VariantRole::Unset:
+      break;
+  }
+  const KernelVariant* v = name ? find(name) : nullptr;
+  if (!v)
+    throw ParameterError("variant", "this build has no default " + toString(role) + " on the " +
+                                        (gpu ? "GPU" : "CPU") +
+                                        (gpu ? " (built without CUDA?)" : ""));
+  return *v;
 }
 
 const VariantRegistry& VariantRegistry::builtins() {

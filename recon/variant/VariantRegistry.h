@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +21,11 @@
 #include "recon/qa/AccuracyClass.h"
 
 namespace tomowb {
+
+namespace op {
+class ProjectorPair;
+struct ProjectorProblem;
+}  // namespace op
 
 namespace fdk {
 class FdkWeightPlan;
@@ -56,8 +62,21 @@ using BackprojectViewsFn =
     std::function<void(const ProjectionStack& projections, Volume& volume,
                        std::span<const std::int64_t> views, JobContext& context)>;
 
+// What a variant is for. The role decides which function it provides and where it may be used:
+// the registry checks the pairing on add(), and callers ask by role, never by a name prefix.
+enum class VariantRole {
+  Unset,             // refused by VariantRegistry::add
+  FdkBackprojector,  // backproject (+ reconstruct on a GPU): FDK, FBP and WBP
+  ForwardProjector,  // forwardProject: A of a projector pair (the iterative algorithms)
+  Backprojector,     // backprojectViews: B of a projector pair (adjointOf: A^T of which A)
+};
+std::string toString(VariantRole role);  // "FDK backprojector", "forward projector", ...
+
+enum class VariantDevice { Cpu, Gpu };
+
 struct KernelVariant {
-  std::string name;         // stable: "fdk.bp.cpu"
+  std::string name;  // stable: "fdk.bp.cpu"
+  VariantRole role = VariantRole::Unset;
   std::string description;  // one line
   std::vector<Tunable> tunables;
   bool needsGpu = false;
@@ -76,6 +95,14 @@ struct KernelVariant {
   // parallel beams only), or nothing when it can. Unset: it takes any.
   std::function<std::optional<std::string>(const Geometry& geometry, const VolumeGrid& grid)>
       supports;
+  // Projectors that can keep a problem resident on a device: binds `forward` with `back` into a
+  // device pair (recon/operator/ProjectorPair.h), or returns null when that pair cannot be
+  // resident (another family's partner, not enough device memory: the reason in `why`), and the
+  // pair then runs on host arrays through forwardProject / backprojectViews. Unset: host only.
+  std::function<std::unique_ptr<op::ProjectorPair>(
+      const KernelVariant& forward, const KernelVariant& back, const op::ProjectorProblem& problem,
+      std::string& why)>
+      bindDevicePair;
   // What agreement with the CPU float64 reference it promises (recon/qa/AccuracyClass.h): the
   // compare view and `tomowb-cli compare` / `sweep` judge it against that class's tolerance.
   qa::AccuracyClass accuracyClass = qa::AccuracyClass::Exact;
@@ -83,12 +110,21 @@ struct KernelVariant {
 
 class VariantRegistry {
  public:
-  void add(KernelVariant variant);  // throws ParameterError on a duplicate name
+  // Throws ParameterError on a duplicate name, an unset role, or a role without its function
+  // (an FDK backprojector without backproject, a projector with adjointOf...).
+  void add(KernelVariant variant);
   const KernelVariant* find(std::string_view name) const;
   // Throws ParameterError listing the registered names if `name` is unknown.
   const KernelVariant& require(std::string_view name) const;
-  // Variants whose name starts with `family` (e.g. "fdk.bp."), in registration order.
-  std::vector<const KernelVariant*> family(std::string_view prefix) const;
+  // Variants of one role, in registration order.
+  std::vector<const KernelVariant*> withRole(VariantRole role) const;
+  // The variant a run of this role gets on this device when the user names none: FDK
+  // fdk.bp.cpu / fdk.bp.fast; projector pairs et.fp.cpu + et.bp.cpu-voxel on the CPU and
+  // et.fp.fast + et.bp.fast on the GPU, or the matched pairs (et.bp.cpu-matched, et.fp.matched +
+  // et.bp.matched) when `matched`. The one place this policy lives. Throws ParameterError when
+  // this registry has no such variant (a build without CUDA asked for a GPU default).
+  const KernelVariant& defaultFor(VariantRole role, VariantDevice device,
+                                  bool matched = false) const;
   const std::vector<KernelVariant>& all() const noexcept { return variants_; }
 
   // The process-wide registry with the built-in variants (created on first use, thread-safe).

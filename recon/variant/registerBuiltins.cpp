@@ -14,6 +14,7 @@ namespace {
 KernelVariant fdkBackprojector(std::string name, std::string description, FdkBackprojectFn fn) {
   KernelVariant v;
   v.name = std::move(name);
+  v.role = VariantRole::FdkBackprojector;
   v.description = std::move(description);
   v.backproject = std::move(fn);
   return v;

@@ -189,9 +189,9 @@ TEST_F(AlgorithmPanelTest, RejectsBadParametersWithTheReasonInThePanel) {
 TEST_F(AlgorithmPanelTest, OffersTheRegistrysProjectorsAndMarksTheMatchedOne) {
   load(DemoKind::ElectronTomography);
   QStringList forward, back;
-  for (const KernelVariant* v : VariantRegistry::builtins().family("et.fp."))
+  for (const KernelVariant* v : VariantRegistry::builtins().withRole(VariantRole::ForwardProjector))
     if (!v->needsGpu) forward << QString::fromStdString(v->name);
-  for (const KernelVariant* v : VariantRegistry::builtins().family("et.bp."))
+  for (const KernelVariant* v : VariantRegistry::builtins().withRole(VariantRole::Backprojector))
     if (!v->needsGpu) back << QString::fromStdString(v->name);
   EXPECT_EQ(panel.forwardProjectorNames(), forward);
   EXPECT_EQ(panel.backprojectorNames(), back);

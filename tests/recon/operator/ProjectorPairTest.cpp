@@ -47,6 +47,7 @@ VolumeGrid gridFor(const Geometry& g) {
 KernelVariant shiftedBackprojector() {
   KernelVariant v;
   v.name = "test.bp.shifted";
+  v.role = VariantRole::Backprojector;
   v.description = "Joseph transpose reading column c + 1";
   v.model = "joseph";
   v.backprojectViews = [](const ProjectionStack& y, Volume& x, std::span<const std::int64_t> views,

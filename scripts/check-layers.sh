@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Fails on an #include that points up a layer of recon/ (issue #18, point 5; docs/architecture.md).
+# Each folder of recon/ may include only the folders listed for it below (and itself). Includes
+# that break the order today are listed as known exceptions, file by file, each with the step of
+# the architecture work that removes it; a new one fails the check, and so does an exception that
+# no longer occurs (so the list only shrinks).
+#
+#   scripts/check-layers.sh            # from anywhere; exit 0 when clean, 1 with the offenders
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# folder: the folders it may include (besides itself)
+declare -A allowed=(
+  [core]=""
+  [geometry]="core"
+  [job]="core"
+  [variant]="core geometry job"
+  [operator]="core geometry job variant"
+  [projector]="core geometry job variant operator"
+  [phantom]="core geometry job"
+  [metrics]="core geometry job"
+  [preprocess]="core geometry job"
+  [io]="core geometry job"
+  [fdk]="core geometry job variant operator"
+  [iterative]="core geometry job variant operator projector fdk"
+  [cuda]="core geometry job variant operator projector fdk iterative"
+  [qa]="core geometry job variant operator projector phantom metrics io fdk iterative cuda"
+)
+
+# "file -> included folder": includes that point up today, to be removed by the step named.
+known=(
+  "recon/core/ProjectionStack.h -> geometry"        # ProjectionStack moves to data/ (folders step)
+  "recon/core/Sha256.cpp -> io"                     # hashing reads through io/InputFile (folders step)
+  "recon/geometry/GeometryJson.cpp -> io"           # JSON field helpers live in io/ (folders step)
+  "recon/geometry/GeometryImport.cpp -> io"         # same
+  "recon/variant/VariantRegistry.h -> qa"           # AccuracyClass moves to variant/ (roles step)
+  "recon/variant/registerBuiltins.cpp -> cuda"      # the composition root moves to catalog/
+  "recon/variant/registerBuiltins.cpp -> fdk"       # same
+  "recon/variant/registerBuiltins.cpp -> projector" # same
+  "recon/variant/registerBuiltins.cpp -> qa"        # same
+  "recon/iterative/IterativeReconstruction.cpp -> cuda" # fused GPU SIRT behind the GPU pair
+)
+
+status=0
+declare -A seen=()
+while IFS= read -r -d '' file; do
+  folder=$(echo "$file" | cut -d/ -f2)
+  [ -n "${allowed[$folder]+x}" ] || continue
+  while IFS= read -r target; do
+    [ "$target" = "$folder" ] && continue
+    case " ${allowed[$folder]} " in *" $target "*) continue ;; esac
+    key="$file -> $target"
+    if printf '%s\n' "${known[@]}" | sed 's/ *#.*//; s/ *$//' | grep -qxF "$key"; then
+      seen[$key]=1
+      continue
+    fi
+    echo "check-layers: $file includes recon/$target/, above its layer ($folder may include: ${allowed[$folder]:-nothing})"
+    status=1
+  done < <(grep -oE '^#include "recon/[a-z_]+/' "$file" | sed 's|#include "recon/||; s|/$||' | sort -u)
+done < <(find recon -path recon/io/dicom -prune -o \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) -print0)
+
+for entry in "${known[@]}"; do
+  key=$(echo "$entry" | sed 's/ *#.*//; s/ *$//')
+  if [ -z "${seen[$key]+x}" ]; then
+    echo "check-layers: the known exception '$key' no longer occurs: remove it from scripts/check-layers.sh"
+    status=1
+  fi
+done
+[ "$status" = 0 ] && echo "check-layers: no include points up a layer (${#known[@]} known exceptions)"
+exit "$status"

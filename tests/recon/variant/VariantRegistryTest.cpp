@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "recon/core/Error.h"
+#include "recon/fdk/BackprojectorCpu.h"
+#include "recon/projector/ProjectorVariants.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace tomowb {
+namespace {
+
+std::string refusal(VariantRegistry& registry, KernelVariant variant) {
+  try {
+    registry.add(std::move(variant));
+  } catch (const ParameterError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+KernelVariant fdkVariant(const std::string& name) {
+  KernelVariant v;
+  v.name = name;
+  v.role = VariantRole::FdkBackprojector;
+  v.backproject = fdk::backprojectCpu;
+  return v;
+}
+
+TEST(VariantRegistry, RefusesAVariantWhoseRoleAndFunctionsDisagree) {
+  VariantRegistry r;
+  KernelVariant noRole = fdkVariant("x.none");
+  noRole.role = VariantRole::Unset;
+  EXPECT_NE(refusal(r, noRole).find("'x.none' (no role): has no role"), std::string::npos);
+
+  KernelVariant fdkWithoutFunction = fdkVariant("x.fdk");
+  fdkWithoutFunction.backproject = nullptr;
+  EXPECT_NE(refusal(r, fdkWithoutFunction).find("has no backproject function"), std::string::npos);
+
+  KernelVariant forwardAsBack = projector::josephForwardCpuVariant();
+  forwardAsBack.role = VariantRole::Backprojector;
+  EXPECT_NE(refusal(r, forwardAsBack).find("has no backprojectViews function"), std::string::npos);
+
+  KernelVariant forwardWithAdjoint = projector::josephForwardCpuVariant();
+  forwardWithAdjoint.adjointOf = "et.fp.other";
+  EXPECT_FALSE(refusal(r, forwardWithAdjoint).empty());
+
+  KernelVariant projectorWithoutModel = projector::voxelBackprojectCpuVariant();
+  projectorWithoutModel.model.clear();
+  EXPECT_NE(refusal(r, projectorWithoutModel).find("needs its model"), std::string::npos);
+
+  EXPECT_TRUE(r.all().empty());
+  EXPECT_EQ(refusal(r, fdkVariant("x.fdk")), "");
+  EXPECT_NE(refusal(r, fdkVariant("x.fdk")).find("registered twice"), std::string::npos);
+}
+
+TEST(VariantRegistry, ListsByRoleInRegistrationOrderWhateverTheNames) {
+  VariantRegistry r;
+  r.add(fdkVariant("zzz"));  // no prefix says what it is: the role does
+  r.add(projector::josephForwardCpuVariant());
+  r.add(fdkVariant("aaa"));
+  r.add(projector::voxelBackprojectCpuVariant());
+  const auto fdk = r.withRole(VariantRole::FdkBackprojector);
+  ASSERT_EQ(fdk.size(), 2u);
+  EXPECT_EQ(fdk[0]->name, "zzz");
+  EXPECT_EQ(fdk[1]->name, "aaa");
+  ASSERT_EQ(r.withRole(VariantRole::ForwardProjector).size(), 1u);
+  ASSERT_EQ(r.withRole(VariantRole::Backprojector).size(), 1u);
+}
+
+TEST(VariantRegistry, DefaultsLiveInOnePlaceAndSayWhatIsMissing) {
+  const VariantRegistry& builtins = VariantRegistry::builtins();
+  EXPECT_EQ(builtins.defaultFor(VariantRole::FdkBackprojector, VariantDevice::Cpu).name,
+            "fdk.bp.cpu");
+  EXPECT_EQ(builtins.defaultFor(VariantRole::ForwardProjector, VariantDevice::Cpu).name,
+            "et.fp.cpu");
+  EXPECT_EQ(builtins.defaultFor(VariantRole::Backprojector, VariantDevice::Cpu).name,
+            "et.bp.cpu-voxel");
+  const KernelVariant& matched =
+      builtins.defaultFor(VariantRole::Backprojector, VariantDevice::Cpu, true);
+  EXPECT_EQ(matched.adjointOf,
+            builtins.defaultFor(VariantRole::ForwardProjector, VariantDevice::Cpu, true).name);
+  // Every default has the role it is the default of, on the device it is the default for.
+  for (const VariantDevice device : {VariantDevice::Cpu, VariantDevice::Gpu})
+    for (const VariantRole role :
+         {VariantRole::FdkBackprojector, VariantRole::ForwardProjector, VariantRole::Backprojector})
+      for (const bool m : {false, true}) {
+        const KernelVariant* v = nullptr;
+        try {
+          v = &builtins.defaultFor(role, device, m);
+        } catch (const ParameterError&) {
+          EXPECT_EQ(device, VariantDevice::Gpu) << "only a CUDA-less build lacks defaults";
+          continue;
+        }
+        EXPECT_EQ(v->role, role) << v->name;
+        EXPECT_EQ(v->needsGpu, device == VariantDevice::Gpu) << v->name;
+        if (m && role == VariantRole::Backprojector)
+          EXPECT_EQ(v->adjointOf,
+                    builtins.defaultFor(VariantRole::ForwardProjector, device, m).name);
+      }
+  VariantRegistry empty;
+  try {
+    empty.defaultFor(VariantRole::FdkBackprojector, VariantDevice::Gpu);
+    FAIL() << "an empty registry had a default";
+  } catch (const ParameterError& e) {
+    EXPECT_NE(std::string(e.what()).find("no default FDK backprojector on the GPU"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tomowb
