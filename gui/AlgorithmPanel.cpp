@@ -728,8 +728,11 @@ void AlgorithmPanel::updateVisibility() {
   const bool cgls = kind == AlgorithmKind::Cgls;
   iterationForm_->setRowVisible(relaxation_, !cgls);
   iterationForm_->setRowVisible(nonNegative_, !cgls);
-  upperBoundOn_->setVisible(!cgls);
-  upperBound_->setVisible(!cgls);
+  for (int row = 0; row < iterationForm_->rowCount(); ++row) {
+    QLayoutItem* item = iterationForm_->itemAt(row, QFormLayout::SpanningRole);
+    if (item && item->layout() && item->layout()->indexOf(upperBoundOn_) >= 0)
+      iterationForm_->setRowVisible(row, !cgls);
+  }
   topForm_->setRowVisible(1, !iterativeRun);  // presets hold FDK/WBP settings
   gridForm_->setRowVisible(thickness_, tiltSeries_ && kind != AlgorithmKind::Fdk);
   deviceForm_->setRowVisible(variant_, !iterativeRun);
@@ -1218,11 +1221,14 @@ QString AlgorithmPanel::memoryText(bool* fits) const {
     const std::uint64_t available = availableHostMemoryBytes();
     const std::uint64_t bytes = iterativeHostBytes();
     *fits = available == 0 || bytes <= available;
+    const QString what =
+        algorithm() == AlgorithmKind::Cgls
+            ? tr("residual, its update, iterate, gradient, direction and two previews")
+            : tr("weights, residual, iterate, update, column weights and two previews");
     QString text =
-        tr("Host: %1 new (%2 available): weights, residual, iterate, update, column weights "
-           "and two previews")
+        tr("Host: %1 new (%2 available): %3")
             .arg(QString::fromStdString(formatBytes(bytes)),
-                 available ? QString::fromStdString(formatBytes(available)) : tr("unknown"));
+                 available ? QString::fromStdString(formatBytes(available)) : tr("unknown"), what);
     if (gpuIndex() >= 0) text += tr("\nGPU: the projectors hold the volume and the views they use");
     return text;
   }

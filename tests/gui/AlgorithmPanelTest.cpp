@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
+#include <cstdlib>
 
 #include "gui/AlgorithmPanel.h"
 #include "gui/core/DemoData.h"
@@ -129,6 +130,32 @@ TEST_F(AlgorithmPanelTest, BuildsIterativeParamsFromEveryWidget) {
   EXPECT_FALSE(p.upperBound);
   EXPECT_DOUBLE_EQ(p.stopRelativeChange, 0.0);
   EXPECT_EQ(p.backVariant, "et.bp.cpu-matched");
+}
+
+// CGLS is unconstrained and has no relaxation: the panel hides those rows, ignores a ticked
+// bound and a relaxation of 0 (hidden, so it cannot block Run), and round-trips the method.
+TEST_F(AlgorithmPanelTest, CglsHidesRelaxationAndBoundsAndRunsWithoutThem) {
+  load(DemoKind::ElectronTomography);
+  panel.show();
+  child<QCheckBox>("nonNegative")->setChecked(true);
+  child<QCheckBox>("upperBoundOn")->setChecked(true);
+  panel.setAlgorithm(AlgorithmKind::Cgls);
+  child<QDoubleSpinBox>("relaxation")->setValue(0.0);
+  EXPECT_FALSE(child<QDoubleSpinBox>("relaxation")->isVisible());
+  EXPECT_FALSE(child<QCheckBox>("nonNegative")->isVisible());
+  EXPECT_FALSE(child<QCheckBox>("upperBoundOn")->isVisible());
+  EXPECT_FALSE(child<QSpinBox>("subsets")->isVisible());
+  EXPECT_TRUE(child<QSpinBox>("iterations")->isVisible());
+  const iterative::IterativeParams p = panel.iterativeParams();
+  EXPECT_EQ(p.method, iterative::IterativeMethod::Cgls);
+  EXPECT_FALSE(p.lowerBound);
+  EXPECT_FALSE(p.upperBound);
+  EXPECT_TRUE(runEnabled()) << reason().toStdString();
+  if (const char* shots = std::getenv("TOMOWB_SCREENSHOT_DIR"))
+    panel.grab().save(QString::fromUtf8(shots) + "/algorithm-panel-cgls.png");
+  panel.setAlgorithm(AlgorithmKind::Sirt);
+  EXPECT_TRUE(child<QDoubleSpinBox>("relaxation")->isVisible());
+  EXPECT_TRUE(child<QCheckBox>("nonNegative")->isVisible());
 }
 
 TEST_F(AlgorithmPanelTest, SartDefaultsToHalfTheRelaxationUnlessTheUserChoseOne) {
