@@ -34,6 +34,7 @@
 #include "recon/geometry/GeometryJson.h"
 #include "recon/metrics/Region.h"
 #include "recon/qa/RunComparability.h"
+#include "recon/variant/VariantRegistry.h"
 #include "render/ChartView.h"
 
 namespace tomowb::gui {
@@ -1068,6 +1069,18 @@ void CompareView::onRunEnded(int runId) {
   updateButtons();
 }
 
+namespace {
+
+QString referenceText(VariantRole role) {
+  try {
+    return QString::fromStdString(VariantRegistry::builtins().referenceFor(role).name);
+  } catch (const ParameterError&) {
+    return QObject::tr("none in this build");
+  }
+}
+
+}  // namespace
+
 void CompareView::updateButtons() {
   const QString blocker = goldenReferenceBlocker();
   goldenButton_->setEnabled(blocker.isEmpty());
@@ -1075,7 +1088,9 @@ void CompareView::updateButtons() {
       blocker.isEmpty()
           ? tr("Run A's input and parameters again on the CPU float64 path (FDK: %1; SIRT, "
                "OS-SIRT, SART: %2 + %3) and compare A against it")
-                .arg(kFdkReferenceVariant, kEtReferenceForwardVariant, kEtReferenceBackVariant)
+                .arg(referenceText(VariantRole::FdkBackprojector),
+                     referenceText(VariantRole::ForwardProjector),
+                     referenceText(VariantRole::Backprojector))
           : blocker);
   exportButton_->setEnabled(model_.comparison().has_value());
 }

@@ -83,10 +83,27 @@ QString accuracyClassLabel(qa::AccuracyClass c) {
   return QStringLiteral("?");
 }
 
+namespace {
+
+// The registry's float64 reference of a role, or "" when this build has none.
+std::string referenceName(VariantRole role) {
+  const VariantRegistry& registry = VariantRegistry::builtins();
+  try {
+    return registry.referenceFor(role).name;
+  } catch (const ParameterError&) {
+    return {};
+  }
+}
+
+}  // namespace
+
 bool isFloat64ReferenceRun(const nlohmann::json& parameters) {
-  if (stringField(parameters, "variant") == kFdkReferenceVariant) return true;
-  return stringField(parameters, "forwardVariant") == kEtReferenceForwardVariant &&
-         stringField(parameters, "backVariant") == kEtReferenceBackVariant;
+  const std::string fdk = referenceName(VariantRole::FdkBackprojector);
+  if (!fdk.empty() && stringField(parameters, "variant") == fdk) return true;
+  const std::string forward = referenceName(VariantRole::ForwardProjector);
+  const std::string back = referenceName(VariantRole::Backprojector);
+  return !forward.empty() && stringField(parameters, "forwardVariant") == forward &&
+         stringField(parameters, "backVariant") == back;
 }
 
 // --- tolerances ---------------------------------------------------------------------------------
@@ -217,15 +234,14 @@ QString goldenReferenceUnavailable(const RunInfo& run) {
         .arg(algorithm.isEmpty() ? QObject::tr("these") : algorithm.toUpper());
   if (isFloat64ReferenceRun(p))
     return QObject::tr("run %1 is itself the CPU float64 reference").arg(run.id);
-  const auto& registry = VariantRegistry::builtins();
-  const char* needed[] = {kFdkReferenceVariant, kEtReferenceForwardVariant,
-                          kEtReferenceBackVariant};
-  for (const char* name : needed) {
-    const bool fdkName = std::string(name).starts_with("fdk.");
-    if (fdkName != isFdkAlgorithm(algorithm)) continue;
-    if (registry.find(name) == nullptr)
-      return QObject::tr("the float64 reference variant %1 is not in this build").arg(name);
-  }
+  const std::vector<VariantRole> needed =
+      isFdkAlgorithm(algorithm)
+          ? std::vector<VariantRole>{VariantRole::FdkBackprojector}
+          : std::vector<VariantRole>{VariantRole::ForwardProjector, VariantRole::Backprojector};
+  for (const VariantRole role : needed)
+    if (referenceName(role).empty())
+      return QObject::tr("this build has no float64 reference %1")
+          .arg(QString::fromStdString(toString(role)));
   if (p.value("mask", false))
     return QObject::tr("run %1 used a reconstruction mask, which its record does not keep")
         .arg(run.id);
@@ -242,14 +258,14 @@ RunSpec makeGoldenReferenceRun(const RunInfo& run,
   RunSpec spec;
   if (isFdkAlgorithm(run.spec.algorithm)) {
     fdk::FdkParams params = fdkParamsFromJson(p);
-    params.variant = kFdkReferenceVariant;
+    params.variant = referenceName(VariantRole::FdkBackprojector);
     spec = run.spec.algorithm == QLatin1String("wbp")
                ? makeWbpRun(std::move(projections), params, geometry, threads)
                : makeFdkRun(std::move(projections), params, geometry, threads);
   } else {
     iterative::IterativeParams params = iterativeParamsFromJson(p);
-    params.forwardVariant = kEtReferenceForwardVariant;
-    params.backVariant = kEtReferenceBackVariant;
+    params.forwardVariant = referenceName(VariantRole::ForwardProjector);
+    params.backVariant = referenceName(VariantRole::Backprojector);
     const int warmStartRun = p.value("warmStartRun", -1);
     if (p.value("warmStart", false)) {
       if (!warmStart)

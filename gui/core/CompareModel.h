@@ -34,10 +34,8 @@ class QSettings;
 
 namespace tomowb::gui {
 
-// The CPU float64 paths a golden reference runs on (recon/qa/VariantSweep.h names the same).
-inline constexpr const char* kFdkReferenceVariant = "fdk.bp.cpu-f64";
-inline constexpr const char* kEtReferenceForwardVariant = "et.fp.cpu";
-inline constexpr const char* kEtReferenceBackVariant = "et.bp.cpu-matched";
+// The CPU float64 paths a golden reference runs on are the registry's references
+// (VariantRegistry::referenceFor), as for the sweeps.
 
 // --- accuracy classes ---------------------------------------------------------------------------
 

@@ -249,8 +249,10 @@ SweepResult sweepFdk(const ProjectionStack& projections, const fdk::FdkParams& b
     c.run = runWith(v->name);
     candidates.push_back(std::move(c));
   }
-  return runSweep("FDK", std::move(candidates), {{"fdk.bp.cpu-f64", runWith("fdk.bp.cpu-f64")}},
-                  options, context, {});
+  const std::string reference =
+      VariantRegistry::builtins().referenceFor(VariantRole::FdkBackprojector).name;
+  return runSweep("FDK", std::move(candidates), {{reference, runWith(reference)}}, options, context,
+                  {});
 }
 
 SweepResult sweepSirt(const ProjectionStack& projections, const iterative::IterativeParams& base,
@@ -316,10 +318,16 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
     const Volume shape(grid.shape, grid.voxelSizeMm, grid.originMm);
     row.adjoint = adjointTest(row.forwardVariant, row.variant, geometry, shape, 20261123, context);
   };
-  return runSweep("SIRT", std::move(unique),
-                  {{"et.fp.cpu + et.bp.cpu-matched", runWith("et.fp.cpu", "et.bp.cpu-matched")},
-                   {"et.fp.cpu + et.bp.cpu-voxel", runWith("et.fp.cpu", "et.bp.cpu-voxel")}},
-                  options, context, adjoint);
+  // References: the float64 matched pair, and for unmatched rows the CPU default pair (its
+  // forward projector with the default unmatched backprojector).
+  const std::string fp = registry.referenceFor(VariantRole::ForwardProjector).name;
+  const std::string bp = registry.referenceFor(VariantRole::Backprojector).name;
+  const std::string unmatched =
+      registry.defaultFor(VariantRole::Backprojector, VariantDevice::Cpu).name;
+  return runSweep(
+      "SIRT", std::move(unique),
+      {{fp + " + " + bp, runWith(fp, bp)}, {fp + " + " + unmatched, runWith(fp, unmatched)}},
+      options, context, adjoint);
 }
 
 nlohmann::json toJson(const SweepResult& result) {

@@ -97,6 +97,16 @@ const KernelVariant& VariantRegistry::defaultFor(VariantRole role, VariantDevice
   return *v;
 }
 
+const KernelVariant& VariantRegistry::referenceFor(VariantRole role) const {
+  const char* name = role == VariantRole::FdkBackprojector   ? "fdk.bp.cpu-f64"
+                     : role == VariantRole::ForwardProjector ? "et.fp.cpu"
+                     : role == VariantRole::Backprojector    ? "et.bp.cpu-matched"
+                                                             : nullptr;
+  const KernelVariant* v = name ? find(name) : nullptr;
+  if (!v) throw ParameterError("variant", "this build has no float64 reference " + toString(role));
+  return *v;
+}
+
 const VariantRegistry& VariantRegistry::builtins() {
   static const VariantRegistry registry = [] {
     VariantRegistry r;

@@ -125,6 +125,11 @@ class VariantRegistry {
   // this registry has no such variant (a build without CUDA asked for a GPU default).
   const KernelVariant& defaultFor(VariantRole role, VariantDevice device,
                                   bool matched = false) const;
+  // The accuracy yardstick of a role, a CPU variant summing in float64 that every other variant
+  // of the role is compared with (QA's golden re-run, the sweeps, the compare view): FDK
+  // fdk.bp.cpu-f64; projector pairs et.fp.cpu + et.bp.cpu-matched (its exact transpose).
+  // ParameterError when this registry has none.
+  const KernelVariant& referenceFor(VariantRole role) const;
   const std::vector<KernelVariant>& all() const noexcept { return variants_; }
 
   // The process-wide registry with the built-in variants (created on first use, thread-safe).

@@ -98,7 +98,18 @@ TEST(VariantRegistry, DefaultsLiveInOnePlaceAndSayWhatIsMissing) {
           EXPECT_EQ(v->adjointOf,
                     builtins.defaultFor(VariantRole::ForwardProjector, device, m).name);
       }
+  // The float64 references: CPU, exact, and the backprojector the transpose of the forward one.
+  const KernelVariant& fdkReference = builtins.referenceFor(VariantRole::FdkBackprojector);
+  EXPECT_EQ(fdkReference.name, "fdk.bp.cpu-f64");
+  const KernelVariant& forwardReference = builtins.referenceFor(VariantRole::ForwardProjector);
+  const KernelVariant& backReference = builtins.referenceFor(VariantRole::Backprojector);
+  EXPECT_EQ(backReference.adjointOf, forwardReference.name);
+  for (const KernelVariant* v : {&fdkReference, &forwardReference, &backReference}) {
+    EXPECT_FALSE(v->needsGpu) << v->name;
+    EXPECT_EQ(v->accuracyClass, qa::AccuracyClass::Exact) << v->name;
+  }
   VariantRegistry empty;
+  EXPECT_THROW(empty.referenceFor(VariantRole::ForwardProjector), ParameterError);
   try {
     empty.defaultFor(VariantRole::FdkBackprojector, VariantDevice::Gpu);
     FAIL() << "an empty registry had a default";
