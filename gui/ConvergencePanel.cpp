@@ -15,6 +15,7 @@
 #include "gui/AlgorithmPanel.h"
 #include "gui/ExportFiles.h"
 #include "gui/core/RunController.h"
+#include "recon/core/Error.h"
 #include "render/ChartView.h"
 
 namespace tomowb::gui {
@@ -31,8 +32,13 @@ QString methodLabel(const QString& algorithm) {
 }  // namespace
 
 bool ConvergencePanel::isIterative(const QString& algorithm) {
-  return algorithm == QLatin1String("sirt") || algorithm == QLatin1String("os-sirt") ||
-         algorithm == QLatin1String("sart");
+  // Whatever the core's iterative family knows (sirt, os-sirt, sart, cgls, ...): one list.
+  try {
+    iterative::iterativeMethodFromString(algorithm.toStdString());
+    return true;
+  } catch (const ParameterError&) {
+    return false;
+  }
 }
 
 ConvergencePanel::ConvergencePanel(RunController& runs, QWidget* parent)
@@ -117,10 +123,10 @@ void ConvergencePanel::onRunStarted(int runId) {
     curve.name += QStringLiteral(" ") + back.section(QLatin1Char('.'), -1).section('-', -1);
   }
   const double relaxation = parameters.value("relaxation", 1.0);
-  const iterative::IterativeMethod method = info->spec.algorithm == QLatin1String("sart")
-                                                ? iterative::IterativeMethod::Sart
-                                                : iterative::IterativeMethod::Sirt;
-  if (std::abs(relaxation - defaultRelaxation(method)) > 1e-12)
+  const iterative::IterativeMethod method =
+      iterative::iterativeMethodFromString(info->spec.algorithm.toStdString());
+  if (method != iterative::IterativeMethod::Cgls &&  // CGLS has no relaxation
+      std::abs(relaxation - defaultRelaxation(method)) > 1e-12)
     curve.name += tr(" lambda %1").arg(relaxation);
   for (render::ChartView* chart : {relativeChart_, weightedChart_})
     chart->addSeries(curve.name, render::ChartView::SeriesStyle::LineAndPoints);

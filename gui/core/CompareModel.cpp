@@ -29,8 +29,12 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::int64_t kPercentileSample = std::int64_t{1} << 22;
 
 bool isIterativeAlgorithm(const QString& algorithm) {
-  return algorithm == QLatin1String("sirt") || algorithm == QLatin1String("os-sirt") ||
-         algorithm == QLatin1String("sart");
+  try {
+    iterative::iterativeMethodFromString(algorithm.toStdString());
+    return true;
+  } catch (const ParameterError&) {
+    return false;
+  }
 }
 
 bool isFdkAlgorithm(const QString& algorithm) {

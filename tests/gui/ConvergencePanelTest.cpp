@@ -46,11 +46,14 @@ TEST(ConvergencePanel, PlotsOnePointPerIterationPerRunOnLogAxes) {
   EXPECT_TRUE(panel.weightedChart().logScaleY());
   const int sirt = runs.enqueue(iterativeRun("sirt", 8));
   const int sart = runs.enqueue(iterativeRun("sart", 5, 0.5));
+  const int cgls = runs.enqueue(iterativeRun("cgls", 3, 0.3));  // no relaxation in its name
   RunSpec voxel = iterativeRun("sirt", 2, 1.5);
   voxel.parameters["backVariant"] = "et.bp.cpu-voxel";
   const int third = runs.enqueue(std::move(voxel));
   ASSERT_TRUE(runs.waitForIdle(10000));
-  EXPECT_EQ(panel.plottedRuns(), (std::vector<int>{sirt, sart, third}));
+  EXPECT_EQ(panel.plottedRuns(), (std::vector<int>{sirt, sart, cgls, third}));
+  EXPECT_EQ(panel.seriesName(cgls), QString("run %1: CGLS").arg(cgls));
+  runs.forget(cgls);
   EXPECT_EQ(panel.seriesName(third), QString("run %1: SIRT voxel lambda 1.5").arg(third));
   // The header follows the newest run.
   EXPECT_TRUE(panel.headerText().contains("iteration 2 of 2")) << panel.headerText().toStdString();
@@ -92,6 +95,7 @@ TEST(ConvergencePanel, NonIterativeRunsDrawNoCurve) {
   EXPECT_TRUE(panel.plottedRuns().empty());
   EXPECT_TRUE(panel.relativeChart().seriesNames().isEmpty());
   EXPECT_TRUE(ConvergencePanel::isIterative("os-sirt"));
+  EXPECT_TRUE(ConvergencePanel::isIterative("cgls"));
   EXPECT_FALSE(ConvergencePanel::isIterative("wbp"));
 }
 

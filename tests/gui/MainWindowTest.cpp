@@ -139,6 +139,23 @@ TEST_F(MainWindowTest, RunsSirtOnTheEtDemoAndWatchesTheResidualFall) {
   EXPECT_EQ(shown->runId, id);
   EXPECT_EQ(shown->volume->shape(), (VolumeShape{32, 8, 8}));
   EXPECT_GT(distinctColours(window.viewArea().grab().toImage()), 20);
+
+  // CGLS from the same form: its own curve, its residual falling, its volume shown.
+  window.algorithmPanel().setAlgorithm(AlgorithmKind::Cgls);
+  p = window.algorithmPanel().iterativeParams();
+  p.iterations = 5;
+  window.algorithmPanel().setIterativeParams(p);
+  const int cgls = window.startRun();
+  ASSERT_GT(cgls, id);
+  EXPECT_EQ(window.runs().run(cgls)->spec.algorithm, "cgls");
+  ASSERT_TRUE(finished.wait(120000)) << window.runs().run(cgls)->error.toStdString();
+  QTest::qWait(300);
+  const QString cglsCurve = panel.seriesName(cgls);
+  ASSERT_FALSE(cglsCurve.isEmpty()) << "a CGLS run draws its convergence curve";
+  const std::vector<double> cglsResiduals = panel.relativeChart().yValues(cglsCurve);
+  ASSERT_EQ(cglsResiduals.size(), 5u);
+  EXPECT_LT(cglsResiduals.back(), cglsResiduals.front());
+  EXPECT_EQ(window.workspace().currentVolume()->runId, cgls);
 }
 
 TEST_F(MainWindowTest, ABadFileGivesADialogNamingItAndTheWindowStaysUsable) {
