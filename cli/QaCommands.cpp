@@ -455,13 +455,13 @@ RecordedCommand inspectRecordedCommand(const std::string& recordPath,
     c.subcommand = "demo";
     ++i;
   } else if (command[i] == "recon" && i + 1 < command.size() &&
-             isOneOf(command[i + 1], {"fdk", "sirt", "os-sirt", "sart", "wbp"})) {
+             isOneOf(command[i + 1], {"fdk", "sirt", "os-sirt", "sart", "cgls", "wbp"})) {
     c.subcommand = "recon " + command[i + 1];
     i += 2;
   } else {
     refuse("'" + command[i] +
-           "' is not a reconstruction; rerun repeats only 'recon fdk|sirt|os-sirt|sart|wbp' and "
-           "'demo'");
+           "' is not a reconstruction; rerun repeats only 'recon fdk|sirt|os-sirt|sart|cgls|wbp' "
+           "and 'demo'");
   }
   for (; i < command.size(); ++i) {
     const std::string& token = command[i];
