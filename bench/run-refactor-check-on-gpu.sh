@@ -10,8 +10,8 @@
 #   bench/run-refactor-check-on-gpu.sh
 #
 # Output in $OUT: machine.txt, build.log, build-baseline.log, ctest-gpu.log, ctest-cpu.log,
-# golden-now.txt, golden-baseline.txt, golden-diff.txt, and with BENCH: bench-sirt-{now,baseline}.md,
-# bench-fdk-{now,baseline}.md.
+# golden-now.txt, golden-baseline.txt, golden-diff.txt, and with BENCH (SKIP_TESTS skips the tests
+# and the golden outputs): bench-{fdk,sirt}-{baseline,now}-{1,2}.md.
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 cd "$(dirname "$0")/.."
@@ -48,6 +48,7 @@ if [ -n "${baselinePid:-}" ] && ! wait "$baselinePid"; then
 fi
 echo "builds done after ${SECONDS} s"
 
+if [ -z "${SKIP_TESTS:-}" ]; then
 echo "== GPU tests"
 timeout 240 ctest --preset gpu -L gpu --timeout 200 --output-on-failure -V \
   > "$OUT/ctest-gpu.log" 2>&1 || status=1
@@ -65,17 +66,21 @@ timeout 150 scripts/golden-outputs.sh --gpu --compare "$OUT/golden-baseline.txt"
   build-gpu/cli/tomowb-cli > "$OUT/golden-diff.txt" 2>&1 || status=1
 tail -n 30 "$OUT/golden-diff.txt"
 echo "$(wc -l < "$OUT/golden-baseline.txt") outputs; failed cases: $(grep -c FAILED "$OUT/golden-baseline.txt")"
+fi
 
 if [ -n "$BENCH" ]; then
-  echo "== benchmarks, baseline and now alternately ($SECONDS s)"
-  for round in 1 2; do
+  echo "== benchmarks, baseline and now alternately, ${ROUNDS:-2} rounds ($SECONDS s)"
+  for round in $(seq "${ROUNDS:-2}"); do
     for which in baseline now; do
       bin="build-gpu/bench"; [ "$which" = baseline ] && bin="$baseline/build/bench"
-      timeout 120 "$bin/tomowb-bench-sirt-et" --tables 2 --sizes 1024 2048 --no-e2e \
-        --out "$OUT/bench-sirt-$which.md" > /dev/null 2>> "$OUT/bench.log" || status=1
+      timeout 120 "$bin/tomowb-bench-fdk-gpu" --sizes 512 --kernel-only --no-multi-gpu \
+        --no-cross-check --out "$OUT/bench-fdk-$which-$round.md" > /dev/null \
+        2>> "$OUT/bench.log" || status=1
+      timeout 150 "$bin/tomowb-bench-sirt-et" --tables 2 --sizes 1024 2048 --no-e2e \
+        --out "$OUT/bench-sirt-$which-$round.md" > /dev/null 2>> "$OUT/bench.log" || status=1
+      echo "  $which round $round done ($SECONDS s)"
     done
   done
-  grep -hE "^\|" "$OUT"/bench-sirt-*.md | head -n 40
 fi
 echo "all done after ${SECONDS} s, status $status"
 exit "$status"
