@@ -25,6 +25,7 @@ declare -A allowed=(
   [iterative]="core geometry job variant operator projector fdk"
   [cuda]="core geometry job variant operator projector fdk iterative"
   [qa]="core geometry job variant operator projector phantom metrics io fdk iterative cuda"
+  [catalog]="core geometry job variant operator projector phantom metrics io fdk iterative cuda qa"
 )
 
 # "file -> included folder": includes that point up today, to be removed by the step named.
@@ -33,11 +34,6 @@ known=(
   "recon/core/Sha256.cpp -> io"                     # hashing reads through io/InputFile (folders step)
   "recon/geometry/GeometryJson.cpp -> io"           # JSON field helpers live in io/ (folders step)
   "recon/geometry/GeometryImport.cpp -> io"         # same
-  "recon/variant/VariantRegistry.h -> qa"           # AccuracyClass moves to variant/ (roles step)
-  "recon/variant/registerBuiltins.cpp -> cuda"      # the composition root moves to catalog/
-  "recon/variant/registerBuiltins.cpp -> fdk"       # same
-  "recon/variant/registerBuiltins.cpp -> projector" # same
-  "recon/variant/registerBuiltins.cpp -> qa"        # same
   "recon/iterative/IterativeReconstruction.cpp -> cuda" # fused GPU SIRT behind the GPU pair
 )
 

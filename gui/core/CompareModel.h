@@ -27,7 +27,7 @@
 #include "gui/core/RunController.h"
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
-#include "recon/qa/AccuracyClass.h"
+#include "recon/variant/AccuracyClass.h"
 #include "recon/qa/RunComparison.h"
 
 class QSettings;

@@ -14,7 +14,7 @@
 #include "recon/core/Volume.h"
 #include "recon/metrics/ImageMetrics.h"
 #include "recon/metrics/Region.h"
-#include "recon/qa/AccuracyClass.h"
+#include "recon/variant/AccuracyClass.h"
 
 namespace tomowb::qa {
 

@@ -1,7 +1,7 @@
 // The kernel-variant registry: every backprojector (CPU or GPU) has a stable name such as
 // "fdk.bp.cpu", a one-line description and its tunables, and is chosen by name from the CLI and
 // the GUI; runs record which one they used. Variants are registered explicitly in
-// registerBuiltins.cpp (one line each), never through static initialisers.
+// recon/catalog/registerBuiltins.cpp (one line each), never through static initialisers.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@
 #include "recon/core/VolumeGrid.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/job/JobContext.h"
-#include "recon/qa/AccuracyClass.h"
+#include "recon/variant/AccuracyClass.h"
 
 namespace tomowb {
 
@@ -103,7 +103,7 @@ struct KernelVariant {
       const KernelVariant& forward, const KernelVariant& back, const op::ProjectorProblem& problem,
       std::string& why)>
       bindDevicePair;
-  // What agreement with the CPU float64 reference it promises (recon/qa/AccuracyClass.h): the
+  // What agreement with the CPU float64 reference it promises (recon/variant/AccuracyClass.h): the
   // compare view and `tomowb-cli compare` / `sweep` judge it against that class's tolerance.
   qa::AccuracyClass accuracyClass = qa::AccuracyClass::Exact;
 };
@@ -139,6 +139,8 @@ class VariantRegistry {
   std::vector<KernelVariant> variants_;
 };
 
+// Registers every built-in variant: the composition root above every family, defined in
+// recon/catalog/registerBuiltins.cpp (the only file that knows them all). builtins() calls it.
 void registerBuiltins(VariantRegistry& registry);
 
 }  // namespace tomowb

@@ -1,4 +1,4 @@
-#include "recon/qa/AccuracyClass.h"
+#include "recon/variant/AccuracyClass.h"
 
 #include <cmath>
 
