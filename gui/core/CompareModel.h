@@ -27,8 +27,8 @@
 #include "gui/core/RunController.h"
 #include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
-#include "recon/variant/AccuracyClass.h"
 #include "recon/qa/RunComparison.h"
+#include "recon/variant/AccuracyClass.h"
 
 class QSettings;
 
