@@ -1,8 +1,8 @@
 // Arrays and element-wise algebra for the solvers (architecture-next.md, seam 1). A solver is
 // written once against ArrayOps and runs where its projector pair keeps the data: HostArrayOps
-// (OpenMP over host memory) or the device's operations (recon/operator/cuda/), which never copy
-// an array to the host behind the solver's back. Arrays are float32; every reduction sums in
-// float64. Operations on projection arrays can be limited to a list of views (the subset an
+// (OpenMP over host memory) or the device's operations (recon/cuda/DeviceArrayOps), which never
+// copy an array to the host behind the solver's back. Arrays are float32; every reduction sums
+// in float64. Operations on projection arrays can be limited to a list of views (the subset an
 // ordered-subset update works on).
 #pragma once
 
