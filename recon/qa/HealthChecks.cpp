@@ -68,8 +68,9 @@ std::string AdjointReport::summary() const {
 AdjointReport adjointTest(const std::string& forwardVariant, const std::string& backVariant,
                           const Geometry& geometry, const Volume& grid, std::uint64_t seed,
                           JobContext& context) {
-  const std::unique_ptr<op::ProjectorPair> pair = op::bindProjectorPair(
-      VariantRegistry::builtins(), forwardVariant, backVariant, {&geometry, VolumeGrid::of(grid)});
+  const std::unique_ptr<op::ProjectorPair> pair =
+      op::bindProjectorPair(VariantRegistry::builtins(), forwardVariant, backVariant,
+                            {&geometry, VolumeGrid::of(grid), {}});
   const op::AdjointCheck check = op::checkAdjoint(*pair, seed, context);
   AdjointReport r;
   r.forward = forwardVariant;

@@ -33,6 +33,16 @@ Geometry tilts(std::int64_t cols, std::int64_t rows, std::int64_t views, double 
   return tiltSeries(p);
 }
 
+// ||test - reference|| / ||reference|| over the voxels, in float64.
+double relativeL2(const Volume& test, const Volume& reference) {
+  double num = 0, den = 0;
+  for (std::int64_t i = 0; i < reference.voxelCount(); ++i) {
+    num += std::pow(double(test.data()[i]) - reference.data()[i], 2);
+    den += std::pow(double(reference.data()[i]), 2);
+  }
+  return std::sqrt(num / den);
+}
+
 TEST(GpuProjectorPair, EveryPairWithAGpuProjectorPassesTheAdjointTestIffItIsMatched) {
   TOMOWB_SKIP_WITHOUT_GPU();
   const VariantRegistry& registry = VariantRegistry::builtins();
@@ -104,14 +114,10 @@ TEST(GpuProjectorPair, CglsOnTheGpuPairFollowsCglsOnTheCpuPair) {
   p.backVariant = "et.bp.matched";
   iterative::IterativeReport report;
   const Volume gpu = iterative::reconstructIterative(data, p, context, &report);
-  double num = 0, den = 0;
-  for (std::int64_t i = 0; i < cpu.voxelCount(); ++i) {
-    num += std::pow(double(gpu.data()[i]) - cpu.data()[i], 2);
-    den += std::pow(double(cpu.data()[i]), 2);
-  }
+  const double error = relativeL2(gpu, cpu);
   std::printf("[ measured ] CGLS GPU pair against CPU pair, 6 iterations: relative L2 %.3g\n",
-              std::sqrt(num / den));
-  EXPECT_LT(std::sqrt(num / den), 1e-3);
+              error);
+  EXPECT_LT(error, 1e-3);
   ASSERT_EQ(report.iterations.size(), cpuReport.iterations.size());
   for (std::size_t i = 0; i < report.iterations.size(); ++i)
     EXPECT_NEAR(report.iterations[i].residualNorm, cpuReport.iterations[i].residualNorm,
@@ -215,16 +221,12 @@ TEST(GpuProjectorPair, SirtThroughTheSolverOnTheResidentPairFollowsTheFusedSirt)
   iterative::IterativeReport report;
   iterative::runOrderedSubsets(problem, rule, *x, p, iterative::dataNormOf(data), report, context);
   const Volume solver = pair->takeVolume(std::move(x));
-  double num = 0, den = 0;
-  for (std::int64_t i = 0; i < fused.voxelCount(); ++i) {
-    num += std::pow(double(solver.data()[i]) - fused.data()[i], 2);
-    den += std::pow(double(fused.data()[i]), 2);
-  }
+  const double error = relativeL2(solver, fused);
   std::printf(
       "[ measured ] OS-SIRT-4 x 6 through the solver on the resident pair against the "
       "fused GPU SIRT: relative L2 %.3g\n",
-      std::sqrt(num / den));
-  EXPECT_LT(std::sqrt(num / den), 1e-4);
+      error);
+  EXPECT_LT(error, 1e-4);
   ASSERT_EQ(report.iterations.size(), fusedReport.iterations.size());
   for (std::size_t i = 0; i < report.iterations.size(); ++i)
     EXPECT_NEAR(report.iterations[i].weightedResidualNorm,
