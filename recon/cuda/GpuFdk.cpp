@@ -23,11 +23,13 @@
 #include "recon/core/MemoryBudget.h"
 #include "recon/cuda/CudaCheck.h"
 #include "recon/cuda/CudaResources.h"
+#include "recon/cuda/FdkBatch.h"
 #include "recon/cuda/FdkKernels.cuh"
 #include "recon/cuda/GpuDevices.h"
 #include "recon/cuda/GpuRunSupport.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/fdk/FdkWeights.h"
+#include "recon/fdk/GpuFdkKernelTable.h"
 #include "recon/fdk/GpuFdkPlan.h"
 #include "recon/fdk/RampFilter.h"
 
@@ -38,29 +40,10 @@ namespace {
 using kernels::TaskShape;
 using kernels::ViewMatrix;
 
-enum class Kernel {
-  Naive,
-  Texture,
-  TextureMulti,
-  Slab,
-  Layered16,
-  MirrorHalf2,
-  MirrorFloat2,
-  Soft,
-  SoftMirror,
-  SoftMirrorHalf
-};
-
-// The kernels that pair voxel z with nz-1-z: they need the mirror symmetry and whole columns.
-bool isMirror(Kernel k) {
-  return k == Kernel::MirrorHalf2 || k == Kernel::MirrorFloat2 || k == Kernel::SoftMirror ||
-         k == Kernel::SoftMirrorHalf;
-}
-
+// The tunables every kernel reads (each row lists the ones that matter to it).
 struct KernelSpec {
-  Kernel kernel = Kernel::Layered16;
-  int viewsPerLaunch = 4;  // tex-multi's K
-  int zPerThread = 8;      // slab
+  int viewsPerLaunch = fdk::kGpuFdkDefaultViewsPerLaunch;  // tex-multi's K
+  int zPerThread = 8;                                      // slab, soft-mirror
 };
 
 // ---- small RAII helpers ----------------------------------------------------------------------
@@ -111,37 +94,11 @@ class TextureArray {
   cudaTextureObject_t texture_ = 0;
 };
 
-// ---- kernels by name ---------------------------------------------------------------------------
+// ---- the kernel's tunables ---------------------------------------------------------------------
 
-// tex-multi's default K, measured on the H100 at 512^3 x 496 views (bench/results/
-// 2026-11-23-h100-fdk-gpu.md): K = 1, 2, 4, 8, 16, 32 gave 269, 409, 518, 515, 388, 230 GUPS.
-constexpr int kDefaultViewsPerLaunch = 4;
-
-KernelSpec specFor(const std::string& name, const std::map<std::string, std::string>& tunables) {
+KernelSpec specFor(const std::map<std::string, std::string>& tunables) {
   KernelSpec spec;
-  if (name == "fdk.bp.naive")
-    spec.kernel = Kernel::Naive;
-  else if (name == "fdk.bp.tex")
-    spec.kernel = Kernel::Texture;
-  else if (name == "fdk.bp.tex-multi")
-    spec.kernel = Kernel::TextureMulti;
-  else if (name == "fdk.bp.slab")
-    spec.kernel = Kernel::Slab;
-  else if (name == "fdk.bp.layered16")
-    spec.kernel = Kernel::Layered16;
-  else if (name == "fdk.bp.mirror-half2")
-    spec.kernel = Kernel::MirrorHalf2;
-  else if (name == "fdk.bp.mirror-float2")
-    spec.kernel = Kernel::MirrorFloat2;
-  else if (name == "fdk.bp.soft")
-    spec.kernel = Kernel::Soft;
-  else if (name == "fdk.bp.soft-mirror")
-    spec.kernel = Kernel::SoftMirror;
-  else if (name == "fdk.bp.soft-mirror-half")
-    spec.kernel = Kernel::SoftMirrorHalf;
-  else
-    throw ParameterError("variant", "'" + name + "' is not a GPU backprojection kernel");
-  spec.viewsPerLaunch = tunableInt(tunables, "K", kDefaultViewsPerLaunch, 1, 64);
+  spec.viewsPerLaunch = tunableInt(tunables, "K", fdk::kGpuFdkDefaultViewsPerLaunch, 1, 64);
   // Defaults measured on the H100 at 512^3 x 496 views: slab 4/8 gave 738/664 GUPS; the
   // software mirror kernels 4/8/16 pairs 935/890/727 (float) and 1111/970 (half).
   spec.zPerThread = tunableInt(tunables, "z-per-thread", 4, 4, 16);
@@ -150,7 +107,12 @@ KernelSpec specFor(const std::string& name, const std::map<std::string, std::str
   return spec;
 }
 
-std::string kernelLabel(Kernel k);
+// The row of a GPU backprojection kernel by name (the DeviceBackprojection harness's entry).
+const fdk::GpuFdkKernel& requireKernel(const std::string& name) {
+  const fdk::GpuFdkKernel* kernel = fdk::findGpuFdkKernel(name);
+  if (!kernel) throw ParameterError("variant", "'" + name + "' is not a GPU backprojection kernel");
+  return *kernel;
+}
 
 // ---- geometry on the host ----------------------------------------------------------------------
 
@@ -258,51 +220,46 @@ std::string mirrorProblem(const std::vector<VoxelMatrix>& whole, const Volume& v
 
 // ---- one device's input for the backprojection kernels -----------------------------------------
 
-// Holds up to `capacity` filtered views of `rows` x `cols` in the form a kernel reads.
+// Holds up to `capacity` filtered views of `rows` x `cols` in the form the kernel's row reads
+// (its GpuFdkInput).
 class KernelInput {
  public:
-  KernelInput(Kernel kernel, int capacity, int rows, int cols)
+  KernelInput(const fdk::GpuFdkKernel& kernel, int capacity, int rows, int cols)
       : kernel_(kernel), capacity_(capacity), rows_(rows), cols_(cols) {
-    switch (kernel) {
-      case Kernel::Naive:
+    switch (kernel.input) {
+      case fdk::GpuFdkInput::Linear:
         linear_ =
             DeviceMemory(std::size_t(capacity) * rows * cols * 4, "views for the naive kernel");
         break;
-      case Kernel::Texture:
+      case fdk::GpuFdkInput::TexturePerView:
         for (int i = 0; i < capacity; ++i)
           arrays_.emplace_back(cols, rows, 0, cudaCreateChannelDesc<float>(), false);
+        for (const TextureArray& a : arrays_) textures_.push_back(a.texture());
         break;
-      case Kernel::TextureMulti:
-      case Kernel::Slab:
-      case Kernel::Layered16:
+      case fdk::GpuFdkInput::Layered:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float>(), true);
         break;
-      case Kernel::MirrorHalf2:
+      case fdk::GpuFdkInput::MirrorHalf2:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDescHalf2(), true);
         linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 4, "half2 mirror staging");
         break;
-      case Kernel::MirrorFloat2:
+      case fdk::GpuFdkInput::MirrorFloat2:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float2>(), true);
         linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 8, "float2 mirror staging");
         break;
-      case Kernel::SoftMirror:
+      case fdk::GpuFdkInput::SoftMirror:
         linear_ =
             DeviceMemory(std::size_t(capacity) * (rows + 3) * (cols + 2) * 16, "soft-mirror grid");
         break;
-      case Kernel::SoftMirrorHalf:
+      case fdk::GpuFdkInput::SoftMirrorHalf:
         linear_ = DeviceMemory(std::size_t(capacity) * (rows + 2) * (cols + 2) * 16,
                                "soft-mirror half grid");
         break;
-      case Kernel::Soft:
+      case fdk::GpuFdkInput::Padded:
         linear_ = DeviceMemory(std::size_t(capacity) * (rows + 3) * (cols + 3) * 4,
                                "zero-bordered views for the software kernel");
         break;
     }
-  }
-
-  // Device bytes this input takes for `capacity` views (for the planner's per-pixel figure).
-  static std::int64_t bytesPerPixel(Kernel kernel) {
-    return fdk::gpuKernelFootprint(kernelLabel(kernel)).inputBytesPerPixel;
   }
 
   // Fills views [0, count) from filtered rows in device memory: view k, row r at
@@ -311,15 +268,15 @@ class KernelInput {
     count_ = count;
     src_ = src;
     pitch_ = pitch;
-    switch (kernel_) {
-      case Kernel::Naive:
+    switch (kernel_.input) {
+      case fdk::GpuFdkInput::Linear:
         TOMOWB_CUDA_CHECK(
             cudaMemcpy2DAsync(linear_.as<float>(), std::size_t(cols_) * 4, src,
                               std::size_t(pitch) * 4, std::size_t(cols_) * 4,
                               std::size_t(count) * rows_, cudaMemcpyDeviceToDevice, stream),
             "views for the naive kernel");
         break;
-      case Kernel::Texture:
+      case fdk::GpuFdkInput::TexturePerView:
         for (int k = 0; k < count; ++k)
           TOMOWB_CUDA_CHECK(
               cudaMemcpy2DToArrayAsync(arrays_[std::size_t(k)].array(), 0, 0,
@@ -328,25 +285,24 @@ class KernelInput {
                                        cudaMemcpyDeviceToDevice, stream),
               "view into its texture");
         break;
-      case Kernel::TextureMulti:
-      case Kernel::Slab:
-      case Kernel::Layered16:
+      case fdk::GpuFdkInput::Layered:
         copyToLayers(src, pitch, 4, count, stream);
         break;
-      case Kernel::MirrorHalf2:
+      case fdk::GpuFdkInput::MirrorHalf2:
         kernels::launchToMirrorHalf2(src, count, rows_, cols_, pitch, linear_.as<void>(), stream);
         copyToLayers(linear_.as<float>(), cols_, 4, count, stream);
         break;
-      case Kernel::MirrorFloat2:
+      case fdk::GpuFdkInput::MirrorFloat2:
         kernels::launchToMirrorFloat2(src, count, rows_, cols_, pitch, linear_.as<void>(), stream);
         copyToLayers(linear_.as<float>(), cols_, 8, count, stream);
         break;
-      case Kernel::SoftMirror:
-      case Kernel::SoftMirrorHalf:
+      case fdk::GpuFdkInput::SoftMirror:
+      case fdk::GpuFdkInput::SoftMirrorHalf:
         kernels::launchToSoftMirror(src, count, rows_, cols_, pitch,
-                                    kernel_ == Kernel::SoftMirrorHalf, linear_.as<void>(), stream);
+                                    kernel_.input == fdk::GpuFdkInput::SoftMirrorHalf,
+                                    linear_.as<void>(), stream);
         break;
-      case Kernel::Soft:
+      case fdk::GpuFdkInput::Padded:
         kernels::launchToPadded(src, count, rows_, cols_, pitch, linear_.as<float>(), stream);
         break;
     }
@@ -354,50 +310,27 @@ class KernelInput {
   }
 
   // Backprojects the filled views (matrices [first, first + count_) of `matrices`, device copy in
-  // `deviceMatrices` for the naive kernel) into `volume`.
+  // `deviceMatrices`) into `volume` with the row's launch function, at most kMaxViewsPerLaunch
+  // views per batch.
   void backproject(const ViewMatrix* hostMatrices, const ViewMatrix* deviceMatrices, float* volume,
                    const TaskShape& shape, const KernelSpec& spec, cudaStream_t stream) const {
+    FdkBatch batch;
+    batch.layered = arrays_.empty() ? 0 : arrays_[0].texture();
+    batch.perView = textures_.data();
+    batch.linear = linear_.as<void>();
+    batch.rows = rows_;
+    batch.cols = cols_;
+    batch.hostMatrices = hostMatrices;
+    batch.deviceMatrices = deviceMatrices;
+    batch.volume = volume;
+    batch.shape = shape;
+    batch.viewsPerLaunch = spec.viewsPerLaunch;
+    batch.zPerThread = spec.zPerThread;
+    batch.stream = stream;
     for (int first = 0; first < count_; first += kernels::kMaxViewsPerLaunch) {
-      const int n = std::min(count_ - first, kernels::kMaxViewsPerLaunch);
-      if (kernel_ != Kernel::Naive) kernels::setViewMatrices(hostMatrices + first, n, stream);
-      switch (kernel_) {
-        case Kernel::Naive:
-          for (int k = first; k < first + n; ++k)
-            kernels::launchNaive(linear_.as<float>() + std::size_t(k) * rows_ * cols_, rows_, cols_,
-                                 cols_, deviceMatrices + k, volume, shape, stream);
-          break;
-        case Kernel::Texture:
-          for (int k = 0; k < n; ++k)
-            kernels::launchTexture(arrays_[std::size_t(first + k)].texture(), k, volume, shape,
-                                   stream);
-          break;
-        case Kernel::TextureMulti:
-          for (int k = 0; k < n; k += spec.viewsPerLaunch)
-            kernels::launchTextureMulti(arrays_[0].texture(), k, first + k,
-                                        std::min(spec.viewsPerLaunch, n - k), volume, shape,
-                                        stream);
-          break;
-        case Kernel::Slab:
-          kernels::launchSlab(arrays_[0].texture(), first, n, spec.zPerThread, volume, shape,
-                              stream);
-          break;
-        case Kernel::Layered16:
-          kernels::launchLayered16(arrays_[0].texture(), first, n, volume, shape, stream);
-          break;
-        case Kernel::MirrorHalf2:
-        case Kernel::MirrorFloat2:
-          kernels::launchMirrorHalf2(arrays_[0].texture(), first, n, volume, shape, stream);
-          break;
-        case Kernel::SoftMirror:
-        case Kernel::SoftMirrorHalf:
-          kernels::launchSoftMirror(linear_.as<void>(), kernel_ == Kernel::SoftMirrorHalf, rows_,
-                                    cols_, first, n, spec.zPerThread, volume, shape, stream);
-          break;
-        case Kernel::Soft:
-          kernels::launchSoft(linear_.as<float>() + std::size_t(first) * (rows_ + 3) * (cols_ + 3),
-                              rows_ + 3, cols_ + 3, n, volume, shape, stream);
-          break;
-      }
+      batch.first = first;
+      batch.count = std::min(count_ - first, kernels::kMaxViewsPerLaunch);
+      kernel_.launch(batch);
       TOMOWB_CUDA_CHECK(cudaGetLastError(), "backprojection kernel launch");
     }
   }
@@ -416,13 +349,14 @@ class KernelInput {
     TOMOWB_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream), "views into the layered texture");
   }
 
-  Kernel kernel_;
+  const fdk::GpuFdkKernel& kernel_;
   int capacity_, rows_, cols_;
   int count_ = 0;
   const float* src_ = nullptr;
   int pitch_ = 0;
   DeviceMemory linear_;
   std::vector<TextureArray> arrays_;
+  std::vector<cudaTextureObject_t> textures_;  // TexturePerView: arrays_' textures, by view
 };
 
 // ---- the filter on one device ------------------------------------------------------------------
@@ -548,6 +482,7 @@ class PinnedStaging {
 struct RunSetup {
   const ProjectionStack* projections = nullptr;
   Volume* volume = nullptr;
+  const fdk::GpuFdkKernel* kernel = nullptr;  // the row that runs (after any fallback)
   KernelSpec spec;
   std::string kernelName;
   fdk::GpuFdkPlan plan;
@@ -618,8 +553,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     const TaskBox& box = setup.tasks[std::size_t(t)];
     // Rows of the detector this task needs (all of them for the mirror kernel).
     const auto [firstRow, lastRow] =
-        isMirror(setup.spec.kernel) ? std::make_pair(std::int64_t(0), rows)
-                                    : rowsSeenBy(setup.voxelMatrices, *setup.volume, box, rows);
+        setup.kernel->zMirror ? std::make_pair(std::int64_t(0), rows)
+                              : rowsSeenBy(setup.voxelMatrices, *setup.volume, box, rows);
     const std::int64_t taskRows = lastRow - firstRow;
     const std::vector<ViewMatrix> taskMats = taskMatrices(setup.voxelMatrices, box, firstRow);
     TOMOWB_CUDA_CHECK(
@@ -636,8 +571,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
         std::size_t(shape.nx) * std::size_t(shape.ny) * std::size_t(shape.nz);
     TOMOWB_CUDA_CHECK(cudaMemsetAsync(volume.as<void>(), 0, taskFloats * 4, compute),
                       "zeroing the slab");
-    KernelInput inputs[2] = {KernelInput(setup.spec.kernel, chunkViews, int(taskRows), int(fcols)),
-                             KernelInput(setup.spec.kernel, chunkViews, int(taskRows), int(fcols))};
+    KernelInput inputs[2] = {KernelInput(*setup.kernel, chunkViews, int(taskRows), int(fcols)),
+                             KernelInput(*setup.kernel, chunkViews, int(taskRows), int(fcols))};
     std::vector<std::unique_ptr<ChunkTimes>> times;
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskStart, compute), "timing");
     const std::int64_t chunks = (views + chunkViews - 1) / chunkViews;
@@ -752,48 +687,21 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
   }
 }
 
-std::string kernelLabel(Kernel k) {
-  switch (k) {
-    case Kernel::Naive:
-      return "fdk.bp.naive";
-    case Kernel::Texture:
-      return "fdk.bp.tex";
-    case Kernel::TextureMulti:
-      return "fdk.bp.tex-multi";
-    case Kernel::Slab:
-      return "fdk.bp.slab";
-    case Kernel::Layered16:
-      return "fdk.bp.layered16";
-    case Kernel::MirrorHalf2:
-      return "fdk.bp.mirror-half2";
-    case Kernel::MirrorFloat2:
-      return "fdk.bp.mirror-float2";
-    case Kernel::Soft:
-      return "fdk.bp.soft";
-    case Kernel::SoftMirror:
-      return "fdk.bp.soft-mirror";
-    case Kernel::SoftMirrorHalf:
-      return "fdk.bp.soft-mirror-half";
-  }
-  return "?";
-}
+// The row that runs `kernel` on this geometry: a variant that runs another row runs it, and a
+// z-mirror row falls back when the geometry lacks the mirror symmetry.
+struct ResolvedKernel {
+  const fdk::GpuFdkKernel* kernel = nullptr;
+  std::string why;  // empty, or the reason for a fallback
+};
 
-KernelChoice choose(const std::string& variant, const std::vector<VoxelMatrix>& matrices,
-                    const Volume& volume, std::int64_t rows) {
-  std::string mirrorKernel = variant, fallback;
-  if (variant == "fdk.bp.fast") {
-    mirrorKernel = "fdk.bp.mirror-half2";
-    fallback = "fdk.bp.layered16";
-  } else if (variant == "fdk.bp.mirror-half2" || variant == "fdk.bp.mirror-float2") {
-    fallback = "fdk.bp.layered16";
-  } else if (variant == "fdk.bp.soft-mirror" || variant == "fdk.bp.soft-mirror-half") {
-    fallback = "fdk.bp.soft";
-  } else {
-    return {variant, ""};
-  }
+ResolvedKernel resolve(const fdk::GpuFdkKernel& kernel, const std::vector<VoxelMatrix>& matrices,
+                       const Volume& volume, std::int64_t rows) {
+  const fdk::GpuFdkKernel* runs =
+      kernel.runs.empty() ? &kernel : fdk::findGpuFdkKernel(kernel.runs);
+  if (kernel.fallback.empty()) return {runs, ""};
   const std::string why = mirrorProblem(matrices, volume, rows);
-  if (why.empty()) return {mirrorKernel, ""};
-  return {fallback, "z-mirror kernels not usable: " + why};
+  if (why.empty()) return {runs, ""};
+  return {fdk::findGpuFdkKernel(kernel.fallback), "z-mirror kernels not usable: " + why};
 }
 
 // The detector rows and columns, the widened (filtered) detector and the FFT row layout; returns
@@ -846,7 +754,7 @@ void fillWeightsAndResponse(RunSetup& setup, const ProjectionStack& projections,
 
 void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPlan& weightPlan,
                       const fdk::FdkParams& params, Volume& volume, JobContext& context,
-                      fdk::FdkReport& report, const std::string& variant) {
+                      fdk::FdkReport& report, const fdk::GpuFdkKernel& variant) {
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> devices = devicesToUse(params.gpu.devices);
   RunSetup setup;
@@ -855,12 +763,13 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
   setup.voxelMatrices = voxelMatrices(filteredGeometry, volume);
   setup.zMovesUW = zMovesUW(setup.voxelMatrices, volume);
-  const KernelChoice choice = choose(variant, setup.voxelMatrices, volume, setup.rows);
-  setup.kernelName = choice.kernel;
-  setup.spec = specFor(choice.kernel, params.gpu.tunables);
-  report.kernel = choice.kernel;
+  const ResolvedKernel choice = resolve(variant, setup.voxelMatrices, volume, setup.rows);
+  setup.kernel = choice.kernel;
+  setup.kernelName = choice.kernel->name;
+  setup.spec = specFor(params.gpu.tunables);
+  report.kernel = choice.kernel->name;
   if (!choice.why.empty())
-    report.warnings.push_back(variant + " ran as " + choice.kernel + ": " + choice.why);
+    report.warnings.push_back(variant.name + " ran as " + choice.kernel->name + ": " + choice.why);
 
   fillWeightsAndResponse(setup, projections, weightPlan, params.filter);
   const std::int64_t views = projections.viewCount();
@@ -889,8 +798,9 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     in.cols = setup.cols;
     in.filteredCols = setup.filteredCols;
     in.fftLength = setup.fftLength;
-    in.inputBytesPerPixel = KernelInput::bytesPerPixel(setup.spec.kernel);
-    in.axis = fdk::gpuKernelFootprint(setup.kernelName).axis;
+    const fdk::GpuKernelFootprint footprint = fdk::footprintOf(*setup.kernel);
+    in.inputBytesPerPixel = footprint.inputBytesPerPixel;
+    in.axis = footprint.axis;
     in.gpus = int(devices.size());
     in.deviceBytes = usable;
     setup.plan = fdk::planGpuFdk(in);
@@ -951,7 +861,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
 // The backproject entry of a GPU variant: filtered host views -> volume, with the same kernels
 // (the benchmark's and the tests' path; no filtering).
 void backprojectFiltered(const ProjectionStack& filtered, Volume& volume, JobContext& context,
-                         const std::string& variant) {
+                         const fdk::GpuFdkKernel& variant) {
   DeviceBackprojection bp(filtered, volume, variant, {}, devicesToUse({})[0]);
   const double seconds = bp.run();
   Volume result(volume.shape(), volume.voxelSizeMm(), volume.originMm());
@@ -1010,7 +920,11 @@ ProjectionStack filterProjectionsOnGpu(const ProjectionStack& projections,
 
 KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& projections,
                           const Volume& volume) {
-  return choose(variant, voxelMatrices(projections.geometry(), volume), volume, projections.rows());
+  const fdk::GpuFdkKernel* kernel = fdk::findGpuFdkKernel(variant);
+  if (!kernel) return {variant, ""};
+  const ResolvedKernel choice =
+      resolve(*kernel, voxelMatrices(projections.geometry(), volume), volume, projections.rows());
+  return {choice.kernel->name, choice.why};
 }
 
 struct DeviceBackprojection::Impl {
@@ -1029,14 +943,20 @@ DeviceBackprojection::DeviceBackprojection(const ProjectionStack& filtered, cons
                                            const std::string& variant,
                                            const std::map<std::string, std::string>& tunables,
                                            int device)
+    : DeviceBackprojection(filtered, grid, requireKernel(variant), tunables, device) {}
+
+DeviceBackprojection::DeviceBackprojection(const ProjectionStack& filtered, const Volume& grid,
+                                           const fdk::GpuFdkKernel& variant,
+                                           const std::map<std::string, std::string>& tunables,
+                                           int device)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.device = device;
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
   const std::vector<VoxelMatrix> whole = voxelMatrices(filtered.geometry(), grid);
-  const KernelChoice choice = choose(variant, whole, grid, filtered.rows());
-  m.kernel = choice.kernel;
-  m.spec = specFor(choice.kernel, tunables);
+  const ResolvedKernel choice = resolve(variant, whole, grid, filtered.rows());
+  m.kernel = choice.kernel->name;
+  m.spec = specFor(tunables);
   m.matrices = taskMatrices(whole, TaskBox{0, grid.ny(), 0, grid.nz()}, 0);
   m.shape.nx = int(grid.nx());
   m.shape.ny = int(grid.ny());
@@ -1050,7 +970,7 @@ DeviceBackprojection::DeviceBackprojection(const ProjectionStack& filtered, cons
   m.volume = DeviceMemory(std::size_t(grid.voxelCount()) * 4, "the volume on the GPU");
   const int views = int(filtered.viewCount()), rows = int(filtered.rows()),
             cols = int(filtered.cols());
-  m.input = std::make_unique<KernelInput>(m.spec.kernel, views, rows, cols);
+  m.input = std::make_unique<KernelInput>(*choice.kernel, views, rows, cols);
   // fill() reads every view from device memory: stage them all, then drop the staging copy.
   DeviceMemory all(std::size_t(views) * rows * cols * 4, "filtered views");
   copyNow(all.as<void>(), filtered.data(), std::size_t(views) * rows * cols * 4,
@@ -1088,89 +1008,28 @@ const std::string& DeviceBackprojection::kernel() const {
   return impl_->kernel;
 }
 
-namespace {
-
-// Software bilinear kernels in float32 round like the CPU; texture units interpolate with 8-bit
-// fixed-point weights; half2 kernels store half-precision data (bench/results/2026-11-23-h100-
-// fdk-gpu.md: relative L2 1.2e-4 / 4.4e-3 / 2.1e-4 on random data).
-qa::AccuracyClass fdkAccuracyClass(const std::string& name) {
-  if (name == "fdk.bp.naive" || name == "fdk.bp.soft" || name == "fdk.bp.soft-mirror")
-    return qa::AccuracyClass::Exact;
-  if (name == "fdk.bp.soft-mirror-half" || name == "fdk.bp.mirror-half2" || name == "fdk.bp.fast")
-    return qa::AccuracyClass::HalfPrecision;
-  return qa::AccuracyClass::HardwareInterpolation;
+void addGpuFdkVariant(VariantRegistry& r, const fdk::GpuFdkKernel& kernel) {
+  KernelVariant v;
+  v.name = kernel.name;
+  v.role = VariantRole::FdkBackprojector;
+  v.description = kernel.description;
+  v.tunables = kernel.tunables;
+  v.needsGpu = true;
+  v.accuracyClass = kernel.accuracy;
+  const fdk::GpuFdkKernel* row = &kernel;
+  v.backproject = [row](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
+    backprojectFiltered(filtered, volume, context, *row);
+  };
+  v.reconstruct = [row](const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
+                        const fdk::FdkParams& params, Volume& volume, JobContext& context,
+                        fdk::FdkReport& report) {
+    reconstructOnGpu(projections, plan, params, volume, context, report, *row);
+  };
+  r.add(std::move(v));
 }
 
-}  // namespace
-
 void registerGpuVariants(VariantRegistry& r) {
-  struct Entry {
-    const char* name;
-    const char* description;
-    std::vector<Tunable> tunables;
-  };
-  const std::vector<Entry> entries = {
-      {"fdk.bp.naive",
-       "GPU, seed 000 naive: projection and matrix in global memory, software bilinear, one view "
-       "per launch, read-modify-write",
-       {}},
-      {"fdk.bp.tex",
-       "GPU, seed 000 texture: 2-D texture per view (hardware bilinear, border zero), matrix in "
-       "constant memory, voxel prefetch",
-       {}},
-      {"fdk.bp.tex-multi",
-       "GPU, seed 000 multiple projections: K views per launch from a layered texture",
-       {{"K", std::to_string(kDefaultViewsPerLaunch), "views per launch (1-64)"}}},
-      {"fdk.bp.slab",
-       "GPU, seed 001 final: voxel column per thread in registers over a view batch, one write, "
-       "only the rows a slab needs uploaded",
-       {{"z-per-thread", "4", "voxels per thread along z (4, 8 or 16)"}}},
-      {"fdk.bp.layered16",
-       "GPU: float32 layered texture, 16 z-voxels per thread, u and 1/w once per column and view",
-       {}},
-      {"fdk.bp.mirror-half2",
-       "GPU: half2 texels hold rows v and V-1-v, one fetch serves voxels z and -z (untilted "
-       "detector centred on the source plane; else layered16)",
-       {}},
-      {"fdk.bp.mirror-float2",
-       "GPU: float2 texels hold rows v and V-1-v (float32 data), one fetch serves voxels z and -z "
-       "(mirror geometries; else layered16)",
-       {}},
-      {"fdk.bp.soft",
-       "GPU: software bilinear (float32, 4 loads + 3 FMA) from a zero-bordered buffer, 16 "
-       "z-voxels per thread: 20-40x less interpolation error than the texture unit",
-       {}},
-      {"fdk.bp.soft-mirror",
-       "GPU: software bilinear, float32, z-mirror: two 16-byte loads give the taps of voxels z and "
-       "-z (mirror geometries; else soft)",
-       {{"z-per-thread", "4", "voxel pairs per thread along z (4, 8 or 16)"}}},
-      {"fdk.bp.soft-mirror-half",
-       "GPU: software bilinear from half-precision taps, z-mirror: one 16-byte load per voxel pair "
-       "(mirror geometries; else soft)",
-       {{"z-per-thread", "4", "voxel pairs per thread along z (4, 8 or 16)"}}},
-      {"fdk.bp.fast",
-       "GPU: the fastest kernel this geometry allows (mirror-half2, else layered16)",
-       {}},
-  };
-  for (const Entry& e : entries) {
-    const std::string name = e.name;
-    KernelVariant v;
-    v.name = name;
-    v.role = VariantRole::FdkBackprojector;
-    v.description = e.description;
-    v.tunables = e.tunables;
-    v.needsGpu = true;
-    v.accuracyClass = fdkAccuracyClass(name);
-    v.backproject = [name](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
-      backprojectFiltered(filtered, volume, context, name);
-    };
-    v.reconstruct = [name](const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
-                           const fdk::FdkParams& params, Volume& volume, JobContext& context,
-                           fdk::FdkReport& report) {
-      reconstructOnGpu(projections, plan, params, volume, context, report, name);
-    };
-    r.add(std::move(v));
-  }
+  for (const fdk::GpuFdkKernel& kernel : fdk::gpuFdkKernels()) addGpuFdkVariant(r, kernel);
 }
 
 }  // namespace tomowb::cuda

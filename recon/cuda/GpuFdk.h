@@ -15,11 +15,19 @@
 #include "recon/fdk/RampFilter.h"
 #include "recon/variant/VariantRegistry.h"
 
+namespace tomowb::fdk {
+struct GpuFdkKernel;  // a row of the family's descriptor table (recon/fdk/GpuFdkKernelTable.h)
+}  // namespace tomowb::fdk
+
 namespace tomowb::cuda {
 
-// Adds fdk.bp.naive, fdk.bp.tex, fdk.bp.tex-multi, fdk.bp.slab, fdk.bp.layered16,
-// fdk.bp.mirror-half2, fdk.bp.soft and fdk.bp.fast (CUDA builds only).
+// Adds every row of the descriptor table (fdk::gpuFdkKernels(): fdk.bp.naive ... fdk.bp.fast) as
+// an FDK backprojector (CUDA builds only).
 void registerGpuVariants(VariantRegistry& registry);
+// Adds one row as a GPU FDK backprojector that runs the whole pipeline with it: what
+// registerGpuVariants does per built-in row, and how a test registers a kernel of its own. The
+// row must outlive the registry. A build without CUDA adds nothing.
+void addGpuFdkVariant(VariantRegistry& registry, const fdk::GpuFdkKernel& kernel);
 
 // Whether `variant`'s kernel can run this geometry as is (the z-mirror kernel needs an untilted
 // detector centred on the source plane and a volume centred on it); if not, `why` says why and
@@ -45,6 +53,9 @@ class DeviceBackprojection {
  public:
   DeviceBackprojection(const ProjectionStack& filtered, const Volume& grid,
                        const std::string& variant,
+                       const std::map<std::string, std::string>& tunables = {}, int device = 0);
+  DeviceBackprojection(const ProjectionStack& filtered, const Volume& grid,
+                       const fdk::GpuFdkKernel& variant,
                        const std::map<std::string, std::string>& tunables = {}, int device = 0);
   ~DeviceBackprojection();
   DeviceBackprojection(const DeviceBackprojection&) = delete;

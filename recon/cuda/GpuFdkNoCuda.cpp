@@ -1,10 +1,12 @@
 // Stands in for GpuFdk.cpp in builds without CUDA: no GPU variants, no GPU harness.
 #include "recon/core/Error.h"
 #include "recon/cuda/GpuFdk.h"
+#include "recon/fdk/GpuFdkKernelTable.h"
 
 namespace tomowb::cuda {
 
 void registerGpuVariants(VariantRegistry& /*registry*/) {}
+void addGpuFdkVariant(VariantRegistry& /*registry*/, const fdk::GpuFdkKernel& /*kernel*/) {}
 
 KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& /*projections*/,
                           const Volume& /*volume*/) {
@@ -24,6 +26,13 @@ DeviceBackprojection::DeviceBackprojection(const ProjectionStack& /*filtered*/,
                                            const std::map<std::string, std::string>& /*tunables*/,
                                            int /*device*/) {
   throw ParameterError("variant", "'" + variant + "' needs a GPU, and this build has no CUDA");
+}
+
+DeviceBackprojection::DeviceBackprojection(const ProjectionStack& /*filtered*/,
+                                           const Volume& /*grid*/, const fdk::GpuFdkKernel& variant,
+                                           const std::map<std::string, std::string>& /*tunables*/,
+                                           int /*device*/) {
+  throw ParameterError("variant", "'" + variant.name + "' needs a GPU, and this build has no CUDA");
 }
 
 DeviceBackprojection::~DeviceBackprojection() = default;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "recon/core/MemoryBudget.h"
+#include "recon/fdk/GpuFdkKernelTable.h"
 
 namespace tomowb::fdk {
 
@@ -31,11 +32,8 @@ std::uint64_t gpuFdkChunkBytes(const GpuFdkPlanInput& in, std::int64_t views) {
 }
 
 GpuKernelFootprint gpuKernelFootprint(const std::string& variant) {
-  if (variant == "fdk.bp.mirror-half2" || variant == "fdk.bp.fast") return {8, GpuSplitAxis::Y};
-  if (variant == "fdk.bp.mirror-float2") return {16, GpuSplitAxis::Y};
-  if (variant == "fdk.bp.soft-mirror" || variant == "fdk.bp.soft-mirror-half")
-    return {16, GpuSplitAxis::Y};
-  return {4, GpuSplitAxis::Z};
+  const GpuFdkKernel* kernel = findGpuFdkKernel(variant);
+  return kernel ? footprintOf(*kernel) : GpuKernelFootprint{};
 }
 
 std::string GpuFdkPlan::summary() const {
