@@ -12,6 +12,7 @@
 #include <numbers>
 
 #include "FiniteNumbers.h"
+#include "recon/catalog/BuiltinAlgorithms.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/cuda/GpuDevices.h"
@@ -485,7 +486,14 @@ phantom::Phantom PhantomOptions::build() const {
 }
 
 void FdkOptions::addTo(CLI::App& app) {
-  auto* g = app.add_option_group("FDK", "filter, weights, device and kernel variant");
+  auto* g = app.add_option_group("FDK", filterOptions ? "filter, weights, device and kernel variant"
+                                                      : "device and kernel variant");
+  if (filterOptions) addFilterOptionsTo(*g);
+  addDeviceOptionsTo(*g);
+}
+
+void FdkOptions::addFilterOptionsTo(CLI::App& app) {
+  CLI::App* g = &app;
   g->add_option("--filter", filter, "ramp window: ram-lak, shepp-logan, cosine, hamming, hann")
       ->capture_default_str();
   g->add_option("--cutoff", cutoff, "filter cut-off as a fraction of Nyquist, (0, 1]")
@@ -507,6 +515,10 @@ void FdkOptions::addTo(CLI::App& app) {
   g->add_flag("--allow-incomplete", allowIncomplete,
               "reconstruct a short scan that covers less than 180 deg + fan angle, with a "
               "warning (refused without it)");
+}
+
+void FdkOptions::addDeviceOptionsTo(CLI::App& app) {
+  CLI::App* g = &app;
   g->add_option("--device", device,
                 "cpu or gpu (default: the variant's device; the CPU without --variant)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
@@ -653,21 +665,7 @@ nlohmann::json gridToJson(const fdk::VolumeGrid& grid) {
 }
 
 nlohmann::json fdkReportToJson(const fdk::FdkReport& r) {
-  return {{"variant", r.variant},
-          {"kernel", r.kernel},
-          {"device", r.device},
-          {"plan", r.plan},
-          {"weighting", r.weighting},
-          {"warnings", r.warnings},
-          {"filterSeconds", r.filterSeconds},
-          {"backprojectSeconds", r.backprojectSeconds},
-          {"voxelUpdates", r.voxelUpdates},
-          {"backprojectGups", r.backprojectGups()},
-          {"uploadSeconds", r.uploadSeconds},
-          {"uploadBytes", r.uploadBytes},
-          {"downloadSeconds", r.downloadSeconds},
-          {"downloadBytes", r.downloadBytes},
-          {"totalSeconds", r.totalSeconds}};
+  return catalog::fdkReportToJson(r);
 }
 
 std::string formatSeconds(double seconds) {
@@ -677,19 +675,7 @@ std::string formatSeconds(double seconds) {
 }
 
 std::string transferText(const fdk::FdkReport& r) {
-  const auto one = [](const char* what, double bytes, double seconds) {
-    char rate[48] = "";
-    if (seconds > 0) std::snprintf(rate, sizeof rate, " (%.1f GB/s)", bytes / seconds / 1e9);
-    return std::string(what) + " " + formatBytes(static_cast<std::uint64_t>(bytes)) + " in " +
-           formatSeconds(seconds) + rate;
-  };
-  std::string text;
-  if (r.uploadBytes > 0) text = one("upload", r.uploadBytes, r.uploadSeconds);
-  if (r.downloadBytes > 0) {
-    if (!text.empty()) text += ", ";
-    text += one("download", r.downloadBytes, r.downloadSeconds);
-  }
-  return text;
+  return catalog::transferSummary(r);
 }
 
 }  // namespace tomowb::cli

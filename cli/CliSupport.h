@@ -166,8 +166,13 @@ struct FdkOptions {
   std::string gpuMemoryLimit;
   std::vector<int> gpus;
   std::vector<std::string> tunables;  // NAME=VALUE
+  // False: only the device and variant options (`recon fdk` takes the filter options from the
+  // algorithm catalogue's descriptor).
+  bool filterOptions = true;
 
   void addTo(CLI::App& app);
+  void addFilterOptionsTo(CLI::App& app);
+  void addDeviceOptionsTo(CLI::App& app);
   // The parameters without the grid (params.volume stays default). Throws ParameterError naming
   // the option; `warnings` gets options that do not apply (GPU options of a CPU variant).
   fdk::FdkParams build(std::vector<std::string>* warnings = nullptr) const;

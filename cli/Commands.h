@@ -25,9 +25,8 @@ class Command {
 };
 
 std::unique_ptr<Command> makePhantomCommand(CLI::App& app);
-std::unique_ptr<Command> makeReconCommand(CLI::App& app);
-// `recon sirt`, `recon os-sirt`, `recon sart` and `recon wbp`, under the `recon` subcommand.
-std::vector<std::unique_ptr<Command>> makeIterativeReconCommands(CLI::App& recon);
+// `recon <id>`: one subcommand per algorithm of the catalogue (ReconCommands.cpp).
+std::vector<std::unique_ptr<Command>> makeReconCommands(CLI::App& app);
 std::unique_ptr<Command> makeMetricsCommand(CLI::App& app);
 std::unique_ptr<Command> makeInfoCommand(CLI::App& app);
 std::unique_ptr<Command> makeDemoCommand(CLI::App& app);

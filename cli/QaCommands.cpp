@@ -27,6 +27,8 @@
 #include "ProjectionInput.h"
 #include "RegionSpec.h"
 #include "RunRecords.h"
+#include "recon/catalog/AlgorithmCatalog.h"
+#include "recon/catalog/AlgorithmSweep.h"
 #include "recon/core/Error.h"
 #include "recon/core/Sha256.h"
 #include "recon/geometry/ScanBuilders.h"
@@ -233,8 +235,12 @@ class SweepCommand : public Command {
         "every registered variant of an algorithm on one input: median time (warm-up excluded), "
         "accuracy against the CPU float64 reference, determinism, adjoint; a report with the "
         "accuracy-against-speed chart");
-    sub_->add_option("--algorithm", algorithm_, "fdk or sirt")
-        ->check(CLI::IsMember({"fdk", "sirt"}))
+    std::vector<std::string> sweepable;
+    for (const catalog::AlgorithmDescriptor& d : catalog::AlgorithmCatalog::builtins().all())
+      if (catalog::whyNotSweepable(d).empty()) sweepable.push_back(d.id);
+    sub_->add_option("--algorithm", algorithm_,
+                     "an algorithm of the catalogue that runs on kernel variants")
+        ->check(CLI::IsMember(sweepable))
         ->capture_default_str();
     sub_->add_option("-i,--in", in_, "projections (default: the demo phantom's, see --size)");
     input_.addTo(*sub_);
@@ -280,7 +286,10 @@ class SweepCommand : public Command {
     JobContext context(interruptToken(), &bar);
     qa::SweepResult result;
     std::string input = in_;
-    if (algorithm_ == "fdk") {
+    const catalog::AlgorithmDescriptor& algorithm =
+        catalog::AlgorithmCatalog::builtins().require(algorithm_, "--algorithm");
+    nlohmann::json parameters = algorithm.defaults();
+    if (algorithm.gridPolicy == catalog::GridPolicy::FieldOfView) {
       ProjectionStack projections;
       fdk::FdkParams params;
       if (in_.empty()) {
@@ -299,7 +308,8 @@ class SweepCommand : public Command {
         projections = loadInput();
         params.volume = GridOptions{}.build(projections.geometry());
       }
-      result = qa::sweepFdk(projections, params, options_, context);
+      parameters["volume"] = catalog::gridToJson(params.volume);
+      result = catalog::sweepAlgorithm(algorithm, projections, parameters, options_, context);
     } else {
       ProjectionStack projections;
       if (in_.empty()) {
@@ -318,12 +328,12 @@ class SweepCommand : public Command {
       } else {
         projections = loadInput();
       }
-      iterative::IterativeParams params;
-      params.volume = iterative::tomogramGrid(projections.geometry(), thickness_);
-      params.iterations = iterations_;
-      params.lowerBound = 0.0;
-      result = qa::sweepSirt(projections, params, options_, context);
-      input += ", SIRT " + std::to_string(iterations_) + " iterations";
+      parameters["volume"] =
+          catalog::gridToJson(iterative::tomogramGrid(projections.geometry(), thickness_));
+      if (algorithm.parameter("iterations") != nullptr) parameters["iterations"] = iterations_;
+      if (algorithm.parameter("lowerBound") != nullptr) parameters["lowerBound"] = 0.0;
+      result = catalog::sweepAlgorithm(algorithm, projections, parameters, options_, context);
+      input += ", " + algorithm.label + " " + std::to_string(iterations_) + " iterations";
     }
     bar.finish();
     result.input = input;
@@ -455,13 +465,12 @@ RecordedCommand inspectRecordedCommand(const std::string& recordPath,
     c.subcommand = "demo";
     ++i;
   } else if (command[i] == "recon" && i + 1 < command.size() &&
-             isOneOf(command[i + 1], {"fdk", "sirt", "os-sirt", "sart", "cgls", "wbp"})) {
+             catalog::AlgorithmCatalog::builtins().find(command[i + 1]) != nullptr) {
     c.subcommand = "recon " + command[i + 1];
     i += 2;
   } else {
-    refuse("'" + command[i] +
-           "' is not a reconstruction; rerun repeats only 'recon fdk|sirt|os-sirt|sart|cgls|wbp' "
-           "and 'demo'");
+    refuse("'" + command[i] + "' is not a reconstruction; rerun repeats 'recon <algorithm>' (" +
+           catalog::AlgorithmCatalog::builtins().idList() + ") and 'demo'");
   }
   for (; i < command.size(); ++i) {
     const std::string& token = command[i];

@@ -105,16 +105,6 @@ void addFdkParameters(qa::RunRecord& record, const fdk::FdkParams& params) {
   record.parameters["redundancy"] = std::string(fdk::toString(params.redundancy));
 }
 
-void addIterativeParameters(qa::RunRecord& record, const iterative::IterativeParams& params) {
-  record.parameters["lowerBound"] =
-      params.lowerBound ? nlohmann::json(*params.lowerBound) : nlohmann::json();
-  record.parameters["upperBound"] =
-      params.upperBound ? nlohmann::json(*params.upperBound) : nlohmann::json();
-  record.parameters["stopRelativeChange"] = params.stopRelativeChange;
-  record.parameters["mask"] = params.mask != nullptr;
-  record.parameters["warmStart"] = params.initialVolume != nullptr;
-}
-
 void finishRunRecord(qa::RunRecord& record, io::OutputSet& files, const fs::path& recordPath,
                      const std::vector<fs::path>& outputs) {
   const auto recorded = [&](const fs::path& finalPath, const char* role) {

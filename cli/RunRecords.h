@@ -11,7 +11,6 @@
 #include "recon/core/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/io/OutputSet.h"
-#include "recon/iterative/IterativeReconstruction.h"
 #include "recon/qa/RunRecord.h"
 
 namespace tomowb::cli {
@@ -44,10 +43,9 @@ void addProjectionInputs(io::OutputSet& files, const std::string& in, bool tiltS
 void finishRunRecord(qa::RunRecord& record, io::OutputSet& files,
                      const std::filesystem::path& recordPath,
                      const std::vector<std::filesystem::path>& outputs);
-// What decides whether two runs are comparable (qa::checkComparability) beyond the grid and
-// variant: FDK / WBP the ramp filter (window, cutoff) and the redundancy weighting; iterative runs
-// the bounds and the stop rule. Added to record.parameters.
+// What decides whether two demo runs are comparable (qa::checkComparability) beyond the grid and
+// variant: the ramp filter (window, cutoff) and the redundancy weighting. Added to
+// record.parameters. (`recon <id>` records the catalogue's parameter JSON whole.)
 void addFdkParameters(qa::RunRecord& record, const fdk::FdkParams& params);
-void addIterativeParameters(qa::RunRecord& record, const iterative::IterativeParams& params);
 
 }  // namespace tomowb::cli

@@ -39,9 +39,7 @@ int main(int argc, char** argv) {
   commands.push_back(makeDemoCommand(app));
   commands.push_back(makeEtDemoCommand(app));
   commands.push_back(makePhantomCommand(app));
-  commands.push_back(makeReconCommand(app));
-  for (auto& command : makeIterativeReconCommands(*app.get_subcommand("recon")))
-    commands.push_back(std::move(command));
+  for (auto& command : makeReconCommands(app)) commands.push_back(std::move(command));
   commands.push_back(makeMetricsCommand(app));
   commands.push_back(makeInfoCommand(app));
   commands.push_back(makeGeometryCommand(app));

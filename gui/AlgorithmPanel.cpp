@@ -24,9 +24,11 @@
 #include <limits>
 #include <string_view>
 
+#include "gui/core/CatalogRun.h"
 #include "gui/core/RunController.h"
 #include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
+#include "recon/catalog/BuiltinAlgorithms.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/cuda/GpuDevices.h"
@@ -159,8 +161,7 @@ std::optional<AlgorithmKind> algorithmFromId(const QString& id) {
 }
 
 bool isIterative(AlgorithmKind kind) {
-  return kind == AlgorithmKind::Sirt || kind == AlgorithmKind::OsSirt ||
-         kind == AlgorithmKind::Sart || kind == AlgorithmKind::Cgls;
+  return isIterativeAlgorithm(algorithmId(kind));
 }
 
 iterative::IterativeMethod iterativeMethodOf(AlgorithmKind kind) {
@@ -177,7 +178,11 @@ iterative::IterativeMethod iterativeMethodOf(AlgorithmKind kind) {
 }
 
 double defaultRelaxation(iterative::IterativeMethod method) {
-  return method == iterative::IterativeMethod::Sart ? 0.5 : 1.0;
+  // The catalogue's default (CGLS has no relaxation: 1).
+  const catalog::ParameterSpec* relaxation = catalog::AlgorithmCatalog::builtins()
+                                                 .require(iterative::toString(method))
+                                                 .parameter("relaxation");
+  return relaxation != nullptr ? relaxation->defaultValue.get<double>() : 1.0;
 }
 
 QString lengthText(double mm) {
@@ -933,6 +938,18 @@ void AlgorithmPanel::setParams(const fdk::FdkParams& p) {
   updating_ = false;
   fillWarmStarts();
   refresh();
+}
+
+nlohmann::json AlgorithmPanel::algorithmParameters() const {
+  return isIterative(algorithm()) ? catalog::iterativeParamsToJson(iterativeParams())
+                                  : catalog::fdkParamsToJson(params());
+}
+
+catalog::JobInputs AlgorithmPanel::jobInputs() const {
+  catalog::JobInputs inputs;
+  if (const int run = warmStartRunId(); isIterative(algorithm()) && run >= 0 && runs_ != nullptr)
+    if (const RunInfo* info = runs_->run(run)) inputs.initialVolume = info->result;
+  return inputs;
 }
 
 iterative::IterativeParams AlgorithmPanel::iterativeParams() const {

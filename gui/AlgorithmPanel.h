@@ -26,6 +26,7 @@
 #include <optional>
 #include <vector>
 
+#include "recon/catalog/AlgorithmCatalog.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/fdk/FdkMemoryEstimate.h"
 #include "recon/iterative/IterativeReconstruction.h"
@@ -96,6 +97,10 @@ class AlgorithmPanel : public QWidget {
   iterative::IterativeParams iterativeParams() const;
   // Everything but the initial volume and the mask; the method selects the algorithm.
   void setIterativeParams(const iterative::IterativeParams& params);
+  // The chosen algorithm's parameters as its catalogue descriptor takes them (recon/catalog), and
+  // the volumes the run starts from (the warm start): what MainWindow hands to makeCatalogRun.
+  nlohmann::json algorithmParameters() const;
+  catalog::JobInputs jobInputs() const;
   // The run whose result is the warm start (-1: none), and choosing one (false if it is not
   // offered: not finished, or another grid).
   int warmStartRunId() const;

@@ -14,6 +14,7 @@
 
 #include "gui/AlgorithmPanel.h"
 #include "gui/ExportFiles.h"
+#include "gui/core/CatalogRun.h"
 #include "gui/core/RunController.h"
 #include "recon/core/Error.h"
 #include "render/ChartView.h"
@@ -26,19 +27,16 @@ QString number(double value) {
 }
 
 QString methodLabel(const QString& algorithm) {
-  return algorithm.toUpper();  // "sirt" -> "SIRT", "os-sirt" -> "OS-SIRT"
+  // The catalogue's label ("OS-SIRT"); an opened record of an algorithm this build lacks: the id.
+  const catalog::AlgorithmDescriptor* d = algorithmDescriptor(algorithm);
+  return d != nullptr ? QString::fromStdString(d->label) : algorithm.toUpper();
 }
 
 }  // namespace
 
 bool ConvergencePanel::isIterative(const QString& algorithm) {
-  // Whatever the core's iterative family knows (sirt, os-sirt, sart, cgls, ...): one list.
-  try {
-    iterative::iterativeMethodFromString(algorithm.toStdString());
-    return true;
-  } catch (const ParameterError&) {
-    return false;
-  }
+  // Whatever the catalogue says reports iterations (sirt, os-sirt, sart, cgls, ...): one list.
+  return isIterativeAlgorithm(algorithm);
 }
 
 ConvergencePanel::ConvergencePanel(RunController& runs, QWidget* parent)

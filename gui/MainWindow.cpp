@@ -51,6 +51,7 @@
 #include "gui/SweepDialog.h"
 #include "gui/ThroughputPanel.h"
 #include "gui/ViewArea.h"
+#include "gui/core/CatalogRun.h"
 #include "gui/core/DemoData.h"
 #include "gui/core/EventLoopMonitor.h"
 #include "gui/core/FdkRun.h"
@@ -797,18 +798,14 @@ int MainWindow::startRun() {
     return -1;
   }
   try {
-    RunSpec spec;
-    const AlgorithmKind algorithm = algorithmPanel_->algorithm();
-    if (isIterative(algorithm))
-      spec = makeIterativeRun(workspace_->projections(), algorithmPanel_->iterativeParams(),
-                              workspace_->geometry(), algorithmPanel_->threadCount(),
-                              algorithmPanel_->warmStartRunId());
-    else if (algorithm == AlgorithmKind::Wbp)
-      spec = makeWbpRun(workspace_->projections(), algorithmPanel_->params(),
-                        workspace_->geometry(), algorithmPanel_->threadCount());
-    else
-      spec = makeFdkRun(workspace_->projections(), algorithmPanel_->params(),
-                        workspace_->geometry(), algorithmPanel_->threadCount());
+    // Any algorithm of the catalogue: its descriptor checks the panel's parameters and runs them.
+    const catalog::AlgorithmDescriptor& algorithm = catalog::AlgorithmCatalog::builtins().require(
+        algorithmId(algorithmPanel_->algorithm()).toStdString());
+    const catalog::JobInputs inputs = algorithmPanel_->jobInputs();
+    RunSpec spec =
+        makeCatalogRun(algorithm, workspace_->projections(), algorithmPanel_->algorithmParameters(),
+                       inputs, workspace_->geometry(), algorithmPanel_->threadCount(),
+                       inputs.initialVolume ? algorithmPanel_->warmStartRunId() : -1);
     spec.parameters["rois"] = cnrPanel_->roisJson();
     spec.parameters["input"]["name"] = workspace_->projectionsName().toStdString();
     spec.parameters["input"]["path"] = workspace_->projectionsPath().toStdString();

@@ -23,6 +23,7 @@
 #include <cmath>
 
 #include "gui/AlgorithmPanel.h"
+#include "gui/core/CatalogRun.h"
 #include "gui/core/CompareModel.h"
 #include "gui/core/SweepRunner.h"
 #include "gui/core/Workspace.h"
@@ -54,8 +55,11 @@ QStringList filterItems(const QString& text) {
   return items;
 }
 
+// Whether the algorithm sweeps FDK backprojectors (one variant per row) rather than projector
+// pairs: the catalogue's descriptor says which roles it runs on.
 bool isFdkFamily(AlgorithmKind kind) {
-  return kind == AlgorithmKind::Fdk || kind == AlgorithmKind::Wbp;
+  const catalog::AlgorithmDescriptor* d = algorithmDescriptor(algorithmId(kind));
+  return d != nullptr && d->accepts(VariantRole::FdkBackprojector);
 }
 
 }  // namespace
@@ -288,9 +292,9 @@ bool SweepDialog::start() {
     relabelled->geometry() = *g;
     input = std::move(relabelled);
   }
-  const SweepRunner::Work sweep =
-      isFdkFamily(kind) ? SweepRunner::fdkSweep(input, algorithm_.params(), options)
-                        : SweepRunner::sirtSweep(input, algorithm_.iterativeParams(), options);
+  const SweepRunner::Work sweep = SweepRunner::algorithmSweep(
+      catalog::AlgorithmCatalog::builtins().require(algorithmId(kind).toStdString()), input,
+      algorithm_.algorithmParameters(), options);
   // The report names the input as the dialog shows it.
   const SweepRunner::Work work = [sweep, input = input_->text().toStdString()](JobContext& c) {
     qa::SweepResult result = sweep(c);

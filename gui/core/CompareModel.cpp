@@ -14,6 +14,7 @@
 #include <limits>
 #include <numeric>
 
+#include "gui/core/CatalogRun.h"
 #include "gui/core/FdkRun.h"
 #include "gui/core/IterativeRun.h"
 #include "recon/core/Error.h"
@@ -27,19 +28,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Percentiles of larger volumes come from an evenly strided sample of this many voxels.
 constexpr std::int64_t kPercentileSample = std::int64_t{1} << 22;
-
-bool isIterativeAlgorithm(const QString& algorithm) {
-  try {
-    iterative::iterativeMethodFromString(algorithm.toStdString());
-    return true;
-  } catch (const ParameterError&) {
-    return false;
-  }
-}
-
-bool isFdkAlgorithm(const QString& algorithm) {
-  return algorithm == QLatin1String("fdk") || algorithm == QLatin1String("wbp");
-}
 
 std::string stringField(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
@@ -231,21 +219,18 @@ QString goldenReferenceUnavailable(const RunInfo& run) {
         .arg(run.id);
   const QString algorithm = run.spec.algorithm;
   const nlohmann::json& p = run.spec.parameters;
-  if (!isFdkAlgorithm(algorithm) && !isIterativeAlgorithm(algorithm))
+  const catalog::AlgorithmDescriptor* descriptor = algorithmDescriptor(algorithm);
+  if (descriptor == nullptr || descriptor->projectors.empty())
     return QObject::tr(
-               "no float64 reference path exists for %1 runs (FDK, WBP, SIRT, OS-SIRT "
-               "and SART have one)")
+               "no float64 reference path exists for %1 runs (algorithms that run on "
+               "registered kernel variants have one)")
         .arg(algorithm.isEmpty() ? QObject::tr("these") : algorithm.toUpper());
   if (isFloat64ReferenceRun(p))
     return QObject::tr("run %1 is itself the CPU float64 reference").arg(run.id);
-  const std::vector<VariantRole> needed =
-      isFdkAlgorithm(algorithm)
-          ? std::vector<VariantRole>{VariantRole::FdkBackprojector}
-          : std::vector<VariantRole>{VariantRole::ForwardProjector, VariantRole::Backprojector};
-  for (const VariantRole role : needed)
-    if (referenceName(role).empty())
+  for (const catalog::ProjectorSlot& slot : descriptor->projectors)
+    if (referenceName(slot.role).empty())
       return QObject::tr("this build has no float64 reference %1")
-          .arg(QString::fromStdString(toString(role)));
+          .arg(QString::fromStdString(toString(slot.role)));
   if (p.value("mask", false))
     return QObject::tr("run %1 used a reconstruction mask, which its record does not keep")
         .arg(run.id);
@@ -259,30 +244,27 @@ RunSpec makeGoldenReferenceRun(const RunInfo& run,
   if (!why.isEmpty()) throw ParameterError("golden reference", why.toStdString());
   const nlohmann::json& p = run.spec.parameters;
   const int threads = p.value("cpuThreads", 0);
-  RunSpec spec;
-  if (isFdkAlgorithm(run.spec.algorithm)) {
-    fdk::FdkParams params = fdkParamsFromJson(p);
-    params.variant = referenceName(VariantRole::FdkBackprojector);
-    spec = run.spec.algorithm == QLatin1String("wbp")
-               ? makeWbpRun(std::move(projections), params, geometry, threads)
-               : makeFdkRun(std::move(projections), params, geometry, threads);
-  } else {
-    iterative::IterativeParams params = iterativeParamsFromJson(p);
-    params.forwardVariant = referenceName(VariantRole::ForwardProjector);
-    params.backVariant = referenceName(VariantRole::Backprojector);
-    const int warmStartRun = p.value("warmStartRun", -1);
-    if (p.value("warmStart", false)) {
-      if (!warmStart)
-        throw ParameterError("golden reference",
-                             QObject::tr("run %1 started from run %2, whose result is gone")
-                                 .arg(run.id)
-                                 .arg(warmStartRun)
-                                 .toStdString());
-      params.initialVolume = std::move(warmStart);
-    }
-    spec = makeIterativeRun(std::move(projections), std::move(params), geometry, threads,
-                            warmStartRun);
+  // The run's own parameters with the float64 reference of every projector role it uses.
+  const catalog::AlgorithmDescriptor& descriptor = *algorithmDescriptor(run.spec.algorithm);
+  nlohmann::json parameters = p;
+  for (const catalog::ProjectorSlot& slot : descriptor.projectors)
+    parameters[slot.field] = referenceName(slot.role);
+  for (const char* key : {"input", "cpuThreads", "warmStartRun", "warmStart", "mask", "rois",
+                          "goldenReferenceFor", "openedRecord", "run", "title"})
+    parameters.erase(key);
+  catalog::JobInputs inputs;
+  const int warmStartRun = p.value("warmStartRun", -1);
+  if (p.value("warmStart", false)) {
+    if (!warmStart)
+      throw ParameterError("golden reference",
+                           QObject::tr("run %1 started from run %2, whose result is gone")
+                               .arg(run.id)
+                               .arg(warmStartRun)
+                               .toStdString());
+    inputs.initialVolume = std::move(warmStart);
   }
+  RunSpec spec = makeCatalogRun(descriptor, std::move(projections), std::move(parameters),
+                                std::move(inputs), geometry, threads, warmStartRun);
   // The run's provenance (file, geometry hash) and ROIs, so its record reads like the run's.
   if (p.contains("input") && p["input"].is_object())
     for (const auto& [key, value] : p["input"].items())

@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "recon/catalog/AlgorithmSweep.h"
 #include "recon/core/Error.h"
 
 namespace tomowb::gui {
@@ -91,20 +92,12 @@ SweepRunner::~SweepRunner() {
   }
 }
 
-SweepRunner::Work SweepRunner::fdkSweep(std::shared_ptr<const ProjectionStack> projections,
-                                        fdk::FdkParams params, qa::SweepOptions options) {
-  return [projections = std::move(projections), params = std::move(params),
+SweepRunner::Work SweepRunner::algorithmSweep(const catalog::AlgorithmDescriptor& algorithm,
+                                              std::shared_ptr<const ProjectionStack> projections,
+                                              nlohmann::json parameters, qa::SweepOptions options) {
+  return [algorithm, projections = std::move(projections), parameters = std::move(parameters),
           options = std::move(options)](JobContext& context) {
-    return qa::sweepFdk(*projections, params, options, context);
-  };
-}
-
-SweepRunner::Work SweepRunner::sirtSweep(std::shared_ptr<const ProjectionStack> projections,
-                                         iterative::IterativeParams params,
-                                         qa::SweepOptions options) {
-  return [projections = std::move(projections), params = std::move(params),
-          options = std::move(options)](JobContext& context) {
-    return qa::sweepSirt(*projections, params, options, context);
+    return catalog::sweepAlgorithm(algorithm, *projections, parameters, options, context);
   };
 }
 

@@ -1,10 +1,10 @@
-// SweepRunner: runs a variant sweep (qa::sweepFdk / qa::sweepSirt, issue #9, point 3) on a worker
-// thread for the sweep dialog, as RunController runs reconstructions: the core job gets a
-// JobContext with a CancelToken and a ProgressSink whose reports reach the GUI thread as queued,
-// throttled signals; exceptions stop at the worker and come back as failed(message); cancel is
-// cooperative (the sweep checks the token once per slab or view block) and keeps nothing. The
-// sweep keeps only the centre slice of each row's result, so a sweep of a large input holds the
-// input, the reference and one result at a time. Needs only QtCore.
+// SweepRunner: runs a variant sweep (catalog::sweepAlgorithm over qa::sweepFdk / qa::sweepSirt,
+// issue #9, point 3) on a worker thread for the sweep dialog, as RunController runs
+// reconstructions: the core job gets a JobContext with a CancelToken and a ProgressSink whose
+// reports reach the GUI thread as queued, throttled signals; exceptions stop at the worker and come
+// back as failed(message); cancel is cooperative (the sweep checks the token once per slab or view
+// block) and keeps nothing. The sweep keeps only the centre slice of each row's result, so a sweep
+// of a large input holds the input, the reference and one result at a time. Needs only QtCore.
 #pragma once
 
 #include <QObject>
@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 
+#include "recon/catalog/AlgorithmCatalog.h"
 #include "recon/core/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/iterative/IterativeReconstruction.h"
@@ -31,11 +32,11 @@ class SweepRunner : public QObject {
   SweepRunner(const SweepRunner&) = delete;
   SweepRunner& operator=(const SweepRunner&) = delete;
 
-  // The sweeps of the core on shared (not copied) projections.
-  static Work fdkSweep(std::shared_ptr<const ProjectionStack> projections, fdk::FdkParams params,
-                       qa::SweepOptions options);
-  static Work sirtSweep(std::shared_ptr<const ProjectionStack> projections,
-                        iterative::IterativeParams params, qa::SweepOptions options);
+  // The sweep of an algorithm's variants (catalog::sweepAlgorithm) on shared (not copied)
+  // projections, with the algorithm's parameters as its descriptor takes them.
+  static Work algorithmSweep(const catalog::AlgorithmDescriptor& algorithm,
+                             std::shared_ptr<const ProjectionStack> projections,
+                             nlohmann::json parameters, qa::SweepOptions options);
 
   // Starts `work` on a worker thread; returns false (and does nothing) while one runs.
   bool start(Work work);

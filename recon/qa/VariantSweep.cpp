@@ -1,6 +1,7 @@
 #include "recon/qa/VariantSweep.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -324,8 +325,10 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
   const std::string bp = registry.referenceFor(VariantRole::Backprojector).name;
   const std::string unmatched =
       registry.defaultFor(VariantRole::Backprojector, VariantDevice::Cpu).name;
+  std::string label = iterative::toString(base.method);  // "os-sirt" -> "OS-SIRT"
+  for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return runSweep(
-      "SIRT", std::move(unique),
+      std::move(label), std::move(unique),
       {{fp + " + " + bp, runWith(fp, bp)}, {fp + " + " + unmatched, runWith(fp, unmatched)}},
       options, context, adjoint);
 }

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "recon/catalog/AlgorithmCatalog.h"
 #include "recon/cuda/GpuDevices.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/MrcIo.h"
@@ -367,6 +368,24 @@ TEST(TomowbCli, OsSirtSartAndWbpRunOnATiltSeries) {
     const auto summary = nlohmann::json::parse(r.out);
     if (args[0] == "sirt") EXPECT_EQ(summary["iterative"]["backVariant"], "et.bp.cpu-matched");
   }
+}
+
+// `recon <id>` is made from the algorithm catalogue: one subcommand per descriptor, each with the
+// options of its parameters, and a parameter out of its rule is refused naming the option.
+TEST(TomowbCli, ReconCommandsAreTheCatalogueAlgorithms) {
+  test::TempDir dir;
+  for (const catalog::AlgorithmDescriptor& d : catalog::AlgorithmCatalog::builtins().all()) {
+    const CliRun help = runCli({"recon", d.id, "--help"}, dir);
+    EXPECT_EQ(help.exitCode, 0) << d.id;
+    for (const catalog::ParameterSpec& p : d.parameters)
+      EXPECT_NE(help.out.find(p.option), std::string::npos) << d.id << " " << p.option;
+  }
+  const std::string tilts = writeTiltSeries(dir);
+  const std::string out = (dir / "x.mhd").string();
+  const CliRun r = runCli({"recon", "os-sirt", "-i", tilts, "-o", out, "--subsets", "0"}, dir);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("'--subsets': must be an integer from 1 to"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(TomowbCli, IterativeReconRejectsAnUnknownProjectorListingTheKnownOnes) {
