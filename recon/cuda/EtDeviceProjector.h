@@ -1,8 +1,9 @@
 // The GPU projectors of the iterative algorithms on one device, as the fused SIRT (GpuEt.cpp) and
 // the device-resident projector pair (GpuEtPair.cpp) both use them: textures, the variants'
 // kernel specs and tunables, the problem analysis (aligned single-axis slices or general 3-D),
-// view tables and the DeviceProjector that launches a pair's kernels. Moved out of GpuEt.cpp
-// unchanged (issue #18); included by CUDA-side sources only.
+// view tables and the DeviceProjector that launches a pair's kernels (each variant's kernel kind
+// comes from its row in EtProjectorTable.h). Moved out of GpuEt.cpp (issue #18); included by
+// CUDA-side C++ sources only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,6 +25,7 @@
 #include "recon/cuda/CudaCheck.h"
 #include "recon/cuda/CudaResources.h"
 #include "recon/cuda/EtKernels.cuh"
+#include "recon/cuda/EtProjectorTable.h"
 #include "recon/cuda/GpuDevices.h"
 #include "recon/cuda/GpuRunSupport.h"
 #include "recon/geometry/Geometry.h"
@@ -189,9 +191,6 @@ inline std::string deviceName(int device) {
 
 // ---- variants and their tunables ---------------------------------------------------------------
 
-enum class FpKind { Unordered, Strips, StripsAngles, Segments, Fast, Matched };
-enum class BpKind { Voxel, Fast, Matched };
-
 struct ForwardSpec {
   std::string name;
   FpKind kind = FpKind::Fast;
@@ -254,20 +253,10 @@ inline std::string texelName(Texel t) {
 inline ForwardSpec forwardSpecFor(const std::string& name, const Tunables& tunables) {
   ForwardSpec s;
   s.name = name;
-  if (name == "et.fp.unordered")
-    s.kind = FpKind::Unordered;
-  else if (name == "et.fp.strips")
-    s.kind = FpKind::Strips;
-  else if (name == "et.fp.strips-angles")
-    s.kind = FpKind::StripsAngles;
-  else if (name == "et.fp.segments")
-    s.kind = FpKind::Segments;
-  else if (name == "et.fp.fast")
-    s.kind = FpKind::Fast;
-  else if (name == "et.fp.matched")
-    s.kind = FpKind::Matched;
-  else
+  const EtProjectorRow* row = findEtProjector(name, VariantRole::ForwardProjector);
+  if (!row)
     throw ParameterError("forward projector", "'" + name + "' is not a GPU forward projector");
+  s.kind = row->forward;
   s.segments = tunableInt(tunables, "segments", 8, 1, 64);
   s.texel =
       s.kind == FpKind::Fast ? tunableTexel(tunables, "fp-texel", kDefaultFpTexel) : Texel::Float;
@@ -284,14 +273,9 @@ inline ForwardSpec forwardSpecFor(const std::string& name, const Tunables& tunab
 inline BackSpec backSpecFor(const std::string& name, const Tunables& tunables) {
   BackSpec s;
   s.name = name;
-  if (name == "et.bp.voxel")
-    s.kind = BpKind::Voxel;
-  else if (name == "et.bp.fast")
-    s.kind = BpKind::Fast;
-  else if (name == "et.bp.matched")
-    s.kind = BpKind::Matched;
-  else
-    throw ParameterError("backprojector", "'" + name + "' is not a GPU backprojector");
+  const EtProjectorRow* row = findEtProjector(name, VariantRole::Backprojector);
+  if (!row) throw ParameterError("backprojector", "'" + name + "' is not a GPU backprojector");
+  s.kind = row->back;
   s.texel =
       s.kind == BpKind::Fast ? tunableTexel(tunables, "bp-texel", kDefaultBpTexel) : Texel::Float;
   s.layers = tunableInt(tunables, "bp-layers", kDefaultBpLayers, 1, 8);
