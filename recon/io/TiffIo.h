@@ -7,8 +7,9 @@
 // own messages end up in the exception, never on stderr.
 // We write float32 or uint16 pages, uncompressed, with a JSON ImageDescription holding the voxel
 // size, origin and, for uint16, the linear mapping value = stored * slope + intercept that our
-// reader undoes (other programs see plain 16-bit). Only TiffIo.cpp needs libtiff; this header
-// is usable when TIFF support is off (TOMOWB_HAVE_TIFF=0), but the functions are not linked then.
+// reader undoes (other programs see plain 16-bit). Only the Tiff*.cpp files need libtiff
+// (TiffRead.cpp reads, TiffWrite.cpp writes); this header is usable when TIFF support is off
+// (TOMOWB_HAVE_TIFF=0), but the functions are not linked then.
 #pragma once
 
 #include <Eigen/Core>
