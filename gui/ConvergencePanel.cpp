@@ -120,12 +120,14 @@ void ConvergencePanel::onRunStarted(int runId) {
     const QString back = QString::fromStdString(parameters["backVariant"].get<std::string>());
     curve.name += QStringLiteral(" ") + back.section(QLatin1Char('.'), -1).section('-', -1);
   }
-  const double relaxation = parameters.value("relaxation", 1.0);
-  const iterative::IterativeMethod method =
-      iterative::iterativeMethodFromString(info->spec.algorithm.toStdString());
-  if (method != iterative::IterativeMethod::Cgls &&  // CGLS has no relaxation
-      std::abs(relaxation - defaultRelaxation(method)) > 1e-12)
-    curve.name += tr(" lambda %1").arg(relaxation);
+  // A relaxation other than the algorithm's default (the descriptor's; CGLS has none).
+  const catalog::AlgorithmDescriptor* d = algorithmDescriptor(info->spec.algorithm);
+  const catalog::ParameterSpec* relaxationSpec = d ? d->parameter("relaxation") : nullptr;
+  if (relaxationSpec != nullptr && parameters.value("relaxation", nlohmann::json()).is_number()) {
+    const double relaxation = parameters["relaxation"].get<double>();
+    if (std::abs(relaxation - relaxationSpec->defaultValue.get<double>()) > 1e-12)
+      curve.name += tr(" lambda %1").arg(relaxation);
+  }
   for (render::ChartView* chart : {relativeChart_, weightedChart_})
     chart->addSeries(curve.name, render::ChartView::SeriesStyle::LineAndPoints);
   curves_[runId] = curve;

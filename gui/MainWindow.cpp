@@ -2,21 +2,15 @@
 #include "gui/MainWindow.h"
 
 #include <QAction>
-#include <QActionGroup>
-#include <QApplication>
 #include <QCloseEvent>
-#include <QDir>
 #include <QDockWidget>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPalette>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
@@ -24,8 +18,6 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QStyle>
-#include <QStyleFactory>
 #include <QStyleHints>
 #include <QTimer>
 #include <QToolBar>
@@ -48,6 +40,7 @@
 #include "gui/ProjectionBrowser.h"
 #include "gui/RunListPanel.h"
 #include "gui/RunLogPanel.h"
+#include "gui/SpecimenRois.h"
 #include "gui/SweepDialog.h"
 #include "gui/ThroughputPanel.h"
 #include "gui/ViewArea.h"
@@ -61,13 +54,13 @@
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/job/GpuMonitor.h"
 #include "render/SliceRoi.h"
 #ifdef TOMOWB_HAVE_DICOM
 #include "gui/DicomExportDialog.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/dicom/Sha256.h"
 #endif
 
@@ -75,125 +68,11 @@ namespace tomowb::gui {
 
 namespace {
 
-QString humanBytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  return QStringLiteral("%1 %2").arg(bytes, 0, 'f', unit == 0 ? 0 : 1).arg(units[unit]);
-}
-
 QString humanSeconds(double seconds) {
   if (seconds < 0) return QStringLiteral("?");
   if (seconds < 60) return QStringLiteral("%1 s").arg(seconds, 0, 'f', 1);
   const int s = static_cast<int>(std::lround(seconds));
   return QStringLiteral("%1:%2 min").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
-QPalette darkPalette() {
-  QPalette p;
-  const QColor window(45, 45, 48), base(30, 30, 32), text(230, 230, 230), highlight(42, 130, 218);
-  p.setColor(QPalette::Window, window);
-  p.setColor(QPalette::WindowText, text);
-  p.setColor(QPalette::Base, base);
-  p.setColor(QPalette::AlternateBase, window);
-  p.setColor(QPalette::ToolTipBase, base);
-  p.setColor(QPalette::ToolTipText, text);
-  p.setColor(QPalette::PlaceholderText, QColor(150, 150, 150));
-  p.setColor(QPalette::Text, text);
-  p.setColor(QPalette::Button, window);
-  p.setColor(QPalette::ButtonText, text);
-  p.setColor(QPalette::BrightText, Qt::red);
-  p.setColor(QPalette::Link, highlight.lighter(130));
-  p.setColor(QPalette::Highlight, highlight);
-  p.setColor(QPalette::HighlightedText, Qt::white);
-  p.setColor(QPalette::Disabled, QPalette::Text, QColor(127, 127, 127));
-  p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(127, 127, 127));
-  p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(127, 127, 127));
-  return p;
-}
-
-bool systemPrefersDark() {
-#if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
-  return QGuiApplication::styleHints()->colorScheme() == Qt::ColorScheme::Dark;
-#else
-  // Qt 6.4 (Debian 12) has no colour-scheme hint: judge the platform palette's window colour.
-  return QGuiApplication::palette().color(QPalette::Window).lightness() < 128;
-#endif
-}
-
-bool isEtSpecimen(const phantom::Phantom* p) {
-  return p != nullptr && p->name() == "et-specimen";
-}
-
-// True when every sample of a disc (radius r around c in the x-z plane at y) has the value v.
-bool discIsUniform(const phantom::Phantom& p, double y, const Eigen::Vector2d& c, double r,
-                   double v) {
-  constexpr int kRings = 4, kPerRing = 16;
-  for (int ring = 0; ring <= kRings; ++ring)
-    for (int k = 0; k < (ring == 0 ? 1 : kPerRing); ++k) {
-      const double a = 2.0 * std::numbers::pi * k / kPerRing, rr = r * ring / kRings;
-      const Eigen::Vector3d at(c.x() + rr * std::cos(a), y, c.y() + rr * std::sin(a));
-      if (std::abs(p.valueAt(at) - v) > 1e-9 * std::max(1.0, std::abs(v))) return false;
-    }
-  return true;
-}
-
-// CNR ROIs for the ET demo's specimen (etSpecimenPhantom), all on the mid-plane y = 0 that the
-// coronal view shows first (the specimen seen from the beam at tilt 0, free of the missing
-// wedge's elongation): circles inside the two largest cells that cross it, against a disc of
-// bare embedding slab.
-std::vector<render::SliceRoi> etSpecimenRois(const phantom::Phantom& p) {
-  const auto& shapes = p.ellipsoids();
-  std::vector<render::SliceRoi> rois;
-  if (shapes.empty()) return rois;
-  const double slab = shapes.front().density;
-  // Cells add 0.2 to 0.8 (Phantom.h); the L marker adds 1 and the gold beads 10, five and fifty
-  // times the slab's 0.2.
-  std::vector<std::size_t> cells;
-  for (std::size_t i = 1; i < shapes.size(); ++i)
-    if (shapes[i].density < 5.0 * slab) cells.push_back(i);
-  std::sort(cells.begin(), cells.end(), [&](std::size_t a, std::size_t b) {
-    return shapes[a].semiAxesMm.minCoeff() > shapes[b].semiAxesMm.minCoeff();
-  });
-  int id = 1000;
-  for (const std::size_t i : cells) {
-    const phantom::Ellipsoid& e = shapes[i];
-    const Eigen::Vector2d centre(e.centreMm.x(), e.centreMm.z());
-    const double inside = p.valueAt({centre.x(), 0.0, centre.y()});
-    const double radius = 0.45 * e.semiAxesMm.minCoeff();
-    if (inside <= slab || !discIsUniform(p, 0.0, centre, radius, inside)) continue;
-    render::SliceRoi roi;
-    roi.id = ++id;
-    roi.label = QObject::tr("cell %1").arg(rois.size() + 1);
-    roi.role = render::SliceRoi::Signal;
-    roi.axis = 1;
-    roi.centreMm = centre;
-    roi.halfSizeMm = Eigen::Vector2d::Constant(radius);
-    rois.push_back(roi);
-    if (rois.size() == 2) break;
-  }
-  // Background: the largest disc of bare slab found on a coarse grid of the mid-plane.
-  const Eigen::Vector3d lo = p.boxMinMm(), hi = p.boxMaxMm();
-  const double step = (hi.x() - lo.x()) / 40.0;
-  bool found = false;
-  for (double radius = (hi.z() - lo.z()) / 8; radius > step / 2 && !found; radius *= 0.75)
-    for (double z = lo.z() + radius; z <= hi.z() - radius && !found; z += step)
-      for (double x = lo.x() + radius; x <= hi.x() - radius && !found; x += step)
-        if (discIsUniform(p, 0.0, {x, z}, radius, slab)) {
-          render::SliceRoi bg;
-          bg.id = 1000;
-          bg.label = QObject::tr("slab");
-          bg.role = render::SliceRoi::Background;
-          bg.axis = 1;
-          bg.centreMm = {x, z};
-          bg.halfSizeMm = Eigen::Vector2d::Constant(radius);
-          rois.push_back(bg);
-          found = true;
-        }
-  return rois;
 }
 
 #ifdef TOMOWB_HAVE_DICOM
@@ -408,217 +287,6 @@ void MainWindow::sizeDocks() {
   resizeDocks({runListDock_}, {170}, Qt::Vertical);
 }
 
-void MainWindow::createActions() {
-  openAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/open.svg")), tr("&Open…"), this);
-  openAction_->setShortcut(QKeySequence::Open);
-  openAction_->setStatusTip(tr("Open projections or a volume"));
-  connect(openAction_, &QAction::triggered, this, [this] { dataPanel_->showOpenDialog(); });
-  openProjectionsAction_ = new QAction(tr("Open &projections…"), this);
-  openProjectionsAction_->setObjectName(QStringLiteral("openProjectionsAction"));
-  openProjectionsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-  openProjectionsAction_->setStatusTip(
-      tr("Open projections in any format with a geometry file: our JSON, ASTRA vectors, 3x4 "
-         "matrices or IMOD tilt angles"));
-  connect(openProjectionsAction_, &QAction::triggered, this,
-          [this] { dataPanel_->showOpenProjectionsDialog(); });
-
-  demoAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/demo.svg")),
-                            tr("Open &demo: Shepp-Logan"), this);
-  demoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-  demoAction_->setStatusTip(tr("Cone-beam scan of the 3-D Shepp-Logan phantom, generated now"));
-  connect(demoAction_, &QAction::triggered, this, [this] { openDemo(DemoKind::SheppLogan); });
-  cnrDemoAction_ = new QAction(tr("Open demo: &CNR phantom"), this);
-  cnrDemoAction_->setStatusTip(tr("Noisy cone-beam scan of the contrast-to-noise phantom"));
-  connect(cnrDemoAction_, &QAction::triggered, this, [this] { openDemo(DemoKind::Cnr); });
-  etDemoAction_ =
-      new QAction(tr("Open demo: &Electron tomography: tilt series of a cell specimen"), this);
-  etDemoAction_->setStatusTip(
-      tr("ET tilt series (-60..+60 degrees in 2 degree steps) of a specimen with cells and gold "
-         "beads, generated now; the algorithm panel offers SIRT for it"));
-  connect(etDemoAction_, &QAction::triggered, this,
-          [this] { openDemo(DemoKind::ElectronTomography); });
-
-  saveVolumeAction_ = new QAction(tr("&Save volume as…"), this);
-  saveVolumeAction_->setShortcut(QKeySequence::Save);
-  connect(saveVolumeAction_, &QAction::triggered, this, &MainWindow::saveCurrentVolume);
-#ifdef TOMOWB_HAVE_DICOM
-  exportDicomAction_ = new QAction(tr("E&xport DICOM series…"), this);
-  exportDicomAction_->setObjectName(QStringLiteral("exportDicomAction"));
-  exportDicomAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
-  exportDicomAction_->setStatusTip(
-      tr("Write the volume shown as a DICOM CT, Enhanced CT or PET series for PACS and other "
-         "viewers"));
-  connect(exportDicomAction_, &QAction::triggered, this, &MainWindow::showDicomExportDialog);
-#endif
-
-  runAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/run.svg")), tr("&Run"), this);
-  runAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
-  runAction_->setStatusTip(
-      tr("Reconstruct with the algorithm panel's settings (queued if a run "
-         "is going)"));
-  connect(runAction_, &QAction::triggered, this, [this] { startRun(); });
-
-  cancelAction_ =
-      new QAction(QIcon(QStringLiteral(":/tomowb/icons/cancel.svg")), tr("&Cancel run"), this);
-  cancelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
-  cancelAction_->setStatusTip(tr("Stop the running reconstruction (nothing partial is kept)"));
-  connect(cancelAction_, &QAction::triggered, this, &MainWindow::cancelRun);
-
-  screenshotAction_ = new QAction(QIcon(QStringLiteral(":/tomowb/icons/screenshot.svg")),
-                                  tr("Save &screenshot…"), this);
-  screenshotAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-  connect(screenshotAction_, &QAction::triggered, this, &MainWindow::exportViewScreenshot);
-
-  sweepAction_ = new QAction(tr("S&weep variants…"), this);
-  sweepAction_->setObjectName(QStringLiteral("sweepAction"));
-  sweepAction_->setStatusTip(
-      tr("Run every kernel variant of the current algorithm on the current projections: time, "
-         "accuracy against the float64 reference, determinism, adjoint test"));
-  connect(sweepAction_, &QAction::triggered, this, &MainWindow::showSweepDialog);
-  compareAction_ = new QAction(tr("&Compare runs"), this);
-  compareAction_->setObjectName(QStringLiteral("compareAction"));
-  compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-  compareAction_->setStatusTip(
-      tr("A | B | A - B of two runs with their metrics: the runs selected in the run list, else "
-         "the newest run against its reference or the run before it"));
-  connect(compareAction_, &QAction::triggered, this, [this] {
-    const QList<int> ids = runListPanel_->selectedRunIds();
-    compareView_->compareRunSelection(std::vector<int>(ids.begin(), ids.end()));
-    showCompareView();
-  });
-
-  quitAction_ = new QAction(tr("&Quit"), this);
-  quitAction_->setShortcut(QKeySequence::Quit);
-  connect(quitAction_, &QAction::triggered, this, &QWidget::close);
-}
-
-void MainWindow::createMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(openAction_);
-  file->addAction(openProjectionsAction_);
-  recentMenu_ = file->addMenu(tr("Open &recent"));
-  file->addSeparator();
-  file->addAction(demoAction_);
-  file->addAction(cnrDemoAction_);
-  file->addAction(etDemoAction_);
-  file->addSeparator();
-  file->addAction(saveVolumeAction_);
-  if (exportDicomAction_ != nullptr) file->addAction(exportDicomAction_);
-  file->addAction(screenshotAction_);
-  QAction* windowShot = file->addAction(tr("Save &window screenshot…"));
-  connect(windowShot, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save window screenshot"), QStringLiteral("tomowb.png"), tr("PNG images (*.png)"));
-    if (!path.isEmpty() && !saveWindowScreenshot(path))
-      QMessageBox::warning(this, tr("Screenshot"), tr("Could not write %1").arg(path));
-  });
-  file->addSeparator();
-  file->addAction(quitAction_);
-
-  viewMenu_ = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock : docks_) viewMenu_->addAction(dock->toggleViewAction());
-  viewMenu_->addSeparator();
-  viewMenu_->addAction(compareAction_);
-  viewMenu_->addSeparator();
-  QAction* reset = viewMenu_->addAction(tr("Reset &layout"));
-  connect(reset, &QAction::triggered, this, &MainWindow::resetLayout);
-  QMenu* themeMenu = viewMenu_->addMenu(tr("&Theme"));
-  auto* themes = new QActionGroup(this);
-  const std::pair<QString, Theme> choices[] = {{tr("Follow the &desktop"), Theme::System},
-                                               {tr("&Light"), Theme::Light},
-                                               {tr("&Dark"), Theme::Dark}};
-  for (const auto& [label, theme] : choices) {
-    QAction* action = themeMenu->addAction(label);
-    action->setCheckable(true);
-    action->setData(static_cast<int>(theme));
-    themes->addAction(action);
-    connect(action, &QAction::triggered, this, [this, theme = theme] { setTheme(theme); });
-  }
-  connect(themeMenu, &QMenu::aboutToShow, this, [this, themes] {
-    for (QAction* a : themes->actions())
-      a->setChecked(a->data().toInt() == static_cast<int>(theme_));
-  });
-  QAction* fullScreen = viewMenu_->addAction(tr("&Full screen"));
-  fullScreen->setShortcut(QKeySequence::FullScreen);
-  fullScreen->setCheckable(true);
-  connect(fullScreen, &QAction::toggled, this,
-          [this](bool on) { on ? showFullScreen() : showNormal(); });
-
-  QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(dataPanel_->preprocessAction());
-  run->addSeparator();
-  run->addAction(runAction_);
-  run->addAction(cancelAction_);
-  run->addSeparator();
-  run->addAction(runListPanel_->goldenReferenceAction());
-  run->addAction(compareAction_);
-  run->addAction(sweepAction_);
-  run->addSeparator();
-  QAction* phantomRois = run->addAction(tr("Place CNR &ROIs on the phantom's inserts"));
-  phantomRois->setStatusTip(
-      tr("Circles on the largest insert of each contrast and a water "
-         "background disc (CNR demo)"));
-  connect(phantomRois, &QAction::triggered, this, &MainWindow::placePhantomRois);
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  QAction* keys = help->addAction(tr("&Keyboard and mouse…"));
-  keys->setShortcut(QKeySequence::HelpContents);
-  connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
-  QAction* about = help->addAction(tr("&About Tomo Workbench"));
-  connect(about, &QAction::triggered, this, &MainWindow::showAbout);
-}
-
-void MainWindow::createToolBar() {
-  QToolBar* bar = addToolBar(tr("Main"));
-  bar->setObjectName(QStringLiteral("mainToolBar"));
-  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  bar->addAction(openAction_);
-  bar->addAction(demoAction_);
-  bar->addSeparator();
-  bar->addAction(runAction_);
-  bar->addAction(cancelAction_);
-  bar->addSeparator();
-  bar->addAction(compareAction_);
-  bar->addAction(screenshotAction_);
-}
-
-void MainWindow::createStatusBar() {
-  deviceLabel_ = new QLabel(this);
-  memoryLabel_ = new QLabel(this);
-  runLabel_ = new QLabel(tr("idle"), this);
-  stallLabel_ = new QLabel(this);
-  runProgress_ = new QProgressBar(this);
-  runProgress_->setRange(0, 1000);
-  runProgress_->setMaximumWidth(220);
-  runProgress_->setTextVisible(true);
-  // Hidden when idle but its space kept: a status bar that grows when the bar appears would
-  // shrink the central area, and every VTK view would re-render at once (a 100 ms stall).
-  QSizePolicy keepSpace = runProgress_->sizePolicy();
-  keepSpace.setRetainSizeWhenHidden(true);
-  runProgress_->setSizePolicy(keepSpace);
-  runProgress_->hide();
-  stallLabel_->setToolTip(
-      tr("Longest event-loop stall since the last run started (the window should never freeze "
-         "for more than 100 ms)"));
-  const auto devices = cuda::listGpuDevices();
-  QString device = tr("CPU: %1 threads").arg(std::max(1u, std::thread::hardware_concurrency()));
-  for (const auto& gpu : devices)
-    device += QStringLiteral(" · GPU %1: %2").arg(gpu.index).arg(QString::fromStdString(gpu.name));
-  if (devices.empty()) device += tr(" · no GPU");
-  deviceLabel_->setText(device);
-  deviceLabel_->setToolTip(QString::fromStdString(cuda::gpuStatus()));
-  statusBar()->addPermanentWidget(runLabel_);
-  statusBar()->addPermanentWidget(runProgress_);
-  statusBar()->addPermanentWidget(stallLabel_);
-  statusBar()->addPermanentWidget(memoryLabel_);
-  statusBar()->addPermanentWidget(deviceLabel_);
-  statusTimer_ = new QTimer(this);
-  statusTimer_->setInterval(1000);
-  connect(statusTimer_, &QTimer::timeout, this, &MainWindow::updateStatus);
-  statusTimer_->start();
-  updateStatus();
-}
-
 void MainWindow::connectSignals() {
   // Data in: show the views instead of the welcome page; a new volume is shown.
   connect(workspace_.get(), &Workspace::projectionsChanged, this, [this] {
@@ -766,15 +434,6 @@ void MainWindow::onRunPreview(int id, std::shared_ptr<const Volume> volume, cons
   QTimer::singleShot(50, this, [this] { takeDuringRunScreenshot(); });
 }
 
-void MainWindow::takeDuringRunScreenshot() {
-  const QDir dir(startup_.screenshotDir);
-  saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-during-run.png")));
-  // Iterative runs: the convergence and CNR docks as they are now, too.
-  const RunInfo* info = runs_->run(startupRunId_);
-  if (info == nullptr || !ConvergencePanel::isIterative(info->spec.algorithm)) return;
-  convergencePanel_->exportPng(dir.filePath(QStringLiteral("tomowb-convergence-during-run.png")));
-}
-
 void MainWindow::showWelcomeIfEmpty() {
   const bool empty = !workspace_->projections() && workspace_->volumes().empty();
   if (!empty && compareViewShown()) return;  // the compare view stays until it is closed
@@ -799,8 +458,7 @@ int MainWindow::startRun() {
   }
   try {
     // Any algorithm of the catalogue: its descriptor checks the panel's parameters and runs them.
-    const catalog::AlgorithmDescriptor& algorithm = catalog::AlgorithmCatalog::builtins().require(
-        algorithmId(algorithmPanel_->algorithm()).toStdString());
+    const catalog::AlgorithmDescriptor& algorithm = algorithmPanel_->descriptor();
     const catalog::JobInputs inputs = algorithmPanel_->jobInputs();
     RunSpec spec =
         makeCatalogRun(algorithm, workspace_->projections(), algorithmPanel_->algorithmParameters(),
@@ -934,146 +592,6 @@ void MainWindow::onRunEnded(int id) {
   }
 }
 
-void MainWindow::finishStartupRun(bool ok, bool iterativeRun) {
-  if (!startup_.screenshotDir.isEmpty()) {
-    QDir().mkpath(startup_.screenshotDir);
-    const QDir dir(startup_.screenshotDir);
-    saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-after-run.png")));
-    viewArea_->saveScreenshot(dir.filePath(QStringLiteral("tomowb-views.png")));
-    // Iterative runs: the whole algorithm panel (the dock shows only its top) and the
-    // convergence plots at their full size too.
-    if (iterativeRun) {
-      savePngAtomically(dir.filePath(QStringLiteral("tomowb-algorithm.png")),
-                        algorithmPanel_->grab());
-      convergencePanel_->exportPng(dir.filePath(QStringLiteral("tomowb-convergence-panel.png")));
-    }
-    writeRunSummary(startupRunId_, dir.filePath(QStringLiteral("run-summary.json")));
-  }
-  auto finish = [this, ok] {
-    emit startupRunDone(ok);
-    if (startup_.quitAfterRun) QApplication::exit(ok ? 0 : 1);
-  };
-  if (startup_.tour && !startup_.screenshotDir.isEmpty())
-    takeTourScreenshots(finish);
-  else
-    finish();
-}
-
-void MainWindow::takeTourScreenshots(const std::function<void()>& done) {
-  // One screenshot per main screen: each dock raised in turn, with time for the views and the
-  // consistency check (computed off the GUI thread) to draw.
-  struct Shot {
-    QDockWidget* dock;
-    QString file;
-    int waitMs;
-  };
-  auto* cnrDock = findChild<QDockWidget*>(QStringLiteral("cnrDock"));
-  auto* consistencyDock = findChild<QDockWidget*>(QStringLiteral("consistencyDock"));
-  auto* projectionsDock = findChild<QDockWidget*>(QStringLiteral("projectionsDock"));
-  auto shots = std::make_shared<std::vector<Shot>>(std::vector<Shot>{
-      {geometryDock_, QStringLiteral("tomowb-geometry.png"), 400},
-      {consistencyDock, QStringLiteral("tomowb-consistency.png"), 2500},
-      {projectionsDock, QStringLiteral("tomowb-projections.png"), 400},
-  });
-  if (workspace_->cnrPhantom() || isEtSpecimen(workspace_->phantom().get()))
-    shots->insert(shots->begin(), {cnrDock, QStringLiteral("tomowb-cnr.png"), 600});
-  const RunInfo* run = runs_->run(startupRunId_);
-  if (run != nullptr && ConvergencePanel::isIterative(run->spec.algorithm))
-    shots->insert(shots->begin(), {findChild<QDockWidget*>(QStringLiteral("convergenceDock")),
-                                   QStringLiteral("tomowb-convergence.png"), 600});
-  auto step = std::make_shared<std::function<void(std::size_t)>>();
-  *step = [this, shots, step, done](std::size_t i) {
-    if (i >= shots->size()) {
-      done();
-      return;
-    }
-    const Shot& shot = (*shots)[i];
-    shot.dock->show();
-    shot.dock->raise();
-    applyLowContrastWindow();  // the final volume came with the default window
-    QTimer::singleShot(shot.waitMs, this, [this, shots, step, i] {
-      saveWindowScreenshot(QDir(startup_.screenshotDir).filePath((*shots)[i].file));
-      (*step)(i + 1);
-    });
-  };
-  (*step)(0);
-}
-
-void MainWindow::applyLowContrastWindow() {
-  // Water +-4 %: shows the CNR phantom's 0.5-2 % inserts.
-  if (const auto& cnr = workspace_->cnrPhantom()) {
-    const double water = cnr->waterValuePerMm();
-    viewArea_->orthoViews().setWindowLevel(0.08 * water, 1.01 * water);
-  }
-}
-
-void MainWindow::placePhantomRois() {
-  const auto& cnr = workspace_->cnrPhantom();
-  if (!cnr && isEtSpecimen(workspace_->phantom().get())) {
-    const std::vector<render::SliceRoi> rois = etSpecimenRois(*workspace_->phantom());
-    viewArea_->setRois(rois);
-    cnrPanel_->setRois(viewArea_->rois());
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("cnrDock"))) dock->show();
-    return;
-  }
-  if (!cnr) {
-    statusBar()->showMessage(tr("ROIs from the phantom need the CNR or ET demo (File > Open demo)"),
-                             6000);
-    return;
-  }
-  // On the axial slice through the inserts: the largest insert of each contrast ring (a circle
-  // of 70 % of its radius, clear of its edge) against a water disc at the centre.
-  std::vector<render::SliceRoi> rois;
-  const auto& inserts = cnr->inserts();
-  int id = 1;
-  double largest = 0;
-  for (const auto& insert : inserts) largest = std::max(largest, insert.diameterMm);
-  for (const auto& insert : inserts) {
-    if (insert.diameterMm < largest) continue;
-    render::SliceRoi roi;
-    roi.id = 1000 + id;
-    roi.label = tr("%1 % contrast").arg(insert.contrast * 100.0, 0, 'g', 2);
-    roi.role = render::SliceRoi::Signal;
-    roi.shape = render::SliceRoi::Circle;
-    roi.axis = 2;
-    roi.sliceMm = insert.centreMm.z();
-    roi.centreMm = insert.centreMm.head<2>();
-    roi.halfSizeMm = Eigen::Vector2d::Constant(0.35 * insert.diameterMm);
-    rois.push_back(roi);
-    ++id;
-  }
-  render::SliceRoi background;
-  background.id = 1000;
-  background.label = tr("water");
-  background.role = render::SliceRoi::Background;
-  background.shape = render::SliceRoi::Circle;
-  background.axis = 2;
-  background.sliceMm = inserts.empty() ? 0.0 : inserts.front().centreMm.z();
-  background.halfSizeMm = Eigen::Vector2d::Constant(15.0);  // inner ring starts 27 mm out
-  rois.push_back(background);
-  viewArea_->setRois(rois);
-  cnrPanel_->setRois(viewArea_->rois());
-  applyLowContrastWindow();
-  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("cnrDock"))) {
-    dock->show();
-    dock->raise();
-  }
-}
-
-void MainWindow::writeRunSummary(int id, const QString& path) {
-  const RunInfo* info = runs_->run(id);
-  nlohmann::json summary = {
-      {"run", id},
-      {"state", info != nullptr ? toString(info->state).toStdString() : "unknown"},
-      {"seconds", info != nullptr ? info->seconds : 0.0},
-      {"maxEventLoopStallMsDuringRun", lastRunMaxStallMs_},
-      {"previewsShown", previewsShown_},
-      {"livePreview", startup_.livePreview},
-      {"record", info != nullptr ? info->record : nlohmann::json()},
-  };
-  saveTextAtomically(path, QString::fromStdString(summary.dump(2) + "\n"));
-}
-
 void MainWindow::openRunResult(int id) {
   const RunInfo* info = runs_->run(id);
   if (info == nullptr || !info->result) return;
@@ -1100,16 +618,6 @@ void MainWindow::updateRunActions() {
                                        ? tr("Export the volume shown as DICOM (Ctrl+Shift+E)")
                                        : tr("Reconstruct or open a volume first"));
   }
-}
-
-void MainWindow::updateStatus() {
-  const HostMemorySample host = hostMemory();
-  memoryLabel_->setText(tr("RAM: %1 used, %2 free")
-                            .arg(humanBytes(static_cast<double>(host.processResidentBytes)))
-                            .arg(humanBytes(static_cast<double>(host.availableBytes))));
-  // During a run: the longest stall so far; afterwards: the longest stall of the last run.
-  const double stall = runs_->runningId() >= 0 ? monitor_->maxStallMs() : lastRunMaxStallMs_;
-  stallLabel_->setText(tr("UI stall max %1 ms").arg(stall, 0, 'f', 0));
 }
 
 void MainWindow::saveCurrentVolume() {
@@ -1175,13 +683,6 @@ bool MainWindow::saveWindowScreenshot(const QString& path) {
   return saved;
 }
 
-void MainWindow::setTheme(Theme theme) {
-  theme_ = theme;
-  const bool dark = theme == Theme::Dark || (theme == Theme::System && systemPrefersDark());
-  QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-  QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
-}
-
 void MainWindow::resetLayout() {
   // The arrangement of createDocks(), then the default sizes.
   restoreState(defaultState_);
@@ -1190,18 +691,6 @@ void MainWindow::resetLayout() {
     dock->show();
   }
   sizeDocks();
-}
-
-void MainWindow::rebuildRecentMenu() {
-  recentMenu_->clear();
-  const QStringList files = dataPanel_->recentFiles();
-  for (const QString& path : files) {
-    QAction* action = recentMenu_->addAction(QFileInfo(path).fileName());
-    action->setToolTip(path);
-    action->setStatusTip(path);
-    connect(action, &QAction::triggered, this, [this, path] { openFiles({path}); });
-  }
-  recentMenu_->setEnabled(!files.isEmpty());
 }
 
 void MainWindow::restoreSettings() {
@@ -1303,77 +792,6 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::changeEvent(QEvent* event) {
   if (event->type() == QEvent::ThemeChange && theme_ == Theme::System) setTheme(Theme::System);
   QMainWindow::changeEvent(event);
-}
-
-void MainWindow::showShortcuts() {
-  QMessageBox::information(
-      this, tr("Keyboard and mouse"),
-      tr("<b>Slice views</b><br>"
-         "Left-drag: window/level (horizontal = width, vertical = level)<br>"
-         "Wheel, ←/→, b/f: previous/next slice<br>"
-         "Right-drag or Ctrl+wheel: zoom · Middle-drag or Shift+left-drag: pan<br>"
-         "Shift+move: move the crosshair in all views · r: reset the view<br>"
-         "Double-click: maximise/restore the view · Ctrl+double-click: reset W/L<br><br>"
-         "<b>3-D view</b><br>Left: rotate · Middle: pan · Right: zoom · r: reset<br><br>"
-         "<b>Window</b><br>Ctrl+O open · Ctrl+D demo · Ctrl+R or F5 run · Ctrl+. cancel<br>"
-         "Ctrl+S save volume · Ctrl+Shift+E export DICOM · Ctrl+Shift+S screenshot<br>"
-         "Ctrl+Shift+C compare runs (the run list's selection)<br>"
-         "F11 full screen · Ctrl+Q quit"));
-}
-
-void MainWindow::showAbout() {
-  QMessageBox::about(this, tr("About Tomo Workbench"),
-                     tr("<b>Tomo Workbench %1</b><br>Tomographic reconstruction workbench: FDK "
-                        "with selectable kernel variants, live slices, throughput and CNR.<br>"
-                        "BSD-3-Clause.<br><br>%2")
-                         .arg(QStringLiteral(TOMOWB_VERSION))
-                         .arg(QString::fromStdString(cuda::gpuStatus()).toHtmlEscaped()));
-}
-
-void MainWindow::applyStartupOptions(const StartupOptions& options) {
-  startup_ = options;
-  if (!options.livePreview) runs_->setPreviewIntervalMs(-1);
-  if (!options.layout.isEmpty()) viewArea_->setLayoutByName(options.layout);
-  const bool wantsData = options.demo || !options.files.isEmpty();
-  if (options.runAfterLoad && wantsData) {
-    // Start the run when the data has arrived (the demo or the first projections file).
-    auto connection = std::make_shared<QMetaObject::Connection>();
-    *connection =
-        connect(workspace_.get(), &Workspace::projectionsChanged, this, [this, connection] {
-          if (!workspace_->projections()) return;
-          disconnect(*connection);
-          startStartupRun();
-        });
-  }
-  if (options.demo) {
-    DemoKind kind = DemoKind::SheppLogan;
-    try {
-      kind = demoKindFromName(options.demoName);
-    } catch (const Error& e) {
-      statusBar()->showMessage(QString::fromStdString(e.what()), 8000);
-    }
-    openDemo(kind, options.demoSize);
-  }
-  if (!options.files.isEmpty()) openFiles(options.files);
-}
-
-void MainWindow::startStartupRun() {
-  if (!startup_.algorithm.isEmpty())
-    if (const auto kind = algorithmFromId(startup_.algorithm)) algorithmPanel_->setAlgorithm(*kind);
-  if (startup_.iterations > 0 && isIterative(algorithmPanel_->algorithm())) {
-    iterative::IterativeParams p = algorithmPanel_->iterativeParams();
-    p.iterations = startup_.iterations;
-    algorithmPanel_->setIterativeParams(p);
-  }
-  if (startup_.volumeSize > 0) algorithmPanel_->setVolumeEdge(startup_.volumeSize);
-  // Let the window show the loaded data before the run starts.
-  QTimer::singleShot(200, this, [this] {
-    startupRunId_ = startRun();
-    if (startupRunId_ < 0) {
-      emit startupRunDone(false);
-      if (startup_.quitAfterRun) QApplication::exit(1);
-    }
-  });
 }
 
 }  // namespace tomowb::gui

@@ -27,7 +27,7 @@
 #include "gui/core/CompareModel.h"
 #include "gui/core/SweepRunner.h"
 #include "gui/core/Workspace.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/qa/QaReport.h"
 #include "render/ChartView.h"
 
@@ -57,9 +57,8 @@ QStringList filterItems(const QString& text) {
 
 // Whether the algorithm sweeps FDK backprojectors (one variant per row) rather than projector
 // pairs: the catalogue's descriptor says which roles it runs on.
-bool isFdkFamily(AlgorithmKind kind) {
-  const catalog::AlgorithmDescriptor* d = algorithmDescriptor(algorithmId(kind));
-  return d != nullptr && d->accepts(VariantRole::FdkBackprojector);
+bool isFdkFamily(const AlgorithmPanel& panel) {
+  return panel.descriptor().accepts(VariantRole::FdkBackprojector);
 }
 
 }  // namespace
@@ -214,15 +213,14 @@ QString SweepDialog::statusText() const {
 
 bool SweepDialog::canStart(QString* why) const {
   QString reason;
-  const AlgorithmKind kind = algorithm_.algorithm();
   if (runner_->busy())
     reason = tr("A sweep is running.");
   else if (!workspace_.projections())
     reason = tr("Open projections or a demo first.");
-  else if (!isFdkFamily(kind) && !algorithm_.dataIsTiltSeries())
+  else if (!isFdkFamily(algorithm_) && !algorithm_.dataIsTiltSeries())
     reason = tr("A sweep of %1 needs a single-axis tilt series (the projector sweep); FDK and "
                 "WBP sweep the backprojectors of any scan.")
-                 .arg(algorithmId(kind).toUpper());
+                 .arg(QString::fromStdString(algorithm_.descriptor().label));
   else if (QString panelWhy; !algorithm_.validate(&panelWhy))
     reason = panelWhy;
   if (why != nullptr) *why = reason;
@@ -230,19 +228,18 @@ bool SweepDialog::canStart(QString* why) const {
 }
 
 void SweepDialog::updateState() {
-  const AlgorithmKind kind = algorithm_.algorithm();
   QString text;
   if (!workspace_.projections()) {
     text = tr("no projections");
   } else {
     const auto& p = *workspace_.projections();
     const QString what =
-        isFdkFamily(kind)
+        isFdkFamily(algorithm_)
             ? tr("%1: every fdk.bp. backprojector against fdk.bp.cpu-f64")
-                  .arg(algorithmId(kind).toUpper())
+                  .arg(QString::fromStdString(algorithm_.descriptor().label))
             : tr("%1 (%2 iterations): every et.fp. / et.bp. projector pair against the CPU pair")
-                  .arg(algorithmId(kind).toUpper())
-                  .arg(algorithm_.iterativeParams().iterations);
+                  .arg(QString::fromStdString(algorithm_.descriptor().label))
+                  .arg(algorithm_.algorithmParameters().value("iterations", 0));
     // Demo names already say their views and detector; file names do not.
     QString name = workspace_.projectionsName();
     if (!name.contains(QStringLiteral("views")))
@@ -252,8 +249,8 @@ void SweepDialog::updateState() {
   input_->setText(text);
   // The filter's example names are those of the algorithm about to be swept.
   filter_->setPlaceholderText(
-      isFdkFamily(kind) ? tr("all variants (or names and prefixes: fdk.bp.cpu, fdk.bp.tex)")
-                        : tr("all pairs (or names and prefixes: et.fp.cpu, et.bp.fast)"));
+      isFdkFamily(algorithm_) ? tr("all variants (or names and prefixes: fdk.bp.cpu, fdk.bp.tex)")
+                              : tr("all pairs (or names and prefixes: et.fp.cpu, et.bp.fast)"));
   QString why;
   const bool can = canStart(&why);
   run_->setEnabled(can);
@@ -283,7 +280,6 @@ bool SweepDialog::start() {
     options.only.push_back(item.toStdString());
   QSettings settings;
   options.tolerances = loadToleranceTable(settings);  // the compare view's edited limits
-  const AlgorithmKind kind = algorithm_.algorithm();
   const auto projections = workspace_.projections();
   // The geometry editor's edit replaces the projections' own, as for a run.
   std::shared_ptr<const ProjectionStack> input = projections;
@@ -293,8 +289,7 @@ bool SweepDialog::start() {
     input = std::move(relabelled);
   }
   const SweepRunner::Work sweep = SweepRunner::algorithmSweep(
-      catalog::AlgorithmCatalog::builtins().require(algorithmId(kind).toStdString()), input,
-      algorithm_.algorithmParameters(), options);
+      algorithm_.descriptor(), input, algorithm_.algorithmParameters(), options);
   // The report names the input as the dialog shows it.
   const SweepRunner::Work work = [sweep, input = input_->text().toStdString()](JobContext& c) {
     qa::SweepResult result = sweep(c);

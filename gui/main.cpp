@@ -13,9 +13,11 @@
 #include "gui/MainWindow.h"
 #include "gui/Resources.h"
 #include "gui/core/DemoData.h"
+#include "recon/catalog/Builtins.h"
 #include "render/VtkOpenGLWidget.h"
 
 int main(int argc, char** argv) {
+  tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   tomowb::render::VtkOpenGLWidget::configureDefaultSurfaceFormat();
   QApplication app(argc, argv);
   tomowb::gui::initResources();
@@ -48,7 +50,8 @@ int main(int argc, char** argv) {
                                               "for a tilt series) once the data is loaded"));
   const QCommandLineOption algorithm(
       QStringLiteral("algorithm"),
-      QStringLiteral("algorithm of that run: fdk, wbp, sirt, os-sirt or sart"),
+      QStringLiteral("algorithm of that run: %1")
+          .arg(QString::fromStdString(tomowb::catalog::AlgorithmCatalog::builtins().idList())),
       QStringLiteral("name"));
   const QCommandLineOption iterations(QStringLiteral("iterations"),
                                       QStringLiteral("iterations of an iterative run"),
@@ -119,8 +122,9 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(algorithm)) {
     options.algorithm = parser.value(algorithm);
-    if (!tomowb::gui::algorithmFromId(options.algorithm)) {
-      std::fprintf(stderr, "tomowb: --algorithm must be fdk, wbp, sirt, os-sirt or sart\n");
+    const auto& algorithms = tomowb::catalog::AlgorithmCatalog::builtins();
+    if (!algorithms.find(options.algorithm.toLower().toStdString())) {
+      std::fprintf(stderr, "tomowb: --algorithm must be one of %s\n", algorithms.idList().c_str());
       return 2;
     }
   }

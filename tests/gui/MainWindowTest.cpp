@@ -115,7 +115,7 @@ TEST_F(MainWindowTest, RunsSirtOnTheEtDemoAndWatchesTheResidualFall) {
   QSignalSpy loaded(&window.workspace(), &Workspace::projectionsChanged);
   window.openDemo(DemoKind::ElectronTomography, 16);
   ASSERT_TRUE(loaded.wait(30000)) << "the ET demo did not load";
-  EXPECT_EQ(window.algorithmPanel().algorithm(), AlgorithmKind::Sirt);
+  EXPECT_EQ(window.algorithmPanel().algorithm(), "sirt");
   iterative::IterativeParams p = window.algorithmPanel().iterativeParams();
   p.iterations = 6;
   window.algorithmPanel().setIterativeParams(p);
@@ -141,7 +141,7 @@ TEST_F(MainWindowTest, RunsSirtOnTheEtDemoAndWatchesTheResidualFall) {
   EXPECT_GT(distinctColours(window.viewArea().grab().toImage()), 20);
 
   // CGLS from the same form: its own curve, its residual falling, its volume shown.
-  window.algorithmPanel().setAlgorithm(AlgorithmKind::Cgls);
+  window.algorithmPanel().setAlgorithm("cgls");
   p = window.algorithmPanel().iterativeParams();
   p.iterations = 5;
   window.algorithmPanel().setIterativeParams(p);

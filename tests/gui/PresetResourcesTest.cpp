@@ -19,8 +19,9 @@
 
 #include "gui/AlgorithmPanel.h"
 #include "gui/Resources.h"
+#include "gui/algorithms/AlgorithmPresets.h"
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 
 namespace tomowb::gui {
 namespace {
@@ -97,47 +98,56 @@ TEST(PresetResources, TiltSeriesRunsFromMinusToPlusSixtyInTwoDegreeSteps) {
   EXPECT_NEAR(angleDeg(0, 1), 2.0, 1e-6);
 }
 
+// The built-in presets (format version 1, FDK) pass the FDK descriptor's validate.
 TEST(PresetResources, AlgorithmPresetsApply) {
   initResources();
-  fdk::FdkParams p;
+  const catalog::AlgorithmDescriptor& fdk = catalog::AlgorithmCatalog::builtins().require("fdk");
+  nlohmann::json p = fdk.defaults();
+  p["volume"] = catalog::gridToJson(
+      VolumeGrid::centred(VolumeShape{8, 8, 8}, Eigen::Vector3d::Constant(1.0)));
   const QString hann = QStringLiteral(":/tomowb/presets/algorithms/fdk-smooth-hann.json");
-  applyAlgorithmPreset(readResourceJson(hann), p, hann);
-  EXPECT_EQ(p.filter.window, fdk::RampWindow::Hann);
-  EXPECT_DOUBLE_EQ(p.filter.cutoff, 0.8);
-  EXPECT_TRUE(p.fieldOfViewMask);
+  p = applyAlgorithmPreset(readResourceJson(hann), fdk, p, hann);
+  EXPECT_EQ(p["filter"]["window"], "hann");
+  EXPECT_DOUBLE_EQ(p["filter"]["cutoff"].get<double>(), 0.8);
+  EXPECT_EQ(p["fieldOfViewMask"], true);
   const QString def = QStringLiteral(":/tomowb/presets/algorithms/fdk-default.json");
-  applyAlgorithmPreset(readResourceJson(def), p, def);
-  EXPECT_EQ(p.filter.window, fdk::RampWindow::RamLak);
-  EXPECT_DOUBLE_EQ(p.filter.cutoff, 1.0);
-  EXPECT_EQ(p.redundancy, fdk::RedundancyMode::Auto);
-  EXPECT_EQ(p.variant, "fdk.bp.cpu");
+  p = applyAlgorithmPreset(readResourceJson(def), fdk, p, def);
+  EXPECT_EQ(p["filter"]["window"], "ram-lak");
+  EXPECT_DOUBLE_EQ(p["filter"]["cutoff"].get<double>(), 1.0);
+  EXPECT_EQ(p["redundancy"], "auto");
+  EXPECT_EQ(p["variant"], "fdk.bp.cpu");
 }
 
 TEST(PresetResources, AlgorithmPresetRoundTripsAndRejectsBadFieldsNamingThem) {
-  fdk::FdkParams p;
-  p.filter = {fdk::RampWindow::Cosine, 0.5};
-  p.redundancy = fdk::RedundancyMode::Parker;
-  const nlohmann::json j = algorithmPresetToJson(p, "mine");
-  fdk::FdkParams back;
-  applyAlgorithmPreset(j, back, "mine.json");
-  EXPECT_EQ(back.filter.window, fdk::RampWindow::Cosine);
-  EXPECT_EQ(back.redundancy, fdk::RedundancyMode::Parker);
+  const catalog::AlgorithmDescriptor& fdk = catalog::AlgorithmCatalog::builtins().require("fdk");
+  nlohmann::json p = fdk.defaults();
+  p["volume"] = catalog::gridToJson(
+      VolumeGrid::centred(VolumeShape{8, 8, 8}, Eigen::Vector3d::Constant(1.0)));
+  p["filter"] = {{"window", "cosine"}, {"cutoff", 0.5}};
+  p["redundancy"] = "parker";
+  const nlohmann::json j = algorithmPresetToJson(fdk, p, "mine");
+  EXPECT_FALSE(j["parameters"].contains("volume")) << "the grid follows the data";
+  const nlohmann::json back = applyAlgorithmPreset(j, fdk, fdk.validate(p), "mine.json");
+  EXPECT_EQ(back["filter"]["window"], "cosine");
+  EXPECT_EQ(back["redundancy"], "parker");
 
-  nlohmann::json bad = j;
+  // Version 1 names its fields at the top: errors name them as the file does.
+  nlohmann::json bad =
+      readResourceJson(QStringLiteral(":/tomowb/presets/algorithms/fdk-default.json"));
   bad["cutoff"] = 1.5;
   try {
-    applyAlgorithmPreset(bad, back, "bad.json");
+    applyAlgorithmPreset(bad, fdk, p, "bad.json");
     FAIL() << "no exception";
   } catch (const FormatError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("cutoff"), std::string::npos);
   }
   bad = j;
-  bad["filter"] = "gauss";
-  EXPECT_THROW(applyAlgorithmPreset(bad, back, "bad.json"), FormatError);
+  bad["parameters"]["filter"]["window"] = "gauss";
+  EXPECT_THROW(applyAlgorithmPreset(bad, fdk, p, "bad.json"), FormatError);
   bad = j;
   bad["format"] = "tomowb-geometry";
-  EXPECT_THROW(applyAlgorithmPreset(bad, back, "bad.json"), FormatError);
+  EXPECT_THROW(applyAlgorithmPreset(bad, fdk, p, "bad.json"), FormatError);
 }
 
 TEST(PresetResources, EveryIconRendersAt24And48Pixels) {

@@ -33,8 +33,8 @@
 #include "gui/core/DemoData.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
-#include "recon/core/Sha256.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
+#include "recon/io/Sha256.h"
 #include "recon/qa/RunRecord.h"
 #include "render/ChartView.h"
 #include "support/GuiTestWait.h"
@@ -203,7 +203,7 @@ TEST_F(SweepDialogTest, SaysWhyNoSweepCanStart) {
   EXPECT_FALSE(empty.runButton().isEnabled());
 
   openDemo(window, 32);
-  window.algorithmPanel().setAlgorithm(AlgorithmKind::Sirt);
+  window.algorithmPanel().setAlgorithm("sirt");
   SweepDialog sirt(window.workspace(), window.algorithmPanel(), &window);
   EXPECT_FALSE(sirt.canStart(&why)) << "a cone-beam scan has no projector sweep";
   EXPECT_TRUE(why.contains("tilt series")) << why.toStdString();

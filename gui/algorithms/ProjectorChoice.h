@@ -1,0 +1,65 @@
+// ProjectorChoice: the kernel rows of the algorithm dock's device box, one combo per projector
+// role a descriptor names (AlgorithmDescriptor::projectors): "Kernel" for an FDK backprojector,
+// "Forward" and "Back" for a projector pair, the backprojector that is the exact transpose of the
+// chosen forward projector marked "matched". The variants come from the registry for the device
+// chosen (never a fixed list: CUDA builds add theirs), the registry's default first.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "recon/catalog/AlgorithmCatalog.h"
+#include "recon/variant/VariantRegistry.h"
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QWidget;
+
+namespace tomowb::gui {
+
+class ProjectorChoice : public QObject {
+  Q_OBJECT
+
+ public:
+  // Adds the rows to `form` (their widgets are children of `parent`).
+  ProjectorChoice(QFormLayout& form, QWidget* parent);
+
+  // Shows the rows of these slots' roles only.
+  void setSlots(const std::vector<catalog::ProjectorSlot>& projectorSlots);
+  // Lists the variants of the device (GPU or CPU), keeping the choices still listed.
+  void fill(bool gpu);
+  // Whether a role has a GPU variant in this build.
+  static bool hasGpuVariant(VariantRole role);
+
+  QString chosen(VariantRole role) const;
+  bool choose(VariantRole role, const QString& name);
+  QStringList names(VariantRole role) const;
+  // Every shown role has a variant on this device; else the role missing, in words.
+  bool complete(QString* missing) const;
+  // The slots' fields ("variant", "forwardVariant") set to the choices, and read back.
+  void write(nlohmann::json& parameters) const;
+  void read(const nlohmann::json& parameters);
+  // The item text of a backprojector ("et.bp.cpu-matched  [matched]").
+  QString backprojectorLabel(const QString& name) const;
+
+ signals:
+  void changed();
+
+ private:
+  void relabel();
+  void describe();
+
+  QFormLayout& form_;
+  std::map<VariantRole, QComboBox*> combos_;
+  std::vector<catalog::ProjectorSlot> slots_;
+  QLabel* pairInfo_ = nullptr;
+  QLabel* variantInfo_ = nullptr;
+  bool gpu_ = false;
+};
+
+}  // namespace tomowb::gui
