@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 
 namespace tomowb::bench {
 

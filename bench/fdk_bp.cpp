@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench/BenchSupport.h"
+#include "recon/catalog/Builtins.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/phantom/AnalyticProjector.h"
@@ -36,6 +37,7 @@ std::string cpuModel() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   using namespace tomowb;
   namespace b = tomowb::bench;
   CLI::App app{"CPU FDK backprojection benchmark (kernel only, GUPS = 1e9 voxel updates / s)"};

@@ -42,12 +42,13 @@
 #include <vector>
 
 #include "bench/BenchSupport.h"
+#include "recon/catalog/Builtins.h"
 #include "recon/core/Error.h"
 #include "recon/core/HostMemory.h"
 #include "recon/core/MemoryBudget.h"
-#include "recon/cuda/GpuDevices.h"
-#include "recon/cuda/GpuFdk.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/fdk/Fdk.h"
+#include "recon/fdk/cuda/GpuFdk.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/RabbitCtReader.h"
 #include "recon/metrics/ImageMetrics.h"
@@ -945,6 +946,7 @@ bool onlyCpuVariants(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   CLI::App app{"GPU FDK benchmark, seed 000's Table I layout (RabbitCT-like geometry)"};
   Context ctx;
   Options& o = ctx.options;

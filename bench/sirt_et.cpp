@@ -38,11 +38,13 @@
 #include <vector>
 
 #include "bench/BenchSupport.h"
+#include "recon/catalog/Builtins.h"
 #include "recon/core/Error.h"
-#include "recon/cuda/GpuDevices.h"
-#include "recon/cuda/GpuEt.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/iterative/IterativeReconstruction.h"
+#include "recon/iterative/cuda/FusedSirt.h"
+#include "recon/projector/cuda/GpuEt.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace {
@@ -752,6 +754,7 @@ Tunables osSweep(const Options& o, Report& report) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   CLI::App app{"GPU SIRT benchmark, seed 004's Tables 1-3 (peer figures printed as cited)"};
   Options o;
   std::vector<std::string> tunables;

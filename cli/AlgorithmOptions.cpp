@@ -5,7 +5,7 @@
 
 #include "FiniteNumbers.h"
 #include "recon/core/Error.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/iterative/IterativeJson.h"
 #include "recon/variant/VariantRegistry.h"
 

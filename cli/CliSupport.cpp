@@ -15,10 +15,10 @@
 #include "recon/catalog/BuiltinAlgorithms.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/fdk/FdkWeights.h"
-#include "recon/geometry/GeometryJson.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/phantom/CnrPhantom.h"
 #include "recon/variant/VariantRegistry.h"
 

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/job/GpuMonitor.h"

@@ -9,7 +9,7 @@
 #include "FiniteNumbers.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/InputFile.h"
 #include "recon/io/JsonFields.h"
 #include "recon/io/OutputSet.h"

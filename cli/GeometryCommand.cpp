@@ -5,8 +5,8 @@
 #include "CliSupport.h"
 #include "Commands.h"
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryImport.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryImport.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/OutputSet.h"
 
 namespace tomowb::cli {

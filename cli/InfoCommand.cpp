@@ -5,7 +5,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/InputFile.h"
 #include "recon/io/VolumeFiles.h"
 #ifdef TOMOWB_HAVE_DICOM

@@ -1,8 +1,8 @@
 #include "RunRecords.h"
 
-#include "recon/core/Sha256.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/io/Sha256.h"
 #include "recon/io/TiltSeriesFiles.h"
 
 namespace tomowb::cli {

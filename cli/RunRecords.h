@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/io/OutputSet.h"
 #include "recon/qa/RunRecord.h"

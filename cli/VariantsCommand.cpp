@@ -3,7 +3,7 @@
 
 #include "CliSupport.h"
 #include "Commands.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/variant/VariantRegistry.h"
 

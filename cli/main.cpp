@@ -9,10 +9,12 @@
 #include "CliSupport.h"
 #include "Commands.h"
 #include "RunRecords.h"
+#include "recon/catalog/Builtins.h"
 #include "recon/core/Error.h"
 #include "recon/io/OutputSet.h"
 
 int main(int argc, char** argv) {
+  tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   using namespace tomowb::cli;
   // First thing: a Ctrl-C or SIGTERM from here on cancels the run (a second one ends it at once).
   installSignalHandlers();

@@ -2,7 +2,7 @@
 // geometryFromJson, vector and builder forms): the input is the whole file.
 #include "FuzzSupport.h"
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tomowb;

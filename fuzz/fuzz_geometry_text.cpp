@@ -3,7 +3,7 @@
 // matrices (cone and parallel), each validated as a Geometry.
 #include "FuzzSupport.h"
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryImport.h"
+#include "recon/io/GeometryImport.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tomowb;

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "FuzzSupport.h"
-#include "recon/geometry/GeometryJson.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/MetaImageIo.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/NpyIo.h"

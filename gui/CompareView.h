@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "gui/core/CompareModel.h"
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/qa/RunComparability.h"
 #include "render/CompareViews.h"

@@ -11,7 +11,7 @@
 #include "gui/CompareViewInternal.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/metrics/Region.h"
 #include "recon/qa/RunComparability.h"
 

@@ -1,7 +1,7 @@
 // GeometryPanel: the geometry editor dock. A form for every parameter of the core's scan
 // builders (gui/core/GeometryForm.h: circular cone beam, short scan, helical, parallel beam, ET
 // tilt series; per-view vectors/matrices are shown as a read-only list, import only), each field
-// with its unit, limits and a tooltip; Import/Export JSON (recon/geometry/GeometryJson.h plus the
+// with its unit, limits and a tooltip; Import/Export JSON (recon/io/GeometryJson.h plus the
 // form's "editor" block); Apply (Workspace::setGeometry: the view count and detector size must
 // stay) and Revert; a view slider; the 3-D scene (render/GeometryScene) following the form as
 // the user types (debounced 100 ms); warnings (truncation, short scan / offset detector and the

@@ -15,7 +15,7 @@
 #include <QVBoxLayout>
 
 #include "gui/DataPanel.h"
-#include "recon/geometry/GeometryImport.h"
+#include "recon/io/GeometryImport.h"
 
 namespace tomowb::gui {
 

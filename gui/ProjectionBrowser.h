@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 
 class QCheckBox;
 class QLabel;

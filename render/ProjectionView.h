@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "render/SliceView.h"
 
 namespace tomowb::render {

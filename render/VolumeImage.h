@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 
 class vtkImageData;
 

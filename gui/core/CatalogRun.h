@@ -11,7 +11,7 @@
 
 #include "gui/core/RunController.h"
 #include "recon/catalog/AlgorithmCatalog.h"
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 
 namespace tomowb::gui {
 

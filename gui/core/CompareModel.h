@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "gui/core/RunController.h"
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/qa/RunComparison.h"
 #include "recon/variant/AccuracyClass.h"
 

@@ -8,7 +8,7 @@
 #include <QString>
 #include <memory>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/job/JobContext.h"
 #include "recon/phantom/CnrPhantom.h"

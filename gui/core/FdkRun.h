@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "gui/core/RunController.h"
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 
 namespace tomowb::gui {

@@ -10,8 +10,8 @@
 
 #include "gui/core/TiltAngles.h"
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/JsonFields.h"
 
 namespace tomowb::gui {

@@ -2,7 +2,7 @@
 // degrees), and their mapping to the core's parametric builders (recon/geometry/ScanBuilders.h).
 // It also reads them back from a vector-form Geometry when one of the builders made it (so the
 // demo's and imported scans open in the form), and keeps them in an "editor" block of the
-// geometry JSON (recon/geometry/GeometryJson.h), which the core reader ignores: the file's views
+// geometry JSON (recon/io/GeometryJson.h), which the core reader ignores: the file's views
 // stay the authority, the block only restores the form. No widgets here, so it is tested without
 // a display; gui/GeometryPanel is the form's face.
 #pragma once

@@ -8,9 +8,9 @@
 #include <system_error>
 
 #include "recon/core/Error.h"
-#include "recon/core/Sha256.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/io/Sha256.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/variant/VariantRegistry.h"
 

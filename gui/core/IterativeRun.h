@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "gui/core/RunController.h"
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/iterative/IterativeReconstruction.h"
 

@@ -16,8 +16,8 @@
 #include <memory>
 
 #include "gui/core/DemoData.h"
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/io/ProjectionsWithGeometry.h"
 #include "recon/preprocess/TiltSeriesPreprocess.h"
 

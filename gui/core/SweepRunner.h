@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "recon/catalog/AlgorithmCatalog.h"
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/iterative/IterativeReconstruction.h"
 #include "recon/job/JobContext.h"

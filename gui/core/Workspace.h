@@ -13,8 +13,8 @@
 #include <optional>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/phantom/CnrPhantom.h"
 #include "recon/phantom/Phantom.h"
 

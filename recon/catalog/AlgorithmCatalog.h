@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/core/VolumeGrid.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/job/IterationSink.h"
 #include "recon/job/JobContext.h"

@@ -1,13 +1,16 @@
-// One line per kernel variant (STYLE.md); the GPU variants (issues #6 and #7) come from
-// recon/cuda/, or none in a build without CUDA.
-#include "recon/cuda/GpuEt.h"
-#include "recon/cuda/GpuFdk.h"
+// One line per kernel variant (STYLE.md); the GPU variants (issues #6 and #7) come from the
+// families' cuda/ folders (recon/fdk/cuda/, recon/projector/cuda/), or none in a build without
+// CUDA.
+#include "recon/catalog/Builtins.h"
 #include "recon/fdk/BackprojectorCpu.h"
+#include "recon/fdk/cuda/GpuFdk.h"
 #include "recon/projector/ProjectorVariants.h"
+#include "recon/projector/cuda/GpuEt.h"
+#include "recon/projector/siddon/SiddonProjector.h"
 #include "recon/qa/TestVariants.h"
 #include "recon/variant/VariantRegistry.h"
 
-namespace tomowb {
+namespace tomowb::catalog {
 
 namespace {
 
@@ -35,8 +38,13 @@ void registerBuiltins(VariantRegistry& r) {
   r.add(projector::josephForwardCpuVariant());      // "et.fp.cpu"
   r.add(projector::josephBackprojectCpuVariant());  // "et.bp.cpu-matched"
   r.add(projector::voxelBackprojectCpuVariant());   // "et.bp.cpu-voxel"
+  projector::registerSiddonPair(r);                 // "et.fp.cpu-siddon" + "et.bp.cpu-siddon"
   cuda::registerGpuEtVariants(r);
   qa::registerTestVariants(r);  // only with TOMOWB_TEST_VARIANTS set (recon/qa/TestVariants.h)
 }
 
-}  // namespace tomowb
+void installBuiltinVariants() noexcept {
+  VariantRegistry::installBuiltins(&registerBuiltins);
+}
+
+}  // namespace tomowb::catalog

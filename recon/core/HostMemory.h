@@ -7,9 +7,9 @@
 // transparent huge pages, zeroed by several threads (0.10 s) and then registered with
 // cudaHostRegister (0.08 s), copies just as fast and frees in 0.08 s. HostMemory.cpp does the
 // allocation and the zero fill; the registration sits behind pinHostRange/unpinHostRange,
-// implemented in recon/cuda/PinnedMemory.cpp (CUDA builds: asks the runtime once whether a device
-// exists; a failed registration leaves ordinary memory) and recon/cuda/PinnedMemoryNoCuda.cpp
-// (CPU-only builds: never pinned).
+// implemented in recon/core/cuda/PinnedMemory.cpp (CUDA builds: asks the runtime once whether a
+// device exists; a failed registration leaves ordinary memory) and
+// recon/core/cuda/PinnedMemoryNoCuda.cpp (CPU-only builds: never pinned).
 #pragma once
 
 #include <cstddef>

@@ -5,8 +5,8 @@
 // The projections must already carry every other weight (FdkWeightPlan::weightView).
 #pragma once
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/job/JobContext.h"
 
 namespace tomowb::fdk {

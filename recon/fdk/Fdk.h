@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "recon/core/GpuRunOptions.h"
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/core/VolumeGrid.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/FdkWeights.h"
 #include "recon/fdk/RampFilter.h"
 #include "recon/job/JobContext.h"

@@ -4,7 +4,7 @@
 
 #if TOMOWB_HAVE_CUDA
 namespace tomowb::cuda {
-// The launch functions of the built-in kernels (recon/cuda/FdkBatchLaunchers.cpp).
+// The launch functions of the built-in kernels (recon/fdk/cuda/FdkBatchLaunchers.cpp).
 void fdkBpNaive(const FdkBatch& batch);
 void fdkBpTex(const FdkBatch& batch);
 void fdkBpTexMulti(const FdkBatch& batch);

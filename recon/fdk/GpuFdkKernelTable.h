@@ -3,7 +3,7 @@
 // tunables the registry shows, the accuracy class, how the kernel reads a chunk's filtered views
 // (its input: texel type and layout, hence its memory footprint), whether it pairs voxel z with
 // nz-1-z (and what runs when the geometry lacks that symmetry), and the function that launches
-// it. The pipeline (recon/cuda/GpuFdk.cpp) resolves a row once per run; nothing else compares
+// it. The pipeline (recon/fdk/cuda/GpuFdk.cpp) resolves a row once per run; nothing else compares
 // variant names. A new kernel is one kernel file with its launch function plus one row here (or,
 // for a test, one cuda::addGpuFdkVariant call with its own row). Plain C++ so the CPU build and
 // the GUI's memory estimate read the same footprints; the launch functions exist with CUDA only.
@@ -18,13 +18,13 @@
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::cuda {
-struct FdkBatch;  // one launch's views, input and volume (recon/cuda/FdkBatch.h)
+struct FdkBatch;  // one launch's views, input and volume (recon/fdk/cuda/FdkBatch.h)
 }  // namespace tomowb::cuda
 
 namespace tomowb::fdk {
 
 // How a kernel reads a chunk's filtered views on the device; the pipeline builds it from the
-// filtered rows (recon/cuda/GpuFdk.cpp, KernelInput) and the planner counts its bytes.
+// filtered rows (recon/fdk/cuda/GpuFdk.cpp, KernelInput) and the planner counts its bytes.
 enum class GpuFdkInput {
   Linear,          // float rows in global memory, no border (4 bytes per pixel)
   TexturePerView,  // one 2-D float texture per view (4)

@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
 #include "recon/geometry/MatrixGeometry.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/ImodFiles.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/RabbitCtReader.h"

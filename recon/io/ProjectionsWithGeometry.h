@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
-#include "recon/geometry/GeometryImport.h"
+#include "recon/data/ProjectionStack.h"
+#include "recon/io/GeometryImport.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/TiltSeriesFiles.h"
 

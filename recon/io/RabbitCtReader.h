@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 
 namespace tomowb::io {

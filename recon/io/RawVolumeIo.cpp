@@ -5,8 +5,8 @@
 #include <string>
 
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/InputFile.h"
 #include "recon/io/JsonFields.h"
 #include "recon/io/ReaderLimits.h"

@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/io/SampleType.h"
 

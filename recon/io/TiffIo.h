@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/io/SampleType.h"
 
 namespace tomowb::io {

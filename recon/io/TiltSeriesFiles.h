@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/io/ImodFiles.h"
 

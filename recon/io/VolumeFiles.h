@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/io/FileSummary.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/TiffIo.h"

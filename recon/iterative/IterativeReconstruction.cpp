@@ -10,10 +10,10 @@
 #include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
-#include "recon/cuda/GpuEt.h"
 #include "recon/iterative/Cgls.h"
 #include "recon/iterative/IterationLog.h"
 #include "recon/iterative/OrderedSubsetSolver.h"
+#include "recon/iterative/cuda/FusedSirt.h"
 #include "recon/operator/ProjectorPair.h"
 #include "recon/variant/VariantRegistry.h"
 
@@ -125,7 +125,7 @@ std::uint64_t hostMemoryBytes(const ProjectionStack& projections, const Iterativ
     const double total = 3.0 * double(volume) + 2.0 * double(stack);
     return total >= 0x1p64 ? UINT64_MAX : static_cast<std::uint64_t>(total);
   }
-  if (fp && bp && fp->needsGpu && bp->needsGpu) return volume;
+  if (fp && bp && fp->fusedSirt && bp->fusedSirt) return volume;
   const auto subsets = static_cast<std::uint64_t>(params.method == IterativeMethod::Sirt ? 1
                                                   : params.method == IterativeMethod::OsSirt
                                                       ? std::max(1, params.subsets)
@@ -175,9 +175,9 @@ Volume reconstructIterative(const ProjectionStack& projections, const IterativeP
   const float lower = params.lowerBound ? static_cast<float>(*params.lowerBound) : -INFINITY;
   const float upper = params.upperBound ? static_cast<float>(*params.upperBound) : INFINITY;
 
-  // Both projectors on the GPU: SIRT and its kin run there fused, the data resident (the GPU
-  // parallel-beam pair's fast path).
-  if (fp.needsGpu && bp.needsGpu && params.method != IterativeMethod::Cgls) {
+  // Both projectors offer the fused path (the GPU parallel-beam pair): SIRT and its kin run
+  // there fused, the data resident.
+  if (fp.fusedSirt && bp.fusedSirt && params.method != IterativeMethod::Cgls) {
     report.device = "GPU";
     const VolumeGrid& grid = params.volume;
     Volume x = grid.makeVolume();

@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/job/JobContext.h"
 

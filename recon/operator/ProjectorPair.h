@@ -17,9 +17,9 @@
 #include <string>
 
 #include "recon/core/GpuRunOptions.h"
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/core/VolumeGrid.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/job/JobContext.h"
 #include "recon/operator/ArrayOps.h"

@@ -7,7 +7,7 @@
 // detector adds only the part on that segment); parallel rays are whole lines.
 #pragma once
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/job/JobContext.h"
 #include "recon/phantom/Phantom.h"

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 
 namespace tomowb::phantom {
 

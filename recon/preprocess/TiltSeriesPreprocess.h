@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/job/JobContext.h"
 
 namespace tomowb::preprocess {

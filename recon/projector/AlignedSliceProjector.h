@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/job/JobContext.h"
 
 namespace tomowb::projector::aligned {

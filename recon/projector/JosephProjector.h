@@ -20,9 +20,9 @@
 #include <cstdint>
 #include <span>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/core/VolumeGrid.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/job/JobContext.h"
 

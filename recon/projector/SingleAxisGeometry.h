@@ -1,6 +1,6 @@
 // SingleAxisGeometry: whether a parallel-beam geometry and a voxel grid form an aligned
 // single-axis problem (reference/sirt-et.md section 2, "fast path"), and if so the per-view 2-D
-// numbers the slice kernels of the GPU projectors need (recon/cuda/EtKernels.cuh).
+// numbers the slice kernels of the GPU projectors need (recon/projector/cuda/EtKernels.cuh).
 //
 // Aligned means: every view's ray direction and detector column axis u are perpendicular to the
 // volume's z axis, the row axis v is parallel to +z or -z with |v| equal to the voxel's z size,

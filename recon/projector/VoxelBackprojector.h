@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <span>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/job/JobContext.h"
 
 namespace tomowb::projector {

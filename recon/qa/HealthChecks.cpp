@@ -6,7 +6,7 @@
 #include <random>
 
 #include "recon/core/Error.h"
-#include "recon/core/ProjectionStack.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/operator/AdjointTest.h"
 #include "recon/operator/ProjectorPair.h"
 #include "recon/variant/VariantRegistry.h"

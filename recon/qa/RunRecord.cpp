@@ -8,12 +8,12 @@
 #include <sstream>
 
 #include "recon/core/Error.h"
-#include "recon/core/Sha256.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/InputFile.h"
 #include "recon/io/JsonFields.h"
 #include "recon/io/ReaderLimits.h"
+#include "recon/io/Sha256.h"
 
 namespace tomowb::qa {
 

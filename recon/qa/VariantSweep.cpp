@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "recon/core/Error.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/metrics/MetricsJson.h"
 #include "recon/variant/VariantRegistry.h"
 
@@ -275,6 +275,27 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
     };
   };
   const VariantRegistry& registry = VariantRegistry::builtins();
+  // References: the float64 matched pair, for unmatched rows the CPU default pair (its forward
+  // projector with the default unmatched backprojector), and for a matched pair of another model
+  // (Siddon's, say) that model's own CPU matched pair: a different discretisation is judged
+  // against its own model, not against Joseph's.
+  const std::string fpReference = registry.referenceFor(VariantRole::ForwardProjector).name;
+  const std::string bpReference = registry.referenceFor(VariantRole::Backprojector).name;
+  const std::string unmatched =
+      registry.defaultFor(VariantRole::Backprojector, VariantDevice::Cpu).name;
+  std::vector<Reference> references{
+      {fpReference + " + " + bpReference, runWith(fpReference, bpReference)},
+      {fpReference + " + " + unmatched, runWith(fpReference, unmatched)}};
+  const auto referenceOf = [&](const KernelVariant& fp, const KernelVariant& bp) -> std::size_t {
+    if (bp.adjointOf.empty()) return 1;
+    const std::string modelFp = registry.referenceFor(VariantRole::ForwardProjector, fp.model).name;
+    const std::string modelBp = registry.referenceFor(VariantRole::Backprojector, fp.model).name;
+    const std::string label = modelFp + " + " + modelBp;
+    for (std::size_t i = 0; i < references.size(); ++i)
+      if (references[i].label == label) return i;
+    references.push_back({label, runWith(modelFp, modelBp)});
+    return references.size() - 1;
+  };
   std::vector<Candidate> candidates;
   const auto add = [&](const KernelVariant& fp, const KernelVariant& bp,
                        const KernelVariant& swept) {
@@ -285,7 +306,7 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
     c.row.accuracyClass = std::max(fp.accuracyClass, bp.accuracyClass);
     c.needsGpu = fp.needsGpu || bp.needsGpu;
     c.run = runWith(fp.name, bp.name);
-    c.reference = bp.adjointOf.empty() ? 1 : 0;  // unmatched: the CPU voxel-driven pair
+    c.reference = referenceOf(fp, bp);
     (void)swept;
     candidates.push_back(std::move(c));
   };
@@ -319,18 +340,9 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
     const Volume shape(grid.shape, grid.voxelSizeMm, grid.originMm);
     row.adjoint = adjointTest(row.forwardVariant, row.variant, geometry, shape, 20261123, context);
   };
-  // References: the float64 matched pair, and for unmatched rows the CPU default pair (its
-  // forward projector with the default unmatched backprojector).
-  const std::string fp = registry.referenceFor(VariantRole::ForwardProjector).name;
-  const std::string bp = registry.referenceFor(VariantRole::Backprojector).name;
-  const std::string unmatched =
-      registry.defaultFor(VariantRole::Backprojector, VariantDevice::Cpu).name;
   std::string label = iterative::toString(base.method);  // "os-sirt" -> "OS-SIRT"
   for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return runSweep(
-      std::move(label), std::move(unique),
-      {{fp + " + " + bp, runWith(fp, bp)}, {fp + " + " + unmatched, runWith(fp, unmatched)}},
-      options, context, adjoint);
+  return runSweep(std::move(label), std::move(unique), references, options, context, adjoint);
 }
 
 nlohmann::json toJson(const SweepResult& result) {

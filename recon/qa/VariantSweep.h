@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/iterative/IterativeReconstruction.h"
 #include "recon/job/JobContext.h"

@@ -1,5 +1,7 @@
 #include "recon/variant/VariantRegistry.h"
 
+#include <atomic>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -107,10 +109,37 @@ const KernelVariant& VariantRegistry::referenceFor(VariantRole role) const {
   return *v;
 }
 
+namespace {
+std::atomic<VariantRegistry::Filler> installedFiller{nullptr};
+}  // namespace
+
+void VariantRegistry::installBuiltins(Filler fill) noexcept {
+  installedFiller.store(fill);
+}
+
+const KernelVariant& VariantRegistry::referenceFor(VariantRole role, std::string_view model) const {
+  const KernelVariant& general = referenceFor(role);
+  if (model.empty() || general.model == model ||
+      (role != VariantRole::ForwardProjector && role != VariantRole::Backprojector))
+    return general;
+  for (const KernelVariant& fp : variants_) {
+    if (fp.role != VariantRole::ForwardProjector || fp.needsGpu || fp.model != model) continue;
+    for (const KernelVariant& bp : variants_)
+      if (bp.role == VariantRole::Backprojector && !bp.needsGpu && bp.adjointOf == fp.name)
+        return role == VariantRole::ForwardProjector ? fp : bp;
+  }
+  return general;
+}
+
 const VariantRegistry& VariantRegistry::builtins() {
   static const VariantRegistry registry = [] {
+    const Filler fill = installedFiller.load();
+    if (!fill)
+      throw std::logic_error(
+          "VariantRegistry::builtins() before main() installed the built-in variants "
+          "(catalog::installBuiltinVariants(), recon/catalog/Builtins.h)");
     VariantRegistry r;
-    registerBuiltins(r);
+    fill(r);
     return r;
   }();
   return registry;

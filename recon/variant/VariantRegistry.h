@@ -1,7 +1,8 @@
 // The kernel-variant registry: every backprojector (CPU or GPU) has a stable name such as
 // "fdk.bp.cpu", a one-line description and its tunables, and is chosen by name from the CLI and
 // the GUI; runs record which one they used. Variants are registered explicitly in
-// recon/catalog/registerBuiltins.cpp (one line each), never through static initialisers.
+// recon/catalog/registerBuiltins.cpp (one line each), never through static initialisers; main()
+// installs that composition root (VariantRegistry::installBuiltins).
 #pragma once
 
 #include <cstdint>
@@ -13,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
 #include "recon/core/VolumeGrid.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/job/JobContext.h"
 #include "recon/variant/AccuracyClass.h"
@@ -45,7 +46,7 @@ using FdkBackprojectFn =
     std::function<void(const ProjectionStack& filtered, Volume& volume, JobContext& context)>;
 
 // A whole FDK run (weighting, filtering and backprojection) on the variant's device: GPU
-// variants filter on the GPU and stream the data (recon/cuda/GpuFdk.h). The volume is allocated
+// variants filter on the GPU and stream the data (recon/fdk/cuda/GpuFdk.h). The volume is allocated
 // and zeroed by the caller; the function fills the report's device, kernel, timing fields.
 using FdkReconstructFn = std::function<void(
     const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
@@ -103,6 +104,11 @@ struct KernelVariant {
       const KernelVariant& forward, const KernelVariant& back, const op::ProjectorProblem& problem,
       std::string& why)>
       bindDevicePair;
+  // Projectors: a forward projector and a backprojector that both set this run SIRT, OS-SIRT and
+  // SART fused on the device, data resident, the residual and the update inside the kernels'
+  // epilogues (recon/iterative/cuda/FusedSirt.h: the GPU parallel-beam pair's fast path); the
+  // ordered-subset solver over bindDevicePair is the general path.
+  bool fusedSirt = false;
   // What agreement with the CPU float64 reference it promises (recon/variant/AccuracyClass.h): the
   // compare view and `tomowb-cli compare` / `sweep` judge it against that class's tolerance.
   qa::AccuracyClass accuracyClass = qa::AccuracyClass::Exact;
@@ -130,17 +136,25 @@ class VariantRegistry {
   // fdk.bp.cpu-f64; projector pairs et.fp.cpu + et.bp.cpu-matched (its exact transpose).
   // ParameterError when this registry has none.
   const KernelVariant& referenceFor(VariantRole role) const;
+  // The yardstick of a projector role within one model ("siddon", "joseph"): the CPU matched pair
+  // of that model (its forward projector, or the backprojector that is its exact transpose), so a
+  // pair of another discretisation is judged against its own model and not against Joseph's; the
+  // role's referenceFor(role) when the model has no CPU matched pair or `model` is empty.
+  const KernelVariant& referenceFor(VariantRole role, std::string_view model) const;
   const std::vector<KernelVariant>& all() const noexcept { return variants_; }
 
-  // The process-wide registry with the built-in variants (created on first use, thread-safe).
+  // The process-wide registry with the built-in variants, filled on first use (thread-safe) by
+  // the function the process's composition root installed: main() calls
+  // catalog::installBuiltinVariants() (recon/catalog/Builtins.h) first thing, so this layer never
+  // calls up into the families that register themselves. Throws std::logic_error when nothing
+  // was installed.
   static const VariantRegistry& builtins();
+  using Filler = void (*)(VariantRegistry& registry);
+  // Sets the function builtins() fills the registry with; call it before the first builtins().
+  static void installBuiltins(Filler fill) noexcept;
 
  private:
   std::vector<KernelVariant> variants_;
 };
-
-// Registers every built-in variant: the composition root above every family, defined in
-// recon/catalog/registerBuiltins.cpp (the only file that knows them all). builtins() calls it.
-void registerBuiltins(VariantRegistry& registry);
 
 }  // namespace tomowb

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"

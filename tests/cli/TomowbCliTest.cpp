@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "recon/catalog/AlgorithmCatalog.h"
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/VolumeFiles.h"

@@ -3,7 +3,10 @@
 
 #include <QCoreApplication>
 
+#include "recon/catalog/Builtins.h"
+
 int main(int argc, char** argv) {
+  tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   testing::InitGoogleTest(&argc, argv);
   QCoreApplication app(argc, argv);
   return RUN_ALL_TESTS();

@@ -12,8 +12,8 @@
 #include <numbers>
 #include <vector>
 
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 
 namespace tomowb::test {
 

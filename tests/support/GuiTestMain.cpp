@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "recon/catalog/Builtins.h"
 #include "render/VtkOpenGLWidget.h"
 
 namespace {
@@ -65,6 +66,7 @@ pid_t startPrivateXvfb() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   testing::InitGoogleTest(&argc, argv);
   pid_t xvfb = -1;
   const char* platform = std::getenv("QT_QPA_PLATFORM");

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 
 namespace tomowb::test {
 

@@ -1,7 +1,7 @@
-// Sha256 for the DICOM code: the core's (recon/core/Sha256.h), under the names it had here.
+// Sha256 for the DICOM code: the core's (recon/io/Sha256.h), under the names it had here.
 #pragma once
 
-#include "recon/core/Sha256.h"
+#include "recon/io/Sha256.h"
 
 namespace tomowb::io::dicom {
 

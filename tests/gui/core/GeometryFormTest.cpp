@@ -9,7 +9,7 @@
 
 #include "gui/core/GeometryForm.h"
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::gui {

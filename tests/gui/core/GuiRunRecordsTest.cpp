@@ -13,7 +13,7 @@
 #include "gui/core/FdkRun.h"
 #include "gui/core/GuiRunRecords.h"
 #include "recon/core/Error.h"
-#include "recon/core/Sha256.h"
+#include "recon/io/Sha256.h"
 #include "recon/io/VolumeFiles.h"
 
 namespace tomowb::gui {

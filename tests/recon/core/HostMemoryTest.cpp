@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "recon/core/HostMemory.h"
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "support/TestSupport.h"
 

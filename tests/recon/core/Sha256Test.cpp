@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "recon/core/Error.h"
-#include "recon/core/Sha256.h"
+#include "recon/io/Sha256.h"
 #include "support/TestSupport.h"
 
 namespace tomowb {

@@ -5,8 +5,8 @@
 #include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
-#include "recon/core/ProjectionStack.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "recon/geometry/ScanBuilders.h"
 
 namespace tomowb {

@@ -3,7 +3,7 @@
 // memory (GpuFdkInput::Linear), the matrices read from device memory, the batch's views summed in
 // a register before one read-modify-write per voxel. GpuFdkTestKernelCudaTest.cpp registers it
 // into its own registry; the built-in registry never sees it.
-#include "recon/cuda/FdkBatch.h"
+#include "recon/fdk/cuda/FdkBatch.h"
 
 namespace tomowb::cuda {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::cuda {

@@ -1,6 +1,6 @@
-// GPU projectors and device SIRT of issue #7 (recon/cuda/GpuEt.h): every GPU variant against the
-// CPU reference on fresh random volumes and geometries (aligned single-axis tilt series with
-// random angles and detector shifts; rotated axes and dual-axis series for the 3-D path), the
+// GPU projectors and device SIRT of issue #7 (recon/projector/cuda/GpuEt.h): every GPU variant
+// against the CPU reference on fresh random volumes and geometries (aligned single-axis tilt series
+// with random angles and detector shifts; rotated axes and dual-axis series for the 3-D path), the
 // matched pair's adjoint test in float32, more than 1024 views, device SIRT against the CPU SIRT
 // and against the same kernels driven from the host, 1 slab against k slabs (aligned) and the
 // resident general 3-D path against its z-slab streaming, two GPUs against one, and
@@ -22,15 +22,16 @@
 #include <vector>
 
 #include "recon/core/Error.h"
-#include "recon/cuda/GpuDevices.h"
-#include "recon/cuda/GpuEt.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/iterative/IterativeReconstruction.h"
+#include "recon/iterative/cuda/FusedSirt.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/Phantom.h"
 #include "recon/projector/JosephProjector.h"
 #include "recon/projector/SingleAxisGeometry.h"
 #include "recon/projector/VoxelBackprojector.h"
+#include "recon/projector/cuda/GpuEt.h"
 #include "recon/variant/VariantRegistry.h"
 #include "support/GeometryTransforms.h"
 #include "support/TestSupport.h"

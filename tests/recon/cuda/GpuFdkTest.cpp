@@ -10,9 +10,9 @@
 #include <random>
 
 #include "recon/core/Error.h"
-#include "recon/cuda/GpuDevices.h"
-#include "recon/cuda/GpuFdk.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/fdk/Fdk.h"
+#include "recon/fdk/cuda/GpuFdk.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/Phantom.h"

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <random>
 
-#include "recon/cuda/GpuFdk.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/fdk/GpuFdkKernelTable.h"
+#include "recon/fdk/cuda/GpuFdk.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/Phantom.h"

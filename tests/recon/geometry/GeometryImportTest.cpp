@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryImport.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/GeometryImport.h"
 #include "support/TestSupport.h"
 
 namespace tomowb {

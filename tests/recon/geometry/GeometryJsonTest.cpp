@@ -7,8 +7,8 @@
 #include <numbers>
 
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/GeometryJson.h"
 #include "support/TestSupport.h"
 
 namespace tomowb {

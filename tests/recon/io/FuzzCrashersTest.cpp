@@ -5,7 +5,7 @@
 
 #include "fuzz/FuzzSupport.h"
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/MetaImageIo.h"
 #include "recon/io/NpyIo.h"
 #include "recon/io/RabbitCtReader.h"

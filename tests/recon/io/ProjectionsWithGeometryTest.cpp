@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/ImodFiles.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/NpyIo.h"

@@ -4,8 +4,8 @@
 #include <random>
 
 #include "recon/core/Error.h"
-#include "recon/geometry/GeometryJson.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/GeometryJson.h"
 #include "recon/io/RawVolumeIo.h"
 #include "support/TestSupport.h"
 #include "tests/recon/io/IoTestSupport.h"

@@ -104,7 +104,10 @@ TEST(ProjectorPair, EveryRegisteredCpuPairPassesTheAdjointTestIffItIsMatched) {
           EXPECT_LT(check.relativeError, AdjointCheck::kMatchedTolerance);
           ++matchedPairs;
         } else if (fp.model != bp.model) {
-          EXPECT_GT(check.relativeError, 30 * AdjointCheck::kMatchedTolerance);
+          // Another model's transpose is caught: a voxel-driven backprojector is about 1e-3 off a
+          // Joseph projector, two line-integral models (Joseph's interpolation, Siddon's exact
+          // lengths) about 2e-5 off each other on these small problems, both far above 1e-6.
+          EXPECT_GT(check.relativeError, 10 * AdjointCheck::kMatchedTolerance);
           ++unmatchedPairs;
         }
       }

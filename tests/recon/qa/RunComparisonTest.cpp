@@ -7,8 +7,8 @@
 #include <random>
 
 #include "recon/core/Error.h"
-#include "recon/core/Sha256.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/Sha256.h"
 #include "recon/qa/HealthChecks.h"
 #include "recon/qa/QaReport.h"
 #include "recon/qa/RunComparison.h"

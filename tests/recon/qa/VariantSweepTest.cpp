@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "recon/cuda/GpuDevices.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "recon/phantom/Phantom.h"
@@ -106,8 +106,14 @@ TEST(VariantSweep, SirtOnTheCpuComparesPairsAndRunsTheAdjointTest) {
   const SweepResult r = sweepSirt(p, params, options, context);
   const SweepRow* matched = rowFor(r, "et.fp.cpu + et.bp.cpu-matched");
   const SweepRow* voxel = rowFor(r, "et.fp.cpu + et.bp.cpu-voxel");
-  ASSERT_TRUE(matched && voxel);
-  ASSERT_TRUE(matched->ran && voxel->ran) << matched->failed << voxel->failed;
+  const SweepRow* siddon = rowFor(r, "et.fp.cpu-siddon + et.bp.cpu-siddon");
+  ASSERT_TRUE(matched && voxel && siddon);
+  ASSERT_TRUE(matched->ran && voxel->ran && siddon->ran)
+      << matched->failed << voxel->failed << siddon->failed;
+  // A pair of another model is judged against its own model's CPU matched pair (the Siddon pair
+  // is that), not against Joseph's: it reads "reference", not FAIL.
+  EXPECT_EQ(siddon->reference, "et.fp.cpu-siddon + et.bp.cpu-siddon");
+  EXPECT_EQ(rowVerdict(*siddon), "reference");
   // Each pair is compared with the CPU pair of its kind: these two are the references.
   EXPECT_EQ(matched->comparison->metrics.maxAbsDifference, 0.0);
   EXPECT_EQ(voxel->comparison->metrics.maxAbsDifference, 0.0);

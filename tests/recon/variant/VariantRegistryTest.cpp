@@ -5,6 +5,7 @@
 #include "recon/core/Error.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/projector/ProjectorVariants.h"
+#include "recon/projector/siddon/SiddonProjector.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb {
@@ -118,6 +119,21 @@ TEST(VariantRegistry, DefaultsLiveInOnePlaceAndSayWhatIsMissing) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(VariantRegistry, EachProjectorModelHasItsOwnReference) {
+  VariantRegistry r;
+  r.add(projector::josephForwardCpuVariant());
+  r.add(projector::josephBackprojectCpuVariant());
+  r.add(projector::voxelBackprojectCpuVariant());
+  projector::registerSiddonPair(r);
+  EXPECT_EQ(r.referenceFor(VariantRole::ForwardProjector, "siddon").name, "et.fp.cpu-siddon");
+  EXPECT_EQ(r.referenceFor(VariantRole::Backprojector, "siddon").name, "et.bp.cpu-siddon");
+  EXPECT_EQ(r.referenceFor(VariantRole::ForwardProjector, "joseph").name, "et.fp.cpu");
+  EXPECT_EQ(r.referenceFor(VariantRole::Backprojector, "joseph").name, "et.bp.cpu-matched");
+  // A model without a CPU matched pair (the voxel-driven backprojector) or none: the role's own.
+  EXPECT_EQ(r.referenceFor(VariantRole::Backprojector, "voxel").name, "et.bp.cpu-matched");
+  EXPECT_EQ(r.referenceFor(VariantRole::ForwardProjector, "").name, "et.fp.cpu");
 }
 
 }  // namespace

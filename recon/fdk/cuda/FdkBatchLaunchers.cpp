@@ -1,0 +1,75 @@
+// The launch functions of the built-in GPU FDK kernels (FdkKernels.cu), one per row of the
+// descriptor table (recon/fdk/GpuFdkKernelTable.cpp): each puts the batch's matrices where its
+// kernel reads them and launches it over the batch's views. The pipeline checks the launch.
+#include <algorithm>
+#include <cstddef>
+
+#include "recon/fdk/cuda/FdkBatch.h"
+
+namespace tomowb::cuda {
+
+namespace {
+
+// The layered and texture kernels read the batch's matrices from the constant bank.
+void setMatrices(const FdkBatch& b) {
+  kernels::setViewMatrices(b.hostMatrices + b.first, b.count, b.stream);
+}
+
+}  // namespace
+
+void fdkBpNaive(const FdkBatch& b) {
+  const float* views = static_cast<const float*>(b.linear);
+  for (int k = b.first; k < b.first + b.count; ++k)
+    kernels::launchNaive(views + std::size_t(k) * b.rows * b.cols, b.rows, b.cols, b.cols,
+                         b.deviceMatrices + k, b.volume, b.shape, b.stream);
+}
+
+void fdkBpTex(const FdkBatch& b) {
+  setMatrices(b);
+  for (int k = 0; k < b.count; ++k)
+    kernels::launchTexture(b.perView[b.first + k], k, b.volume, b.shape, b.stream);
+}
+
+void fdkBpTexMulti(const FdkBatch& b) {
+  setMatrices(b);
+  for (int k = 0; k < b.count; k += b.viewsPerLaunch)
+    kernels::launchTextureMulti(b.layered, k, b.first + k, std::min(b.viewsPerLaunch, b.count - k),
+                                b.volume, b.shape, b.stream);
+}
+
+void fdkBpSlab(const FdkBatch& b) {
+  setMatrices(b);
+  kernels::launchSlab(b.layered, b.first, b.count, b.zPerThread, b.volume, b.shape, b.stream);
+}
+
+void fdkBpLayered16(const FdkBatch& b) {
+  setMatrices(b);
+  kernels::launchLayered16(b.layered, b.first, b.count, b.volume, b.shape, b.stream);
+}
+
+// mirror-half2 and mirror-float2: one kernel, the texture's channel format differs.
+void fdkBpMirrorTexture(const FdkBatch& b) {
+  setMatrices(b);
+  kernels::launchMirrorHalf2(b.layered, b.first, b.count, b.volume, b.shape, b.stream);
+}
+
+void fdkBpSoft(const FdkBatch& b) {
+  setMatrices(b);
+  const float* padded = static_cast<const float*>(b.linear);
+  kernels::launchSoft(padded + std::size_t(b.first) * (b.rows + 3) * (b.cols + 3), b.rows + 3,
+                      b.cols + 3, b.count, b.volume, b.shape, b.stream);
+}
+
+void fdkBpSoftMirror(const FdkBatch& b) {
+  setMatrices(b);
+  kernels::launchSoftMirror(b.linear, false, b.rows, b.cols, b.first, b.count, b.zPerThread,
+                            b.volume, b.shape, b.stream);
+}
+
+void fdkBpSoftMirrorHalf(const FdkBatch& b) {
+  setMatrices(b);
+  kernels::launchSoftMirror(b.linear, true, b.rows, b.cols, b.first, b.count, b.zPerThread,
+                            b.volume, b.shape, b.stream);
+}
+
+}  // namespace tomowb::cuda

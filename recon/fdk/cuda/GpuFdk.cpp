@@ -1,0 +1,726 @@
+// The GPU FDK pipeline (issue #6): per device, one host thread takes tasks (z-slabs, or y-blocks
+// for the z-mirror kernel) from a shared queue; each task streams its views in chunks through
+// double-buffered device buffers: the detector rows the task needs are uploaded on a copy stream
+// while the compute stream weights, ramp-filters (batched cuFFT R2C/C2R, in place), converts and
+// backprojects the previous chunk; the finished task is copied back into the host volume.
+// The device buffers (kernel input, cuFFT filter, pinned staging) are FdkDeviceBuffers.h; the
+// kernels' rows are recon/fdk/GpuFdkKernelTable.h.
+#include "recon/fdk/cuda/GpuFdk.h"
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "recon/core/Error.h"
+#include "recon/core/HostMemory.h"
+#include "recon/core/MemoryBudget.h"
+#include "recon/device/CudaCheck.h"
+#include "recon/device/CudaResources.h"
+#include "recon/device/GpuDevices.h"
+#include "recon/device/GpuRunSupport.h"
+#include "recon/fdk/Fdk.h"
+#include "recon/fdk/FdkWeights.h"
+#include "recon/fdk/GpuFdkKernelTable.h"
+#include "recon/fdk/GpuFdkPlan.h"
+#include "recon/fdk/RampFilter.h"
+#include "recon/fdk/cuda/FdkBatch.h"
+#include "recon/fdk/cuda/FdkDeviceBuffers.h"
+#include "recon/fdk/cuda/FdkKernels.cuh"
+
+namespace tomowb::cuda {
+
+namespace {
+
+using kernels::TaskShape;
+using kernels::ViewMatrix;
+using namespace fdkgpu;  // NOLINT(google-build-using-namespace): its own internals
+
+// ---- the kernel's tunables ---------------------------------------------------------------------
+
+KernelSpec specFor(const std::map<std::string, std::string>& tunables) {
+  KernelSpec spec;
+  spec.viewsPerLaunch = tunableInt(tunables, "K", fdk::kGpuFdkDefaultViewsPerLaunch, 1, 64);
+  // Defaults measured on the H100 at 512^3 x 496 views: slab 4/8 gave 738/664 GUPS; the
+  // software mirror kernels 4/8/16 pairs 935/890/727 (float) and 1111/970 (half).
+  spec.zPerThread = tunableInt(tunables, "z-per-thread", 4, 4, 16);
+  if (spec.zPerThread != 4 && spec.zPerThread != 8 && spec.zPerThread != 16)
+    throw ParameterError("tunable z-per-thread", "must be 4, 8 or 16");
+  return spec;
+}
+
+// The row of a GPU backprojection kernel by name (the DeviceBackprojection harness's entry).
+const fdk::GpuFdkKernel& requireKernel(const std::string& name) {
+  const fdk::GpuFdkKernel* kernel = fdk::findGpuFdkKernel(name);
+  if (!kernel) throw ParameterError("variant", "'" + name + "' is not a GPU backprojection kernel");
+  return *kernel;
+}
+
+// ---- geometry on the host ----------------------------------------------------------------------
+
+// voxel index (x, y, z) of the whole volume -> (c w, r w, w), in double.
+using VoxelMatrix = Eigen::Matrix<double, 3, 4>;
+
+std::vector<VoxelMatrix> voxelMatrices(const Geometry& geometry, const Volume& volume) {
+  std::vector<VoxelMatrix> out(static_cast<std::size_t>(geometry.viewCount()));
+  for (std::int64_t i = 0; i < geometry.viewCount(); ++i) {
+    const ProjectionMatrix p = geometry.projectionMatrix(i);
+    VoxelMatrix m;
+    for (int axis = 0; axis < 3; ++axis) m.col(axis) = p.col(axis) * volume.voxelSizeMm()[axis];
+    m.col(3) = p.leftCols<3>() * volume.originMm() + p.col(3);
+    out[static_cast<std::size_t>(i)] = m;
+  }
+  return out;
+}
+
+// A box of the volume: x whole, y in [y0, y0 + ny), z in [z0, z0 + nz).
+struct TaskBox {
+  std::int64_t y0 = 0, ny = 0, z0 = 0, nz = 0;
+};
+
+// Task-local matrices: voxel (x, y, z) of the box, detector rows counted from firstRow.
+std::vector<ViewMatrix> taskMatrices(const std::vector<VoxelMatrix>& whole, const TaskBox& box,
+                                     std::int64_t firstRow) {
+  std::vector<ViewMatrix> out(whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    VoxelMatrix m = whole[i];
+    m.col(3) += double(box.y0) * m.col(1) + double(box.z0) * m.col(2);
+    m.row(1) -= double(firstRow) * m.row(2);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) out[i].m[4 * r + c] = static_cast<float>(m(r, c));
+  }
+  return out;
+}
+
+struct Projection {
+  double c, r, w;
+};
+Projection projectPoint(const VoxelMatrix& m, double x, double y, double z) {
+  const Eigen::Vector3d p = m * Eigen::Vector4d(x, y, z, 1.0);
+  return {p[0] / p[2], p[1] / p[2], p[2]};
+}
+
+// Detector rows [first, last) that the box's voxels project onto in any view (one-row margin
+// for the bilinear taps), clamped to the detector.
+std::pair<std::int64_t, std::int64_t> rowsSeenBy(const std::vector<VoxelMatrix>& whole,
+                                                 const Volume& volume, const TaskBox& box,
+                                                 std::int64_t rows) {
+  double lo = 1e300, hi = -1e300;
+  const double xs[2] = {-0.5, double(volume.nx()) - 0.5};
+  const double ys[2] = {double(box.y0) - 0.5, double(box.y0 + box.ny) - 0.5};
+  const double zs[2] = {double(box.z0) - 0.5, double(box.z0 + box.nz) - 0.5};
+  for (const VoxelMatrix& m : whole)
+    for (double x : xs)
+      for (double y : ys)
+        for (double z : zs) {
+          const Projection p = projectPoint(m, x, y, z);
+          if (!(p.w > 0)) return {0, rows};  // a corner behind the source: keep every row
+          lo = std::min(lo, p.r);
+          hi = std::max(hi, p.r);
+        }
+  const std::int64_t first = std::clamp<std::int64_t>(std::int64_t(std::floor(lo)) - 1, 0, rows);
+  const std::int64_t last = std::clamp<std::int64_t>(std::int64_t(std::ceil(hi)) + 2, 0, rows);
+  return last > first ? std::make_pair(first, last)
+                      : std::make_pair(std::int64_t(0), std::int64_t(1));
+}
+
+// Whether the z column of the matrices moves u or w enough to matter along 16 voxels.
+bool zMovesUW(const std::vector<VoxelMatrix>& whole, const Volume& volume) {
+  for (const VoxelMatrix& m : whole) {
+    const double w = projectPoint(m, 0.5 * double(volume.nx()), 0.5 * double(volume.ny()),
+                                  0.5 * double(volume.nz()))
+                         .w;
+    if (std::abs(m(0, 2)) * 16.0 / std::abs(w) > 1e-3 ||
+        std::abs(m(2, 2)) * 16.0 / std::abs(w) > 1e-6)
+      return true;
+  }
+  return false;
+}
+
+// The z-mirror kernel's condition: voxel z and nz-1-z land on rows r and rows-1-r at the same
+// column with the same w, for every view.
+std::string mirrorProblem(const std::vector<VoxelMatrix>& whole, const Volume& volume,
+                          std::int64_t rows) {
+  const double nx = double(volume.nx()), ny = double(volume.ny()), nz = double(volume.nz());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    for (double x : {0.0, nx - 1, 0.5 * nx})
+      for (double y : {0.0, ny - 1, 0.37 * ny}) {
+        const Projection a = projectPoint(whole[i], x, y, 0.0);
+        const Projection b = projectPoint(whole[i], x, y, nz - 1);
+        if (!(a.w > 0 && b.w > 0)) return "a voxel lies behind the source";
+        if (std::abs(a.c - b.c) > 1e-3 || std::abs(a.w - b.w) > 1e-6 * std::abs(a.w))
+          return "the detector or the rotation axis is tilted (view " + std::to_string(i) + ")";
+        if (std::abs(a.r + b.r - double(rows - 1)) > 1e-3)
+          return "the volume's centre slice does not project onto the detector's centre row "
+                 "(view " +
+                 std::to_string(i) + ": vertical offset " +
+                 std::to_string(0.5 * (a.r + b.r - double(rows - 1))) + " px)";
+      }
+  }
+  return {};
+}
+
+// ---- everything a run shares between its device threads ----------------------------------------
+
+struct RunSetup {
+  const ProjectionStack* projections = nullptr;
+  Volume* volume = nullptr;
+  const fdk::GpuFdkKernel* kernel = nullptr;  // the row that runs (after any fallback)
+  KernelSpec spec;
+  std::string kernelName;
+  fdk::GpuFdkPlan plan;
+  std::vector<TaskBox> tasks;
+  std::vector<VoxelMatrix> voxelMatrices;  // against the filtered (widened) detector
+  std::int64_t rows = 0, cols = 0, filteredCols = 0, before = 0;
+  int fftLength = 0, fftStride = 0;
+  bool cone = true, zMovesUW = false;
+  std::vector<kernels::ViewWeights> viewWeights;
+  std::vector<float> columnWeights;  // [view][col]
+  std::vector<float> response;       // scaled by 1 / fftLength
+};
+
+struct ChunkTimes {
+  Event uploadStart, uploadEnd, filterStart, filterEnd, bpEnd;
+  double uploadBytes = 0;
+  std::int64_t views = 0;
+};
+
+struct SharedProgress {
+  std::mutex mutex;
+  std::atomic<std::int64_t> nextTask{0};
+  std::int64_t doneChunks = 0, totalChunks = 0;
+  std::exception_ptr error;
+  double uploadSeconds = 0, uploadBytes = 0, downloadSeconds = 0, downloadBytes = 0;
+  double filterSeconds = 0, backprojectSeconds = 0, voxelUpdates = 0;
+};
+
+// One device thread: buffers sized by the plan, tasks taken from the shared queue.
+void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobContext& context) {
+  TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
+  const fdk::GpuFdkPlan& plan = setup.plan;
+  const int chunkViews = int(plan.chunkViews);
+  const std::int64_t rows = setup.rows, cols = setup.cols, fcols = setup.filteredCols;
+  const std::int64_t views = setup.projections->viewCount();
+  const std::int64_t sliceFloats =
+      setup.volume->nx() *
+      (plan.axis == fdk::GpuSplitAxis::Z ? setup.volume->ny() : setup.volume->nz());
+  Stream copy, compute;
+  DeviceMemory volume(std::size_t(sliceFloats) * std::size_t(plan.taskSlices) * 4,
+                      "the volume slab on the GPU");
+  DeviceMemory raw[2] = {DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views"),
+                         DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views")};
+  DeviceMemory fft(std::size_t(chunkViews) * rows * setup.fftStride * 4, "filter rows");
+  DeviceMemory weights(setup.viewWeights.size() * sizeof(kernels::ViewWeights), "view weights");
+  DeviceMemory columnWeights(setup.columnWeights.size() * 4, "column weights");
+  DeviceMemory matrices(std::size_t(views) * sizeof(ViewMatrix), "view matrices");
+  copyNow(weights.as<void>(), setup.viewWeights.data(),
+          setup.viewWeights.size() * sizeof(kernels::ViewWeights), cudaMemcpyHostToDevice, compute,
+          "view weights");
+  copyNow(columnWeights.as<void>(), setup.columnWeights.data(), setup.columnWeights.size() * 4,
+          cudaMemcpyHostToDevice, compute, "column weights");
+  RowFilter filter(setup.fftLength, setup.fftStride, setup.response, compute);
+  Event rawFree[2];
+  Event uploaded[2];
+  Event taskStart, taskEnd, downloadStart, downloadEnd;
+  const float* host = setup.projections->data();
+  // A stack in pageable memory goes through a small pinned double buffer (seed 001).
+  std::unique_ptr<PinnedStaging> staging;
+  if (!isPinnedHostBuffer(host)) {
+    staging = std::make_unique<PinnedStaging>(std::size_t(rows * cols) * 4);
+    if (!staging->usable()) staging.reset();
+  }
+
+  for (;;) {
+    const std::int64_t t = shared.nextTask.fetch_add(1);
+    if (t >= std::int64_t(setup.tasks.size())) break;
+    const TaskBox& box = setup.tasks[std::size_t(t)];
+    // Rows of the detector this task needs (all of them for the mirror kernel).
+    const auto [firstRow, lastRow] =
+        setup.kernel->zMirror ? std::make_pair(std::int64_t(0), rows)
+                              : rowsSeenBy(setup.voxelMatrices, *setup.volume, box, rows);
+    const std::int64_t taskRows = lastRow - firstRow;
+    const std::vector<ViewMatrix> taskMats = taskMatrices(setup.voxelMatrices, box, firstRow);
+    TOMOWB_CUDA_CHECK(
+        cudaMemcpyAsync(matrices.as<void>(), taskMats.data(), taskMats.size() * sizeof(ViewMatrix),
+                        cudaMemcpyHostToDevice, compute),
+        "view matrices");
+    TaskShape shape;
+    shape.nx = int(setup.volume->nx());
+    shape.ny = int(box.ny);
+    shape.nz = int(box.nz);
+    shape.cone = setup.cone;
+    shape.zMovesUW = setup.zMovesUW;
+    const std::size_t taskFloats =
+        std::size_t(shape.nx) * std::size_t(shape.ny) * std::size_t(shape.nz);
+    TOMOWB_CUDA_CHECK(cudaMemsetAsync(volume.as<void>(), 0, taskFloats * 4, compute),
+                      "zeroing the slab");
+    KernelInput inputs[2] = {KernelInput(*setup.kernel, chunkViews, int(taskRows), int(fcols)),
+                             KernelInput(*setup.kernel, chunkViews, int(taskRows), int(fcols))};
+    std::vector<std::unique_ptr<ChunkTimes>> times;
+    TOMOWB_CUDA_CHECK(cudaEventRecord(taskStart, compute), "timing");
+    const std::int64_t chunks = (views + chunkViews - 1) / chunkViews;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      context.throwIfCancelled();
+      const int b = int(c % 2);
+      const std::int64_t v0 = c * chunkViews;
+      const int n = int(std::min<std::int64_t>(chunkViews, views - v0));
+      auto ct = std::make_unique<ChunkTimes>();
+      ct->views = n;
+      // Upload rows [firstRow, lastRow) of views [v0, v0 + n) once the buffer is free.
+      if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(copy, rawFree[b], 0), "ordering");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadStart, copy), "timing");
+      const float* chunkHost = host + (v0 * rows + firstRow) * cols;
+      if (staging) {
+        staging->upload(raw[b].as<char>(), reinterpret_cast<const char*>(chunkHost), n,
+                        std::size_t(taskRows * cols) * 4, std::size_t(rows * cols) * 4, copy);
+      } else {
+        TOMOWB_CUDA_CHECK(
+            cudaMemcpy2DAsync(raw[b].as<void>(), std::size_t(taskRows * cols) * 4, chunkHost,
+                              std::size_t(rows * cols) * 4, std::size_t(taskRows * cols) * 4,
+                              std::size_t(n), cudaMemcpyHostToDevice, copy),
+            "uploading projections");
+      }
+      ct->uploadBytes = double(n) * double(taskRows * cols) * 4.0;
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadEnd, copy), "timing");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(uploaded[b], copy), "ordering");
+      // Weight, filter, convert and backproject on the compute stream.
+      TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(compute, uploaded[b], 0), "ordering");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterStart, compute), "timing");
+      kernels::launchWeightRows(raw[b].as<float>(), n, int(taskRows), int(firstRow), int(cols),
+                                weights.as<kernels::ViewWeights>() + v0,
+                                columnWeights.as<float>() + v0 * cols, setup.cone,
+                                int(setup.before), setup.fftLength, setup.fftStride,
+                                fft.as<float>(), compute);
+      TOMOWB_CUDA_CHECK(cudaGetLastError(), "weighting kernel");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(rawFree[b], compute), "ordering");
+      filter.filter(fft.as<float>(), static_cast<long long>(n) * taskRows, compute);
+      TOMOWB_CUDA_CHECK(cudaGetLastError(), "ramp filter");
+      inputs[b].fill(fft.as<float>(), n, setup.fftStride, compute);
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterEnd, compute), "timing");
+      inputs[b].backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
+                            volume.as<float>(), shape, setup.spec, compute);
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
+      times.push_back(std::move(ct));
+      // Keep at most two chunks in flight; report the older one.
+      if (c >= 1) {
+        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - 1)]->bpEnd), "backprojection");
+        std::lock_guard lock(shared.mutex);
+        ++shared.doneChunks;
+        context.reportProgress("backproject",
+                               double(shared.doneChunks) / double(shared.totalChunks));
+      }
+    }
+    // The task's slab back into the host volume.
+    TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, compute), "timing");
+    float* dst = setup.volume->data();
+    const std::size_t nx = std::size_t(setup.volume->nx()), ny = std::size_t(setup.volume->ny());
+    if (plan.axis == fdk::GpuSplitAxis::Z) {
+      TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst + std::size_t(box.z0) * nx * ny, volume.as<void>(),
+                                        taskFloats * 4, cudaMemcpyDeviceToHost, compute),
+                        "downloading the volume");
+    } else {
+      TOMOWB_CUDA_CHECK(
+          cudaMemcpy2DAsync(dst + std::size_t(box.y0) * nx, nx * ny * 4, volume.as<void>(),
+                            nx * std::size_t(box.ny) * 4, nx * std::size_t(box.ny) * 4,
+                            std::size_t(box.nz), cudaMemcpyDeviceToHost, compute),
+          "downloading the volume");
+    }
+    TOMOWB_CUDA_CHECK(cudaEventRecord(downloadEnd, compute), "timing");
+    TOMOWB_CUDA_CHECK(cudaEventRecord(taskEnd, compute), "timing");
+    TOMOWB_CUDA_CHECK(cudaEventSynchronize(taskEnd), "the GPU task");
+
+    // Telemetry of the task: per chunk, from the CUDA events.
+    std::lock_guard lock(shared.mutex);
+    ++shared.doneChunks;
+    context.reportProgress("backproject", double(shared.doneChunks) / double(shared.totalChunks));
+    std::size_t freeBytes = 0, totalBytes = 0;
+    cudaMemGetInfo(&freeBytes, &totalBytes);
+    const double inUse = double(totalBytes - freeBytes);
+    for (std::size_t c = 0; c < times.size(); ++c) {
+      const ChunkTimes& ct = *times[c];
+      const double up = elapsedSeconds(ct.uploadStart, ct.uploadEnd);
+      const double filt = elapsedSeconds(ct.filterStart, ct.filterEnd);
+      const double bp = elapsedSeconds(ct.filterEnd, ct.bpEnd);
+      const double updates = double(taskFloats) * double(ct.views);
+      shared.uploadSeconds += up;
+      shared.uploadBytes += ct.uploadBytes;
+      shared.filterSeconds += filt;
+      shared.backprojectSeconds += bp;
+      shared.voxelUpdates += updates;
+      TelemetryEvent e{"fdk.upload", setup.kernelName, up, 0.0, ct.uploadBytes};
+      e.device = device;
+      e.deviceMemoryBytes = inUse;
+      context.publishTelemetry(e);
+      e = TelemetryEvent{"fdk.filter", setup.kernelName, filt, 0.0, 0.0};
+      e.device = device;
+      e.deviceMemoryBytes = inUse;
+      context.publishTelemetry(e);
+      e = TelemetryEvent{"fdk.backproject", setup.kernelName, bp, updates, 0.0};
+      e.device = device;
+      e.deviceMemoryBytes = inUse;
+      context.publishTelemetry(e);
+    }
+    const double down = elapsedSeconds(downloadStart, downloadEnd);
+    shared.downloadSeconds += down;
+    shared.downloadBytes += double(taskFloats) * 4.0;
+    TelemetryEvent e{"fdk.download", setup.kernelName, down, 0.0, double(taskFloats) * 4.0};
+    e.device = device;
+    e.deviceMemoryBytes = inUse;
+    context.publishTelemetry(e);
+  }
+}
+
+// The row that runs `kernel` on this geometry: a variant that runs another row runs it, and a
+// z-mirror row falls back when the geometry lacks the mirror symmetry.
+struct ResolvedKernel {
+  const fdk::GpuFdkKernel* kernel = nullptr;
+  std::string why;  // empty, or the reason for a fallback
+};
+
+ResolvedKernel resolve(const fdk::GpuFdkKernel& kernel, const std::vector<VoxelMatrix>& matrices,
+                       const Volume& volume, std::int64_t rows) {
+  const fdk::GpuFdkKernel* runs =
+      kernel.runs.empty() ? &kernel : fdk::findGpuFdkKernel(kernel.runs);
+  if (kernel.fallback.empty()) return {runs, ""};
+  const std::string why = mirrorProblem(matrices, volume, rows);
+  if (why.empty()) return {runs, ""};
+  return {fdk::findGpuFdkKernel(kernel.fallback), "z-mirror kernels not usable: " + why};
+}
+
+// The detector rows and columns, the widened (filtered) detector and the FFT row layout; returns
+// the filtered stack's geometry.
+Geometry fillDetectorShape(RunSetup& setup, const ProjectionStack& projections,
+                           const fdk::FdkWeightPlan& weightPlan) {
+  const fdk::FdkWeightPlan::ColumnExtension ext = weightPlan.filterExtension();
+  Geometry filteredGeometry = fdk::extendedGeometry(projections.geometry(), ext);
+  setup.rows = projections.rows();
+  setup.cols = projections.cols();
+  setup.filteredCols = filteredGeometry.detector().cols;
+  setup.before = ext.before;
+  setup.fftLength = int(fdk::paddedRowLength(setup.filteredCols));
+  setup.fftStride = setup.fftLength + 2;
+  setup.cone = projections.geometry().beam() == BeamKind::Cone;
+  return filteredGeometry;
+}
+
+// Weights: per view the cosine geometry, per view and column redundancy x step / pitch (the same
+// FdkWeightPlan as the CPU), and the ramp response scaled by 1 / fftLength.
+void fillWeightsAndResponse(RunSetup& setup, const ProjectionStack& projections,
+                            const fdk::FdkWeightPlan& weightPlan,
+                            const fdk::RampFilterParams& filter) {
+  const std::int64_t views = projections.viewCount();
+  setup.viewWeights.resize(std::size_t(views));
+  setup.columnWeights.resize(std::size_t(views * setup.cols));
+  const Geometry& g = projections.geometry();
+  for (std::int64_t v = 0; v < views; ++v) {
+    kernels::ViewWeights& w = setup.viewWeights[std::size_t(v)];
+    const Eigen::Vector3d p00 = g.pixelPosition(v, 0, 0);
+    const Eigen::Vector3d o = p00 - g.view(v).source;
+    const Eigen::Vector3d u = g.pixelPosition(v, 1, 0) - p00;
+    const Eigen::Vector3d r = g.pixelPosition(v, 0, 1) - p00;
+    for (int a = 0; a < 3; ++a) {
+      w.origin[a] = float(o[a]);
+      w.u[a] = float(u[a]);
+      w.v[a] = float(r[a]);
+    }
+    const fdk::ViewFrame& f = weightPlan.frame(v);
+    w.sourceToDetector = float(f.sourceToDetectorMm);
+    const double scale = weightPlan.angularStepRad(v) / f.isocentrePitchMm;
+    for (std::int64_t c = 0; c < setup.cols; ++c)
+      setup.columnWeights[std::size_t(v * setup.cols + c)] =
+          float(scale * weightPlan.redundancyWeight(v, double(c)));
+  }
+  const fdk::RampFilter<float> ramp(setup.filteredCols, 1.0, filter);
+  setup.response = ramp.response();
+  for (float& x : setup.response) x /= float(setup.fftLength);
+}
+
+void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPlan& weightPlan,
+                      const fdk::FdkParams& params, Volume& volume, JobContext& context,
+                      fdk::FdkReport& report, const fdk::GpuFdkKernel& variant) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<int> devices = devicesToUse(params.gpu.devices);
+  RunSetup setup;
+  setup.projections = &projections;
+  setup.volume = &volume;
+  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
+  setup.voxelMatrices = voxelMatrices(filteredGeometry, volume);
+  setup.zMovesUW = zMovesUW(setup.voxelMatrices, volume);
+  const ResolvedKernel choice = resolve(variant, setup.voxelMatrices, volume, setup.rows);
+  setup.kernel = choice.kernel;
+  setup.kernelName = choice.kernel->name;
+  setup.spec = specFor(params.gpu.tunables);
+  report.kernel = choice.kernel->name;
+  if (!choice.why.empty())
+    report.warnings.push_back(variant.name + " ran as " + choice.kernel->name + ": " + choice.why);
+
+  fillWeightsAndResponse(setup, projections, weightPlan, params.filter);
+  const std::int64_t views = projections.viewCount();
+
+  // Plan against the smallest usable memory of the devices; retry smaller on out-of-memory.
+  std::uint64_t usable = ~std::uint64_t{0};
+  std::string names;
+  for (int d : devices) {
+    std::size_t freeBytes = 0, totalBytes = 0;
+    TOMOWB_CUDA_CHECK(cudaSetDevice(d), "selecting the GPU");
+    TOMOWB_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes), "reading free GPU memory");
+    usable = std::min<std::uint64_t>(usable, freeBytes);
+  }
+  if (params.gpu.memoryLimitBytes) usable = std::min(usable, params.gpu.memoryLimitBytes);
+  {
+    const std::vector<GpuDevice> all = listGpuDevices();
+    const std::string name = all.empty() ? "GPU" : all[std::size_t(devices[0])].name;
+    report.device = devices.size() == 1 ? name + " (GPU " + std::to_string(devices[0]) + ")"
+                                        : std::to_string(devices.size()) + " x " + name;
+  }
+  for (int attempt = 0;; ++attempt) {
+    fdk::GpuFdkPlanInput in;
+    in.shape = volume.shape();
+    in.views = views;
+    in.rows = setup.rows;
+    in.cols = setup.cols;
+    in.filteredCols = setup.filteredCols;
+    in.fftLength = setup.fftLength;
+    const fdk::GpuKernelFootprint footprint = fdk::footprintOf(*setup.kernel);
+    in.inputBytesPerPixel = footprint.inputBytesPerPixel;
+    in.axis = footprint.axis;
+    in.gpus = int(devices.size());
+    in.deviceBytes = usable;
+    setup.plan = fdk::planGpuFdk(in);
+    if (!setup.plan.fits) throw ParameterError("GPU memory", setup.plan.message);
+    report.plan = setup.plan.summary();
+    setup.tasks.clear();
+    const std::int64_t slices = in.axis == fdk::GpuSplitAxis::Z ? volume.nz() : volume.ny();
+    for (std::int64_t s0 = 0; s0 < slices; s0 += setup.plan.taskSlices) {
+      const std::int64_t n = std::min(setup.plan.taskSlices, slices - s0);
+      setup.tasks.push_back(in.axis == fdk::GpuSplitAxis::Z ? TaskBox{0, volume.ny(), s0, n}
+                                                            : TaskBox{s0, n, 0, volume.nz()});
+    }
+    SharedProgress shared;
+    shared.totalChunks = std::int64_t(setup.tasks.size()) * setup.plan.chunks;
+    std::vector<std::thread> threads;
+    for (int d : devices)
+      threads.emplace_back([&, d] {
+        try {
+          runDevice(d, setup, shared, context);
+        } catch (...) {
+          std::lock_guard lock(shared.mutex);
+          if (!shared.error) shared.error = std::current_exception();
+          shared.nextTask = std::int64_t(setup.tasks.size());  // the others stop after their task
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    if (shared.error) {
+      try {
+        std::rethrow_exception(shared.error);
+      } catch (const CudaError& e) {
+        if (isOutOfMemory(e) && attempt < 3 && usable > (std::uint64_t{64} << 20)) {
+          // Other processes took memory since we asked, or cuFFT needed more: stream harder.
+          report.warnings.push_back("GPU out of memory with " + report.plan +
+                                    "; retrying with less");
+          usable = usable / 2;
+          std::fill(volume.data(), volume.data() + volume.voxelCount(), 0.0f);
+          continue;
+        }
+        if (isOutOfMemory(e))
+          throw Error("GPU out of memory: " + std::string(e.what()) + " (plan: " + report.plan +
+                      "); try --gpu-mem-limit with less than the free memory");
+        throw;
+      }
+    }
+    report.uploadSeconds = shared.uploadSeconds;
+    report.uploadBytes = shared.uploadBytes;
+    report.downloadSeconds = shared.downloadSeconds;
+    report.downloadBytes = shared.downloadBytes;
+    report.filterSeconds = shared.filterSeconds;
+    report.backprojectSeconds = shared.backprojectSeconds;
+    report.voxelUpdates = shared.voxelUpdates;
+    break;
+  }
+  context.throwIfCancelled();
+  (void)started;
+}
+
+// The backproject entry of a GPU variant: filtered host views -> volume, with the same kernels
+// (the benchmark's and the tests' path; no filtering).
+void backprojectFiltered(const ProjectionStack& filtered, Volume& volume, JobContext& context,
+                         const fdk::GpuFdkKernel& variant) {
+  DeviceBackprojection bp(filtered, volume, variant, {}, devicesToUse({})[0]);
+  const double seconds = bp.run();
+  Volume result(volume.shape(), volume.voxelSizeMm(), volume.originMm());
+  bp.download(result);
+  float* out = volume.data();
+  const float* in = result.data();
+  for (std::int64_t i = 0; i < volume.voxelCount(); ++i) out[i] += in[i];
+  context.publishTelemetry({"fdk.backproject", bp.kernel(), seconds,
+                            double(volume.voxelCount()) * double(filtered.viewCount()), 0.0});
+  context.reportProgress("backproject", 1.0);
+}
+
+}  // namespace
+
+// ---- public API
+// -----------------------------------------------------------------------------------
+
+ProjectionStack filterProjectionsOnGpu(const ProjectionStack& projections,
+                                       const fdk::FdkWeightPlan& weightPlan,
+                                       const fdk::RampFilterParams& filter, int device) {
+  TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
+  RunSetup setup;
+  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
+  fillWeightsAndResponse(setup, projections, weightPlan, filter);
+  const std::int64_t views = projections.viewCount();
+  const std::size_t rowCount = std::size_t(views * setup.rows);
+  Stream stream;
+  DeviceMemory raw(rowCount * std::size_t(setup.cols) * 4, "raw views");
+  DeviceMemory fft(rowCount * std::size_t(setup.fftStride) * 4, "filter rows");
+  DeviceMemory weights(setup.viewWeights.size() * sizeof(kernels::ViewWeights), "view weights");
+  DeviceMemory columnWeights(setup.columnWeights.size() * 4, "column weights");
+  copyNow(raw.as<void>(), projections.data(), rowCount * std::size_t(setup.cols) * 4,
+          cudaMemcpyHostToDevice, stream, "uploading projections");
+  copyNow(weights.as<void>(), setup.viewWeights.data(),
+          setup.viewWeights.size() * sizeof(kernels::ViewWeights), cudaMemcpyHostToDevice, stream,
+          "view weights");
+  copyNow(columnWeights.as<void>(), setup.columnWeights.data(), setup.columnWeights.size() * 4,
+          cudaMemcpyHostToDevice, stream, "column weights");
+  kernels::launchWeightRows(raw.as<float>(), int(views), int(setup.rows), 0, int(setup.cols),
+                            weights.as<kernels::ViewWeights>(), columnWeights.as<float>(),
+                            setup.cone, int(setup.before), setup.fftLength, setup.fftStride,
+                            fft.as<float>(), stream);
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "weighting kernel");
+  RowFilter rowFilter(setup.fftLength, setup.fftStride, setup.response, stream);
+  rowFilter.filter(fft.as<float>(), static_cast<long long>(rowCount), stream);
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "ramp filter");
+  ProjectionStack out(filteredGeometry);
+  TOMOWB_CUDA_CHECK(
+      cudaMemcpy2DAsync(out.data(), std::size_t(setup.filteredCols) * 4, fft.as<void>(),
+                        std::size_t(setup.fftStride) * 4, std::size_t(setup.filteredCols) * 4,
+                        rowCount, cudaMemcpyDeviceToHost, stream),
+      "downloading the filtered views");
+  TOMOWB_CUDA_CHECK(cudaStreamSynchronize(stream), "downloading the filtered views");
+  return out;
+}
+
+KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& projections,
+                          const Volume& volume) {
+  const fdk::GpuFdkKernel* kernel = fdk::findGpuFdkKernel(variant);
+  if (!kernel) return {variant, ""};
+  const ResolvedKernel choice =
+      resolve(*kernel, voxelMatrices(projections.geometry(), volume), volume, projections.rows());
+  return {choice.kernel->name, choice.why};
+}
+
+struct DeviceBackprojection::Impl {
+  int device = 0;
+  KernelSpec spec;
+  std::string kernel;
+  TaskShape shape;
+  std::vector<ViewMatrix> matrices;
+  DeviceMemory deviceMatrices;
+  DeviceMemory volume;
+  std::unique_ptr<KernelInput> input;
+  std::unique_ptr<Stream> stream;
+};
+
+DeviceBackprojection::DeviceBackprojection(const ProjectionStack& filtered, const Volume& grid,
+                                           const std::string& variant,
+                                           const std::map<std::string, std::string>& tunables,
+                                           int device)
+    : DeviceBackprojection(filtered, grid, requireKernel(variant), tunables, device) {}
+
+DeviceBackprojection::DeviceBackprojection(const ProjectionStack& filtered, const Volume& grid,
+                                           const fdk::GpuFdkKernel& variant,
+                                           const std::map<std::string, std::string>& tunables,
+                                           int device)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.device = device;
+  TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
+  const std::vector<VoxelMatrix> whole = voxelMatrices(filtered.geometry(), grid);
+  const ResolvedKernel choice = resolve(variant, whole, grid, filtered.rows());
+  m.kernel = choice.kernel->name;
+  m.spec = specFor(tunables);
+  m.matrices = taskMatrices(whole, TaskBox{0, grid.ny(), 0, grid.nz()}, 0);
+  m.shape.nx = int(grid.nx());
+  m.shape.ny = int(grid.ny());
+  m.shape.nz = int(grid.nz());
+  m.shape.cone = filtered.geometry().beam() == BeamKind::Cone;
+  m.shape.zMovesUW = zMovesUW(whole, grid);
+  m.stream = std::make_unique<Stream>();
+  m.deviceMatrices = DeviceMemory(m.matrices.size() * sizeof(ViewMatrix), "view matrices");
+  copyNow(m.deviceMatrices.as<void>(), m.matrices.data(), m.matrices.size() * sizeof(ViewMatrix),
+          cudaMemcpyHostToDevice, *m.stream, "view matrices");
+  m.volume = DeviceMemory(std::size_t(grid.voxelCount()) * 4, "the volume on the GPU");
+  const int views = int(filtered.viewCount()), rows = int(filtered.rows()),
+            cols = int(filtered.cols());
+  m.input = std::make_unique<KernelInput>(*choice.kernel, views, rows, cols);
+  // fill() reads every view from device memory: stage them all, then drop the staging copy.
+  DeviceMemory all(std::size_t(views) * rows * cols * 4, "filtered views");
+  copyNow(all.as<void>(), filtered.data(), std::size_t(views) * rows * cols * 4,
+          cudaMemcpyHostToDevice, *m.stream, "uploading filtered views");
+  m.input->fill(all.as<float>(), views, cols, *m.stream);
+  TOMOWB_CUDA_CHECK(cudaStreamSynchronize(*m.stream), "preparing the kernel's input");
+}
+
+DeviceBackprojection::~DeviceBackprojection() = default;
+
+double DeviceBackprojection::run() {
+  Impl& m = *impl_;
+  TOMOWB_CUDA_CHECK(cudaSetDevice(m.device), "selecting the GPU");
+  Event start, end;
+  TOMOWB_CUDA_CHECK(
+      cudaMemsetAsync(m.volume.as<void>(), 0, std::size_t(m.shape.nx) * m.shape.ny * m.shape.nz * 4,
+                      *m.stream),
+      "zeroing the volume");
+  TOMOWB_CUDA_CHECK(cudaEventRecord(start, *m.stream), "timing");
+  m.input->backproject(m.matrices.data(), m.deviceMatrices.as<ViewMatrix>(), m.volume.as<float>(),
+                       m.shape, m.spec, *m.stream);
+  TOMOWB_CUDA_CHECK(cudaEventRecord(end, *m.stream), "timing");
+  TOMOWB_CUDA_CHECK(cudaEventSynchronize(end), "backprojection");
+  return elapsedSeconds(start, end);
+}
+
+void DeviceBackprojection::download(Volume& volume) const {
+  const Impl& m = *impl_;
+  TOMOWB_CUDA_CHECK(cudaSetDevice(m.device), "selecting the GPU");
+  copyNow(volume.data(), m.volume.as<void>(), std::size_t(volume.voxelCount()) * 4,
+          cudaMemcpyDeviceToHost, *m.stream, "downloading the volume");
+}
+
+const std::string& DeviceBackprojection::kernel() const {
+  return impl_->kernel;
+}
+
+void addGpuFdkVariant(VariantRegistry& r, const fdk::GpuFdkKernel& kernel) {
+  KernelVariant v;
+  v.name = kernel.name;
+  v.role = VariantRole::FdkBackprojector;
+  v.description = kernel.description;
+  v.tunables = kernel.tunables;
+  v.needsGpu = true;
+  v.accuracyClass = kernel.accuracy;
+  const fdk::GpuFdkKernel* row = &kernel;
+  v.backproject = [row](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
+    backprojectFiltered(filtered, volume, context, *row);
+  };
+  v.reconstruct = [row](const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
+                        const fdk::FdkParams& params, Volume& volume, JobContext& context,
+                        fdk::FdkReport& report) {
+    reconstructOnGpu(projections, plan, params, volume, context, report, *row);
+  };
+  r.add(std::move(v));
+}
+
+void registerGpuVariants(VariantRegistry& r) {
+  for (const fdk::GpuFdkKernel& kernel : fdk::gpuFdkKernels()) addGpuFdkVariant(r, kernel);
+}
+
+}  // namespace tomowb::cuda
