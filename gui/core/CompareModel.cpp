@@ -77,14 +77,22 @@ QString accuracyClassLabel(qa::AccuracyClass c) {
 
 namespace {
 
-// The registry's float64 reference of a role, or "" when this build has none.
-std::string referenceName(VariantRole role) {
+// The registry's float64 reference of a role within a projector model (the Siddon pair for a
+// Siddon run: a pair is judged against its own model), or "" when this build has none.
+std::string referenceName(VariantRole role, const std::string& model = {}) {
   const VariantRegistry& registry = VariantRegistry::builtins();
   try {
-    return registry.referenceFor(role).name;
+    return registry.referenceFor(role, model).name;
   } catch (const ParameterError&) {
     return {};
   }
+}
+
+// The model of the forward projector a run's parameters name ("joseph", "siddon"), or "".
+std::string projectorModel(const nlohmann::json& parameters) {
+  const KernelVariant* forward =
+      VariantRegistry::builtins().find(stringField(parameters, "forwardVariant"));
+  return forward ? forward->model : std::string();
 }
 
 }  // namespace
@@ -92,8 +100,9 @@ std::string referenceName(VariantRole role) {
 bool isFloat64ReferenceRun(const nlohmann::json& parameters) {
   const std::string fdk = referenceName(VariantRole::FdkBackprojector);
   if (!fdk.empty() && stringField(parameters, "variant") == fdk) return true;
-  const std::string forward = referenceName(VariantRole::ForwardProjector);
-  const std::string back = referenceName(VariantRole::Backprojector);
+  const std::string model = projectorModel(parameters);
+  const std::string forward = referenceName(VariantRole::ForwardProjector, model);
+  const std::string back = referenceName(VariantRole::Backprojector, model);
   return !forward.empty() && stringField(parameters, "forwardVariant") == forward &&
          stringField(parameters, "backVariant") == back;
 }
@@ -247,8 +256,9 @@ RunSpec makeGoldenReferenceRun(const RunInfo& run,
   // The run's own parameters with the float64 reference of every projector role it uses.
   const catalog::AlgorithmDescriptor& descriptor = *algorithmDescriptor(run.spec.algorithm);
   nlohmann::json parameters = p;
+  const std::string model = projectorModel(p);
   for (const catalog::ProjectorSlot& slot : descriptor.projectors)
-    parameters[slot.field] = referenceName(slot.role);
+    parameters[slot.field] = referenceName(slot.role, model);
   for (const char* key : {"input", "cpuThreads", "warmStartRun", "warmStart", "mask", "rois",
                           "goldenReferenceFor", "openedRecord", "run", "title"})
     parameters.erase(key);

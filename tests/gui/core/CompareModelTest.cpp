@@ -242,6 +242,23 @@ TEST(CompareModel, GoldenReferenceOfASirtRunUsesTheMatchedCpuPair) {
   EXPECT_EQ(golden.parameters.value("iterations", 0), 3);
 }
 
+TEST(CompareModel, APairOfAnotherModelIsJudgedAgainstItsOwnModel) {
+  // A Siddon run's golden reference is the Siddon pair (its model's CPU float64 pair), not
+  // Joseph's: a different discretisation is not an error. The Siddon pair is its own reference.
+  JobContext context;
+  const DemoDataset demo = makeDemo(DemoKind::ElectronTomography, 16, context);
+  iterative::IterativeParams params;
+  params.volume = fdk::VolumeGrid::centred({32, 8, 8}, Eigen::Vector3d::Constant(1.0));
+  params.iterations = 2;
+  params.forwardVariant = "et.fp.cpu-siddon";
+  params.backVariant = "et.bp.cpu-voxel";
+  const RunInfo run = finishedRun(makeIterativeRun(demo.projections, params));
+  const RunSpec golden = makeGoldenReferenceRun(run, demo.projections, nullptr);
+  EXPECT_EQ(golden.parameters.value("forwardVariant", ""), "et.fp.cpu-siddon");
+  EXPECT_EQ(golden.parameters.value("backVariant", ""), "et.bp.cpu-siddon");
+  EXPECT_TRUE(isFloat64ReferenceRun(golden.parameters));
+}
+
 TEST(CompareModel, SaysWhyARunHasNoGoldenReference) {
   RunSpec spec;
   spec.algorithm = "direct-tof";
