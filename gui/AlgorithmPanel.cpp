@@ -39,10 +39,6 @@ namespace {
 constexpr int kMaxVolumeEdge = 16384;
 constexpr double kBytesPerGiB = double(std::uint64_t{1} << 30);
 
-const catalog::AlgorithmCatalog& algorithms() {
-  return catalog::AlgorithmCatalog::builtins();
-}
-
 bool volumesShareGrid(const Volume& v, const fdk::VolumeGrid& g) {
   if (v.shape() != g.shape) return false;
   const Eigen::Vector3d d = v.voxelSizeMm() - g.voxelSizeMm;
@@ -55,8 +51,8 @@ bool lists(const catalog::AlgorithmDescriptor& d, catalog::Modality modality) {
 
 // What loading data chooses: for a tilt series the first iterative ET algorithm (SIRT), else
 // the first CT one (FDK); the first listed when none fits.
-QString defaultAlgorithmFor(bool tiltSeries) {
-  const auto& all = algorithms().all();
+QString defaultAlgorithmFor(const catalog::AlgorithmCatalog& algorithms, bool tiltSeries) {
+  const auto& all = algorithms.all();
   for (const catalog::AlgorithmDescriptor& d : all)
     if (tiltSeries ? lists(d, catalog::Modality::ElectronTomography) && d.iterative
                    : lists(d, catalog::Modality::TransmissionCt))
@@ -81,8 +77,9 @@ QSize AlgorithmPanel::sizeHint() const {
   return {std::max(QWidget::sizeHint().width(), 340), QWidget::sizeHint().height()};
 }
 
-AlgorithmPanel::AlgorithmPanel(Workspace& workspace, QWidget* parent)
-    : QWidget(parent), workspace_(workspace) {
+AlgorithmPanel::AlgorithmPanel(Workspace& workspace, QWidget* parent,
+                               const catalog::AlgorithmCatalog& algorithms)
+    : QWidget(parent), workspace_(workspace), catalog_(algorithms) {
   setObjectName(QStringLiteral("algorithmPanel"));
   buildUi();
   showForm(descriptor());
@@ -103,7 +100,7 @@ void AlgorithmPanel::buildUi() {
   topForm_ = new QFormLayout;
   algorithm_ = new QComboBox(this);
   algorithm_->setObjectName(QStringLiteral("algorithmCombo"));
-  for (const catalog::AlgorithmDescriptor& d : algorithms().all()) {
+  for (const catalog::AlgorithmDescriptor& d : catalog_.all()) {
     algorithm_->addItem(algorithmListLabel(d), QString::fromStdString(d.id));
     algorithm_->setItemData(algorithm_->count() - 1, algorithmListTip(d), Qt::ToolTipRole);
   }
@@ -414,7 +411,7 @@ QString AlgorithmPanel::algorithm() const {
 }
 
 const catalog::AlgorithmDescriptor& AlgorithmPanel::descriptor() const {
-  return algorithms().require(algorithm().toStdString());
+  return catalog_.require(algorithm().toStdString());
 }
 
 bool AlgorithmPanel::setAlgorithm(const QString& id) {
@@ -705,7 +702,7 @@ void AlgorithmPanel::onProjectionsChanged() {
     thickness_->setValue(int(std::clamp<std::int64_t>(g->detector().cols / 4, 1, kMaxVolumeEdge)));
   }
   updating_ = true;
-  if (g != nullptr) setAlgorithm(defaultAlgorithmFor(tiltSeries_));
+  if (g != nullptr) setAlgorithm(defaultAlgorithmFor(catalog_, tiltSeries_));
   if (tiltSeries_) {
     // SIRT belongs on the GPU when this build has GPU projectors and a GPU is there.
     const auto* model = qobject_cast<const QStandardItemModel*>(device_->model());

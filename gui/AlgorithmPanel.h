@@ -54,7 +54,10 @@ class AlgorithmPanel : public QWidget {
   Q_OBJECT
 
  public:
-  explicit AlgorithmPanel(Workspace& workspace, QWidget* parent = nullptr);
+  // `algorithms`: the catalogue offered (a test's own; it must outlive the panel).
+  explicit AlgorithmPanel(
+      Workspace& workspace, QWidget* parent = nullptr,
+      const catalog::AlgorithmCatalog& algorithms = catalog::AlgorithmCatalog::builtins());
   // Wide enough for its labels and spin boxes when the dock is first laid out.
   QSize sizeHint() const override;
 
@@ -154,6 +157,7 @@ class AlgorithmPanel : public QWidget {
   void onPresetChosen(int index);
 
   Workspace& workspace_;
+  const catalog::AlgorithmCatalog& catalog_;
   const RunController* runs_ = nullptr;
   bool updating_ = false;
   bool tiltSeries_ = false;

@@ -16,6 +16,7 @@
 #include "gui/algorithms/AlgorithmForms.h"
 #include "gui/algorithms/AlgorithmPresets.h"
 #include "gui/algorithms/ParameterForm.h"
+#include "gui/core/DemoData.h"
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
 
@@ -178,6 +179,37 @@ TEST(ParameterForm, ATestOnlyDescriptorGetsAWorkingFormWithNoGuiEdit) {
   EXPECT_EQ(passes->value(), 2);
   EXPECT_EQ(shape->currentData().toString(), "box");
   EXPECT_TRUE(clamp->isChecked()) << "a field the JSON lacks keeps its value";
+}
+
+// The same descriptor registered beside the built-ins: the algorithm dock lists it after them,
+// shows its generated form and hands its parameters to the run, with no edit in gui/.
+TEST(ParameterForm, ANewDescriptorAppearsInTheAlgorithmPanelWithItsForm) {
+  AlgorithmCatalog catalog;
+  catalog::registerAlgorithms(catalog);
+  catalog.add(testSmoothing());
+  JobContext context;
+  const DemoDataset demo = makeDemo(DemoKind::SheppLogan, 16, context);
+  Workspace workspace;
+  AlgorithmPanel panel(workspace, nullptr, catalog);
+  workspace.setProjections(demo.projections, QStringLiteral("demo"));
+  auto* combo = panel.findChild<QComboBox*>(QStringLiteral("algorithmCombo"));
+  ASSERT_NE(combo, nullptr);
+  ASSERT_EQ(combo->count(), int(catalog.all().size()));
+  EXPECT_EQ(combo->itemText(combo->count() - 1), "Test smoothing");
+  EXPECT_EQ(combo->itemText(0), "FDK (cone beam) / FBP (parallel)");
+  ASSERT_TRUE(panel.setAlgorithm(QStringLiteral("test-smoothing")));
+  EXPECT_EQ(panel.form().descriptor().id, "test-smoothing");
+  EXPECT_EQ(panel.findChild<QWidget*>(QStringLiteral("filterBox")), nullptr);
+  auto* passes = panel.findChild<QSpinBox*>(QStringLiteral("passes"));
+  ASSERT_NE(passes, nullptr);
+  passes->setValue(5);
+  const nlohmann::json p = panel.algorithmParameters();
+  EXPECT_EQ(p["passes"], 5);
+  EXPECT_EQ(p["kernel"]["shape"], "box");
+  EXPECT_TRUE(p.contains("volume"));
+  QString why;
+  EXPECT_TRUE(panel.validate(&why)) << why.toStdString();
+  EXPECT_EQ(catalog.require("test-smoothing").validate(p)["passes"], 5);
 }
 
 std::string refusal(const nlohmann::json& preset, const AlgorithmDescriptor& d) {
