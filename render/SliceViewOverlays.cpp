@@ -1,0 +1,338 @@
+// SliceViewOverlays.cpp: what SliceView draws over the image (crosshair, ROI outlines and labels,
+// scale bar, slice and cursor text) and its ROIs: setting, selecting, deleting, drawing new ones.
+#include <vtkActor.h>
+#include <vtkActor2D.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkCoordinate.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkRenderer.h>
+#include <vtkTextActor.h>
+#include <vtkTextProperty.h>
+#include <vtkUnsignedCharArray.h>
+
+#include <QStringList>
+#include <algorithm>
+#include <cmath>
+
+#include "render/SliceView.h"
+
+namespace tomowb::render {
+
+namespace {
+
+constexpr double kCrosshairGapPx = 8.0;  // gap around the crosshair point, screen pixels
+constexpr int kCircleSegments = 72;
+constexpr unsigned char kSignalColour[3] = {80, 230, 80};
+constexpr unsigned char kBackgroundColour[3] = {80, 170, 255};
+constexpr unsigned char kSelectedColour[3] = {255, 230, 40};
+constexpr unsigned char kDraftColour[3] = {255, 255, 255};
+
+// ROI ids are unique across all views of the process (GUI thread only).
+int nextRoiId = 1;
+
+QString roiLabel(const SliceRoi& roi) {
+  return (roi.role == SliceRoi::Background ? QStringLiteral("BG %1") : QStringLiteral("ROI %1"))
+      .arg(roi.id);
+}
+
+// "1.5", "10", "0.25": a length without trailing zeros.
+QString lengthText(double mm) {
+  if (mm >= 1.0) return QString::number(mm, 'g', 6) + " mm";
+  return QString::number(mm * 1000.0, 'g', 6) + QString::fromUtf8(" \u00b5m");
+}
+
+QString valueText(double v) {
+  if (!std::isfinite(v)) return "-";
+  return QString::number(v, 'g', 5);
+}
+
+}  // namespace
+
+// --- overlays -----------------------------------------------------------------------------
+
+void SliceView::setCrosshair(const Eigen::Vector3d& worldMm) {
+  crosshair_ = worldMm;
+  updateCrosshair();
+  requestRender();
+}
+
+void SliceView::setCrosshairVisible(bool visible) {
+  crosshairVisible_ = visible;
+  crosshairActor_->SetVisibility(visible);
+  requestRender();
+}
+
+void SliceView::updateCrosshair() {
+  vtkPoints* points = crosshairLines_->GetPoints();
+  points->Reset();
+  vtkNew<vtkCellArray> lines;
+  if (volume_) {
+    const int a = axisIndex();
+    Eigen::Vector3d centre = crosshair_;
+    centre[a] = slicePositionMm();
+    const double gap = kCrosshairGapPx * worldPerPixel();
+    const Eigen::Vector3d lo = volume_->originMm() - 0.5 * volume_->voxelSizeMm();
+    const Eigen::Vector3d hi =
+        volume_->worldPosition(volume_->nx() - 0.5, volume_->ny() - 0.5, volume_->nz() - 0.5);
+    for (int axisInPlane : inPlaneAxes(a)) {
+      for (int side = 0; side < 2; ++side) {
+        Eigen::Vector3d from = centre, to = centre;
+        from[axisInPlane] = side == 0 ? lo[axisInPlane] : centre[axisInPlane] + gap;
+        to[axisInPlane] = side == 0 ? centre[axisInPlane] - gap : hi[axisInPlane];
+        if (to[axisInPlane] <= from[axisInPlane]) continue;
+        const vtkIdType ids[2] = {points->InsertNextPoint(from.data()),
+                                  points->InsertNextPoint(to.data())};
+        lines->InsertNextCell(2, ids);
+      }
+    }
+  }
+  crosshairLines_->SetLines(lines);
+  points->Modified();
+  crosshairLines_->Modified();
+  crosshairActor_->SetVisibility(crosshairVisible_ && volume_ != nullptr);
+}
+
+Eigen::Vector2d SliceView::inPlane(const Eigen::Vector3d& worldMm) const {
+  const auto [a, b] = inPlaneAxes(axisIndex());
+  return {worldMm[a], worldMm[b]};
+}
+
+bool SliceView::roiVisibleHere(const SliceRoi& roi) const {
+  return volume_ && roi.axis == axisIndex() &&
+         std::abs(roi.sliceMm - slicePositionMm()) < 0.5 * volume_->voxelSizeMm()[axisIndex()];
+}
+
+std::optional<SliceRoi> SliceView::draftRoi(const Eigen::Vector3d& endMm) const {
+  if (roiTool_ == RoiTool::None || !volume_) return std::nullopt;
+  SliceRoi roi;
+  roi.axis = axisIndex();
+  roi.sliceMm = slicePositionMm();
+  roi.role = newRoiRole_;
+  const Eigen::Vector2d a = inPlane(pressWorld_), b = inPlane(endMm);
+  if (roiTool_ == RoiTool::Circle) {
+    roi.shape = SliceRoi::Circle;
+    roi.centreMm = a;
+    const double r = (b - a).norm();
+    roi.halfSizeMm = {r, r};
+  } else {
+    roi.shape = SliceRoi::Rectangle;
+    roi.centreMm = 0.5 * (a + b);
+    roi.halfSizeMm = 0.5 * (b - a).cwiseAbs();
+  }
+  return roi;
+}
+
+void SliceView::updateRois() {
+  vtkPoints* points = roiLines_->GetPoints();
+  points->Reset();
+  vtkNew<vtkCellArray> lines;
+  vtkNew<vtkUnsignedCharArray> colours;
+  colours->SetNumberOfComponents(3);
+  for (auto& label : roiLabels_) overlay_->RemoveActor2D(label);
+  const auto [a, b] = inPlaneAxes(axisIndex());
+  std::size_t labelCount = 0;
+  auto addOutline = [&](const SliceRoi& roi, const unsigned char* colour, bool labelled) {
+    Eigen::Vector3d point = Eigen::Vector3d::Zero();
+    point[axisIndex()] = slicePositionMm();
+    std::vector<vtkIdType> ids;
+    auto add = [&](double u, double v) {
+      point[a] = u;
+      point[b] = v;
+      ids.push_back(points->InsertNextPoint(point.data()));
+    };
+    const Eigen::Vector2d c = roi.centreMm, h = roi.halfSizeMm;
+    if (roi.shape == SliceRoi::Circle) {
+      for (int i = 0; i < kCircleSegments; ++i) {
+        const double t = 2.0 * M_PI * i / kCircleSegments;
+        add(c.x() + h.x() * std::cos(t), c.y() + h.y() * std::sin(t));
+      }
+    } else {
+      add(c.x() - h.x(), c.y() - h.y());
+      add(c.x() + h.x(), c.y() - h.y());
+      add(c.x() + h.x(), c.y() + h.y());
+      add(c.x() - h.x(), c.y() + h.y());
+    }
+    ids.push_back(ids.front());
+    lines->InsertNextCell(static_cast<vtkIdType>(ids.size()), ids.data());
+    colours->InsertNextTypedTuple(colour);
+    if (!labelled) return;
+    if (labelCount == roiLabels_.size()) {
+      auto text = vtkSmartPointer<vtkTextActor>::New();
+      text->GetPositionCoordinate()->SetCoordinateSystemToWorld();
+      text->GetTextProperty()->SetFontSize(12);
+      text->GetTextProperty()->SetShadow(1);
+      text->GetTextProperty()->SetVerticalJustificationToBottom();
+      roiLabels_.push_back(text);
+    }
+    vtkTextActor* text = roiLabels_[labelCount++];
+    // Above the shape, at its left edge as seen on screen.
+    Eigen::Vector3d anchor = Eigen::Vector3d::Zero();
+    anchor[axisIndex()] = slicePositionMm();
+    anchor[a] = c.x();
+    anchor[b] = c.y();
+    const Eigen::Vector3d upExtent = (up_[a] != 0 ? h.x() : h.y()) * up_;
+    const Eigen::Vector3d leftExtent = -(right_[a] != 0 ? h.x() : h.y()) * right_;
+    anchor += upExtent + leftExtent;
+    text->GetPositionCoordinate()->SetValue(anchor.data());
+    text->SetInput(roi.label.toUtf8().constData());
+    text->GetTextProperty()->SetColor(colour[0] / 255.0, colour[1] / 255.0, colour[2] / 255.0);
+    overlay_->AddActor2D(text);
+  };
+  for (const SliceRoi& roi : rois_) {
+    if (!roiVisibleHere(roi)) continue;
+    const unsigned char* colour = roi.id == selectedRoi_             ? kSelectedColour
+                                  : roi.role == SliceRoi::Background ? kBackgroundColour
+                                                                     : kSignalColour;
+    addOutline(roi, colour, true);
+  }
+  if (drag_ == Drag::DrawRoi) {
+    if (auto draft = draftRoi(dragWorld_)) addOutline(*draft, kDraftColour, false);
+  }
+  roiLines_->SetLines(lines);
+  roiLines_->GetCellData()->SetScalars(colours);
+  points->Modified();
+  roiLines_->Modified();
+}
+
+void SliceView::updateScaleBar() {
+  vtkPoints* points = scaleBarLines_->GetPoints();
+  points->Reset();
+  vtkNew<vtkCellArray> lines;
+  const double dpr = devicePixelRatioF();
+  const double mmPerPixel = worldPerPixel();
+  const double viewWidthMm = width() * mmPerPixel;
+  if (volume_ && viewWidthMm > 0.0 && width() > 80) {
+    // The largest 1, 2 or 5 x 10^k mm not longer than a fifth of the view.
+    const double target = 0.2 * viewWidthMm;
+    const double decade = std::pow(10.0, std::floor(std::log10(target)));
+    double length = decade;
+    for (double m : {2.0, 5.0})
+      if (m * decade <= target) length = m * decade;
+    const double lengthPx = length / mmPerPixel * dpr;
+    const double x1 = (width() - 16) * dpr, x0 = x1 - lengthPx, y = 14 * dpr, tick = 5 * dpr;
+    const vtkIdType bar[2] = {points->InsertNextPoint(x0, y, 0), points->InsertNextPoint(x1, y, 0)};
+    const vtkIdType left[2] = {points->InsertNextPoint(x0, y, 0),
+                               points->InsertNextPoint(x0, y + tick, 0)};
+    const vtkIdType right[2] = {points->InsertNextPoint(x1, y, 0),
+                                points->InsertNextPoint(x1, y + tick, 0)};
+    lines->InsertNextCell(2, bar);
+    lines->InsertNextCell(2, left);
+    lines->InsertNextCell(2, right);
+    scaleBarText_->SetInput(lengthText(length).toUtf8().constData());
+    scaleBarText_->GetPositionCoordinate()->SetValue(0.5 * (x0 + x1), y + 4 * dpr);
+    scaleBarText_->SetVisibility(true);
+  } else {
+    scaleBarText_->SetVisibility(false);
+  }
+  scaleBarLines_->SetLines(lines);
+  points->Modified();
+  scaleBarLines_->Modified();
+}
+
+void SliceView::updateText() {
+  QStringList lines;
+  if (!title_.isEmpty()) lines << title_;
+  if (volume_) {
+    const char axisLetter = "xyz"[axisIndex()];
+    if (showSliceInfo_ && sliceCount() > 1)
+      lines << QStringLiteral("%1  %2 = %3 mm  [%4/%5]")
+                   .arg(axisName(axis_))
+                   .arg(QChar(axisLetter))
+                   .arg(slicePositionMm(), 0, 'f', 2)
+                   .arg(slice_)
+                   .arg(sliceCount() - 1);
+    lines << QStringLiteral("W %1  L %2")
+                 .arg(valueText(windowLevel_.window), valueText(windowLevel_.level));
+  }
+  infoText_->SetInput(lines.join('\n').toUtf8().constData());
+}
+
+void SliceView::updateCursorText(const Eigen::Vector3d& worldMm, float value) {
+  if (!volume_ || !std::isfinite(value)) {
+    cursorText_->SetInput("");
+    return;
+  }
+  cursorText_->SetInput(QStringLiteral("(%1, %2, %3) mm  value %4")
+                            .arg(worldMm.x(), 0, 'f', 2)
+                            .arg(worldMm.y(), 0, 'f', 2)
+                            .arg(worldMm.z(), 0, 'f', 2)
+                            .arg(valueText(value))
+                            .toUtf8()
+                            .constData());
+}
+
+// --- ROIs ---------------------------------------------------------------------------------
+
+void SliceView::setRoiTool(RoiTool tool) {
+  roiTool_ = tool;
+  setCursor(tool == RoiTool::None ? Qt::ArrowCursor : Qt::CrossCursor);
+}
+
+void SliceView::setRois(std::vector<SliceRoi> rois) {
+  rois_ = std::move(rois);
+  for (SliceRoi& roi : rois_) {
+    if (roi.id <= 0) roi.id = nextRoiId++;
+    nextRoiId = std::max(nextRoiId, roi.id + 1);
+    if (roi.label.isEmpty()) roi.label = roiLabel(roi);
+  }
+  if (std::none_of(rois_.begin(), rois_.end(),
+                   [this](const SliceRoi& r) { return r.id == selectedRoi_; }))
+    selectedRoi_ = -1;
+  updateRois();
+  requestRender();
+  emit roisChanged();
+}
+
+void SliceView::selectRoi(int id) {
+  if (id == selectedRoi_) return;
+  selectedRoi_ = id;
+  updateRois();
+  requestRender();
+  emit roiSelected(id);
+}
+
+void SliceView::setRoiRole(int id, SliceRoi::Role role) {
+  for (SliceRoi& roi : rois_) {
+    if (roi.id != id || roi.role == role) continue;
+    const bool defaultLabel = roi.label == roiLabel(roi);
+    roi.role = role;
+    if (defaultLabel) roi.label = roiLabel(roi);
+    updateRois();
+    requestRender();
+    emit roisChanged();
+  }
+}
+
+void SliceView::deleteSelectedRoi() {
+  const auto it = std::find_if(rois_.begin(), rois_.end(),
+                               [this](const SliceRoi& r) { return r.id == selectedRoi_; });
+  if (it == rois_.end()) return;
+  rois_.erase(it);
+  selectedRoi_ = -1;
+  updateRois();
+  requestRender();
+  emit roisChanged();
+}
+
+int SliceView::roiAt(const Eigen::Vector3d& worldMm) const {
+  // The last drawn (topmost) ROI wins.
+  for (auto it = rois_.rbegin(); it != rois_.rend(); ++it)
+    if (roiVisibleHere(*it) && it->containsInPlane(inPlane(worldMm))) return it->id;
+  return -1;
+}
+
+void SliceView::finishRoi(const Eigen::Vector3d& endMm) {
+  std::optional<SliceRoi> roi = draftRoi(endMm);
+  // Too small to be meant (under two screen pixels): ignore.
+  if (!roi || roi->halfSizeMm.maxCoeff() < 2.0 * worldPerPixel()) return;
+  roi->id = nextRoiId++;
+  roi->label = roiLabel(*roi);
+  rois_.push_back(*roi);
+  selectedRoi_ = roi->id;
+  emit roisChanged();
+  emit roiSelected(roi->id);
+}
+
+}  // namespace tomowb::render
