@@ -50,6 +50,12 @@ ProjectorChoice::ProjectorChoice(QFormLayout& form, QWidget* parent)
   for (const RoleRow& row : kRows) {
     auto* combo = new QComboBox(parent);
     combo->setObjectName(QString::fromLatin1(row.objectName));
+    if (row.role != VariantRole::FdkBackprojector) {
+      // A long annotation ("[transpose of et.fp.cpu-siddon]") must not widen the dock: the combo
+      // is as wide as a name with "[matched]"; the list shows every item in full.
+      combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+      combo->setMinimumContentsLength(26);
+    }
     if (*row.tip) combo->setToolTip(QCoreApplication::translate("AlgorithmPanel", row.tip));
     form_.addRow(QCoreApplication::translate("AlgorithmPanel", row.label), combo);
     combos_[row.role] = combo;
