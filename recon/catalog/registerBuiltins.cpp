@@ -6,6 +6,7 @@
 #include "recon/fdk/cuda/GpuFdk.h"
 #include "recon/projector/ProjectorVariants.h"
 #include "recon/projector/cuda/GpuEt.h"
+#include "recon/projector/sf/SeparableFootprintProjector.h"
 #include "recon/projector/siddon/SiddonProjector.h"
 #include "recon/qa/TestVariants.h"
 #include "recon/variant/VariantRegistry.h"
@@ -39,6 +40,7 @@ void registerBuiltins(VariantRegistry& r) {
   r.add(projector::josephBackprojectCpuVariant());  // "et.bp.cpu-matched"
   r.add(projector::voxelBackprojectCpuVariant());   // "et.bp.cpu-voxel"
   projector::registerSiddonPair(r);                 // "et.fp.cpu-siddon" + "et.bp.cpu-siddon"
+  projector::registerSeparableFootprintPairs(r);    // "sf.fp.cpu-tr" + "sf.bp.cpu-tr", "-tt"
   cuda::registerGpuEtVariants(r);
   qa::registerTestVariants(r);  // only with TOMOWB_TEST_VARIANTS set (recon/qa/TestVariants.h)
 }
