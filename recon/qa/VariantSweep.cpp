@@ -10,6 +10,7 @@
 #include "recon/core/Error.h"
 #include "recon/device/GpuDevices.h"
 #include "recon/metrics/MetricsJson.h"
+#include "recon/operator/ProjectorPair.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::qa {
@@ -30,6 +31,7 @@ struct Candidate {
   bool needsGpu = false;
   RunFn run;
   std::size_t reference = 0;  // index into the sweep's references
+  std::string unsupported;    // why this variant cannot take the input (skipped, not failed)
 };
 
 struct Reference {
@@ -136,7 +138,9 @@ SweepResult runSweep(std::string algorithm, std::vector<Candidate> candidates,
     rowEnd = static_cast<double>(c + 1) / std::max<std::size_t>(total, 1);
     const std::string stage = sweepStage(c, total, row.label);
     context.reportProgress(stage, rowBegin);
-    if (candidate.needsGpu && !haveGpu) {
+    if (!candidate.unsupported.empty()) {
+      row.skipped = candidate.unsupported;
+    } else if (candidate.needsGpu && !haveGpu) {
       row.skipped = "no GPU (" + cuda::gpuStatus() + ")";
     } else if (candidate.needsGpu && !options.gpu) {
       row.skipped = "GPU variants not asked for";
@@ -307,6 +311,11 @@ SweepResult sweepSirt(const ProjectionStack& projections, const iterative::Itera
     c.needsGpu = fp.needsGpu || bp.needsGpu;
     c.run = runWith(fp.name, bp.name);
     c.reference = referenceOf(fp, bp);
+    // A pair made for other geometries (the SF pairs take cone beams only) is skipped with its
+    // reason, not run into a failure.
+    if (const std::optional<std::string> why = op::whyNotSupported(
+            registry, fp.name, bp.name, {&projections.geometry(), base.volume, base.gpu}))
+      c.unsupported = *why;
     (void)swept;
     candidates.push_back(std::move(c));
   };
