@@ -337,7 +337,8 @@ void AlgorithmPanel::fillDevices() {
 
 void AlgorithmPanel::fillProjectors() {
   projectors_->setSlots(descriptor().projectors);
-  projectors_->fill(gpuIndex() >= 0);
+  // The geometry only: the grid may still change (the run's validation judges it).
+  projectors_->fill(gpuIndex() >= 0, workspace_.geometry());
   gpuMemoryLimit_->setEnabled(gpuIndex() >= 0);
 }
 

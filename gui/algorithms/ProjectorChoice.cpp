@@ -5,6 +5,9 @@
 #include <QCoreApplication>
 #include <QFormLayout>
 #include <QLabel>
+#include <QStandardItemModel>
+#include <optional>
+#include <string>
 
 #include "recon/core/Error.h"
 
@@ -94,7 +97,10 @@ bool ProjectorChoice::hasGpuVariant(VariantRole role) {
   return false;
 }
 
-void ProjectorChoice::fill(bool gpu) {
+void ProjectorChoice::fill(bool gpu, const Geometry* geometry, const VolumeGrid* grid) {
+  // Without a grid, a 1 um voxel at the isocentre: only what the geometry rules out is refused.
+  static const VolumeGrid kPointGrid =
+      VolumeGrid::centred({1, 1, 1}, Eigen::Vector3d::Constant(1e-3));
   gpu_ = gpu;
   const VariantRegistry& registry = VariantRegistry::builtins();
   for (const auto& [role, combo] : combos_) {
@@ -106,8 +112,24 @@ void ProjectorChoice::fill(bool gpu) {
       combo->addItem(QString::fromStdString(v->name), QString::fromStdString(v->name));
       combo->setItemData(combo->count() - 1, QString::fromStdString(v->description),
                          Qt::ToolTipRole);
+      std::optional<std::string> refused;
+      if (geometry != nullptr && v->supports)
+        refused = v->supports(*geometry, grid != nullptr ? *grid : kPointGrid);
+      if (refused) {
+        if (auto* model = qobject_cast<QStandardItemModel*>(combo->model()))
+          if (QStandardItem* item = model->item(combo->count() - 1)) {
+            item->setEnabled(false);
+            item->setToolTip(QString::fromStdString(*refused));
+          }
+      }
     }
+    const auto usable = [combo](int i) {
+      const auto* model = qobject_cast<const QStandardItemModel*>(combo->model());
+      const QStandardItem* item = model != nullptr ? model->item(i) : nullptr;
+      return i >= 0 && (item == nullptr || item->isEnabled());
+    };
     int index = combo->findData(previous);
+    if (!usable(index)) index = -1;
     if (index < 0) {
       // The device's default (the registry's policy, as the CLI's): for a projector pair the
       // matched pair, whose weighted least-squares residual falls monotonically.
@@ -119,6 +141,9 @@ void ProjectorChoice::fill(bool gpu) {
         // No default on this device in this build: the first listed.
       }
     }
+    if (!usable(index)) index = -1;
+    for (int i = 0; index < 0 && i < combo->count(); ++i)
+      if (usable(i)) index = i;
     combo->setCurrentIndex(index >= 0 ? index : 0);
   }
   relabel();

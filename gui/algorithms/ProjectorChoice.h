@@ -31,8 +31,10 @@ class ProjectorChoice : public QObject {
 
   // Shows the rows of these slots' roles only.
   void setSlots(const std::vector<catalog::ProjectorSlot>& projectorSlots);
-  // Lists the variants of the device (GPU or CPU), keeping the choices still listed.
-  void fill(bool gpu);
+  // Lists the variants of the device (GPU or CPU), keeping the choices still listed. With a
+  // geometry, a projector whose supports() refuses it (the SF pairs on a tilt series) is listed
+  // greyed out with its reason as the tool tip, and never chosen by default.
+  void fill(bool gpu, const Geometry* geometry = nullptr, const VolumeGrid* grid = nullptr);
   // Whether a role has a GPU variant in this build.
   static bool hasGpuVariant(VariantRole role);
 

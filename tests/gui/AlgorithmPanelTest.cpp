@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTest>
 #include <cstdlib>
 
@@ -229,6 +230,27 @@ TEST_F(AlgorithmPanelTest, OffersTheRegistrysProjectorsAndMarksTheMatchedOne) {
   EXPECT_TRUE(pair->text().contains("Matched pair")) << pair->text().toStdString();
   combo->setCurrentIndex(combo->findData(QStringLiteral("et.bp.cpu-voxel")));
   EXPECT_TRUE(pair->text().contains("Unmatched pair")) << pair->text().toStdString();
+}
+
+TEST_F(AlgorithmPanelTest, AProjectorThatRefusesTheGeometryIsListedGreyedOutWithItsReason) {
+  // The SF pairs take cone beams only: on a tilt series they are listed but not choosable.
+  load(DemoKind::ElectronTomography);
+  auto* forward = child<QComboBox>("forwardProjectorCombo");
+  const int sf = forward->findData(QStringLiteral("sf.fp.cpu-tr"));
+  ASSERT_GE(sf, 0);
+  const auto* model = qobject_cast<const QStandardItemModel*>(forward->model());
+  ASSERT_NE(model, nullptr);
+  EXPECT_FALSE(model->item(sf)->isEnabled());
+  EXPECT_TRUE(model->item(sf)->toolTip().contains("cone beams"))
+      << model->item(sf)->toolTip().toStdString();
+  EXPECT_TRUE(model->item(forward->findData(QStringLiteral("et.fp.cpu")))->isEnabled());
+  EXPECT_NE(forward->currentData().toString(), QStringLiteral("sf.fp.cpu-tr"));
+  // On a cone beam the same item can be chosen.
+  load(DemoKind::SheppLogan);
+  panel.setAlgorithm(QStringLiteral("sirt"));
+  forward = child<QComboBox>("forwardProjectorCombo");
+  model = qobject_cast<const QStandardItemModel*>(forward->model());
+  EXPECT_TRUE(model->item(forward->findData(QStringLiteral("sf.fp.cpu-tr")))->isEnabled());
 }
 
 TEST_F(AlgorithmPanelTest, WarmStartOffersFinishedRunsOnTheSameGridOnly) {
