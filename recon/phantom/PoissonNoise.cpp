@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <span>
 #include <string>
 
 #include "recon/core/Error.h"
@@ -24,13 +25,14 @@ std::uint64_t mix(std::uint64_t x) {
 constexpr double kZeroCountPhotons = 0.5;
 constexpr double kMaxMeanCount = 1e18;
 
-}  // namespace
-
-void addPoissonNoise(ProjectionStack& projections, double incidentPhotons, std::uint64_t seed) {
+// Checks the inputs (before any parallel loop, where nothing may throw) and calls
+// `store(pixel, count)` for every pixel of every view, view v drawing from its own generator.
+template <class Store>
+void drawCounts(const ProjectionStack& projections, double incidentPhotons, std::uint64_t seed,
+                Store store) {
   if (!(incidentPhotons > 0.0) || !std::isfinite(incidentPhotons))
     throw ParameterError("incidentPhotons",
                          "must be finite and > 0, got " + std::to_string(incidentPhotons));
-  // Check the inputs before the parallel loop, where nothing may throw.
   float minIntegral = 0.0f;
   for (float p : projections.pixels()) {
     if (!std::isfinite(p))
@@ -43,18 +45,38 @@ void addPoissonNoise(ProjectionStack& projections, double incidentPhotons, std::
                          "gives a mean count of " + std::to_string(largestMean) +
                              " photons, more than the 1e18 an int64 sampler holds");
   const std::int64_t views = projections.viewCount();
-  const double logIncident = std::log(incidentPhotons);
+  const std::int64_t perView = projections.pixelsPerView();
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t view = 0; view < views; ++view) {
     std::mt19937_64 generator(mix(seed ^ mix(static_cast<std::uint64_t>(view))));
     std::poisson_distribution<std::int64_t> poisson;
     using Param = std::poisson_distribution<std::int64_t>::param_type;
-    for (float& p : projections.viewPixels(view)) {
-      const double mean = incidentPhotons * std::exp(-static_cast<double>(p));
+    const std::span<const float> in = projections.viewPixels(view);
+    for (std::int64_t i = 0; i < perView; ++i) {
+      const double mean = incidentPhotons * std::exp(-static_cast<double>(in[std::size_t(i)]));
       const double count = mean > 0.0 ? static_cast<double>(poisson(generator, Param(mean))) : 0.0;
-      p = static_cast<float>(logIncident - std::log(count > 0.0 ? count : kZeroCountPhotons));
+      store(view * perView + i, count);
     }
   }
+}
+
+}  // namespace
+
+void addPoissonNoise(ProjectionStack& projections, double incidentPhotons, std::uint64_t seed) {
+  const double logIncident = std::log(incidentPhotons);
+  float* pixels = projections.data();
+  drawCounts(projections, incidentPhotons, seed, [&](std::int64_t i, double count) {
+    pixels[i] = static_cast<float>(logIncident - std::log(count > 0.0 ? count : kZeroCountPhotons));
+  });
+}
+
+ProjectionStack drawPoissonCounts(const ProjectionStack& lineIntegrals, double incidentPhotons,
+                                  std::uint64_t seed) {
+  ProjectionStack counts(lineIntegrals.geometry());
+  float* pixels = counts.data();
+  drawCounts(lineIntegrals, incidentPhotons, seed,
+             [&](std::int64_t i, double count) { pixels[i] = static_cast<float>(count); });
+  return counts;
 }
 
 }  // namespace tomowb::phantom
