@@ -7,6 +7,7 @@
 #include "recon/projector/ProjectorVariants.h"
 #include "recon/projector/cuda/GpuEt.h"
 #include "recon/projector/sf/SeparableFootprintProjector.h"
+#include "recon/projector/sf/cuda/GpuSf.h"
 #include "recon/projector/siddon/SiddonProjector.h"
 #include "recon/qa/TestVariants.h"
 #include "recon/variant/VariantRegistry.h"
@@ -42,6 +43,7 @@ void registerBuiltins(VariantRegistry& r) {
   projector::registerSiddonPair(r);                 // "et.fp.cpu-siddon" + "et.bp.cpu-siddon"
   projector::registerSeparableFootprintPairs(r);    // "sf.fp.cpu-tr" + "sf.bp.cpu-tr", "-tt"
   cuda::registerGpuEtVariants(r);
+  cuda::registerGpuSfVariants(r);  // "sf.fp.gather", "sf.fp.atomic", "sf.bp.gather" (+ "-tt")
   qa::registerTestVariants(r);  // only with TOMOWB_TEST_VARIANTS set (recon/qa/TestVariants.h)
 }
 

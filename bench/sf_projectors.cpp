@@ -1,0 +1,169 @@
+// The separable-footprint GPU projectors (issue #19, point 6; ../shared/reference/sf-projectors.md
+// sections 5 and 9) on the cases of bench/leap/SfBenchCases.h, which the LEAP driver measures too:
+// the seed's Table I (one helical turn, forward) and Table II (8 turns, forward and back), and the
+// flat-panel circular case. Device-resident float32 arrays, through each registered pair's
+// bindDevicePair (what the solvers run): min / median / max of at least 5 timed runs after a
+// warm-up, seconds, ms per view and G voxel-view pairs per second (nominal: voxels x views; in
+// beam: the pairs whose voxel centre projects onto the detector).
+//
+// The GE cases have an arc detector; until the geometry has a detector shape attribute they run
+// on a flat stand-in with the same columns, rows and fan angle (said in the table).
+//
+//   tomowb-bench-sf [--runs 5] [--cases ge_helical_1turn,flat_circular_720] [--out FILE.md]
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <functional>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <numbers>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/BenchSupport.h"
+#include "bench/leap/SfBenchCases.h"
+#include "recon/catalog/Builtins.h"
+#include "recon/geometry/ScanBuilders.h"
+#include "recon/operator/ProjectorPair.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace {
+
+using namespace tomowb;
+using Clock = std::chrono::steady_clock;
+namespace sf = bench::sf;
+
+constexpr double kDeg = std::numbers::pi / 180.0;
+
+Geometry geometryOf(const sf::ConeCase& c) {
+  CircularConeParams p;
+  p.sourceToIsocentreMm = c.sodMm;
+  p.sourceToDetectorMm = c.sddMm;
+  p.detector.cols = c.nCols;
+  p.detector.rows = c.nRows;
+  p.detector.pitchVMm = c.rowPitchMm;
+  if (c.shape == sf::DetectorShape::Flat) {
+    p.detector.pitchUMm = c.colPitchMm;
+  } else {
+    // Flat stand-in: the arc's fan angle spread evenly over the same number of flat columns.
+    const double fan = double(c.nCols) * c.colPitchMm / c.sddMm;
+    p.detector.pitchUMm = 2.0 * c.sddMm * std::tan(0.5 * fan) / double(c.nCols);
+  }
+  p.detector.offsetUMm = c.colOffsetPixels * p.detector.pitchUMm;
+  p.detector.offsetVMm = c.rowOffsetPixels * c.rowPitchMm;
+  for (int k = 0; k < c.nViews; ++k) p.anglesRad.push_back(c.angleDeg(k) * kDeg);
+  if (c.tableFeedPerTurnMm == 0.0) return circularConeBeam(p);
+  HelicalConeParams h;
+  h.circular = p;
+  h.pitch = c.tableFeedPerTurnMm / (double(c.nRows) * c.rowPitchMm * c.sodMm / c.sddMm);
+  h.startZMm = c.sourceZMm(0);
+  return helicalConeBeam(h);
+}
+
+VolumeGrid gridOf(const sf::ConeCase& c) {
+  return VolumeGrid::centred({c.nx, c.ny, c.nz},
+                             Eigen::Vector3d(c.voxelXyMm, c.voxelXyMm, c.voxelZMm));
+}
+
+struct Row {
+  std::string caseName, variant, direction;
+  bench::RunStats stats;
+  double views = 0, nominalPairs = 0, inBeamPairs = 0;
+};
+
+bench::RunStats timeRuns(int runs, const std::function<void()>& fn) {
+  fn();  // warm-up: plans, scratch, clocks
+  std::vector<double> seconds;
+  for (int r = 0; r < runs; ++r) {
+    const auto start = Clock::now();
+    fn();
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return bench::summarize(seconds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  catalog::installBuiltinVariants();
+  CLI::App app{"Separable-footprint GPU projectors on the SfBenchCases.h cases"};
+  int runs = bench::kMinTimedRuns;
+  std::string only, outPath;
+  app.add_option("--runs", runs, "timed runs per row (at least 5)")->check(CLI::Range(5, 100));
+  app.add_option("--cases", only, "comma-separated case names (default: all timed cases)");
+  app.add_option("--out", outPath, "also write the table to this markdown file");
+  CLI11_PARSE(app, argc, argv);
+
+  const VariantRegistry& registry = VariantRegistry::builtins();
+  std::ostringstream table;
+  table << "# Separable-footprint GPU projectors, " << bench::utcNow() << "\n\n"
+        << "Command: `" << bench::commandLine(argc, argv) << "`\n\n"
+        << "| case | detector | variant | direction | seconds min / median / max | ms / view | "
+           "G pairs/s nominal | G pairs/s in beam |\n|---|---|---|---|---|---|---|---|\n";
+  std::vector<Row> rows;
+  for (const sf::ConeCase& c : sf::kTimedCases) {
+    if (!only.empty() &&
+        ("," + only + ",").find("," + std::string(c.name) + ",") == std::string::npos)
+      continue;
+    const Geometry geometry = geometryOf(c);
+    const VolumeGrid grid = gridOf(c);
+    const double nominal = double(c.nominalPairs());
+    const double inBeam = double(sf::inBeamPairs(c));
+    std::fprintf(stderr, "%s: %d views, %.3g nominal pairs, %.3g in beam\n", c.name, c.nViews,
+                 nominal, inBeam);
+    Volume volume = grid.makeVolume();
+    {
+      std::mt19937 rng(7);
+      std::uniform_real_distribution<float> u(0.0f, 1.0f);
+      for (float& v : volume.voxels()) v = u(rng);
+    }
+    for (const KernelVariant* bp : registry.withRole(VariantRole::Backprojector)) {
+      if (!bp->needsGpu || bp->name.rfind("sf.", 0) != 0) continue;
+      for (const KernelVariant* fp : registry.withRole(VariantRole::ForwardProjector)) {
+        if (!fp->needsGpu || fp->model != bp->model || fp->name.rfind("sf.", 0) != 0) continue;
+        const op::ProjectorProblem problem{&geometry, grid, {}};
+        std::string why;
+        std::unique_ptr<op::ProjectorPair> pair;
+        try {
+          pair = fp->bindDevicePair(*fp, *bp, problem, why);
+        } catch (const std::exception& e) {
+          why = e.what();
+        }
+        if (!pair) {
+          std::fprintf(stderr, "  %s + %s: not run: %s\n", fp->name.c_str(), bp->name.c_str(),
+                       why.c_str());
+          continue;
+        }
+        JobContext context;
+        std::unique_ptr<const op::Array> x = pair->useVolume(volume);
+        std::unique_ptr<op::Array> p = pair->makeProjections();
+        Row f{c.name, fp->name, "forward", {}, double(c.nViews), nominal, inBeam};
+        f.stats = timeRuns(runs, [&] { pair->forward(*x, *p, {}, context); });
+        rows.push_back(f);
+        std::fprintf(stderr, "  %-18s forward median %.3f s\n", fp->name.c_str(), f.stats.median);
+        // The transpose once per model (with its gather forward partner).
+        if (fp->name.find("gather") == std::string::npos) continue;
+        std::unique_ptr<op::Array> b = pair->makeVolume();
+        Row r{c.name, bp->name, "back", {}, double(c.nViews), nominal, inBeam};
+        r.stats = timeRuns(runs, [&] { pair->adjoint(*p, *b, {}, context); });
+        rows.push_back(r);
+        std::fprintf(stderr, "  %-18s back median %.3f s\n", bp->name.c_str(), r.stats.median);
+      }
+    }
+    for (const Row& r : rows) {
+      if (r.caseName != c.name) continue;
+      table << "| " << r.caseName << " | "
+            << (c.shape == sf::DetectorShape::Flat ? "flat" : "flat stand-in for arc") << " | "
+            << r.variant << " | " << r.direction << " | " << bench::minMedianMax(r.stats, 1.0, 3)
+            << " | " << bench::fixed(1e3 * r.stats.median / r.views, 3) << " | "
+            << bench::fixed(r.nominalPairs / r.stats.median / 1e9, 1) << " | "
+            << bench::fixed(r.inBeamPairs / r.stats.median / 1e9, 1) << " |\n";
+    }
+  }
+  std::cout << table.str();
+  if (!outPath.empty()) std::ofstream(outPath) << table.str();
+  return 0;
+}

@@ -1,0 +1,53 @@
+// Launchers of the separable-footprint GPU kernels (SfKernels.cu; formulas:
+// ../shared/reference/sf-projectors.md section 3, docs/sf-projectors.md). Both directions weigh a
+// voxel-cell pair with the same device functions on the same inputs, so a forward projector and
+// a backprojector of one model are each other's transpose to float32 rounding. Included by CUDA
+// sources only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "recon/projector/sf/cuda/SfGpuTypes.h"
+
+namespace tomowb::cuda::sfgpu {
+
+// The widest footprint (detector columns per voxel column) the kernels are built for.
+constexpr int kMaxFootprintCells = 32;
+// The footprint widths the kernels are instantiated for: the smallest one >= `cells`.
+int footprintCapacity(int cells);
+
+// Forward, atomic-scatter variant: one block per (view, tile of `tileRows` detector rows), each
+// thread a voxel column at a time, the tile's sums in shared memory (atomicAdd: the order of the
+// float additions varies run to run). Overwrites rows [0, rows) of out + outView[k] * rows * cols
+// for k < count with the cell amplitude applied. `volume` is x fastest.
+void launchForwardAtomic(const float* volume, const SfGpuView* views, const std::int64_t* outView,
+                         int count, const SfGpuShape& shape, int cells, int tileRows, float* out,
+                         int* overflow, cudaStream_t stream);
+
+// Forward, gather variant: one block per (view, detector column, tile of rows); the block lists
+// the voxel columns whose footprint reaches the column (fixed order), each thread sums its row
+// over them. Deterministic: the same bits every run. `volumeZFirst` is z fastest
+// ((iy nx + ix) nz + iz; launchTransposeToZFirst).
+void launchForwardGather(const float* volumeZFirst, const SfGpuView* views,
+                         const std::int64_t* outView, int count, const SfGpuShape& shape,
+                         const std::int32_t* lineAxis, float* out, int* overflow,
+                         cudaStream_t stream);
+
+void launchTransposeToZFirst(const float* volume, float* zFirst, const SfGpuShape& shape,
+                             cudaStream_t stream);
+
+// Copies views inView[k] of `in` to slot k of `out`, times each cell's amplitude (the first step
+// of the transpose).
+void launchScaleCells(const float* in, const std::int64_t* inView, const SfGpuView* views,
+                      int count, const SfGpuShape& shape, float* out, cudaStream_t stream);
+
+// Transpose, gather variant: one thread per voxel column and chunk of `sliceChunk` slices, looping
+// over the views of its chunk (chunkStart[c] .. chunkStart[c + 1] in chunkViews, indices into
+// `views` and the scaled slots); adds into `volume` (x fastest). Deterministic.
+void launchBackGather(const float* scaled, const SfGpuView* views, const std::int32_t* chunkStart,
+                      const std::int32_t* chunkViews, const SfGpuShape& shape, int cells,
+                      int sliceChunk, float* volume, int* overflow, cudaStream_t stream);
+
+}  // namespace tomowb::cuda::sfgpu
