@@ -509,7 +509,7 @@ void FdkOptions::addFilterOptionsTo(CLI::App& app) {
           "(0, 1]"))
       ->capture_default_str();
   g->add_option("--redundancy", redundancy,
-                "auto, full-scan, parker (short scan), offset-detector (half-fan) or none")
+                "auto, full-scan, parker (short scan), offset-detector (half-fan), none or helical")
       ->capture_default_str();
   g->add_flag("--fov-mask", fovMask, "zero the voxels outside the field of view every view sees");
   g->add_flag("--allow-incomplete", allowIncomplete,

@@ -73,9 +73,11 @@ std::vector<ParameterSpec> filterParameters() {
                       {"ram-lak", "shepp-logan", "cosine", "hamming", "hann"}, "ram-lak"),
       realParameter("filter/cutoff", "--cutoff", "Cut-off",
                     "filter cut-off as a fraction of Nyquist", 0, 1, 1.0, true),
-      choiceParameter("redundancy", "--redundancy", "Redundancy weights",
-                      "auto, full-scan, parker (short scan), offset-detector (half-fan) or none",
-                      {"auto", "full-scan", "parker", "offset-detector", "none"}, "auto"),
+      choiceParameter(
+          "redundancy", "--redundancy", "Redundancy weights",
+          "auto, full-scan, parker (short scan), offset-detector (half-fan), none or helical "
+          "(per-voxel weights over conjugate rays; auto picks it for a helix)",
+          {"auto", "full-scan", "parker", "offset-detector", "none", "helical"}, "auto"),
       flagParameter("fieldOfViewMask", "--fov-mask", "Field-of-view mask",
                     "zero the voxels outside the field of view every view sees"),
       flagParameter("allowIncomplete", "--allow-incomplete", "Allow incomplete scans",

@@ -9,19 +9,33 @@
 #include <optional>
 
 #include "recon/core/Error.h"
+#include "recon/fdk/HelicalBackprojector.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::fdk {
 
 VolumeGrid fieldOfViewGrid(const Geometry& geometry, double voxelMm) {
   if (geometry.viewCount() == 0) throw ParameterError("geometry", "has no views");
-  const FdkWeightPlan plan(geometry, RedundancyMode::None);
+  // A helical orbit takes helical weights only; incomplete coverage is the run's to refuse.
+  const bool helical = HelicalOrbit::sourcesLeaveThePlane(geometry);
+  const FdkWeightPlan plan(geometry, helical ? RedundancyMode::Auto : RedundancyMode::None,
+                           helical);
   const ViewFrame& f = plan.frame(0);
   const double voxel = voxelMm > 0 ? voxelMm : f.isocentrePitchMm;
   const auto inPlane =
       std::max<std::int64_t>(std::int64_t(std::ceil(2.0 * plan.fieldOfViewRadiusMm() / voxel)), 1);
   const double heightMm = double(geometry.detector().rows) * geometry.view(0).v.norm() *
                           f.sourceToIsocentreMm / f.sourceToDetectorMm;
+  if (const HelicalOrbit* orbit = plan.helicalOrbit()) {
+    // A helix: the slices whose every line is measured, centred on them.
+    const double first = orbit->firstCompleteZMm(), last = orbit->lastCompleteZMm();
+    const VolumeShape shape{
+        inPlane, inPlane,
+        std::max<std::int64_t>(std::int64_t(std::floor((last - first) / voxel)) + 1, 1)};
+    VolumeGrid grid = VolumeGrid::centred(shape, Eigen::Vector3d::Constant(voxel));
+    grid.originMm.z() += 0.5 * (first + last);
+    return grid;
+  }
   const VolumeShape shape{inPlane, inPlane,
                           std::max<std::int64_t>(std::int64_t(heightMm / voxel), 1)};
   return VolumeGrid::centred(shape, Eigen::Vector3d::Constant(voxel));
@@ -165,10 +179,33 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
   const FdkWeightPlan plan(projections.geometry(), params.redundancy, params.allowIncomplete);
   report.weighting = plan.summary();
   report.warnings = plan.warnings();
+  if (variant.supports) {
+    const VolumeGrid grid = params.volume;
+    if (const std::optional<std::string> refused = variant.supports(projections.geometry(), grid))
+      throw ParameterError("variant", *refused);
+  }
+  const HelicalOrbit* helix = plan.helicalOrbit();
+  if (helix && variant.reconstruct)
+    throw ParameterError("variant", "'" + variant.name +
+                                        "' runs on the GPU, whose FDK kernels have no per-voxel "
+                                        "helical redundancy weight: helical FDK runs on the CPU "
+                                        "(fdk.bp.cpu)");
 
   const auto started = std::chrono::steady_clock::now();
   Volume volume(params.volume.shape, params.volume.voxelSizeMm, params.volume.originMm);
-  if (variant.reconstruct) {
+  if (helix) {
+    // Helical: the CPU filter, then the backprojection that weights each voxel over its
+    // conjugate rays (HelicalBackprojector.h), for either CPU variant.
+    report.kernel = "helical weighted backprojection (CPU, float64 sums; " + variant.name + ")";
+    report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
+    ReportingTelemetry telemetry(context, report);
+    ScaledProgress progress(context);
+    IntermediateForwarder intermediates(context);
+    JobContext inner(context.cancelToken(), &progress, &telemetry,
+                     context.wantsIntermediates() ? &intermediates : nullptr);
+    const ProjectionStack filtered = filterProjections(projections, plan, params.filter, inner);
+    backprojectHelical(filtered, *helix, kHelicalFlatFraction, volume, inner);
+  } else if (variant.reconstruct) {
     // GPU variants weight, filter and backproject on the device and report their own telemetry.
     variant.reconstruct(projections, plan, params, volume, context, report);
   } else {

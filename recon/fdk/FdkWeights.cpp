@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "recon/core/Error.h"
+#include "recon/fdk/HelicalBackprojector.h"
 
 namespace tomowb::fdk {
 
@@ -39,25 +40,28 @@ std::string_view toString(RedundancyMode mode) {
       return "offset-detector";
     case RedundancyMode::None:
       return "none";
+    case RedundancyMode::Helical:
+      return "helical";
   }
   return "?";
 }
 
 RedundancyMode redundancyModeFromString(std::string_view name) {
-  for (RedundancyMode m : {RedundancyMode::Auto, RedundancyMode::FullScan, RedundancyMode::Parker,
-                           RedundancyMode::OffsetDetector, RedundancyMode::None})
+  for (RedundancyMode m :
+       {RedundancyMode::Auto, RedundancyMode::FullScan, RedundancyMode::Parker,
+        RedundancyMode::OffsetDetector, RedundancyMode::None, RedundancyMode::Helical})
     if (name == toString(m)) return m;
   throw ParameterError("redundancy",
                        "unknown mode '" + std::string(name) +
-                           "': choose auto, full-scan, parker, offset-detector or none");
+                           "': choose auto, full-scan, parker, offset-detector, none or helical");
 }
 
 FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested,
                              bool allowIncomplete)
     : geometry_(geometry) {
   geometry.validate();
-  computeFrames();
-  const Coverage coverage = computeAngularSteps();
+  if (computeFrames()) helical_ = std::make_shared<const HelicalOrbit>(geometry);
+  const Coverage coverage = helical_ ? computeHelicalSteps() : computeAngularSteps();
   coverageRad_ = coverage.covered;
   const DetectorSides sides = measureDetector();
   chooseMode(requested, coverage, sides, allowIncomplete);
@@ -76,10 +80,41 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested,
   fovRadiusMm_ = geometry.beam() == BeamKind::Cone
                      ? f0.sourceToIsocentreMm * std::sin(std::atan(side / f0.sourceToDetectorMm))
                      : side;
+  if (helical_) checkHelicalCoverage(allowIncomplete);
 }
 
-// Per-view distances, principal point and column edges.
-void FdkWeightPlan::computeFrames() {
+// The helix's views stand for the steps between them along the orbit; the redundancy weight
+// waits for the backprojection.
+FdkWeightPlan::Coverage FdkWeightPlan::computeHelicalSteps() {
+  const std::int64_t n = geometry_.viewCount();
+  Coverage c;
+  arcAngleRad_.assign(static_cast<std::size_t>(n), 0.0);
+  steps_.assign(static_cast<std::size_t>(n), 0.0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    steps_[static_cast<std::size_t>(i)] = helical_->stepRad(i);
+    arcAngleRad_[static_cast<std::size_t>(i)] = helical_->angleRad(i) - helical_->startRad();
+  }
+  c.covered = helical_->endRad() - helical_->startRad();
+  c.meanStep = c.covered / static_cast<double>(n);
+  return c;
+}
+
+void FdkWeightPlan::checkHelicalCoverage(bool allowIncomplete) {
+  auto orbit = std::make_shared<HelicalOrbit>(*helical_);
+  orbit->setHalfFanAngleRad(halfFanRad_);
+  helical_ = orbit;
+  const std::optional<std::string> problem = orbit->coverageProblem(fovRadiusMm_);
+  if (!problem) return;
+  if (!allowIncomplete)
+    throw ParameterError("geometry", *problem +
+                                         "; allow incomplete data (--allow-incomplete) to "
+                                         "reconstruct it anyway");
+  warnings_.push_back(*problem + ": those voxels are weighted from the rays that see them");
+}
+
+// Per-view distances, principal point and column edges. True if the sources do not lie in one
+// plane: a helical orbit.
+bool FdkWeightPlan::computeFrames() {
   const std::int64_t n = geometry_.viewCount();
   const bool cone = geometry_.beam() == BeamKind::Cone;
   const double cols = static_cast<double>(geometry_.detector().cols);
@@ -112,10 +147,7 @@ void FdkWeightPlan::computeFrames() {
     f.firstEdgeMm = (-0.5 - f.principalCol) * v.u.norm();
     f.lastEdgeMm = (cols - 0.5 - f.principalCol) * v.u.norm();
   }
-  if (cone && zMax - zMin > 1e-6 * std::max(1.0, frames_[0].sourceToIsocentreMm))
-    throw ParameterError("geometry",
-                         "the sources do not lie in one plane (helical orbit?): FDK "
-                         "here reconstructs circular orbits only");
+  return cone && zMax - zMin > 1e-6 * std::max(1.0, frames_[0].sourceToIsocentreMm);
 }
 
 // Where the views lie on the circle, whatever order they are listed in: source azimuths about
@@ -239,6 +271,17 @@ FdkWeightPlan::DetectorSides FdkWeightPlan::measureDetector() {
 void FdkWeightPlan::chooseMode(RedundancyMode requested, const Coverage& c,
                                const DetectorSides& sides, bool allowIncomplete) {
   const bool cone = geometry_.beam() == BeamKind::Cone;
+  if (helical_) {
+    if (requested != RedundancyMode::Auto && requested != RedundancyMode::Helical)
+      throw ParameterError("redundancy", "'" + std::string(toString(requested)) +
+                                             "' weights a circular orbit, but the sources move "
+                                             "along z (a helical orbit): choose auto or helical");
+    mode_ = RedundancyMode::Helical;
+    return;
+  }
+  if (requested == RedundancyMode::Helical)
+    throw ParameterError("redundancy",
+                         "helical weights need a helical orbit, but the sources lie in one plane");
   mode_ = requested;
   if (mode_ == RedundancyMode::Auto) {
     if (c.fullTurn)
@@ -308,6 +351,7 @@ double FdkWeightPlan::redundancyWeight(std::int64_t view, double col) const {
     case RedundancyMode::FullScan:
       return 0.5;
     case RedundancyMode::None:
+    case RedundancyMode::Helical:  // per voxel, in the backprojection
       return 1.0;
     case RedundancyMode::OffsetDetector: {
       const ViewFrame& f = frame(view);
@@ -349,8 +393,11 @@ void FdkWeightPlan::weightView(std::int64_t view, std::span<float> pixels) const
 
 std::string FdkWeightPlan::summary() const {
   std::ostringstream text;
-  text << "redundancy " << toString(mode_) << ", coverage " << degrees(coverageRad_)
-       << ", fan half-angle " << degrees(halfFanRad_);
+  text << "redundancy " << toString(mode_);
+  if (helical_)
+    text << " (per-voxel weights normalised over conjugate rays, row taper flat to |q| = "
+         << kHelicalFlatFraction << "), " << helical_->summary();
+  text << ", coverage " << degrees(coverageRad_) << ", fan half-angle " << degrees(halfFanRad_);
   if (mode_ == RedundancyMode::Parker) text << ", Parker delta " << degrees(parkerDeltaRad_);
   text.precision(1);
   text << std::fixed << ", field-of-view radius " << fovRadiusMm_ << " mm";

@@ -11,14 +11,21 @@
 // do not matter), and each column's fan angle from the actual ray through it (so the direction of
 // u and v does not matter). Each view stands for one angular step: N views spread evenly over
 // [0, pi + fan) cover pi + fan.
+//
+// A helical orbit (sources not in one plane) is weighted in Helical mode: the cosine weight and
+// the angular step here, and the redundancy weight per voxel in the backprojection, normalised
+// over each voxel's conjugate rays (HelicalBackprojector.h); the orbit comes from the views
+// (HelicalOrbit.h), and a pitch the detector cannot cover is refused.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "recon/fdk/HelicalOrbit.h"
 #include "recon/geometry/Geometry.h"
 
 namespace tomowb::fdk {
@@ -28,7 +35,8 @@ enum class RedundancyMode {
   FullScan,        // 1/2: every line measured twice over a full turn
   Parker,          // short scan: smooth weights over pi + 2 delta
   OffsetDetector,  // full turn with an off-centre detector: Wang's weights
-  None             // weight 1: limited-angle data or a pi parallel scan
+  None,            // weight 1: limited-angle data or a pi parallel scan
+  Helical          // helical orbit: per-voxel weights in the backprojection (HelicalBackprojector)
 };
 std::string_view toString(RedundancyMode mode);
 RedundancyMode redundancyModeFromString(std::string_view name);
@@ -48,9 +56,11 @@ struct ViewFrame {
 
 class FdkWeightPlan {
  public:
-  // Throws ParameterError if FDK cannot reconstruct the geometry (multi-turn or helical orbit,
-  // isocentre behind a source) or a short scan covers less than pi + fan angle (less one angular
-  // step) and `allowIncomplete` is false; with it, such a scan gets a warning.
+  // Throws ParameterError if FDK cannot reconstruct the geometry (multi-turn circular orbit,
+  // views that are not one helix, isocentre behind a source) or a short scan covers less than
+  // pi + fan angle (less one angular step) or a helix leaves lines of the field of view
+  // unmeasured (its pitch too large for the detector) and `allowIncomplete` is false; with it,
+  // such a scan gets a warning. A helical orbit takes Auto or Helical only.
   FdkWeightPlan(const Geometry& geometry, RedundancyMode requested, bool allowIncomplete = false);
 
   RedundancyMode mode() const noexcept { return mode_; }
@@ -60,6 +70,8 @@ class FdkWeightPlan {
   // Radius (mm, about z) of the cylinder every view sees whole (used for the FOV mask).
   double fieldOfViewRadiusMm() const noexcept { return fovRadiusMm_; }
   const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+  // The helical orbit in Helical mode, else null.
+  const HelicalOrbit* helicalOrbit() const noexcept { return helical_.get(); }
   const ViewFrame& frame(std::int64_t view) const {
     return frames_[static_cast<std::size_t>(view)];
   }
@@ -108,8 +120,10 @@ class FdkWeightPlan {
     bool straddles = true;           // the principal point lies on the detector in every view
     bool offset = false;             // one side longer than the other by more than 4 pixels
   };
-  void computeFrames();
+  bool computeFrames();
   Coverage computeAngularSteps();
+  Coverage computeHelicalSteps();
+  void checkHelicalCoverage(bool allowIncomplete);
   DetectorSides measureDetector();
   void chooseMode(RedundancyMode requested, const Coverage& coverage, const DetectorSides& sides,
                   bool allowIncomplete);
@@ -126,6 +140,7 @@ class FdkWeightPlan {
   double fovRadiusMm_ = 0;
   ColumnExtension extension_;
   std::vector<std::string> warnings_;
+  std::shared_ptr<const HelicalOrbit> helical_;
 };
 
 }  // namespace tomowb::fdk

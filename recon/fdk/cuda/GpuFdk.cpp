@@ -17,6 +17,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -708,6 +709,15 @@ void addGpuFdkVariant(VariantRegistry& r, const fdk::GpuFdkKernel& kernel) {
   v.needsGpu = true;
   v.accuracyClass = kernel.accuracy;
   const fdk::GpuFdkKernel* row = &kernel;
+  // Helical FDK weights each voxel over its conjugate rays inside the backprojection; these
+  // kernels take projections that carry every weight, so a helix goes to the CPU.
+  v.supports = [name = kernel.name](const Geometry& geometry,
+                                    const VolumeGrid& /*grid*/) -> std::optional<std::string> {
+    if (!fdk::HelicalOrbit::sourcesLeaveThePlane(geometry)) return std::nullopt;
+    return name +
+           ": the GPU FDK kernels have no per-voxel helical redundancy weight, so they cannot "
+           "reconstruct a helical orbit; helical FDK runs on the CPU (fdk.bp.cpu)";
+  };
   v.backproject = [row](const ProjectionStack& filtered, Volume& volume, JobContext& context) {
     backprojectFiltered(filtered, volume, context, *row);
   };

@@ -254,12 +254,13 @@ TEST(Fdk, RejectsShortScanBelowPiPlusFanUnlessAllowedOrAskedNotToWeight) {
   EXPECT_NO_THROW(reconstructFdk(projections, params, context));
 }
 
-TEST(Fdk, RejectsHelicalOrbits) {
+// Helical FDK itself: HelicalFdkTest.cpp.
+TEST(Fdk, RejectsAHelixWhosePitchTheDetectorCannotCover) {
   HelicalConeParams h;
   h.circular = headScan(32);
   h.circular.detector.rows = 8;
   h.circular.anglesRad = fullScanAnglesRad(20);
-  h.pitch = 1.0;
+  h.pitch = 3.0;
   const ProjectionStack projections(helicalConeBeam(h));
   FdkParams params;
   params.volume = VolumeGrid::centred({8, 8, 2}, Eigen::Vector3d::Constant(1.0));
