@@ -4,7 +4,10 @@
 // interface (tomographic_models_c_interface.h); LEAP itself is built from its public source by
 // build-leap.sh and is never part of this repository.
 //
-// Usage: leap_sf_bench [--out DIR] [--reps N] [--cases a,b,...] [--no-adjoint]
+// Usage: leap_sf_bench [--out DIR] [--reps N] [--cases a,b,...|none] [--no-adjoint]
+// [--small-adjoint]
+// (--small-adjoint: the adjoint test on the small cases only, not also on flat_circular_720 and
+// ge_helical_1turn)
 //
 // Timing: each row is one LEAP API call, project(g, f, false) or backproject(g, f, false), with g
 // and f cudaMalloc'ed device pointers (data_on_cpu = false: no host transfers). It includes what
@@ -22,7 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -236,51 +239,113 @@ bool benchCase(const ConeCase& c, bool doBack, int reps, std::vector<Row>& rows,
 }
 
 struct AdjointResult {
-  std::string caseName;
-  unsigned seed = 0;
-  double ax_y = 0, x_aty = 0, rel = 0;
+  std::string caseName, vectors;
+  double ax_y = 0, x_aty = 0;
+  double relMax = 0;   // |<Ax,y> - <x,A^T y>| / max(|<Ax,y>|, |<x,A^T y>|)
+  double relNorm = 0;  // |<Ax,y> - <x,A^T y>| / (|Ax| |y|), the Cauchy-Schwarz-normalised figure
+  std::uint64_t nonFinite = 0;
+  // GPU against LEAP's CPU SF pair on the same vectors (small cases only; -1: not run or refused)
+  double fwdVsCpu = -1, backVsCpu = -1, cpuRelMax = -1;
 };
 
-// <Ax, y> against <x, A^T y> with zero-mean uniform random x and y; float32 on the GPU, float64
-// sums.
-bool adjointCase(const ConeCase& c, unsigned seed, AdjointResult& out) {
+// Counter-based uniform [0, 1) (splitmix64), so big vectors fill in parallel and reproducibly.
+inline double uniform01(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void fillVector(std::vector<float>& v, std::uint64_t seed, bool zeroMean) {
+  const std::int64_t n = std::int64_t(v.size());
+  double sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double t = zeroMean ? 2.0 * uniform01(seed, std::uint64_t(i)) - 1.0
+                              : uniform01(seed, std::uint64_t(i));
+    v[i] = float(t);
+    sum += double(v[i]);
+  }
+  if (!zeroMean) return;
+  const float mean = float(sum / double(n));
+#pragma omp parallel for
+  for (std::int64_t i = 0; i < n; ++i) v[i] -= mean;
+}
+
+double dot(const std::vector<float>& a, const std::vector<float>& b) {
+  const std::int64_t n = std::int64_t(a.size());
+  double s = 0;
+#pragma omp parallel for reduction(+ : s)
+  for (std::int64_t i = 0; i < n; ++i) s += double(a[i]) * double(b[i]);
+  return s;
+}
+
+std::uint64_t countNonFinite(const std::vector<float>& a) {
+  const std::int64_t n = std::int64_t(a.size());
+  std::uint64_t c = 0;
+#pragma omp parallel for reduction(+ : c)
+  for (std::int64_t i = 0; i < n; ++i) c += std::isfinite(a[i]) ? 0 : 1;
+  return c;
+}
+
+double relDiff(const std::vector<float>& a, const std::vector<float>& ref) {
+  const std::int64_t n = std::int64_t(a.size());
+  double d = 0, r = 0;
+#pragma omp parallel for reduction(+ : d, r)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double e = double(a[i]) - double(ref[i]);
+    d += e * e;
+    r += double(ref[i]) * double(ref[i]);
+  }
+  return std::sqrt(d / r);
+}
+
+// <Ax, y> against <x, A^T y> with uniform random x and y (zero-mean in [-1, 1], or positive in [0,
+// 1)); float32 on the GPU through LEAP, float64 sums. For small cases also LEAP's CPU SF pair on
+// the same vectors.
+bool adjointCase(const ConeCase& c, std::uint64_t seed, bool zeroMean, AdjointResult& out) {
   if (!configureLeap(c)) return false;
   const std::size_t nv = c.voxels(), np = c.projectionCells();
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<float> x(nv), y(np);
-  auto fillZeroMean = [&](std::vector<float>& v) {
-    double mean = 0;
-    std::vector<double> tmp(v.size());
-    for (auto& t : tmp) {
-      t = u(rng);
-      mean += t;
-    }
-    mean /= double(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = float(tmp[i] - mean);
-  };
-  fillZeroMean(x);
-  fillZeroMean(y);
+  fillVector(x, 2 * seed, zeroMean);
+  fillVector(y, 2 * seed + 1, zeroMean);
 
-  DeviceBuffer<float> dx(nv), dax(np), dy(np), daty(nv);
-  CUDA_CHECK(cudaMemcpy(dx.ptr, x.data(), nv * sizeof(float), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(dy.ptr, y.data(), np * sizeof(float), cudaMemcpyHostToDevice));
-  if (!project(dax.ptr, dx.ptr, false) || !backproject(dy.ptr, daty.ptr, false)) {
-    std::fprintf(stderr, "LEAP project/backproject failed in the adjoint test for %s\n", c.name);
-    return false;
-  }
-  CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> ax(np), aty(nv);
-  CUDA_CHECK(cudaMemcpy(ax.data(), dax.ptr, np * sizeof(float), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(aty.data(), daty.ptr, nv * sizeof(float), cudaMemcpyDeviceToHost));
-  double a = 0, b = 0;
-  for (std::size_t i = 0; i < np; ++i) a += double(ax[i]) * double(y[i]);
-  for (std::size_t i = 0; i < nv; ++i) b += double(x[i]) * double(aty[i]);
+  {
+    DeviceBuffer<float> dx(nv), dax(np), dy(np), daty(nv);
+    CUDA_CHECK(cudaMemcpy(dx.ptr, x.data(), nv * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dy.ptr, y.data(), np * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dax.ptr, 0, np * sizeof(float)));
+    CUDA_CHECK(cudaMemset(daty.ptr, 0, nv * sizeof(float)));
+    if (!project(dax.ptr, dx.ptr, false) || !backproject(dy.ptr, daty.ptr, false)) {
+      std::fprintf(stderr, "LEAP project/backproject failed in the adjoint test for %s\n", c.name);
+      return false;
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(ax.data(), dax.ptr, np * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(aty.data(), daty.ptr, nv * sizeof(float), cudaMemcpyDeviceToHost));
+  }
+  const double a = dot(ax, y), b = dot(x, aty);
   out.caseName = c.name;
-  out.seed = seed;
+  out.vectors = std::string(zeroMean ? "zero-mean" : "positive") + " seed " + std::to_string(seed);
   out.ax_y = a;
   out.x_aty = b;
-  out.rel = std::fabs(a - b) / std::max(std::fabs(a), std::fabs(b));
+  out.relMax = std::fabs(a - b) / std::max(std::fabs(a), std::fabs(b));
+  out.relNorm = std::fabs(a - b) / (std::sqrt(dot(ax, ax)) * std::sqrt(dot(y, y)));
+  out.nonFinite = countNonFinite(ax) + countNonFinite(aty);
+
+  if (nv <= (std::size_t(1) << 20)) {  // LEAP's CPU SF pair, where it accepts the geometry
+    std::vector<float> axc(np, 0.0f), atyc(nv, 0.0f);
+    set_log_error();  // its refusal for voxels far from nominal is expected for the arc case
+    if (project_cpu(axc.data(), x.data()) && backproject_cpu(y.data(), atyc.data())) {
+      out.fwdVsCpu = relDiff(ax, axc);
+      out.backVsCpu = relDiff(aty, atyc);
+      const double ac = dot(axc, y), bc = dot(x, atyc);
+      out.cpuRelMax = std::fabs(ac - bc) / std::max(std::fabs(ac), std::fabs(bc));
+    }
+    set_log_warning();
+  }
   return true;
 }
 
@@ -303,6 +368,7 @@ int main(int argc, char** argv) {
   std::string caseList;
   int reps = 5;
   bool doAdjoint = true;
+  bool bigAdjoint = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc)
@@ -313,9 +379,13 @@ int main(int argc, char** argv) {
       caseList = argv[++i];
     else if (a == "--no-adjoint")
       doAdjoint = false;
+    else if (a == "--small-adjoint")
+      bigAdjoint = false;
     else {
-      std::fprintf(stderr, "usage: %s [--out DIR] [--reps N] [--cases a,b] [--no-adjoint]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--out DIR] [--reps N] [--cases a,b] [--no-adjoint] [--small-adjoint]\n",
+          argv[0]);
       return 1;
     }
   }
@@ -356,14 +426,27 @@ int main(int argc, char** argv) {
 
   std::vector<AdjointResult> adj;
   if (doAdjoint) {
-    for (const ConeCase& c : kAdjointCases) {
-      for (unsigned seed : {1u, 2u, 3u}) {
+    std::vector<ConeCase> adjCases(std::begin(kAdjointCases), std::end(kAdjointCases));
+    if (bigAdjoint) {  // the full-size cases too (one seed each)
+      adjCases.push_back(kFlatCircular720);
+      adjCases.push_back(kGeHelical1Turn);
+    }
+    for (const ConeCase& c : adjCases) {
+      const bool small = c.voxels() <= (std::uint64_t(1) << 20);
+      for (int s = 1; s <= (small ? 3 : 1); ++s) {
         AdjointResult r;
-        if (adjointCase(c, seed, r))
+        if (adjointCase(c, std::uint64_t(s), true, r))
           adj.push_back(r);
         else
           ok = false;
       }
+      AdjointResult r;  // positive vectors, for contrast
+      if (adjointCase(c, 1, false, r))
+        adj.push_back(r);
+      else
+        ok = false;
+      std::printf("   adjoint %s done\n", c.name);
+      std::fflush(stdout);
     }
   }
 
@@ -393,10 +476,25 @@ int main(int argc, char** argv) {
   }
   std::string adjMd;
   if (!adj.empty()) {
-    adjMd = "\n| adjoint case | seed | <Ax,y> | <x,A^T y> | relative |\n|---|---|---|---|---|\n";
+    adjMd =
+        "\n| adjoint case | vectors | <Ax,y> | <x,A^T y> | rel. to max | rel. to |Ax||y| | "
+        "non-finite | GPU fwd vs "
+        "CPU (rel L2) | GPU back vs CPU (rel L2) | CPU pair rel. to max "
+        "|\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (const AdjointResult& a : adj) {
-      std::snprintf(buf, sizeof buf, "| %s | %u | %.9e | %.9e | %.3e |\n", a.caseName.c_str(),
-                    a.seed, a.ax_y, a.x_aty, a.rel);
+      auto opt = [](double v) {
+        char t[32];
+        if (v < 0)
+          std::snprintf(t, sizeof t, "-");
+        else
+          std::snprintf(t, sizeof t, "%.3e", v);
+        return std::string(t);
+      };
+      std::snprintf(buf, sizeof buf,
+                    "| %s | %s | %.9e | %.9e | %.3e | %.3e | %llu | %s | %s | %s |\n",
+                    a.caseName.c_str(), a.vectors.c_str(), a.ax_y, a.x_aty, a.relMax, a.relNorm,
+                    (unsigned long long)a.nonFinite, opt(a.fwdVsCpu).c_str(),
+                    opt(a.backVsCpu).c_str(), opt(a.cpuRelMax).c_str());
       adjMd += buf;
     }
   }
@@ -408,7 +506,14 @@ int main(int argc, char** argv) {
       "set-up per call."
       "\nnominal pairs = nx*ny*nz*views; in-beam pairs = (voxel, view) pairs whose voxel centre "
       "projects onto the "
-      "detector (SfBenchCases.h inBeamPairs). For the flat case both are equal.\n";
+      "detector (SfBenchCases.h inBeamPairs). For the flat case both are equal."
+      "\nAdjoint: x, y uniform random (zero-mean: in [-1, 1] less their mean; positive: in [0, "
+      "1)), float32 on the "
+      "GPU, float64 sums; 'rel. to max' = |<Ax,y>-<x,A^T y>| / max(|<Ax,y>|, |<x,A^T y>|), 'rel. "
+      "to |Ax||y|' "
+      "divides by the norms instead; GPU vs CPU = relative L2 difference from LEAP's CPU SF pair "
+      "on the same "
+      "vectors (small cases where the CPU pair accepts the geometry).\n";
   std::printf("\n%s%s%s", md.c_str(), adjMd.c_str(), notes.c_str());
   std::printf("\n%s", csv.c_str());
   if (!outDir.empty()) {

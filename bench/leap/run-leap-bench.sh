@@ -2,7 +2,8 @@
 # Runs our LEAP driver (built by bench/leap/build-leap.sh) on the issue #19 SF cases and writes
 # $OUT/leap/{leap_sf_bench.csv, leap_sf_bench.md, leap_sf_checks.txt, run.log, machine.txt}.
 # Usage on the GPU machine: bash bench/leap/build-leap.sh && bash bench/leap/run-leap-bench.sh [driver args]
-# Driver args: --reps N (default 5), --cases ge_helical_1turn,ge_helical_8turns,flat_circular_720, --no-adjoint
+# Driver args: --reps N (default 5), --cases ge_helical_1turn,ge_helical_8turns,flat_circular_720 (or none),
+#   --no-adjoint, --small-adjoint (adjoint test on the 64^3 cases only)
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 here="$(cd "$(dirname "$0")" && pwd)"
