@@ -2,6 +2,8 @@
 #include "AlgorithmOptions.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 
 #include "FiniteNumbers.h"
 #include "recon/core/Error.h"
@@ -110,6 +112,10 @@ void VariantOptions::addTo(CLI::App& app, const catalog::AlgorithmDescriptor& de
   d->add_option("--bp", bp_,
                 "backprojector (default et.bp.cpu-voxel; GPU et.bp.fast; with --matched the "
                 "exact transpose)");
+  d->add_option("--projector", projectorModel_,
+                "MODEL: the matched pair of a projector model (sf-tr, sf-tt, joseph, siddon; "
+                "voxel: Joseph with the voxel-driven backprojector), GPU variants with --device "
+                "gpu; --fp/--bp/--variant still win");
   d->add_flag("--matched", matched_,
               "use the matched pair (a forward projector and its exact transpose): SIRT "
               "converges to the least-squares solution");
@@ -153,6 +159,15 @@ void VariantOptions::apply(nlohmann::json& parameters) const {
   const bool gpu = device_ == "gpu";
   if (gpu) requireGpu("--device");
   const VariantDevice on = gpu ? VariantDevice::Gpu : VariantDevice::Cpu;
+  // --projector MODEL fills the roles --fp, --bp and --variant left open.
+  bool modelOnCpu = false;
+  if (!projectorModel_.empty() && (fp.empty() || bp.empty())) {
+    const ModelPair pair = pairOfModel(registry, projectorModel_, gpu);
+    if (!pair.note.empty()) std::fprintf(stderr, "note: %s\n", pair.note.c_str());
+    modelOnCpu = !pair.onGpu;
+    if (fp.empty()) fp = pair.forward;
+    if (bp.empty()) bp = pair.back;
+  }
   if (fp.empty()) fp = registry.defaultFor(VariantRole::ForwardProjector, on, matched_).name;
   if (bp.empty()) bp = registry.defaultFor(VariantRole::Backprojector, on, matched_).name;
   for (const auto& [name, forward] : {std::pair{fp, true}, std::pair{bp, false}}) {
@@ -169,7 +184,7 @@ void VariantOptions::apply(nlohmann::json& parameters) const {
     }
     if (device_ == "cpu" && v->needsGpu)
       throw ParameterError("--device", "cpu: '" + name + "' is a GPU variant");
-    if (gpu && !v->needsGpu)
+    if (gpu && !v->needsGpu && !modelOnCpu)
       throw ParameterError("--device", "gpu: '" + name + "' runs on the CPU");
     if (device_.empty() && v->needsGpu) requireGpu(std::string(option) + " " + name);
   }
@@ -208,6 +223,57 @@ bool VariantOptions::onGpu(const catalog::AlgorithmDescriptor& descriptor,
     if (v != nullptr && v->needsGpu) return true;
   }
   return false;
+}
+
+VariantOptions::ModelPair VariantOptions::pairOfModel(const VariantRegistry& registry,
+                                                      const std::string& model, bool gpu) {
+  const auto ofModel = [&](VariantRole role, bool onGpu) -> const KernelVariant* {
+    for (const KernelVariant* v : registry.withRole(role))
+      if (v->model == model && v->needsGpu == onGpu) return v;
+    return nullptr;
+  };
+  const auto matchedOn = [&](bool onGpu) -> std::optional<ModelPair> {
+    for (const KernelVariant* b : registry.withRole(VariantRole::Backprojector)) {
+      if (b->model != model || b->needsGpu != onGpu || b->adjointOf.empty()) continue;
+      const KernelVariant* f = registry.find(b->adjointOf);
+      if (f && f->role == VariantRole::ForwardProjector && f->needsGpu == onGpu)
+        return ModelPair{f->name, b->name, onGpu, ""};
+    }
+    return std::nullopt;
+  };
+  if (gpu)
+    if (std::optional<ModelPair> pair = matchedOn(true)) return *pair;
+  if (std::optional<ModelPair> pair = matchedOn(false)) {
+    if (gpu)
+      pair->note = "--projector " + model + ": no GPU pair of this model is registered (" +
+                   cuda::gpuStatus() + "); running the CPU pair " + pair->forward + " + " +
+                   pair->back;
+    return *pair;
+  }
+  // No matched pair: the model's projectors, the device's default for the role it lacks.
+  const KernelVariant* f = gpu ? ofModel(VariantRole::ForwardProjector, true) : nullptr;
+  if (!f) f = ofModel(VariantRole::ForwardProjector, false);
+  const KernelVariant* b = gpu ? ofModel(VariantRole::Backprojector, true) : nullptr;
+  if (!b) b = ofModel(VariantRole::Backprojector, false);
+  if (!f && !b) {
+    std::vector<std::string> models;
+    for (const KernelVariant& v : registry.all())
+      if (!v.model.empty() && std::find(models.begin(), models.end(), v.model) == models.end())
+        models.push_back(v.model);
+    std::string list;
+    for (const std::string& m : models) list += (list.empty() ? "" : ", ") + m;
+    throw ParameterError("--projector", "no projector of model '" + model +
+                                            "' is registered; the models are " + list);
+  }
+  const bool onGpu = (f && f->needsGpu) || (b && b->needsGpu);
+  const VariantDevice device = onGpu ? VariantDevice::Gpu : VariantDevice::Cpu;
+  ModelPair pair;
+  pair.forward = f ? f->name : registry.defaultFor(VariantRole::ForwardProjector, device).name;
+  pair.back = b ? b->name : registry.defaultFor(VariantRole::Backprojector, device).name;
+  pair.onGpu = onGpu;
+  pair.note = "--projector " + model + ": the model has no matched pair; running " + pair.forward +
+              " + " + pair.back + " (unmatched)";
+  return pair;
 }
 
 }  // namespace tomowb::cli

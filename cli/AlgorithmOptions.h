@@ -1,8 +1,8 @@
 // The option adapters of `recon <id>`: the algorithm's own parameters as options, made from its
 // catalogue descriptor (ParameterOptions: one option per catalog::ParameterSpec), and the options
 // of the projector roles it accepts (VariantOptions: --device, --variant, --fp/--bp/--matched for
-// projector pairs, --gpus, --gpu-mem-limit, --tunable). Both write into the parameter JSON that
-// the descriptor validates.
+// projector pairs, --projector MODEL for the matched pair of a projector model, --gpus,
+// --gpu-mem-limit, --tunable). Both write into the parameter JSON that the descriptor validates.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -50,10 +50,22 @@ class VariantOptions {
   static bool onGpu(const catalog::AlgorithmDescriptor& descriptor,
                     const nlohmann::json& parameters);
 
+  // The pair --projector MODEL names: a forward projector of the model and the backprojector
+  // registered as its exact transpose, GPU variants first when `gpu` (else the CPU pair, with a
+  // note saying so); a model without a matched pair (voxel: a backprojector only) gets its
+  // projectors and the device's default for the missing role, unmatched, with a note.
+  // ParameterError naming --projector and listing the models for an unknown one.
+  struct ModelPair {
+    std::string forward, back;
+    bool onGpu = false;
+    std::string note;  // empty: the pair asked for
+  };
+  static ModelPair pairOfModel(const VariantRegistry& registry, const std::string& model, bool gpu);
+
  private:
   bool fdk_ = false;  // the FDK backprojector role: FdkOptions without the filter
   FdkOptions fdkOptions_;
-  std::string device_, fp_, bp_;
+  std::string device_, fp_, bp_, projectorModel_;
   std::vector<std::string> variants_;
   bool matched_ = false;
   std::string gpuMemoryLimit_;

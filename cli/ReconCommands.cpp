@@ -1,8 +1,9 @@
 // `tomowb-cli recon <id>`: one subcommand per algorithm of the catalogue (recon/catalog), made from
 // its descriptor: the input and grid options of its grid policy (ReconInputs.h), its parameters
-// and projector roles as options (AlgorithmOptions.h), --mask/--init for the algorithms that take
-// them, --residuals for iterative ones, --telemetry FILE. The descriptor validates the parameters
-// and makes the job; this file only reads, runs, writes (all outputs or none) and reports.
+// and projector roles as options (AlgorithmOptions.h), --mask/--init/--reference/--weights for the
+// algorithms that take them, --residuals for iterative ones, --telemetry FILE. The descriptor
+// validates the parameters and makes the job; this file only reads, runs, writes (all outputs or
+// none) and reports.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "recon/core/Error.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/VolumeFiles.h"
+#include "recon/io/WeightsFile.h"
 
 namespace tomowb::cli {
 namespace {
@@ -48,6 +50,15 @@ class CatalogReconCommand : public Command {
       sub_->add_option("--init", initFile_,
                        "volume file to start from (warm start; the grid must match)")
           ->check(CLI::ExistingFile);
+    if (descriptor.acceptsReference)
+      sub_->add_option("--reference", referenceFile_,
+                       "volume file on the same grid: the RMSE of every iterate against it")
+          ->check(CLI::ExistingFile);
+    if (descriptor.acceptsWeights)
+      sub_->add_option("--weights", weightsFile_,
+                       "statistical weights: photon counts per projection pixel, in any "
+                       "projection or volume format (default: 1 for every ray)")
+          ->check(CLI::ExistingFile);
     if (descriptor.iterative)
       sub_->add_option("--residuals", residualCsv_, "write the residual of every iteration as CSV");
     variants_.addTo(*sub_, descriptor);
@@ -61,6 +72,8 @@ class CatalogReconCommand : public Command {
     input_->addInputsTo(files);
     files.addInput(maskFile_, "--mask", "mask");
     files.addInput(initFile_, "--init", "initial volume");
+    files.addInput(referenceFile_, "--reference", "reference volume");
+    files.addInput(weightsFile_, "--weights", "statistical weights");
     files.addOutput(input_->out, "-o");
     files.addOutput(residualCsv_, "--residuals");
     files.addOutput(telemetryFile_.path, "--telemetry");
@@ -88,6 +101,11 @@ class CatalogReconCommand : public Command {
     if (!maskFile_.empty()) inputs.mask = std::make_shared<Volume>(io::readVolume(maskFile_));
     if (!initFile_.empty())
       inputs.initialVolume = std::make_shared<Volume>(io::readVolume(initFile_));
+    if (!referenceFile_.empty())
+      inputs.reference = std::make_shared<Volume>(io::readVolume(referenceFile_));
+    if (!weightsFile_.empty())
+      inputs.weights =
+          std::make_shared<ProjectionStack>(io::readCountsAsWeights(weightsFile_, projections));
     std::unique_ptr<catalog::ReconstructionJob> job =
         descriptor_.makeJob(projections, parameters, std::move(inputs));
 
@@ -114,6 +132,7 @@ class CatalogReconCommand : public Command {
       // As the window records them (gui/core/CatalogRun): whether volumes went in.
       if (descriptor_.acceptsMask) record.parameters["mask"] = !maskFile_.empty();
       if (descriptor_.acceptsInitialVolume) record.parameters["warmStart"] = !initFile_.empty();
+      if (descriptor_.acceptsWeights) record.parameters["weighted"] = !weightsFile_.empty();
       for (const auto& [key, value] : r.recordParameters.items()) record.parameters[key] = value;
       record.tunables = parameters.value("gpu", nlohmann::json::object());
       record.timings = r.timings;
@@ -152,7 +171,7 @@ class CatalogReconCommand : public Command {
   std::unique_ptr<ReconInput> input_;
   ParameterOptions parameters_;
   VariantOptions variants_;
-  std::string maskFile_, initFile_, residualCsv_;
+  std::string maskFile_, initFile_, referenceFile_, weightsFile_, residualCsv_;
   TelemetryFileOptions telemetryFile_;
 };
 

@@ -111,10 +111,13 @@ class ReconstructionJob : public Job {
   RunReport report_;
 };
 
-// Volumes a run may start from or be limited to (same grid as the parameters' volume).
+// Volumes a run may start from or be limited to (same grid as the parameters' volume), and the
+// statistical weights of its projections.
 struct JobInputs {
   std::shared_ptr<const Volume> initialVolume;  // warm start (acceptsInitialVolume)
   std::shared_ptr<const Volume> mask;           // voxels to reconstruct (acceptsMask)
+  std::shared_ptr<const Volume> reference;      // RMSE per iteration against it (acceptsReference)
+  std::shared_ptr<const ProjectionStack> weights;  // one per projection pixel (acceptsWeights)
 };
 
 // Which projector role an algorithm uses, and the parameter field that names the variant.
@@ -131,6 +134,7 @@ struct AlgorithmDescriptor {
   GridPolicy gridPolicy = GridPolicy::FieldOfView;
   bool iterative = false;  // reports iterations (convergence plots, residual tables)
   bool acceptsInitialVolume = false, acceptsMask = false;
+  bool acceptsReference = false, acceptsWeights = false;
   std::vector<ProjectorSlot> projectors;  // the projector roles it accepts
   // Per-iteration figures beyond the residuals ("gradient norm", "step"), for plots and tables.
   std::vector<std::string> metrics;

@@ -1,7 +1,8 @@
 // The algorithms of this build as catalogue descriptors (AlgorithmCatalog.h): filtered
 // backprojection (FDK for cone beams, FBP for parallel beams; WBP, the same on the tomogram grid of
-// a tilt series) and the iterative methods over a projector pair (SIRT, OS-SIRT, SART, CGLS). Each
-// file defines its descriptors and their parameter codecs; registerAlgorithms.cpp lists them.
+// a tilt series) and the iterative methods over a projector pair (SIRT, OS-SIRT, SART, CGLS; PWLS
+// for CT). Each file defines its descriptors and their parameter codecs; registerAlgorithms.cpp
+// lists them.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@ AlgorithmDescriptor fdkAlgorithm();  // "fdk"
 AlgorithmDescriptor wbpAlgorithm();  // "wbp"
 // "sirt", "os-sirt", "sart", "cgls"
 AlgorithmDescriptor iterativeAlgorithm(iterative::IterativeMethod method);
+AlgorithmDescriptor pwlsAlgorithm();  // "pwls" (PwlsAlgorithm.cpp)
 
 // FDK / WBP parameters as JSON ({"volume", "filter": {"window", "cutoff"}, "redundancy",
 // "fieldOfViewMask", "allowIncomplete", "variant", "gpu"}), and back from validated JSON.

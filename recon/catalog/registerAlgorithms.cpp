@@ -12,6 +12,7 @@ void registerAlgorithms(AlgorithmCatalog& catalog) {
   catalog.add(iterativeAlgorithm(iterative::IterativeMethod::OsSirt));
   catalog.add(iterativeAlgorithm(iterative::IterativeMethod::Sart));
   catalog.add(iterativeAlgorithm(iterative::IterativeMethod::Cgls));
+  catalog.add(pwlsAlgorithm());
 }
 
 }  // namespace tomowb::catalog

@@ -13,6 +13,7 @@
 #include "recon/iterative/Cgls.h"
 #include "recon/iterative/IterationLog.h"
 #include "recon/iterative/OrderedSubsetSolver.h"
+#include "recon/iterative/PwlsSqs.h"
 #include "recon/iterative/cuda/FusedSirt.h"
 #include "recon/operator/ProjectorPair.h"
 #include "recon/variant/VariantRegistry.h"
@@ -27,9 +28,11 @@ void checkParams(const ProjectionStack& projections, const IterativeParams& p) {
   if (s.nx < 1 || s.ny < 1 || s.nz < 1) throw ParameterError("volume", "the grid is empty");
   if (p.iterations < 1 || p.iterations > 1000000)
     throw ParameterError("iterations", "must be 1..1000000, got " + std::to_string(p.iterations));
-  if (p.method != IterativeMethod::Cgls && !(p.relaxation > 0.0 && p.relaxation < 2.0))
+  const bool pwls = p.method == IterativeMethod::Pwls;
+  if (p.method != IterativeMethod::Cgls && !pwls && !(p.relaxation > 0.0 && p.relaxation < 2.0))
     throw ParameterError("relaxation", "must lie in (0, 2), got " + std::to_string(p.relaxation));
-  if (p.method == IterativeMethod::OsSirt && (p.subsets < 1 || p.subsets > projections.viewCount()))
+  if ((p.method == IterativeMethod::OsSirt || pwls) &&
+      (p.subsets < 1 || p.subsets > projections.viewCount()))
     throw ParameterError("subsets", "must be 1.." + std::to_string(projections.viewCount()) +
                                         " (the view count), got " + std::to_string(p.subsets));
   if (p.method == IterativeMethod::Cgls && (p.lowerBound || p.upperBound))
@@ -46,6 +49,31 @@ void checkParams(const ProjectionStack& projections, const IterativeParams& p) {
                          "grid of the run it comes from");
   if (p.mask && p.mask->shape() != s)
     throw ParameterError("mask", "its shape differs from the reconstruction grid's");
+  if (!pwls && (p.weights || p.reference))
+    throw ParameterError(p.weights ? "weights" : "reference",
+                         "only PWLS takes statistical weights and a reference volume");
+  if (!pwls) return;
+  if (!(p.pwls.beta >= 0 && std::isfinite(p.pwls.beta)))
+    throw ParameterError("beta",
+                         "must be a finite number >= 0, got " + std::to_string(p.pwls.beta));
+  if (!(p.pwls.delta > 0 && std::isfinite(p.pwls.delta)))
+    throw ParameterError("delta",
+                         "must be a finite number > 0, got " + std::to_string(p.pwls.delta));
+  if (!(p.pwls.stopChange >= 0.0 && p.pwls.stopChange < 1.0))
+    throw ParameterError("stopChange", "the relative change must lie in [0, 1)");
+  if (p.stopRelativeChange != 0.0)
+    throw ParameterError("stop", "PWLS stops on the change of x (stopChange), not on the residual");
+  if (p.reference && p.reference->shape() != s)
+    throw ParameterError("reference", "its shape differs from the reconstruction grid's");
+  if (p.weights) {
+    const ProjectionStack& w = *p.weights;
+    if (w.viewCount() != projections.viewCount() || w.rows() != projections.rows() ||
+        w.cols() != projections.cols())
+      throw ParameterError("weights", "their shape differs from the projections'");
+    for (const float v : w.pixels())
+      if (!(v >= 0.0f && std::isfinite(v)))
+        throw ParameterError("weights", "must be finite and >= 0, got " + std::to_string(v));
+  }
 }
 
 }  // namespace
@@ -60,16 +88,19 @@ std::string toString(IterativeMethod method) {
       return "sart";
     case IterativeMethod::Cgls:
       return "cgls";
+    case IterativeMethod::Pwls:
+      return "pwls";
   }
   return "?";
 }
 
 IterativeMethod iterativeMethodFromString(std::string_view name) {
-  for (const IterativeMethod m : {IterativeMethod::Sirt, IterativeMethod::OsSirt,
-                                  IterativeMethod::Sart, IterativeMethod::Cgls})
+  for (const IterativeMethod m :
+       {IterativeMethod::Sirt, IterativeMethod::OsSirt, IterativeMethod::Sart,
+        IterativeMethod::Cgls, IterativeMethod::Pwls})
     if (name == toString(m)) return m;
   throw ParameterError("method", "unknown iterative method '" + std::string(name) +
-                                     "'; known: sirt, os-sirt, sart, cgls");
+                                     "'; known: sirt, os-sirt, sart, cgls, pwls");
 }
 
 fdk::VolumeGrid tomogramGrid(const Geometry& geometry, std::int64_t thicknessVoxels) {
@@ -125,6 +156,13 @@ std::uint64_t hostMemoryBytes(const ProjectionStack& projections, const Iterativ
     const double total = 3.0 * double(volume) + 2.0 * double(stack);
     return total >= 0x1p64 ? UINT64_MAX : static_cast<std::uint64_t>(total);
   }
+  if (params.method == IterativeMethod::Pwls) {
+    // x and the rule's arrays; with both projectors on a GPU they live there: the volume only.
+    if (fp && bp && fp->needsGpu && bp->needsGpu) return volume;
+    const PwlsRule::Footprint f = PwlsRule::footprint(params.pwls, params.weights != nullptr);
+    const double total = (1.0 + f.volumes) * double(volume) + double(f.stacks) * double(stack);
+    return total >= 0x1p64 ? UINT64_MAX : static_cast<std::uint64_t>(total);
+  }
   if (fp && bp && fp->fusedSirt && bp->fusedSirt) return volume;
   const auto subsets = static_cast<std::uint64_t>(params.method == IterativeMethod::Sirt ? 1
                                                   : params.method == IterativeMethod::OsSirt
@@ -161,6 +199,9 @@ Volume reconstructIterative(const ProjectionStack& projections, const IterativeP
                             (params.method == IterativeMethod::Cgls
                                  ? " volume (the volume, two volume-sized and two "
                                    "projection-sized buffers)"
+                             : params.method == IterativeMethod::Pwls
+                                 ? " volume (the volume, the SQS denominator, the penalty's "
+                                   "gradient and curvature, the update and the residual)"
                                  : " volume (the volume, its update, the column weights and "
                                    "three projection-sized buffers)"));
   }
@@ -177,7 +218,8 @@ Volume reconstructIterative(const ProjectionStack& projections, const IterativeP
 
   // Both projectors offer the fused path (the GPU parallel-beam pair): SIRT and its kin run
   // there fused, the data resident.
-  if (fp.fusedSirt && bp.fusedSirt && params.method != IterativeMethod::Cgls) {
+  if (fp.fusedSirt && bp.fusedSirt && params.method != IterativeMethod::Cgls &&
+      params.method != IterativeMethod::Pwls) {
     report.device = "GPU";
     const VolumeGrid& grid = params.volume;
     Volume x = grid.makeVolume();
@@ -211,6 +253,20 @@ Volume reconstructIterative(const ProjectionStack& projections, const IterativeP
           bp.name + " is not that of " + fp.name +
           ", so the iterates need not converge (use --matched)");
     runCgls(*pair, *data, mask.get(), *x, params, dataNorm, report, context);
+  } else if (params.method == IterativeMethod::Pwls) {
+    if (!pair->matched())
+      report.warnings.push_back(
+          "PWLS-SQS assumes the backprojector is the forward projector's "
+          "transpose; " +
+          bp.name + " is not that of " + fp.name + ", so the cost need not fall");
+    std::unique_ptr<const op::Array> weights, reference;
+    if (params.weights) weights = pair->useProjections(*params.weights);
+    if (params.reference) reference = pair->useVolume(*params.reference);
+    SubsetProblem subsetProblem{
+        *pair, *data, mask.get(),
+        lower, upper, viewSubsets(params.method, projections.viewCount(), params.subsets)};
+    PwlsRule rule(params.pwls, weights.get(), reference.get());
+    runOrderedSubsets(subsetProblem, rule, *x, params, dataNorm, report, context);
   } else {
     SubsetProblem subsetProblem{
         *pair, *data, mask.get(),

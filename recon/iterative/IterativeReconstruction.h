@@ -23,12 +23,14 @@
 #include "recon/core/Volume.h"
 #include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
+#include "recon/iterative/PwlsOptions.h"
 #include "recon/job/JobContext.h"
 
 namespace tomowb::iterative {
 
-enum class IterativeMethod { Sirt, OsSirt, Sart, Cgls };
-std::string toString(IterativeMethod method);  // "sirt", "os-sirt", "sart", "cgls"
+// Pwls: penalised weighted least squares by OS-SQS (PwlsSqs.h), for CT.
+enum class IterativeMethod { Sirt, OsSirt, Sart, Cgls, Pwls };
+std::string toString(IterativeMethod method);  // "sirt", "os-sirt", "sart", "cgls", "pwls"
 // Throws ParameterError listing the names for anything else.
 IterativeMethod iterativeMethodFromString(std::string_view name);
 
@@ -37,7 +39,7 @@ struct IterativeParams {
   fdk::VolumeGrid volume;
   int iterations = 50;      // the most iterations (one iteration = one sweep over all views)
   double relaxation = 1.0;  // lambda, 0 < lambda < 2
-  int subsets = 5;          // OS-SIRT only
+  int subsets = 5;          // OS-SIRT and PWLS
   std::optional<double> lowerBound, upperBound;  // box constraint (lowerBound 0: non-negative)
   // Stop early when the weighted residual falls by less than this fraction in one iteration
   // (0: run every iteration).
@@ -50,6 +52,12 @@ struct IterativeParams {
   // Voxels to reconstruct: non-zero voxels of this volume (same shape; empty: all).
   std::shared_ptr<const Volume> mask;
   int publishEvery = 1;  // hand the iterate to the views every N iterations (when they want it)
+  // PWLS: the penalty, momentum and change-based stop, and the statistical weights w of its cost
+  // (same shape as the projections, finite and >= 0; empty: 1 for every ray).
+  PwlsOptions pwls;
+  std::shared_ptr<const ProjectionStack> weights;
+  // PWLS: a volume each iterate is measured against (the metric "RMSE"; same grid shape).
+  std::shared_ptr<const Volume> reference;
 };
 
 struct IterativeReport {

@@ -86,8 +86,11 @@ void runOrderedSubsets(const SubsetProblem& problem, UpdateRule& rule, op::Array
       context.throwIfCancelled();
       rule.update(problem, s, x, totals, context);
     }
-    const std::string converged = log.record(iteration, totals, secondsSince(iterationStart),
-                                             rule.objectiveName(), rule.objective(totals));
+    UpdateRule::IterationEnd end = rule.finishIteration(problem, x, context);
+    std::string converged =
+        log.record(iteration, totals, secondsSince(iterationStart), rule.objectiveName(),
+                   rule.objective(totals), std::move(end.metrics));
+    if (converged.empty()) converged = std::move(end.stop);
     if (!converged.empty()) report.stopReason = converged;
     log.publish(problem.pair, x, iteration, !converged.empty());
     if (!converged.empty()) break;

@@ -4,13 +4,14 @@
 // stop rule, intermediate volumes); the rule owns its weights and its update. Everything runs on
 // the projector pair's arrays (host or device), through the pair and its ArrayOps only.
 //
-// Rules: SirtRule (SIRT, OS-SIRT, SART: row and column sums, reference/sirt-et.md section 3).
-// PWLS-SQS and EM plug in the same way.
+// Rules: SirtRule (SIRT, OS-SIRT, SART: row and column sums, reference/sirt-et.md section 3),
+// PwlsRule (PwlsSqs.h: PWLS-OS-SQS). EM plugs in the same way.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "recon/iterative/IterationLog.h"
@@ -41,6 +42,17 @@ class UpdateRule {
   // The objective the rule minimises from an iteration's totals, and its name.
   virtual std::string objectiveName() const = 0;
   virtual double objective(const IterationTotals& totals) const = 0;
+
+  // After each iteration's subsets, before it is recorded: figures to record beside the
+  // objective, by name ("RMSE"), and why the rule stops the run (empty: go on). None by default.
+  struct IterationEnd {
+    std::vector<std::pair<std::string, double>> metrics;
+    std::string stop;
+  };
+  virtual IterationEnd finishIteration(const SubsetProblem& /*problem*/, op::Array& /*x*/,
+                                       JobContext& /*context*/) {
+    return {};
+  }
 };
 
 // SIRT's update over subset s: x <- P_C(x + C_s B_s R (b - A_s x)), with R = 1 / row sums (A 1 of

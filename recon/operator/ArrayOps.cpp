@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "recon/core/Error.h"
+#include "recon/operator/HyperbolaStencil.h"
 
 namespace tomowb::op {
 
@@ -205,6 +206,74 @@ ResidualNorms HostArrayOps::weightResidual(const Array& b, const Array& w, Array
     rv[i] = static_cast<float>(diff * weight);
   }
   return {r2, w2};
+}
+
+void HostArrayOps::multiply(const Array& c, Array& x) const {
+  requireSameSize(c, x, "multiply");
+  const float* cv = c.data();
+  float* xv = x.data();
+  const std::int64_t n = length(x);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) xv[i] *= cv[i];
+}
+
+double HostArrayOps::hyperbolaPenalty(const Array& x, const VolumeShape& shape, double delta,
+                                      double beta, Array& gradient, Array* curvature) const {
+  if (static_cast<std::int64_t>(x.size()) != shape.voxelCount())
+    throw ParameterError("hyperbolaPenalty", "the volume does not have the shape given");
+  requireSameSize(x, gradient, "hyperbolaPenalty");
+  if (curvature) requireSameSize(x, *curvature, "hyperbolaPenalty");
+  if (!(delta > 0)) throw ParameterError("delta", "must be > 0");
+  const float* xv = x.data();
+  float* g = gradient.data();
+  float* c = curvature ? curvature->data() : nullptr;
+  const std::int64_t nx = shape.nx, ny = shape.ny, nz = shape.nz;
+  const std::int64_t rows = ny * nz;
+  double sum = 0;
+  // Row by row (z, y): each voxel gathers its own neighbours, so no two threads write one voxel.
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const std::int64_t iz = row / ny, iy = row % ny;
+    for (std::int64_t ix = 0; ix < nx; ++ix) {
+      const penalty::VoxelPenalty p = penalty::hyperbolaAt(xv, nx, ny, nz, ix, iy, iz, delta);
+      const std::int64_t i = row * nx + ix;
+      g[i] = static_cast<float>(beta * p.gradient);
+      if (c) c[i] = static_cast<float>(2.0 * beta * p.curvature);
+      sum += p.value;
+    }
+  }
+  return beta * sum;
+}
+
+void HostArrayOps::sqsStep(Array& x, const Array& descent, double scale,
+                           const Array* penaltyGradient, const Array& denominator,
+                           const Array* curvature, const Array* mask, float lower,
+                           float upper) const {
+  requireSameSize(descent, x, "sqsStep");
+  requireSameSize(denominator, x, "sqsStep");
+  if (penaltyGradient) requireSameSize(*penaltyGradient, x, "sqsStep");
+  if (curvature) requireSameSize(*curvature, x, "sqsStep");
+  if (mask) requireSameSize(*mask, x, "mask");
+  float* xv = x.data();
+  const float* u = descent.data();
+  const float* g = penaltyGradient ? penaltyGradient->data() : nullptr;
+  const float* d = denominator.data();
+  const float* c = curvature ? curvature->data() : nullptr;
+  const float* m = mask ? mask->data() : nullptr;
+  const std::int64_t n = length(x);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double denom = static_cast<double>(d[i]) + (c ? static_cast<double>(c[i]) : 0.0);
+    float value = xv[i];
+    if (denom > 0) {
+      const double numerator =
+          scale * static_cast<double>(u[i]) - (g ? static_cast<double>(g[i]) : 0.0);
+      value = static_cast<float>(static_cast<double>(value) + numerator / denom);
+    }
+    value = std::clamp(value, lower, upper);
+    if (m && m[i] == 0.0f) value = 0.0f;
+    xv[i] = value;
+  }
 }
 
 }  // namespace tomowb::op

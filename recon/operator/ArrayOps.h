@@ -78,6 +78,27 @@ class ArrayOps {
   // ||b - y||_w^2 (y is r's content on entry: the forward projection of the iterate).
   virtual ResidualNorms weightResidual(const Array& b, const Array& w, Array& r,
                                        const ViewSelection& views) const = 0;
+
+  // x[i] *= c[i], element by element.
+  virtual void multiply(const Array& c, Array& x) const = 0;
+  // The edge-preserving hyperbola penalty of a volume of `shape` (PWLS, reference/sf-projectors.md
+  // section 6): beta R(x), R(x) = sum over the voxel pairs of the 26-neighbourhood, each pair
+  // once, of kappa psi(x_j - x_k), kappa = 1 / distance in voxel units (1, 1/sqrt 2, 1/sqrt 3),
+  // psi(t) = delta^2 (sqrt(1 + (t/delta)^2) - 1). Writes gradient[j] = beta dR/dx_j = beta sum_k
+  // kappa psi'(x_j - x_k) and, when asked, curvature[j] = 2 beta sum_k kappa omega(x_j - x_k),
+  // omega(t) = psi'(t)/t = 1/sqrt(1 + (t/delta)^2) <= 1: the separable quadratic surrogate's
+  // curvature at x (Huber's, tighter than the bound omega = 1). Returns beta R(x), summed in
+  // float64. delta > 0; pairs reach no voxel outside the grid.
+  virtual double hyperbolaPenalty(const Array& x, const VolumeShape& shape, double delta,
+                                  double beta, Array& gradient, Array* curvature) const = 0;
+  // One separable-quadratic-surrogate step: where d = denominator (+ curvature) > 0,
+  //   x <- x + (scale * descent - penaltyGradient) / d
+  // (elsewhere x stays), then x <- clamp(x, lower, upper), and 0 where mask (if given) is 0.
+  // `descent` is the backprojected weighted residual B W (y - A x) (minus the data term's
+  // gradient), the penalty arrays may be null.
+  virtual void sqsStep(Array& x, const Array& descent, double scale, const Array* penaltyGradient,
+                       const Array& denominator, const Array* curvature, const Array* mask,
+                       float lower, float upper) const = 0;
 };
 
 // Host arrays are a Volume or a ProjectionStack (pinned when a GPU is present), owned or
@@ -138,6 +159,12 @@ class HostArrayOps final : public ArrayOps {
   double maxValue(const Array& a) const override;
   ResidualNorms weightResidual(const Array& b, const Array& w, Array& r,
                                const ViewSelection& views) const override;
+  void multiply(const Array& c, Array& x) const override;
+  double hyperbolaPenalty(const Array& x, const VolumeShape& shape, double delta, double beta,
+                          Array& gradient, Array* curvature) const override;
+  void sqsStep(Array& x, const Array& descent, double scale, const Array* penaltyGradient,
+               const Array& denominator, const Array* curvature, const Array* mask, float lower,
+               float upper) const override;
 
   // The same operations on plain spans (volumes and stacks the host code holds directly).
   static void invertSums(std::span<float> sums, double relativeThreshold, double scale);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "recon/operator/HyperbolaStencil.h"
 #include "recon/operator/cuda/DeviceArrayKernels.cuh"
 
 namespace tomowb::cuda::arrays {
@@ -118,7 +119,70 @@ __global__ void weightResidualKernel(const float* b, const float* w, float* r,
   blockSum(w2, out + gridDim.x);
 }
 
+__global__ void multiplyKernel(const float* c, float* x, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    x[i] *= c[i];
+}
+
+// One voxel per thread (grid-stride, x fastest, so a warp reads neighbouring voxels); the stencil
+// is HyperbolaStencil.h's, the same code the host runs.
+__global__ void hyperbolaPenaltyKernel(const float* x, long long nx, long long ny, long long nz,
+                                       double delta, double beta, float* gradient, float* curvature,
+                                       double* out) {
+  const std::size_t n = std::size_t(nx) * std::size_t(ny) * std::size_t(nz);
+  double sum = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const long long ix = (long long)(i % std::size_t(nx));
+    const long long row = (long long)(i / std::size_t(nx));
+    const long long iy = row % ny, iz = row / ny;
+    const op::penalty::VoxelPenalty p = op::penalty::hyperbolaAt(x, nx, ny, nz, ix, iy, iz, delta);
+    gradient[i] = float(beta * p.gradient);
+    if (curvature) curvature[i] = float(2.0 * beta * p.curvature);
+    sum += p.value;
+  }
+  blockSum(sum, out);
+}
+
+__global__ void sqsStepKernel(float* x, const float* descent, double scale,
+                              const float* penaltyGradient, const float* denominator,
+                              const float* curvature, const float* mask, std::size_t n, float lower,
+                              float upper) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double denom = double(denominator[i]) + (curvature ? double(curvature[i]) : 0.0);
+    float value = x[i];
+    if (denom > 0) {
+      const double numerator =
+          scale * double(descent[i]) - (penaltyGradient ? double(penaltyGradient[i]) : 0.0);
+      value = float(double(value) + numerator / denom);
+    }
+    value = fminf(fmaxf(value, lower), upper);
+    if (mask && mask[i] == 0.0f) value = 0.0f;
+    x[i] = value;
+  }
+}
+
 }  // namespace
+
+void launchMultiply(const float* c, float* x, std::size_t n, cudaStream_t s) {
+  multiplyKernel<<<blocksFor(n), kThreads, 0, s>>>(c, x, n);
+}
+int launchHyperbolaPenalty(const float* x, long long nx, long long ny, long long nz, double delta,
+                           double beta, float* gradient, float* curvature, double* blockSums,
+                           cudaStream_t s) {
+  const int blocks = blocksFor(std::size_t(nx) * std::size_t(ny) * std::size_t(nz));
+  hyperbolaPenaltyKernel<<<blocks, kThreads, 0, s>>>(x, nx, ny, nz, delta, beta, gradient,
+                                                     curvature, blockSums);
+  return blocks;
+}
+void launchSqsStep(float* x, const float* descent, double scale, const float* penaltyGradient,
+                   const float* denominator, const float* curvature, const float* mask,
+                   std::size_t n, float lower, float upper, cudaStream_t s) {
+  sqsStepKernel<<<blocksFor(n), kThreads, 0, s>>>(x, descent, scale, penaltyGradient, denominator,
+                                                  curvature, mask, n, lower, upper);
+}
 
 void launchFill(float* a, std::size_t n, float value, cudaStream_t s) {
   fillKernel<<<blocksFor(n), kThreads, 0, s>>>(a, n, value);

@@ -26,6 +26,15 @@ void launchClampMasked(float* x, const float* mask, std::size_t n, float lower, 
 void launchIndicator(const float* mask, float* a, std::size_t n, cudaStream_t s);
 int launchDot(const float* a, const float* b, std::size_t n, double* blockSums, cudaStream_t s);
 int launchMax(const float* a, std::size_t n, double* blockMaxima, cudaStream_t s);
+void launchMultiply(const float* c, float* x, std::size_t n, cudaStream_t s);
+// The hyperbola penalty's stencil (recon/operator/HyperbolaStencil.h) over an nx x ny x nz volume:
+// gradient and (if not null) curvature per voxel, block sums of the penalty (unscaled by beta).
+int launchHyperbolaPenalty(const float* x, long long nx, long long ny, long long nz, double delta,
+                           double beta, float* gradient, float* curvature, double* blockSums,
+                           cudaStream_t s);
+void launchSqsStep(float* x, const float* descent, double scale, const float* penaltyGradient,
+                   const float* denominator, const float* curvature, const float* mask,
+                   std::size_t n, float lower, float upper, cudaStream_t s);
 int launchWeightResidual(const float* b, const float* w, float* r, const std::int64_t* views,
                          std::size_t count, std::size_t pixelsPerView, double* blockSums,
                          cudaStream_t s);

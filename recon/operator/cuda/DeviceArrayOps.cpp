@@ -170,4 +170,47 @@ op::ResidualNorms DeviceArrayOps::weightResidual(const op::Array& b, const op::A
   return norms;
 }
 
+void DeviceArrayOps::multiply(const op::Array& c, op::Array& x) const {
+  requireSameSize(c, x, "multiply");
+  launchMultiply(c.data(), x.data(), x.size(), stream_);
+  checkLaunch("multiply");
+}
+
+double DeviceArrayOps::hyperbolaPenalty(const op::Array& x, const VolumeShape& shape, double delta,
+                                        double beta, op::Array& gradient,
+                                        op::Array* curvature) const {
+  if (static_cast<std::int64_t>(x.size()) != shape.voxelCount())
+    throw ParameterError("hyperbolaPenalty", "the volume does not have the shape given");
+  requireSameSize(x, gradient, "hyperbolaPenalty");
+  if (curvature) requireSameSize(x, *curvature, "hyperbolaPenalty");
+  if (!(delta > 0)) throw ParameterError("delta", "must be > 0");
+  if (x.size() == 0) return 0.0;
+  const int blocks = launchHyperbolaPenalty(
+      x.data(), shape.nx, shape.ny, shape.nz, delta, beta, gradient.data(),
+      curvature ? curvature->data() : nullptr, partials_.as<double>(), stream_);
+  checkLaunch("hyperbolaPenalty");
+  std::vector<double> sums(std::size_t(blocks), 0.0);
+  copyNow(sums.data(), partials_.as<void>(), sums.size() * sizeof(double), cudaMemcpyDeviceToHost,
+          stream_, "penalty");
+  double total = 0;
+  for (const double s : sums) total += s;
+  return beta * total;
+}
+
+void DeviceArrayOps::sqsStep(op::Array& x, const op::Array& descent, double scale,
+                             const op::Array* penaltyGradient, const op::Array& denominator,
+                             const op::Array* curvature, const op::Array* mask, float lower,
+                             float upper) const {
+  requireSameSize(descent, x, "sqsStep");
+  requireSameSize(denominator, x, "sqsStep");
+  if (penaltyGradient) requireSameSize(*penaltyGradient, x, "sqsStep");
+  if (curvature) requireSameSize(*curvature, x, "sqsStep");
+  if (mask) requireSameSize(*mask, x, "mask");
+  launchSqsStep(x.data(), descent.data(), scale,
+                penaltyGradient ? penaltyGradient->data() : nullptr, denominator.data(),
+                curvature ? curvature->data() : nullptr, mask ? mask->data() : nullptr, x.size(),
+                lower, upper, stream_);
+  checkLaunch("sqsStep");
+}
+
 }  // namespace tomowb::cuda

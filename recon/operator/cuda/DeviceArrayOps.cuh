@@ -52,6 +52,13 @@ class DeviceArrayOps final : public op::ArrayOps {
   double maxValue(const op::Array& a) const override;
   op::ResidualNorms weightResidual(const op::Array& b, const op::Array& w, op::Array& r,
                                    const op::ViewSelection& views) const override;
+  void multiply(const op::Array& c, op::Array& x) const override;
+  double hyperbolaPenalty(const op::Array& x, const VolumeShape& shape, double delta, double beta,
+                          op::Array& gradient, op::Array* curvature) const override;
+  void sqsStep(op::Array& x, const op::Array& descent, double scale,
+               const op::Array* penaltyGradient, const op::Array& denominator,
+               const op::Array* curvature, const op::Array* mask, float lower,
+               float upper) const override;
 
  private:
   int device_;
