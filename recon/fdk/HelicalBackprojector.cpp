@@ -95,6 +95,7 @@ void backprojectHelical(const ProjectionStack& filtered, const HelicalOrbit& orb
   std::vector<VoxelMatrix> matrices(static_cast<std::size_t>(views));
   std::vector<double> angles(static_cast<std::size_t>(views));
   std::vector<Eigen::Vector2d> sources(static_cast<std::size_t>(views));
+  std::vector<Eigen::Vector2d> turns(static_cast<std::size_t>(views));  // cos, sin of a - a_ref
   for (std::int64_t j = 0; j < views; ++j) {
     const ProjectionMatrix p = geometry.projectionMatrix(j);
     VoxelMatrix& m = matrices[static_cast<std::size_t>(j)];
@@ -102,10 +103,13 @@ void backprojectHelical(const ProjectionStack& filtered, const HelicalOrbit& orb
     m.col(3) = p.leftCols<3>() * volume.originMm() + p.col(3);
     angles[static_cast<std::size_t>(j)] = orbit.angleRad(j);
     sources[static_cast<std::size_t>(j)] = geometry.view(j).source.head<2>();
+    const double turn = orbit.angleRad(j) - orbit.referenceAngleRad();
+    turns[static_cast<std::size_t>(j)] = {std::cos(turn), std::sin(turn)};
   }
   // The conjugates' rows: the orbit's reference matrix applied to the voxel turned back about z
-  // and lowered by the table's travel. Its z column gives the slope in z, the same for all.
-  const ProjectionMatrix reference = orbit.matrixAt(orbit.startRad());
+  // and lowered by the table's travel (HelicalOrbit::matrixAt). Its z column gives the slope in
+  // z, the same for all.
+  const ProjectionMatrix reference = orbit.matrixAt(orbit.referenceAngleRad());
   const double rowSlope = reference(1, 2), wSlope = reference(2, 2);
   // A voxel further than the detector reaches (seen from the far side of the volume, with a
   // margin) from a conjugate's source height is never on its detector: those are skipped.
@@ -146,18 +150,33 @@ void backprojectHelical(const ProjectionStack& filtered, const HelicalOrbit& orb
         const double a = angles[static_cast<std::size_t>(j)];
         const Eigen::Vector2d& s = sources[static_cast<std::size_t>(j)];
         const Eigen::Vector2d central = -s, ray = point.head<2>() - s;
-        const double gamma =
-            std::atan2(central.x() * ray.y() - central.y() * ray.x(), central.dot(ray));
+        const double along = central.dot(ray);
+        const double across = central.x() * ray.y() - central.y() * ray.x();
+        const double gamma = std::atan2(across, along);
+        // The point turned back by a - a_ref (the views a + 2 pi m), and by a + 2 gamma - a_ref
+        // and half a turn (the views a + (2m + 1) pi + 2 gamma), without more trigonometry.
+        const Eigen::Vector2d& t = turns[static_cast<std::size_t>(j)];
+        const Eigen::Vector2d same(t.x() * point.x() + t.y() * point.y(),
+                                   -t.y() * point.x() + t.x() * point.y());
+        const double norm2 = along * along + across * across;
+        const double cos2 = (along * along - across * across) / norm2;
+        const double sin2 = 2.0 * along * across / norm2;
+        const Eigen::Vector2d opposite(-(cos2 * same.x() + sin2 * same.y()),
+                                       -(-sin2 * same.x() + cos2 * same.y()));
         conjugates.clear();
         for (int k = -maxK; k <= maxK; ++k) {
           if (k == 0) continue;
-          const double c = a + k * kPi + (k % 2 != 0 ? 2.0 * gamma : 0.0);
+          const bool odd = k % 2 != 0;
+          const double c = a + k * kPi + (odd ? 2.0 * gamma : 0.0);
           if (c < orbit.startRad() || c > orbit.endRad()) continue;
           const double sourceZ = orbit.sourceZAt(c);
           if (sourceZ + reachMm < zLow || sourceZ - reachMm > zHigh) continue;
-          const ProjectionMatrix pc = orbit.matrixAt(c);
-          const Eigen::Vector3d at = pc * Eigen::Vector4d(point.x(), point.y(), 0.0, 1.0);
-          conjugates.push_back({at.y(), at.z()});
+          const Eigen::Vector2d& q = odd ? opposite : same;
+          const double lowered = -(sourceZ - orbit.referenceSourceZMm());
+          conjugates.push_back({reference(1, 0) * q.x() + reference(1, 1) * q.y() +
+                                    rowSlope * lowered + reference(1, 3),
+                                reference(2, 0) * q.x() + reference(2, 1) * q.y() +
+                                    wSlope * lowered + reference(2, 3)});
         }
         const float* pixels = filtered.viewPixels(j).data();
         for (std::int64_t iz = first; iz <= last; ++iz) {

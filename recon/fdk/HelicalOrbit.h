@@ -53,6 +53,9 @@ class HelicalOrbit {
   // World mm -> (c w, r w, w) of the view the orbit has at angle `angleRad`: the reference view
   // turned about +z and moved along it (w = 1 on the rotation axis, as Geometry's matrices).
   ProjectionMatrix matrixAt(double angleRad) const;
+  // The view matrixAt turns and moves: the first view along the orbit, its angle and source z.
+  double referenceAngleRad() const noexcept { return referenceAngle_; }
+  double referenceSourceZMm() const noexcept { return referenceSourceZ_; }
 
   // Why helical FDK cannot reconstruct a slice at mid-scan out to `radiusMm` from the axis
   // (nothing if it can): some transaxial line through a point of that cylinder is seen by no view
