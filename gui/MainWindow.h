@@ -50,7 +50,7 @@ enum class Theme { System, Light, Dark };
 struct StartupOptions {
   QStringList files;
   bool demo = false;
-  QString demoName = QStringLiteral("shepp-logan");  // "shepp-logan", "cnr" or "et"
+  QString demoName = QStringLiteral("shepp-logan");  // "shepp-logan", "cnr", "et" or "helical"
   int demoSize = 128;
   bool runAfterLoad = false;  // start a run once the data is there (the panel's algorithm)
   int volumeSize = 0;         // override the volume edge of that run (0: the panel's)

@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
                                QStringLiteral("[FILE...]"));
   const QCommandLineOption demo(
       QStringLiteral("demo"),
-      QStringLiteral("open a built-in demo: shepp-logan (default), cnr, or et (electron "
-                     "tomography tilt series)"),
+      QStringLiteral("open a built-in demo: shepp-logan (default), cnr, et (electron "
+                     "tomography tilt series) or helical (helical CT with Poisson noise)"),
       QStringLiteral("kind"));
   const QCommandLineOption demoSize(QStringLiteral("demo-size"),
                                     QStringLiteral("demo volume edge in voxels (default 128; the "
@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
         (i + 1 >= arguments.size() || arguments[i + 1].startsWith(QLatin1Char('-')) ||
          (arguments[i + 1] != QStringLiteral("cnr") &&
           arguments[i + 1] != QStringLiteral("shepp-logan") &&
-          arguments[i + 1] != QStringLiteral("et"))))
+          arguments[i + 1] != QStringLiteral("et") &&
+          arguments[i + 1] != QStringLiteral("helical"))))
       arguments[i] = QStringLiteral("--demo=shepp-logan");
   parser.process(arguments);
 

@@ -9,9 +9,11 @@
 #include <numbers>
 
 #include "recon/core/Error.h"
+#include "recon/fdk/Fdk.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/iterative/IterativeReconstruction.h"
 #include "recon/phantom/AnalyticProjector.h"
+#include "recon/phantom/HelicalDemo.h"
 #include "recon/phantom/PoissonNoise.h"
 
 namespace tomowb::gui {
@@ -61,6 +63,25 @@ DemoDataset makeEtDemo(int size, JobContext& context) {
   return demo;
 }
 
+// The recipe `tomowb-cli demo --scan helical` uses; the grid is the slab every line of which the
+// helix measures, size x size in-plane.
+DemoDataset makeHelicalCtDemo(int size, JobContext& context) {
+  phantom::HelicalDemo helical = phantom::makeHelicalDemo(size, phantom::kHelicalDemoPhotons,
+                                                          phantom::kHelicalDemoSeed, &context);
+  DemoDataset demo;
+  demo.name =
+      QStringLiteral("Demo: Shepp-Logan, %1").arg(QString::fromStdString(helical.description));
+  const fdk::VolumeGrid slab =
+      fdk::fieldOfViewGrid(helical.lineIntegrals.geometry(), helical.voxelMm);
+  demo.suggestedGrid = fdk::VolumeGrid::centred({size, size, slab.shape.nz},
+                                                Eigen::Vector3d::Constant(helical.voxelMm));
+  demo.suggestedGrid.originMm.z() = slab.originMm.z();
+  demo.phantom = std::make_shared<phantom::Phantom>(std::move(helical.phantom));
+  demo.projections = std::make_shared<ProjectionStack>(std::move(helical.lineIntegrals));
+  demo.counts = std::make_shared<ProjectionStack>(std::move(helical.counts));
+  return demo;
+}
+
 Geometry demoGeometry(int size, int views) {
   const double voxelMm = kFieldMm / size;
   DetectorParams detector;
@@ -85,15 +106,18 @@ QString demoKindName(DemoKind kind) {
       return QStringLiteral("cnr");
     case DemoKind::ElectronTomography:
       return QStringLiteral("et");
+    case DemoKind::Helical:
+      return QStringLiteral("helical");
   }
   return {};
 }
 
 DemoKind demoKindFromName(const QString& name) {
-  for (const DemoKind kind : {DemoKind::SheppLogan, DemoKind::Cnr, DemoKind::ElectronTomography})
+  for (const DemoKind kind :
+       {DemoKind::SheppLogan, DemoKind::Cnr, DemoKind::ElectronTomography, DemoKind::Helical})
     if (name.compare(demoKindName(kind), Qt::CaseInsensitive) == 0) return kind;
-  throw ParameterError("demo",
-                       "unknown demo '" + name.toStdString() + "'; known: shepp-logan, cnr, et");
+  throw ParameterError(
+      "demo", "unknown demo '" + name.toStdString() + "'; known: shepp-logan, cnr, et, helical");
 }
 
 DemoDataset makeDemo(DemoKind kind, int size, JobContext& context) {
@@ -101,6 +125,7 @@ DemoDataset makeDemo(DemoKind kind, int size, JobContext& context) {
     throw ParameterError("demo size",
                          "must be between 16 and 2048 voxels, got " + std::to_string(size));
   if (kind == DemoKind::ElectronTomography) return makeEtDemo(size, context);
+  if (kind == DemoKind::Helical) return makeHelicalCtDemo(size, context);
   const int views = size >= 256 ? 360 : std::max(90, size * 3 / 2);
   const Geometry geometry = demoGeometry(size, views);
   DemoDataset demo;

@@ -16,9 +16,10 @@
 
 namespace tomowb::gui {
 
-enum class DemoKind { SheppLogan, Cnr, ElectronTomography };
+enum class DemoKind { SheppLogan, Cnr, ElectronTomography, Helical };
 
-// "shepp-logan", "cnr", "et" (the command line's names), and back (ParameterError listing them).
+// "shepp-logan", "cnr", "et", "helical" (the command line's names), and back (ParameterError
+// listing them).
 QString demoKindName(DemoKind kind);
 DemoKind demoKindFromName(const QString& name);
 
@@ -27,6 +28,9 @@ struct DemoDataset {
   std::shared_ptr<ProjectionStack> projections;
   std::shared_ptr<phantom::Phantom> phantom;
   std::shared_ptr<phantom::CnrPhantom> cnrPhantom;  // for DemoKind::Cnr
+  // DemoKind::Helical: the photon counts behind the noisy projections, PWLS's statistical
+  // weights (recon/phantom/HelicalDemo.h); null for the other demos.
+  std::shared_ptr<ProjectionStack> counts;
   fdk::VolumeGrid suggestedGrid;
 };
 

@@ -312,10 +312,12 @@ void LoadTask::startDemo(DemoKind kind, int size) {
     r.phantom = std::move(demo.phantom);
     r.cnrPhantom = std::move(demo.cnrPhantom);
     r.suggestedGrid = std::make_shared<fdk::VolumeGrid>(demo.suggestedGrid);
+    r.counts = std::move(demo.counts);
     return r;
   };
   const QString label = kind == DemoKind::Cnr                  ? tr("CNR demo")
                         : kind == DemoKind::ElectronTomography ? tr("ET demo")
+                        : kind == DemoKind::Helical            ? tr("helical CT demo")
                                                                : tr("Shepp-Logan demo");
   launch(std::move(job), label);
 }

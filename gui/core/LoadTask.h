@@ -47,6 +47,8 @@ struct LoadResult {
   std::shared_ptr<phantom::Phantom> phantom;
   std::shared_ptr<phantom::CnrPhantom> cnrPhantom;
   std::shared_ptr<fdk::VolumeGrid> suggestedGrid;
+  // The helical demo: the photon counts behind its noisy projections (PWLS's weights).
+  std::shared_ptr<ProjectionStack> counts;
   QStringList warnings;  // what the reader found odd but read anyway (MRC tilt series, DICOM)
   // startProjections: how the stack and the geometry file were read ("p.npy: 360 views of ...").
   QString summary;

@@ -1,6 +1,8 @@
 // The built-in demos: the ET demo is a tilt series of 61 views over -60..+60 degrees in 2 degree
 // steps (read back from the views' rays) on a 2N x N/2 detector, with the tomogram a quarter of
-// the detector width thick as its grid, and it is cancellable; the demo names round-trip.
+// the detector width thick as its grid, and it is cancellable; the helical demo is a helix with
+// noisy projections and their photon counts, its grid the completely measured slab; the demo
+// names round-trip.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,8 +56,32 @@ TEST(DemoData, EtDemoHonoursCancel) {
   EXPECT_THROW(makeDemo(DemoKind::ElectronTomography, 64, context), Cancelled);
 }
 
+TEST(DemoData, HelicalDemoIsANoisyHelixWithItsCountsAndTheMeasuredSlabAsGrid) {
+  JobContext context;
+  const DemoDataset demo = makeDemo(DemoKind::Helical, 32, context);
+  ASSERT_TRUE(demo.projections);
+  ASSERT_TRUE(demo.counts);
+  const Geometry& g = demo.projections->geometry();
+  EXPECT_EQ(g.beam(), BeamKind::Cone);
+  EXPECT_EQ(g.viewCount(), 3 * 90);
+  EXPECT_EQ(g.detector().cols, 32);
+  EXPECT_EQ(g.detector().rows, 4);
+  EXPECT_GT(g.view(g.viewCount() - 1).source.z() - g.view(0).source.z(), 70.0);
+  EXPECT_EQ(demo.counts->pixelCount(), demo.projections->pixelCount());
+  // Post-log values and counts of one draw: y = log(I0 / N) wherever something was counted.
+  for (std::int64_t i = 0; i < demo.counts->pixelCount(); i += 97) {
+    const double n = demo.counts->data()[i];
+    ASSERT_EQ(n, std::round(n));
+    if (n > 0) ASSERT_NEAR(demo.projections->data()[i], std::log(5e4 / n), 1e-5);
+  }
+  EXPECT_EQ(demo.suggestedGrid.shape.nx, 32);
+  EXPECT_GT(demo.suggestedGrid.shape.nz, 1);
+  EXPECT_TRUE(demo.name.contains("helical"));
+}
+
 TEST(DemoData, NamesRoundTripAndUnknownNamesAreRefused) {
-  for (const DemoKind kind : {DemoKind::SheppLogan, DemoKind::Cnr, DemoKind::ElectronTomography})
+  for (const DemoKind kind :
+       {DemoKind::SheppLogan, DemoKind::Cnr, DemoKind::ElectronTomography, DemoKind::Helical})
     EXPECT_EQ(demoKindFromName(demoKindName(kind)), kind);
   EXPECT_EQ(demoKindFromName(QStringLiteral("ET")), DemoKind::ElectronTomography);
   EXPECT_THROW(demoKindFromName(QStringLiteral("phantom")), ParameterError);
