@@ -28,6 +28,7 @@
 #include "recon/phantom/HelicalDemo.h"
 #include "recon/phantom/PoissonNoise.h"
 #include "recon/phantom/Voxelise.h"
+#include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::cli {
 namespace {
@@ -152,6 +153,19 @@ class DemoCommand : public Command {
       params.volume = fdk::VolumeGrid::centred({size_, size_, slab.shape.nz},
                                                Eigen::Vector3d::Constant(voxelMm));
       params.volume.originMm.z() = slab.originMm.z();
+      // A GPU asked for by --device alone: the registry's default for this geometry, which is
+      // the CPU's for a helix (the GPU FDK kernels have no per-voxel helical weight).
+      if (sub_->count("--variant") == 0 && VariantRegistry::builtins().find(params.variant) &&
+          VariantRegistry::builtins().find(params.variant)->needsGpu) {
+        std::string fellBack;
+        params.variant = VariantRegistry::builtins()
+                             .defaultFor(VariantRole::FdkBackprojector, VariantDevice::Gpu,
+                                         geometry, params.volume, &fellBack)
+                             .name;
+        if (!fellBack.empty())
+          std::fprintf(stderr, "warning: %s; running %s\n", fellBack.c_str(),
+                       params.variant.c_str());
+      }
       if (text)
         std::printf(
             "Tomo Workbench demo: modified 3-D Shepp-Logan, %s, helical FDK into %lld x %lld x "

@@ -99,6 +99,24 @@ const KernelVariant& VariantRegistry::defaultFor(VariantRole role, VariantDevice
   return *v;
 }
 
+const KernelVariant& VariantRegistry::defaultFor(VariantRole role, VariantDevice device,
+                                                 const Geometry& geometry, const VolumeGrid& grid,
+                                                 std::string* fellBack, bool matched) const {
+  if (fellBack) fellBack->clear();
+  const KernelVariant& preferred = defaultFor(role, device, matched);
+  std::optional<std::string> refused =
+      preferred.supports ? preferred.supports(geometry, grid) : std::nullopt;
+  if (!refused) return preferred;
+  const KernelVariant& cpu = defaultFor(role, VariantDevice::Cpu, matched);
+  const std::optional<std::string> cpuRefused =
+      &cpu != &preferred && cpu.supports ? cpu.supports(geometry, grid) : std::nullopt;
+  if (&cpu == &preferred || cpuRefused)
+    throw ParameterError("variant", "no default " + toString(role) + " takes this geometry: " +
+                                        *refused + (cpuRefused ? "; " + *cpuRefused : ""));
+  if (fellBack) *fellBack = *refused;
+  return cpu;
+}
+
 const KernelVariant& VariantRegistry::referenceFor(VariantRole role) const {
   const char* name = role == VariantRole::FdkBackprojector   ? "fdk.bp.cpu-f64"
                      : role == VariantRole::ForwardProjector ? "et.fp.cpu"

@@ -131,6 +131,13 @@ class VariantRegistry {
   // this registry has no such variant (a build without CUDA asked for a GPU default).
   const KernelVariant& defaultFor(VariantRole role, VariantDevice device,
                                   bool matched = false) const;
+  // The default for a problem: defaultFor(role, device, matched) when its supports() takes the
+  // geometry and grid; otherwise the role's CPU default (FDK on a helical orbit, which the GPU
+  // FDK kernels refuse, runs fdk.bp.cpu), with the refusal in `fellBack` (left empty when the
+  // device's default takes it). ParameterError naming the refusals when neither takes it.
+  const KernelVariant& defaultFor(VariantRole role, VariantDevice device, const Geometry& geometry,
+                                  const VolumeGrid& grid, std::string* fellBack,
+                                  bool matched = false) const;
   // The accuracy yardstick of a role, a CPU variant summing in float64 that every other variant
   // of the role is compared with (QA's golden re-run, the sweeps, the compare view): FDK
   // fdk.bp.cpu-f64; projector pairs et.fp.cpu + et.bp.cpu-matched (its exact transpose).

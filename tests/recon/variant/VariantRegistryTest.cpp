@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "recon/core/Error.h"
@@ -67,6 +68,41 @@ TEST(VariantRegistry, ListsByRoleInRegistrationOrderWhateverTheNames) {
   EXPECT_EQ(fdk[1]->name, "aaa");
   ASSERT_EQ(r.withRole(VariantRole::ForwardProjector).size(), 1u);
   ASSERT_EQ(r.withRole(VariantRole::Backprojector).size(), 1u);
+}
+
+TEST(VariantRegistry, DefaultForAProblemFallsBackToTheCpuWhenTheDevicesDefaultRefusesIt) {
+  VariantRegistry r;
+  KernelVariant cpu = fdkVariant("fdk.bp.cpu");
+  KernelVariant gpu = fdkVariant("fdk.bp.fast");
+  gpu.needsGpu = true;
+  gpu.supports = [](const Geometry& g, const VolumeGrid&) -> std::optional<std::string> {
+    if (g.viewCount() > 2) return std::string("fdk.bp.fast: no helices");
+    return std::nullopt;
+  };
+  r.add(cpu);
+  r.add(gpu);
+  const auto geometryWith = [](int views) {
+    std::vector<View> list(static_cast<std::size_t>(views));
+    for (int i = 0; i < views; ++i) {
+      list[std::size_t(i)].source = {100.0 * std::cos(i), 100.0 * std::sin(i), double(i)};
+      list[std::size_t(i)].u = {-std::sin(i), std::cos(i), 0.0};
+      list[std::size_t(i)].v = {0.0, 0.0, 1.0};
+      list[std::size_t(i)].detectorCentre = -list[std::size_t(i)].source;
+    }
+    return Geometry(BeamKind::Cone, {4, 4}, list);
+  };
+  const VolumeGrid grid = VolumeGrid::centred({2, 2, 2}, Eigen::Vector3d::Ones());
+  std::string why = "stale";
+  EXPECT_EQ(
+      r.defaultFor(VariantRole::FdkBackprojector, VariantDevice::Gpu, geometryWith(2), grid, &why)
+          .name,
+      "fdk.bp.fast");
+  EXPECT_TRUE(why.empty());
+  EXPECT_EQ(
+      r.defaultFor(VariantRole::FdkBackprojector, VariantDevice::Gpu, geometryWith(5), grid, &why)
+          .name,
+      "fdk.bp.cpu");
+  EXPECT_EQ(why, "fdk.bp.fast: no helices");
 }
 
 TEST(VariantRegistry, DefaultsLiveInOnePlaceAndSayWhatIsMissing) {
