@@ -23,10 +23,21 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
-  build-gpu/bench/tomowb-bench-sf ${CASES:+--cases "$CASES"} --out "$OUT/bench-sf.md" 2>&1 |
+  build-gpu/bench/tomowb-bench-sf ${CASES:+--cases "$CASES"} ${GATHER_CASES:+--gather-cases "$GATHER_CASES"} \
+    ${TT_CASES:+--tt-cases "$TT_CASES"} ${PWLS_CASES:+--pwls-cases "$PWLS_CASES"} --out "$OUT/bench-sf.md" 2>&1 |
     tee "$OUT/bench-sf.log" | tail -n 40
 fi
+if [ -n "${PROFILE:-}" ]; then
+  # The first launches of the SF kernels on one case under Nsight Compute: speed of light,
+  # occupancy, warp stall reasons and memory workload (fractions of the H100's peaks).
+  ncu --section SpeedOfLight --section Occupancy --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --section LaunchStats \
+    -k "regex:${PROFILE_KERNELS:-forwardAtomic|backGather}" -c "${PROFILE_LAUNCHES:-2}" \
+    build-gpu/bench/tomowb-bench-sf --single --cases "${PROFILE_CASE:-ge_helical_1turn}" \
+    --tt-cases none --gather-cases none > "$OUT/ncu.txt" 2>&1
+  grep -vE "^==PROF==|^ +-+ *$" "$OUT/ncu.txt" | grep -E "Kernel|Duration|Throughput|Warp Cycles|Stall|Occupancy|Registers|Shared|Block Size|Achieved|Theoretical|Hit Rate|Bandwidth|Busy|Issue" | head -120
+fi
 if [ -n "${LEAP:-}" ]; then
-  bash bench/leap/build-leap.sh > "$OUT/leap-build.log" 2>&1 && bash bench/leap/run-leap-bench.sh 2>&1 | tail -n 30
+  bash bench/leap/build-leap.sh > "$OUT/leap-build.log" 2>&1 && bash bench/leap/run-leap-bench.sh --small-adjoint 2>&1 | tail -n 40
 fi
 exit $status

@@ -12,10 +12,10 @@
 //   tomowb-bench-sf [--runs 5] [--cases ge_helical_1turn,flat_circular_720] [--out FILE.md]
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <numbers>
 #include <random>
@@ -27,6 +27,7 @@
 #include "bench/leap/SfBenchCases.h"
 #include "recon/catalog/Builtins.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/iterative/IterativeReconstruction.h"
 #include "recon/operator/ProjectorPair.h"
 #include "recon/variant/VariantRegistry.h"
 
@@ -74,8 +75,11 @@ struct Row {
   double views = 0, nominalPairs = 0, inBeamPairs = 0;
 };
 
+bool singleCall = false;  // --single
+
 bench::RunStats timeRuns(int runs, const std::function<void()>& fn) {
   fn();  // warm-up: plans, scratch, clocks
+  if (singleCall) return {};
   std::vector<double> seconds;
   for (int r = 0; r < runs; ++r) {
     const auto start = Clock::now();
@@ -91,11 +95,28 @@ int main(int argc, char** argv) {
   catalog::installBuiltinVariants();
   CLI::App app{"Separable-footprint GPU projectors on the SfBenchCases.h cases"};
   int runs = bench::kMinTimedRuns;
-  std::string only, outPath;
+  std::string only, outPath, slowOnly, pwlsCases, ttCases;
+  int pwlsSubsets = 24;
+  bool single = false;
   app.add_option("--runs", runs, "timed runs per row (at least 5)")->check(CLI::Range(5, 100));
   app.add_option("--cases", only, "comma-separated case names (default: all timed cases)");
   app.add_option("--out", outPath, "also write the table to this markdown file");
+  app.add_option("--gather-cases", slowOnly,
+                 "comma-separated cases the gather forward projectors run on (default: all; they "
+                 "are the slow, deterministic ones)");
+  app.add_option("--tt-cases", ttCases,
+                 "comma-separated cases the SF-TT pairs run on (default: all)");
+  app.add_option("--pwls-cases", pwlsCases,
+                 "comma-separated cases to time PWLS-OS-SQS iterations on (SF-TR, atomic forward, "
+                 "gather transpose; default: none)");
+  app.add_option("--pwls-subsets", pwlsSubsets, "ordered subsets of the PWLS iterations");
+  app.add_flag("--single", single,
+               "one untimed call per projector (for a profiler such as ncu), no table");
   CLI11_PARSE(app, argc, argv);
+  singleCall = single;
+  auto listed = [](const std::string& list, const char* name) {
+    return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
+  };
 
   const VariantRegistry& registry = VariantRegistry::builtins();
   std::ostringstream table;
@@ -124,6 +145,7 @@ int main(int argc, char** argv) {
       if (!bp->needsGpu || bp->name.rfind("sf.", 0) != 0) continue;
       for (const KernelVariant* fp : registry.withRole(VariantRole::ForwardProjector)) {
         if (!fp->needsGpu || fp->model != bp->model || fp->name.rfind("sf.", 0) != 0) continue;
+        if (fp->model == "sf-tt" && !ttCases.empty() && !listed(ttCases, c.name)) continue;
         const op::ProjectorProblem problem{&geometry, grid, {}};
         std::string why;
         std::unique_ptr<op::ProjectorPair> pair;
@@ -137,21 +159,69 @@ int main(int argc, char** argv) {
                        why.c_str());
           continue;
         }
+        const bool gather = fp->name.find("gather") != std::string::npos;
+        const bool timeForward =
+            !gather || slowOnly.empty() ||
+            ("," + slowOnly + ",").find("," + std::string(c.name) + ",") != std::string::npos;
         JobContext context;
         std::unique_ptr<const op::Array> x = pair->useVolume(volume);
         std::unique_ptr<op::Array> p = pair->makeProjections();
-        Row f{c.name, fp->name, "forward", {}, double(c.nViews), nominal, inBeam};
-        f.stats = timeRuns(runs, [&] { pair->forward(*x, *p, {}, context); });
-        rows.push_back(f);
-        std::fprintf(stderr, "  %-18s forward median %.3f s\n", fp->name.c_str(), f.stats.median);
+        if (timeForward) {
+          Row f{c.name, fp->name, "forward", {}, double(c.nViews), nominal, inBeam};
+          f.stats = timeRuns(runs, [&] { pair->forward(*x, *p, {}, context); });
+          rows.push_back(f);
+          std::fprintf(stderr, "  %-18s forward median %.3f s\n", fp->name.c_str(), f.stats.median);
+        }
         // The transpose once per model (with its gather forward partner).
-        if (fp->name.find("gather") == std::string::npos) continue;
+        if (!gather) continue;
         std::unique_ptr<op::Array> b = pair->makeVolume();
         Row r{c.name, bp->name, "back", {}, double(c.nViews), nominal, inBeam};
         r.stats = timeRuns(runs, [&] { pair->adjoint(*p, *b, {}, context); });
         rows.push_back(r);
         std::fprintf(stderr, "  %-18s back median %.3f s\n", bp->name.c_str(), r.stats.median);
       }
+    }
+    if (listed(pwlsCases, c.name)) {
+      // One setup (d = A^T W A 1), then iterations of all views in pwlsSubsets subsets; the first
+      // iteration is the warm-up.
+      const int iterations = runs + 1;
+      ProjectionStack data(geometry);
+      {
+        const op::ProjectorProblem problem{&geometry, grid, {}};
+        const KernelVariant& fp = registry.require("sf.fp.atomic");
+        std::string why;
+        std::unique_ptr<op::ProjectorPair> pair =
+            fp.bindDevicePair(fp, registry.require("sf.bp.gather"), problem, why);
+        JobContext context;
+        std::unique_ptr<op::Array> p = pair->makeProjections();
+        pair->forward(*pair->useVolume(volume), *p, {}, context);
+        pair->ops().download(*p, data.pixels());
+      }
+      iterative::IterativeParams params;
+      params.method = iterative::IterativeMethod::Pwls;
+      params.volume = grid;
+      params.iterations = iterations;
+      params.subsets = pwlsSubsets;
+      params.lowerBound = 0.0;
+      params.forwardVariant = "sf.fp.atomic";
+      params.backVariant = "sf.bp.gather";
+      params.pwls.beta = 1e-3;
+      JobContext context;
+      iterative::IterativeReport report;
+      iterative::reconstructIterative(data, params, context, &report);
+      std::vector<double> seconds;
+      for (std::size_t i = 1; i < report.iterations.size(); ++i)
+        seconds.push_back(report.iterations[i].seconds);
+      Row r{c.name,
+            "pwls " + std::to_string(pwlsSubsets) + " subsets (" + report.device + ")",
+            "one iteration",
+            bench::summarize(seconds),
+            double(c.nViews),
+            nominal,
+            inBeam};
+      std::fprintf(stderr, "  PWLS iteration median %.3f s (setup %.3f s)\n", r.stats.median,
+                   report.setupSeconds);
+      rows.push_back(r);
     }
     for (const Row& r : rows) {
       if (r.caseName != c.name) continue;

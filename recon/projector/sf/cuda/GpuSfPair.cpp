@@ -131,6 +131,8 @@ SfAnalysis analyse(const Geometry& geometry, const VolumeGrid& grid, bool trapez
              int(geometry.detector().rows),
              float(grid.voxelSizeMm.x()),
              float(grid.voxelSizeMm.y()),
+             float(grid.voxelSizeMm.x()),
+             float(grid.voxelSizeMm.y()),
              a1 ? 1 : 0,
              trapezoid ? 1 : 0};
   const double nx = double(s.nx), ny = double(s.ny), rows = double(geometry.detector().rows);
@@ -157,7 +159,8 @@ SfAnalysis analyse(const Geometry& geometry, const VolumeGrid& grid, bool trapez
     a.reach.emplace_back(std::int64_t(std::max(-1.0, std::floor(lo) - 1)),
                          std::int64_t(std::min(double(s.nz), std::ceil(hi) + 1)));
   }
-  a.capacity = sfgpu::footprintCapacity(int(std::ceil(1.25 * a.widest)) + 2);
+  // A trapezoid of width w touches at most floor(w) + 2 cells; 10 % over the sampled widest.
+  a.capacity = sfgpu::footprintCapacity(int(std::floor(1.1 * a.widest)) + 2);
   return a;
 }
 
@@ -239,23 +242,21 @@ class GpuSfPair final : public op::ProjectorPair {
     std::lock_guard guard = enter(volume, projections, context);
     const CallPlan& plan = planFor(views);
     clearOverflow();
-    const float* source = volume.data();
-    if (kind_ == ForwardKind::Gather) {
-      if (!zFirst_.bytes()) zFirst_ = DeviceMemory(voxels() * 4, "a z-first copy of the volume");
-      sfgpu::launchTransposeToZFirst(volume.data(), zFirst_.as<float>(), a_.shape, stream_);
-      source = zFirst_.as<float>();
+    if (kind_ == ForwardKind::Atomic) {
+      forwardAtomic(volume, projections, plan);
+      finish("forward projection");
+      return;
     }
+    if (!zFirst_.bytes()) zFirst_ = DeviceMemory(voxels() * 4, "a z-first copy of the volume");
+    sfgpu::launchTransposeToZFirst(volume.data(), zFirst_.as<float>(), a_.shape, stream_);
+    const float* source = zFirst_.as<float>();
     const std::int64_t count = std::int64_t(plan.list.size());
     for (std::int64_t first = 0; first < count; first += kViewsPerLaunch) {
       const int n = int(std::min(kViewsPerLaunch, count - first));
       const SfGpuView* v = plan.views.as<SfGpuView>() + first;
       const std::int64_t* out = plan.viewIndex.as<std::int64_t>() + first;
-      if (kind_ == ForwardKind::Gather)
-        sfgpu::launchForwardGather(source, v, out, n, a_.shape, nullptr, projections.data(),
-                                   overflow_.as<int>(), stream_);
-      else
-        sfgpu::launchForwardAtomic(source, v, out, n, a_.shape, a_.capacity, tileRows_,
-                                   projections.data(), overflow_.as<int>(), stream_);
+      sfgpu::launchForwardGather(source, v, out, n, a_.shape, nullptr, projections.data(),
+                                 overflow_.as<int>(), stream_);
     }
     finish("forward projection");
   }
@@ -297,7 +298,32 @@ class GpuSfPair final : public op::ProjectorPair {
     std::vector<std::int64_t> list;
     DeviceMemory views, viewIndex;
     std::vector<ViewChunk> chunks;
+    // The atomic forward projector's two groups: views whose detector column changes faster
+    // along x (run on the volume as it is) and along y (on the x-y swapped copy).
+    std::int64_t groupCount[2] = {0, 0};
+    DeviceMemory groupViews[2], groupIndex[2];
   };
+
+  void forwardAtomic(const op::Array& volume, op::Array& projections, const CallPlan& plan) {
+    for (int g = 0; g < 2; ++g) {
+      if (plan.groupCount[g] == 0) continue;
+      const float* source = volume.data();
+      SfGpuShape shape = a_.shape;
+      if (g == 1) {
+        if (!swapped_.bytes()) swapped_ = DeviceMemory(voxels() * 4, "an x-y swapped volume");
+        sfgpu::launchTransposeXy(volume.data(), swapped_.as<float>(), a_.shape, stream_);
+        source = swapped_.as<float>();
+        std::swap(shape.nx, shape.ny);
+        std::swap(shape.voxelX, shape.voxelY);
+      }
+      for (std::int64_t first = 0; first < plan.groupCount[g]; first += kViewsPerLaunch)
+        sfgpu::launchForwardAtomic(source, plan.groupViews[g].as<SfGpuView>() + first,
+                                   plan.groupIndex[g].as<std::int64_t>() + first,
+                                   int(std::min(kViewsPerLaunch, plan.groupCount[g] - first)),
+                                   shape, a_.capacity, tileRows_, projections.data(),
+                                   overflow_.as<int>(), stream_);
+    }
+  }
 
   std::size_t voxels() const { return std::size_t(problem_.grid.shape.voxelCount()); }
   std::size_t pixels() const {
@@ -349,6 +375,22 @@ class GpuSfPair final : public op::ProjectorPair {
     for (const std::int64_t v : key) tables.push_back(a_.views[std::size_t(v)]);
     plan.views = upload(tables, "separable-footprint view tables");
     plan.viewIndex = upload(key, "separable-footprint view list");
+    if (kind_ == ForwardKind::Atomic) {
+      std::vector<SfGpuView> groupTables[2];
+      std::vector<std::int64_t> groupViews[2];
+      for (const std::int64_t v : key) {
+        const SfGpuView& t = a_.views[std::size_t(v)];
+        const bool swap = alongY(t);
+        groupTables[swap].push_back(swap ? swapped(t) : t);
+        groupViews[swap].push_back(v);
+      }
+      for (int g = 0; g < 2; ++g) {
+        plan.groupCount[g] = std::int64_t(groupViews[g].size());
+        if (groupViews[g].empty()) continue;
+        plan.groupViews[g] = upload(groupTables[g], "separable-footprint view tables");
+        plan.groupIndex[g] = upload(groupViews[g], "separable-footprint view list");
+      }
+    }
     const std::int64_t chunks = (a_.shape.nz + sliceChunk_ - 1) / sliceChunk_;
     for (std::int64_t first = 0; first < std::int64_t(key.size()); first += chunkViews_) {
       ViewChunk c;
@@ -380,7 +422,22 @@ class GpuSfPair final : public op::ProjectorPair {
   int sliceChunk_;
   Stream stream_;
   DeviceArrayOps ops_;
-  DeviceMemory overflow_, zFirst_, scaled_;
+  // Whether a view's detector column changes faster along y than along x at the grid's centre.
+  bool alongY(const SfGpuView& v) const {
+    const double x = 0.5 * double(a_.shape.nx - 1), y = 0.5 * double(a_.shape.ny - 1);
+    const double c = (v.a0 * x + v.a1 * y + v.a3) / (v.d0 * x + v.d1 * y + v.d3);
+    return std::abs(v.a1 - c * v.d1) > std::abs(v.a0 - c * v.d0);
+  }
+  // The table of a view for the x-y swapped volume.
+  static SfGpuView swapped(SfGpuView v) {
+    std::swap(v.a0, v.a1);
+    std::swap(v.d0, v.d1);
+    std::swap(v.r0, v.r1);
+    std::swap(v.sx, v.sy);
+    return v;
+  }
+
+  DeviceMemory overflow_, zFirst_, scaled_, swapped_;
   std::int64_t chunkViews_ = 1;
   int tileRows_ = 1;
   std::vector<std::int64_t> allViews_;
@@ -450,7 +507,7 @@ KernelVariant gpuSfVariant(std::string name, VariantRole role, std::string model
                  "a2: l_phi0 of the voxel centre's ray times 1/cos(theta) of the cell's ray (Wu "
                  "and Fessler); a1: both from the cell's ray"}};
   if (role == VariantRole::Backprojector)
-    v.tunables.push_back({"slices", "8", "slices per thread of the transpose (4, 8 or 16)"});
+    v.tunables.push_back({"slices", "16", "slices per thread of the transpose (4, 8 or 16)"});
   v.supports = gpuUnsupportedReason;
   v.bindDevicePair = bindGpuSfPair;
   if (role == VariantRole::ForwardProjector)
@@ -485,11 +542,11 @@ std::unique_ptr<op::ProjectorPair> bindGpuSfPair(const KernelVariant& forward,
       analyse(*problem.geometry, problem.grid, isTrapezoid(forward), amplitudeA1(problem.gpu));
   const ForwardKind kind =
       forward.name.find("atomic") != std::string::npos ? ForwardKind::Atomic : ForwardKind::Gather;
-  const int slices = tunableInt(problem.gpu.tunables, "slices", 8, 4, 16);
+  const int slices = tunableInt(problem.gpu.tunables, "slices", 16, 4, 16);
   if (slices != 4 && slices != 8 && slices != 16)
     throw ParameterError("slices", "must be 4, 8 or 16, got " + std::to_string(slices));
-  // The pair's scratch (a z-first volume, the scaled views) and what a solver keeps beside it:
-  // six volumes and three projection stacks, as for the ET pair.
+  // The pair's scratch (a z-first or x-y swapped volume, the scaled views) and what a solver keeps
+  // beside it: six volumes and three projection stacks, as for the ET pair.
   const std::uint64_t volume = std::uint64_t(problem.grid.shape.voxelCount()) * 4;
   const std::uint64_t viewBytes = std::uint64_t(a.shape.rows) * std::uint64_t(a.shape.cols) * 4;
   const std::uint64_t stack = viewBytes * a.views.size();

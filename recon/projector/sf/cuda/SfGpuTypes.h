@@ -29,7 +29,8 @@ struct SfGpuView {
 struct SfGpuShape {
   std::int32_t nx, ny, nz;
   std::int32_t cols, rows;
-  float voxelX, voxelY;      // mm: the transaxial chord of the amplitudes
+  float voxelX, voxelY;            // mm, along the kernels' x and y: the voxel-centre chord (A2)
+  float worldVoxelX, worldVoxelY;  // mm, along the world's x and y: the cell ray's chord (A1)
   std::int32_t amplitudeA1;  // 0: A2 (l_phi0 of the voxel centre's ray), 1: A1 (the cell's ray)
   std::int32_t trapezoid;    // 0: SF-TR (axial rectangle), 1: SF-TT (axial trapezoid)
 };

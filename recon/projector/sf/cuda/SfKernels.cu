@@ -1,9 +1,11 @@
-// The separable-footprint GPU kernels (SfKernels.cuh). Every weight comes from three device
-// functions shared by all kernels: columnFootprint (a voxel column's transaxial trapezoid, its
-// first and last detector column and the amplitude u), axialFootprint (a voxel's rectangle or
-// trapezoid across the rows) and cellAverage (a trapezoid averaged over one cell), so forward and
-// transpose agree to float32 rounding. Quotients of the projective maps are taken in float64 and
-// kept as float32 offsets from a whole cell (SfGpuTypes.h).
+// The separable-footprint GPU kernels (SfKernels.cuh). Every weight comes from device functions
+// shared by all kernels: columnFootprint (a voxel column's transaxial trapezoid, its first and last
+// detector column, the amplitude u and the rows of its slices), transaxialWeight (u F1 of one
+// detector column) and axialWeight (F2 of one slice in one row: the rectangle's overlap for SF-TR,
+// the trapezoid's average for SF-TT), computing the same bits for a voxel-cell pair in every
+// kernel, so forward and transpose agree to float32 rounding. The projective quotients are taken
+// in float64 once per voxel column; the corners' and slices' offsets from them in float32
+// (AxialLine: rows from an anchor slice every 16 slices).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -69,35 +71,89 @@ __device__ __forceinline__ float transaxialChord(float dx, float dy, float sizeX
   return sizeX * ay <= sizeY * ax ? sizeX * r / ax : sizeY * r / ay;
 }
 
+// Rows of a voxel column's slices at one depth: row(iz) = row0 + slope iz. Offsets from a row are
+// taken from an anchor slice every 16 slices (axialAnchor) in float64, then in float32 within the
+// 16, so every kernel computes the same bits for a (slice, row) pair whatever order it visits
+// them in.
+struct AxialLine {
+  double row0, slope;
+  float slopeF, half;  // slope in float32, half the slope's magnitude (the rectangle's half-height)
+};
+
+__device__ __forceinline__ AxialLine axialLine(double row0, double slope) {
+  return {row0, slope, float(slope), 0.5f * fabsf(float(slope))};
+}
+
+__device__ __forceinline__ int axialAnchor(int iz) {
+  return (iz & ~15) + 8;
+}
+
+// row(anchor) in float64: a kernel hoists it per anchor.
+__device__ __forceinline__ double anchorRow(const AxialLine& a, int anchor) {
+  return fma(a.slope, double(anchor), a.row0);
+}
+
 // A voxel column (ix, iy) in one view.
 struct ColumnFootprint {
   int ref;          // the whole cell the transaxial trapezoid is relative to
   Trapezoid tau;    // the four corners' columns, sorted
   int first, last;  // detector columns reached (clipped to the detector); first > last: none
   float amplitude;  // u: l_phi0 of the voxel centre's ray (A2) or 1 (A1)
-  // Rows at slice 0 and per slice, at the voxel centre's depth (SF-TR) or at the nearest and
-  // farthest corner's (SF-TT).
-  double rowCentre, slopeCentre, rowNear, slopeNear, rowFar, slopeFar;
+  // Rows at the voxel centre's depth (SF-TR), and at the nearest and farthest corner's (SF-TT).
+  AxialLine centre, nearest, farthest;
 };
 
-__device__ __forceinline__ ColumnFootprint columnFootprint(const SfGpuView& v, int ix, int iy,
-                                                           const SfGpuShape& s) {
-  ColumnFootprint f;
+// The rows only (what deciding whether a column reaches some rows needs): 1 division.
+template <bool Trapezoidal>
+__device__ __forceinline__ void columnRows(const SfGpuView& v, int ix, int iy, ColumnFootprint& f,
+                                           double& den) {
   const double x = ix, y = iy;
-  const double num = v.a0 * x + v.a1 * y + v.a3, den = v.d0 * x + v.d1 * y + v.d3;
-  const double centre = num / den;
+  den = v.d0 * x + v.d1 * y + v.d3;
+  const double inv = 1.0 / den;
+  const double rowNum = v.r0 * x + v.r1 * y + v.r3;
+  const double row0 = rowNum * inv, slope = v.r2 * inv;
+  f.centre = axialLine(row0, slope);
+  if (Trapezoidal) {
+    // The corners' rows and slopes as float32 corrections of the centre's (a corner is half a
+    // voxel away, so the corrections are small and keep float32's relative precision).
+    const float fDen = float(den), fRow = float(row0);
+    float nearDepth = 3e38f, farDepth = -3e38f, nearRow = 0, farRow = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float dx = (i & 1) ? 0.5f : -0.5f, dy = (i & 2) ? 0.5f : -0.5f;
+      const float dd = float(v.d0) * dx + float(v.d1) * dy;
+      const float dr = float(v.r0) * dx + float(v.r1) * dy;
+      const float depth = fDen + dd;
+      const float correction = (dr - fRow * dd) / depth;
+      if (depth < nearDepth) {
+        nearDepth = depth;
+        nearRow = correction;
+      }
+      if (depth > farDepth) {
+        farDepth = depth;
+        farRow = correction;
+      }
+    }
+    f.nearest = axialLine(row0 + double(nearRow), slope * double(fDen / nearDepth));
+    f.farthest = axialLine(row0 + double(farRow), slope * double(fDen / farDepth));
+  }
+}
+
+// The transaxial part (tau, first, last, amplitude) once columnRows gave the depth `den`.
+__device__ __forceinline__ void columnTransaxial(const SfGpuView& v, int ix, int iy,
+                                                 const SfGpuShape& s, double den,
+                                                 ColumnFootprint& f) {
+  const double x = ix, y = iy;
+  const double centre = (v.a0 * x + v.a1 * y + v.a3) / den;
   f.ref = int(floor(centre + 0.5));
+  const float offset = float(centre - double(f.ref)), fCentre = float(centre), fDen = float(den);
   float tau[4];
-  double depth[4], rowNum[4];
-  int near = 0, far = 0;
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const double dx = (i & 1) ? 0.5 : -0.5, dy = (i & 2) ? 0.5 : -0.5;
-    depth[i] = den + v.d0 * dx + v.d1 * dy;
-    tau[i] = float((num + v.a0 * dx + v.a1 * dy) / depth[i] - double(f.ref));
-    rowNum[i] = v.r0 * (x + dx) + v.r1 * (y + dy) + v.r3;
-    if (depth[i] < depth[near]) near = i;
-    if (depth[i] > depth[far]) far = i;
+    const float dx = (i & 1) ? 0.5f : -0.5f, dy = (i & 2) ? 0.5f : -0.5f;
+    const float dn = float(v.a0) * dx + float(v.a1) * dy;
+    const float dd = float(v.d0) * dx + float(v.d1) * dy;
+    tau[i] = offset + (dn - fCentre * dd) / (fDen + dd);
   }
   f.tau = sorted(tau[0], tau[1], tau[2], tau[3]);
   f.first = max(0, f.ref + cellOf(f.tau.t0));
@@ -105,13 +161,76 @@ __device__ __forceinline__ ColumnFootprint columnFootprint(const SfGpuView& v, i
   f.amplitude = s.amplitudeA1 ? 1.0f
                               : transaxialChord(float((x - v.sx) * s.voxelX),
                                                 float((y - v.sy) * s.voxelY), s.voxelX, s.voxelY);
-  f.rowCentre = (v.r0 * x + v.r1 * y + v.r3) / den;
-  f.slopeCentre = v.r2 / den;
-  f.rowNear = rowNum[near] / depth[near];
-  f.slopeNear = v.r2 / depth[near];
-  f.rowFar = rowNum[far] / depth[far];
-  f.slopeFar = v.r2 / depth[far];
+}
+
+template <bool Trapezoidal>
+__device__ __forceinline__ ColumnFootprint columnFootprint(const SfGpuView& v, int ix, int iy,
+                                                           const SfGpuShape& s) {
+  ColumnFootprint f;
+  double den;
+  columnRows<Trapezoidal>(v, ix, iy, f, den);
+  columnTransaxial(v, ix, iy, s, den, f);
   return f;
+}
+
+// The rows [lo, hi] slices [zLo, zHi] of a column may reach (a superset, half a row of margin).
+template <bool Trapezoidal>
+__device__ __forceinline__ void rowsOfSlices(const ColumnFootprint& f, float zLo, float zHi,
+                                             int& lo, int& hi) {
+  auto extend = [&](const AxialLine& a, float& low, float& high) {
+    const float r0 = float(a.row0 + a.slope * double(zLo)),
+                r1 = float(a.row0 + a.slope * double(zHi));
+    low = fminf(low, fminf(r0, r1) - a.half);
+    high = fmaxf(high, fmaxf(r0, r1) + a.half);
+  };
+  float low = 3e38f, high = -3e38f;
+  extend(f.centre, low, high);
+  if (Trapezoidal) {
+    extend(f.nearest, low, high);
+    extend(f.farthest, low, high);
+  }
+  lo = int(floorf(low + 0.5f)) - 1;
+  hi = int(floorf(high + 0.5f)) + 1;
+}
+
+// The lines' rows at an anchor slice, as float32 offsets from a whole row `base` (the centre
+// line's floor there). A slice's row is then anchored + slope (iz - anchor) and its offset from a
+// row l is that minus (l - base): the same float32 operations in every kernel.
+struct Anchored {
+  int anchor = -1 << 30, base = 0;
+  float centre = 0, nearest = 0, farthest = 0;
+};
+
+template <bool Trapezoidal>
+__device__ __forceinline__ void anchorAt(const ColumnFootprint& f, int anchor, Anchored& a) {
+  if (a.anchor == anchor) return;
+  a.anchor = anchor;
+  const double c = anchorRow(f.centre, anchor);
+  const double base = floor(c);
+  a.base = int(base);
+  a.centre = float(c - base);
+  if (Trapezoidal) {
+    a.nearest = float(anchorRow(f.nearest, anchor) - base);
+    a.farthest = float(anchorRow(f.farthest, anchor) - base);
+  }
+}
+
+// The rows of slice iz's centre (and nearest and farthest corners), relative to a.base.
+struct SliceRows {
+  float centre, nearest, farthest;
+};
+
+template <bool Trapezoidal>
+__device__ __forceinline__ SliceRows sliceRows(const ColumnFootprint& f, const Anchored& a,
+                                               int iz) {
+  const float dz = float(iz - a.anchor);
+  SliceRows r;
+  r.centre = __fmaf_rn(f.centre.slopeF, dz, a.centre);
+  if (Trapezoidal) {
+    r.nearest = __fmaf_rn(f.nearest.slopeF, dz, a.nearest);
+    r.farthest = __fmaf_rn(f.farthest.slopeF, dz, a.farthest);
+  }
+  return r;
 }
 
 // u F1 of detector column `col` (absolute).
@@ -119,46 +238,55 @@ __device__ __forceinline__ float transaxialWeight(const ColumnFootprint& f, int 
   return f.amplitude * cellAverage(f.tau, col - f.ref);
 }
 
-// The axial footprint of slice iz, relative to row `ref`.
+// The axial weight F2 of a slice in row `row` (rowFromBase = row - a.base, exact in float32):
+// SF-TR the rectangle's overlap with the cell, SF-TT the trapezoid averaged over it.
 template <bool Trapezoidal>
-__device__ __forceinline__ Trapezoid axialFootprint(const ColumnFootprint& f, int iz, int& ref) {
+__device__ __forceinline__ float axialWeight(const ColumnFootprint& f, const SliceRows& r,
+                                             float rowFromBase) {
   if (!Trapezoidal) {
-    const double c = f.rowCentre + f.slopeCentre * double(iz);
-    ref = int(floor(c + 0.5));
-    const float local = float(c - double(ref)), half = float(0.5 * fabs(f.slopeCentre));
-    return {local - half, local - half, local + half, local + half};
+    const float c = r.centre - rowFromBase, h = f.centre.half;
+    return fmaxf(0.0f, fminf(c + h, 0.5f) - fmaxf(c - h, -0.5f));
   }
-  const double n = f.rowNear + f.slopeNear * double(iz);
-  const double r = f.rowFar + f.slopeFar * double(iz);
-  ref = int(floor(n + 0.5));
-  const float hn = float(0.5 * f.slopeNear), hf = float(0.5 * f.slopeFar);
-  const float ln = float(n - double(ref)), lf = float(r - double(ref));
-  return sorted(ln - hn, ln + hn, lf - hf, lf + hf);
+  const float n = r.nearest - rowFromBase, m = r.farthest - rowFromBase;
+  const float hn = f.nearest.half, hf = f.farthest.half;
+  return cellAverage(sorted(n - hn, n + hn, m - hf, m + hf), 0);
 }
 
-// The slices whose axial footprints may reach row `row` (a superset: their weights decide).
+// The rows a slice may reach, [lo, hi] (absolute).
 template <bool Trapezoidal>
-__device__ __forceinline__ void slicesNearRow(const ColumnFootprint& f, int row, int nz, int& lo,
-                                              int& hi) {
-  double a, b;
+__device__ __forceinline__ void rowsOfSlice(const ColumnFootprint& f, const Anchored& a,
+                                            const SliceRows& r, int& lo, int& hi) {
+  float low = r.centre - f.centre.half, high = r.centre + f.centre.half;
+  if (Trapezoidal) {
+    low = fminf(r.nearest - f.nearest.half, r.farthest - f.farthest.half);
+    high = fmaxf(r.nearest + f.nearest.half, r.farthest + f.farthest.half);
+  }
+  lo = a.base + int(floorf(low + 0.5f));
+  hi = a.base + int(floorf(high + 0.5f));
+}
+
+// The slices whose footprints may reach row `row` (a superset).
+template <bool Trapezoidal>
+__device__ __forceinline__ void slicesOfRow(const ColumnFootprint& f, int row, int nz, int& lo,
+                                            int& hi) {
+  float a, b;
   {
-    const double reach = 0.5 + 0.5 * fabs(f.slopeCentre);
-    a = (double(row) - reach - f.rowCentre) / f.slopeCentre;
-    b = (double(row) + reach - f.rowCentre) / f.slopeCentre;
+    const float c = float(double(row) - f.centre.row0) / f.centre.slopeF;
+    const float reach = (0.5f + f.centre.half) / fabsf(f.centre.slopeF);
+    a = c - reach;
+    b = c + reach;
   }
   if (Trapezoidal) {
-    const double rn = 0.5 + 0.5 * fabs(f.slopeNear), rf = 0.5 + 0.5 * fabs(f.slopeFar);
-    const double n0 = (double(row) - rn - f.rowNear) / f.slopeNear;
-    const double n1 = (double(row) + rn - f.rowNear) / f.slopeNear;
-    const double f0 = (double(row) - rf - f.rowFar) / f.slopeFar;
-    const double f1 = (double(row) + rf - f.rowFar) / f.slopeFar;
-    const double low = fmin(fmin(a, b), fmin(fmin(n0, n1), fmin(f0, f1)));
-    const double high = fmax(fmax(a, b), fmax(fmax(n0, n1), fmax(f0, f1)));
-    a = low;
-    b = high;
+    const float cn = float(double(row) - f.nearest.row0) / f.nearest.slopeF;
+    const float rn = (0.5f + f.nearest.half) / fabsf(f.nearest.slopeF);
+    const float cf = float(double(row) - f.farthest.row0) / f.farthest.slopeF;
+    const float rf = (0.5f + f.farthest.half) / fabsf(f.farthest.slopeF);
+    a = fminf(a, fminf(cn - rn, cf - rf));
+    b = fmaxf(b, fmaxf(cn + rn, cf + rf));
   }
-  lo = max(0, int(floor(fmin(a, b))) - 1);
-  hi = min(nz - 1, int(ceil(fmax(a, b))) + 1);
+  // Slices strictly inside (a, b) reach the row; 1e-3 of a slice covers float32's error here.
+  lo = max(0, int(floorf(a - 1e-3f)) + 1);
+  hi = min(nz - 1, int(ceilf(b + 1e-3f)) - 1);
 }
 
 // 1/cos(theta) of the ray through cell (col, row), times its transaxial chord for A1.
@@ -169,16 +297,16 @@ __device__ __forceinline__ float cellAmplitude(const SfGpuView& v, const SfGpuSh
   const float dz = v.baseZ + float(col) * v.uZ + float(row) * v.vZ;
   const float xy = hypotf(dx, dy);
   const float lTheta = sqrtf(xy * xy + dz * dz) / xy;
-  return s.amplitudeA1 ? lTheta * transaxialChord(dx, dy, s.voxelX, s.voxelY) : lTheta;
+  return s.amplitudeA1 ? lTheta * transaxialChord(dx, dy, s.worldVoxelX, s.worldVoxelY) : lTheta;
 }
 
 // ---- forward, atomic scatter -------------------------------------------------------------------
 
 template <int Cells, bool Trapezoidal>
-__global__ void forwardAtomicKernel(const float* __restrict__ volume,
-                                    const SfGpuView* __restrict__ views,
-                                    const std::int64_t* __restrict__ outView, SfGpuShape s,
-                                    int tileRows, float* __restrict__ out, int* overflow) {
+__global__ void __launch_bounds__(256, 2)
+    forwardAtomicKernel(const float* __restrict__ volume, const SfGpuView* __restrict__ views,
+                        const std::int64_t* __restrict__ outView, SfGpuShape s, int tileRows,
+                        float* __restrict__ out, int* overflow) {
   extern __shared__ float tile[];
   const int k = blockIdx.y;
   const int rowLo = blockIdx.x * tileRows, rowHi = min(s.rows, rowLo + tileRows);
@@ -189,39 +317,46 @@ __global__ void forwardAtomicKernel(const float* __restrict__ volume,
   const std::int64_t slice = std::int64_t(s.nx) * s.ny;
   for (int column = threadIdx.x; column < s.nx * s.ny; column += blockDim.x) {
     const int ix = column % s.nx, iy = column / s.nx;
-    const ColumnFootprint f = columnFootprint(v, ix, iy, s);
-    if (f.first > f.last) continue;
-    // The rows of this tile the column's slices reach.
-    int ref0, ref1;
-    const Trapezoid bottom = axialFootprint<Trapezoidal>(f, 0, ref0);
-    const Trapezoid top = axialFootprint<Trapezoidal>(f, s.nz - 1, ref1);
-    const int reachLo = max(rowLo, min(ref0 + cellOf(bottom.t0), ref1 + cellOf(top.t0)));
-    const int reachHi = min(rowHi - 1, max(ref0 + cellOf(bottom.t3), ref1 + cellOf(top.t3)));
+    ColumnFootprint f;
+    double den;
+    columnRows<Trapezoidal>(v, ix, iy, f, den);
+    int reachLo, reachHi;
+    rowsOfSlices<Trapezoidal>(f, -0.5f, float(s.nz) - 0.5f, reachLo, reachHi);
+    reachLo = max(reachLo, rowLo);
+    reachHi = min(reachHi, rowHi - 1);
     if (reachLo > reachHi) continue;
+    columnTransaxial(v, ix, iy, s, den, f);
+    if (f.first > f.last) continue;
     if (f.last - f.first >= Cells) {
       atomicOr(overflow, 1);
       continue;
     }
+    const int n = f.last - f.first + 1;
     float w[Cells];
 #pragma unroll
-    for (int c = 0; c < Cells; ++c)
-      w[c] = f.first + c <= f.last ? transaxialWeight(f, f.first + c) : 0.0f;
+    for (int c = 0; c < Cells; ++c) {
+      if (c >= n) break;
+      w[c] = transaxialWeight(f, f.first + c);
+    }
     const float* voxels = volume + column;
+    Anchored at;
     for (int row = reachLo; row <= reachHi; ++row) {
       int zLo, zHi;
-      slicesNearRow<Trapezoidal>(f, row, s.nz, zLo, zHi);
+      slicesOfRow<Trapezoidal>(f, row, s.nz, zLo, zHi);
       float h = 0.0f;
       for (int iz = zLo; iz <= zHi; ++iz) {
-        int ref;
-        const Trapezoid t = axialFootprint<Trapezoidal>(f, iz, ref);
-        const float f2 = cellAverage(t, row - ref);
-        if (f2 != 0.0f) h += f2 * __ldg(voxels + std::int64_t(iz) * slice);
+        anchorAt<Trapezoidal>(f, axialAnchor(iz), at);
+        const float f2 =
+            axialWeight<Trapezoidal>(f, sliceRows<Trapezoidal>(f, at, iz), float(row - at.base));
+        if (f2 > 0.0f) h += f2 * __ldg(voxels + std::int64_t(iz) * slice);
       }
       if (h == 0.0f) continue;
       float* line = tile + (row - rowLo) * s.cols + f.first;
 #pragma unroll
-      for (int c = 0; c < Cells; ++c)
-        if (f.first + c <= f.last) atomicAdd(line + c, w[c] * h);
+      for (int c = 0; c < Cells; ++c) {
+        if (c >= n) break;
+        atomicAdd(line + c, w[c] * h);
+      }
     }
   }
   __syncthreads();
@@ -236,7 +371,6 @@ __global__ void forwardAtomicKernel(const float* __restrict__ volume,
 // ---- forward, gather
 // -----------------------------------------------------------------------------
 
-constexpr int kGatherThreads = 128;
 // Voxel columns listed per pass of kGatherThreads lines (static shared memory under 48 KiB).
 template <bool Trapezoidal>
 constexpr int kGatherEntries = Trapezoidal ? 768 : 1536;
@@ -244,13 +378,14 @@ constexpr int kGatherEntries = Trapezoidal ? 768 : 1536;
 struct GatherEntry {
   std::int32_t column;  // iy nx + ix
   float weight;         // u F1 of the block's detector column
-  double rowCentre, slopeCentre;
+  double row0, slope;   // the centre line
 };
 struct GatherEntryTt {
-  double rowNear, slopeNear, rowFar, slopeFar;
+  double nearRow0, nearSlope, farRow0, farSlope;
 };
 
-template <bool Trapezoidal>
+// Threads: rows per block (64 for detectors of at most 64 rows, else 128).
+template <int kGatherThreads, bool Trapezoidal>
 __global__ void __launch_bounds__(kGatherThreads)
     forwardGatherKernel(const float* __restrict__ volume, const SfGpuView* __restrict__ views,
                         const std::int64_t* __restrict__ outView, SfGpuShape s,
@@ -302,14 +437,16 @@ __global__ void __launch_bounds__(kGatherThreads)
     }
     for (int p = lo; p <= hi; ++p) {
       const int ix = alongX ? p : line, iy = alongX ? line : p;
-      const ColumnFootprint f = columnFootprint(v, ix, iy, s);
+      const ColumnFootprint f = columnFootprint<Trapezoidal>(v, ix, iy, s);
       const bool reached = col >= f.first && col <= f.last;
       GatherEntry& e = entries[offset + p - lo];
       e.column = iy * s.nx + ix;
       e.weight = reached ? transaxialWeight(f, col) : 0.0f;
-      e.rowCentre = f.rowCentre;
-      e.slopeCentre = f.slopeCentre;
-      if (Trapezoidal) entriesTt[offset + p - lo] = {f.rowNear, f.slopeNear, f.rowFar, f.slopeFar};
+      e.row0 = f.centre.row0;
+      e.slope = f.centre.slope;
+      if (Trapezoidal)
+        entriesTt[offset + p - lo] = {f.nearest.row0, f.nearest.slope, f.farthest.row0,
+                                      f.farthest.slope};
     }
     __syncthreads();
     if (row < s.rows)
@@ -317,24 +454,22 @@ __global__ void __launch_bounds__(kGatherThreads)
         const GatherEntry e = entries[i];
         if (e.weight == 0.0f) continue;
         ColumnFootprint f;
-        f.rowCentre = e.rowCentre;
-        f.slopeCentre = e.slopeCentre;
+        f.centre = axialLine(e.row0, e.slope);
         if (Trapezoidal) {
           const GatherEntryTt t = entriesTt[i];
-          f.rowNear = t.rowNear;
-          f.slopeNear = t.slopeNear;
-          f.rowFar = t.rowFar;
-          f.slopeFar = t.slopeFar;
+          f.nearest = axialLine(t.nearRow0, t.nearSlope);
+          f.farthest = axialLine(t.farRow0, t.farSlope);
         }
         int zLo, zHi;
-        slicesNearRow<Trapezoidal>(f, row, s.nz, zLo, zHi);
+        slicesOfRow<Trapezoidal>(f, row, s.nz, zLo, zHi);
         const float* voxels = volume + std::int64_t(e.column) * s.nz;
         float h = 0.0f;
+        Anchored at;
         for (int iz = zLo; iz <= zHi; ++iz) {
-          int ref;
-          const Trapezoid t = axialFootprint<Trapezoidal>(f, iz, ref);
-          const float f2 = cellAverage(t, row - ref);
-          if (f2 != 0.0f) h += f2 * __ldg(voxels + iz);
+          anchorAt<Trapezoidal>(f, axialAnchor(iz), at);
+          const float f2 =
+              axialWeight<Trapezoidal>(f, sliceRows<Trapezoidal>(f, at, iz), float(row - at.base));
+          if (f2 > 0.0f) h += f2 * __ldg(voxels + iz);
         }
         sum += e.weight * h;
       }
@@ -367,6 +502,25 @@ __global__ void transposeKernel(const float* __restrict__ volume, float* __restr
 // ---- transpose
 // -----------------------------------------------------------------------------------
 
+__global__ void transposeXyKernel(const float* __restrict__ volume, float* __restrict__ swapped,
+                                  SfGpuShape s) {
+  // Per slice: (iz, iy, ix) -> (iz, ix, iy) through shared memory.
+  __shared__ float tile[32][33];
+  const int iz = blockIdx.z;
+  const int x0 = blockIdx.x * 32, y0 = blockIdx.y * 32;
+  const std::int64_t slice = std::int64_t(iz) * s.nx * s.ny;
+  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+    const int iy = y0 + j, ix = x0 + threadIdx.x;
+    if (iy < s.ny && ix < s.nx) tile[j][threadIdx.x] = volume[slice + std::int64_t(iy) * s.nx + ix];
+  }
+  __syncthreads();
+  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+    const int ix = x0 + j, iy = y0 + threadIdx.x;
+    if (iy < s.ny && ix < s.nx)
+      swapped[slice + std::int64_t(ix) * s.ny + iy] = tile[threadIdx.x][j];
+  }
+}
+
 __global__ void scaleCellsKernel(const float* __restrict__ in,
                                  const std::int64_t* __restrict__ inView,
                                  const SfGpuView* __restrict__ views, SfGpuShape s,
@@ -384,48 +538,77 @@ __global__ void scaleCellsKernel(const float* __restrict__ in,
 }
 
 template <int Cells, int Slices, bool Trapezoidal>
-__global__ void backGatherKernel(const float* __restrict__ scaled,
-                                 const SfGpuView* __restrict__ views,
-                                 const std::int32_t* __restrict__ chunkStart,
-                                 const std::int32_t* __restrict__ chunkViews, SfGpuShape s,
-                                 float* __restrict__ volume, int* overflow) {
+__global__ void __launch_bounds__(128)
+    backGatherKernel(const float* __restrict__ scaled, const SfGpuView* __restrict__ views,
+                     const std::int32_t* __restrict__ chunkStart,
+                     const std::int32_t* __restrict__ chunkViews, SfGpuShape s,
+                     float* __restrict__ volume, int* overflow) {
   const int ix = blockIdx.x * blockDim.x + threadIdx.x;
   const int iy = blockIdx.y * blockDim.y + threadIdx.y;
   if (ix >= s.nx || iy >= s.ny) return;
-  const int chunk = blockIdx.z, z0 = chunk * Slices;
+  const int chunk = blockIdx.z, z0 = chunk * Slices, z1 = min(s.nz, z0 + Slices);
+  const int anchor = axialAnchor(z0);  // chunks of at most 16 slices never straddle two anchors
   const std::int64_t pixels = std::int64_t(s.rows) * s.cols;
   float sum[Slices];
 #pragma unroll
   for (int j = 0; j < Slices; ++j) sum[j] = 0.0f;
   for (int e = chunkStart[chunk]; e < chunkStart[chunk + 1]; ++e) {
     const int k = chunkViews[e];
-    const ColumnFootprint f = columnFootprint(views[k], ix, iy, s);
+    const SfGpuView& v = views[k];
+    ColumnFootprint f;
+    double den;
+    columnRows<Trapezoidal>(v, ix, iy, f, den);
+    int reachLo, reachHi;
+    rowsOfSlices<Trapezoidal>(f, float(z0) - 0.5f, float(z1) - 0.5f, reachLo, reachHi);
+    if (reachHi < 0 || reachLo >= s.rows) continue;
+    columnTransaxial(v, ix, iy, s, den, f);
     if (f.first > f.last) continue;
     if (f.last - f.first >= Cells) {
       atomicOr(overflow, 1);
       continue;
     }
+    const int n = f.last - f.first + 1;
     float w[Cells];
 #pragma unroll
-    for (int c = 0; c < Cells; ++c)
-      w[c] = f.first + c <= f.last ? transaxialWeight(f, f.first + c) : 0.0f;
+    for (int c = 0; c < Cells; ++c) {
+      if (c >= n) break;
+      w[c] = transaxialWeight(f, f.first + c);
+    }
+    Anchored at;
+    anchorAt<Trapezoidal>(f, anchor, at);
     const float* y = scaled + std::int64_t(k) * pixels + f.first;
+    // Rows in the direction consecutive slices travel, so a slice's first row is the previous
+    // slice's last and its sum over the columns is reused.
+    const int step = f.centre.slopeF >= 0.0f ? 1 : -1;
+    int cachedRow = -1 << 30;
+    float cachedSum = 0.0f;
 #pragma unroll
     for (int j = 0; j < Slices; ++j) {
       const int iz = z0 + j;
-      if (iz >= s.nz) break;
-      int ref;
-      const Trapezoid t = axialFootprint<Trapezoidal>(f, iz, ref);
-      const int l0 = max(0, ref + cellOf(t.t0)), l1 = min(s.rows - 1, ref + cellOf(t.t3));
+      if (iz >= z1) break;
+      const SliceRows r = sliceRows<Trapezoidal>(f, at, iz);
+      int l0, l1;
+      rowsOfSlice<Trapezoidal>(f, at, r, l0, l1);
+      l0 = max(l0, 0);
+      l1 = min(l1, s.rows - 1);
       float acc = 0.0f;
-      for (int l = l0; l <= l1; ++l) {
-        const float f2 = cellAverage(t, l - ref);
-        if (f2 == 0.0f) continue;
-        const float* line = y + std::int64_t(l) * s.cols;
+      for (int i = 0; i <= l1 - l0; ++i) {
+        const int l = step > 0 ? l0 + i : l1 - i;
+        const float f2 = axialWeight<Trapezoidal>(f, r, float(l - at.base));
+        if (f2 <= 0.0f) continue;
         float h = 0.0f;
+        if (l == cachedRow) {
+          h = cachedSum;
+        } else {
+          const float* line = y + std::int64_t(l) * s.cols;
 #pragma unroll
-        for (int c = 0; c < Cells; ++c)
-          if (f.first + c <= f.last) h += w[c] * __ldg(line + c);
+          for (int c = 0; c < Cells; ++c) {
+            if (c >= n) break;
+            h += w[c] * __ldg(line + c);
+          }
+          cachedRow = l;
+          cachedSum = h;
+        }
         acc += f2 * h;
       }
       sum[j] += acc;
@@ -434,7 +617,7 @@ __global__ void backGatherKernel(const float* __restrict__ scaled,
 #pragma unroll
   for (int j = 0; j < Slices; ++j) {
     const int iz = z0 + j;
-    if (iz < s.nz) volume[(std::int64_t(iz) * s.ny + iy) * s.nx + ix] += sum[j];
+    if (iz < z1) volume[(std::int64_t(iz) * s.ny + iy) * s.nx + ix] += sum[j];
   }
 }
 
@@ -527,13 +710,20 @@ void launchForwardGather(const float* volumeZFirst, const SfGpuView* views,
                          const std::int32_t* /*lineAxis*/, float* out, int* overflow,
                          cudaStream_t stream) {
   if (count <= 0) return;
-  const dim3 grid(shape.cols, count, (shape.rows + kGatherThreads - 1) / kGatherThreads);
-  if (shape.trapezoid)
-    forwardGatherKernel<true>
-        <<<grid, kGatherThreads, 0, stream>>>(volumeZFirst, views, outView, shape, out, overflow);
+  auto launch = [&](auto threads) {
+    constexpr int T = decltype(threads)::value;
+    const dim3 grid(shape.cols, count, (shape.rows + T - 1) / T);
+    if (shape.trapezoid)
+      forwardGatherKernel<T, true>
+          <<<grid, T, 0, stream>>>(volumeZFirst, views, outView, shape, out, overflow);
+    else
+      forwardGatherKernel<T, false>
+          <<<grid, T, 0, stream>>>(volumeZFirst, views, outView, shape, out, overflow);
+  };
+  if (shape.rows <= 64)
+    launch(std::integral_constant<int, 64>{});
   else
-    forwardGatherKernel<false>
-        <<<grid, kGatherThreads, 0, stream>>>(volumeZFirst, views, outView, shape, out, overflow);
+    launch(std::integral_constant<int, 128>{});
   TOMOWB_CUDA_CHECK(cudaGetLastError(), "separable-footprint forward (gather)");
 }
 
@@ -542,6 +732,13 @@ void launchTransposeToZFirst(const float* volume, float* zFirst, const SfGpuShap
   const dim3 grid((shape.nx + 31) / 32, (shape.nz + 31) / 32, shape.ny);
   transposeKernel<<<grid, dim3(32, 8), 0, stream>>>(volume, zFirst, shape);
   TOMOWB_CUDA_CHECK(cudaGetLastError(), "separable-footprint forward (z-first copy)");
+}
+
+void launchTransposeXy(const float* volume, float* swapped, const SfGpuShape& shape,
+                       cudaStream_t stream) {
+  const dim3 grid((shape.nx + 31) / 32, (shape.ny + 31) / 32, shape.nz);
+  transposeXyKernel<<<grid, dim3(32, 8), 0, stream>>>(volume, swapped, shape);
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "separable-footprint forward (x-y swapped copy)");
 }
 
 void launchScaleCells(const float* in, const std::int64_t* inView, const SfGpuView* views,

@@ -38,6 +38,12 @@ void launchForwardGather(const float* volumeZFirst, const SfGpuView* views,
 void launchTransposeToZFirst(const float* volume, float* zFirst, const SfGpuShape& shape,
                              cudaStream_t stream);
 
+// The volume with x and y swapped, slice by slice ((iz nx + ix) ny + iy): the atomic forward
+// projector runs the views whose rays run nearer x on it, with x and y swapped in their tables, so
+// the threads of a warp (consecutive voxel columns) reach different detector columns.
+void launchTransposeXy(const float* volume, float* swapped, const SfGpuShape& shape,
+                       cudaStream_t stream);
+
 // Copies views inView[k] of `in` to slot k of `out`, times each cell's amplitude (the first step
 // of the transpose).
 void launchScaleCells(const float* in, const std::int64_t* inView, const SfGpuView* views,
