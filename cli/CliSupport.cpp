@@ -457,7 +457,8 @@ void GridOptions::addTo(CLI::App& app) {
 
 fdk::VolumeGrid GridOptions::build(const Geometry& geometry) const {
   // The default grid covers the field of view; --shape or --size replace its shape.
-  fdk::VolumeGrid grid = fdk::fieldOfViewGrid(geometry, voxelMm);
+  fdk::VolumeGrid grid = illuminated ? fdk::illuminatedGrid(geometry, voxelMm)
+                                     : fdk::fieldOfViewGrid(geometry, voxelMm);
   if (!shape.empty())
     grid = fdk::VolumeGrid::centred({shape[0], shape[1], shape[2]}, grid.voxelSizeMm);
   else if (size > 0)

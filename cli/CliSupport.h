@@ -137,6 +137,8 @@ struct GridOptions {
   std::vector<std::int64_t> shape;
   double voxelMm = 0;
   std::vector<double> originMm;
+  // The default grid is fdk::illuminatedGrid's (iterative methods) instead of fieldOfViewGrid's.
+  bool illuminated = false;
 
   void addTo(CLI::App& app);
   fdk::VolumeGrid build(const Geometry& geometry) const;

@@ -289,7 +289,7 @@ class SweepCommand : public Command {
     const catalog::AlgorithmDescriptor& algorithm =
         catalog::AlgorithmCatalog::builtins().require(algorithm_, "--algorithm");
     nlohmann::json parameters = algorithm.defaults();
-    if (algorithm.gridPolicy == catalog::GridPolicy::FieldOfView) {
+    if (algorithm.gridPolicy != catalog::GridPolicy::Tomogram) {
       ProjectionStack projections;
       fdk::FdkParams params;
       if (in_.empty()) {

@@ -179,6 +179,7 @@ class TomogramInput : public ReconInput {
 // `recon fdk`: any projection file (with --geometry FILE), the field-of-view grid.
 class FieldOfViewInput : public ReconInput {
  public:
+  explicit FieldOfViewInput(bool illuminated) { grid_.illuminated = illuminated; }
   void addTo(CLI::App& app) override {
     app.add_option("-i,--in", in,
                    "projections: NAME.json (raw + JSON with geometry), .rct, an MRC tilt "
@@ -218,7 +219,7 @@ class FieldOfViewInput : public ReconInput {
 
 std::unique_ptr<ReconInput> makeReconInput(catalog::GridPolicy policy) {
   if (policy == catalog::GridPolicy::Tomogram) return std::make_unique<TomogramInput>();
-  return std::make_unique<FieldOfViewInput>();
+  return std::make_unique<FieldOfViewInput>(policy == catalog::GridPolicy::IlluminatedVolume);
 }
 
 }  // namespace tomowb::cli

@@ -34,7 +34,9 @@ std::string toString(Modality modality);  // "CT", "ET", "PET"
 
 // The grid an algorithm reconstructs when the user gives none: the field of view every view sees
 // (FDK), or the ET tomogram of a tilt series (detector width x thickness x detector height).
-enum class GridPolicy { FieldOfView, Tomogram };
+// IlluminatedVolume: the field of view, and for a helical scan every slice a ray reaches
+// (fdk::illuminatedGrid: an iterative fit needs all the object the data saw).
+enum class GridPolicy { FieldOfView, Tomogram, IlluminatedVolume };
 
 // One algorithm parameter, as the CLI's options and the window's forms offer it. `field` is a
 // path into the parameter JSON ("iterations", "filter/cutoff").

@@ -211,7 +211,7 @@ AlgorithmDescriptor pwlsAlgorithm() {
       "PWLS-OS-SQS: penalised weighted least squares with an edge-preserving penalty, ordered "
       "subsets (use a matched pair)";
   d.modalities = {Modality::TransmissionCt};
-  d.gridPolicy = GridPolicy::FieldOfView;
+  d.gridPolicy = GridPolicy::IlluminatedVolume;
   d.iterative = true;
   d.acceptsInitialVolume = true;
   d.acceptsMask = true;

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -39,6 +40,32 @@ VolumeGrid fieldOfViewGrid(const Geometry& geometry, double voxelMm) {
   const VolumeShape shape{inPlane, inPlane,
                           std::max<std::int64_t>(std::int64_t(heightMm / voxel), 1)};
   return VolumeGrid::centred(shape, Eigen::Vector3d::Constant(voxel));
+}
+
+VolumeGrid illuminatedGrid(const Geometry& geometry, double voxelMm) {
+  VolumeGrid grid = fieldOfViewGrid(geometry, voxelMm);
+  if (!HelicalOrbit::sourcesLeaveThePlane(geometry)) return grid;
+  // Every ray from a source to a detector row edge, between the nearest and farthest points of
+  // the field-of-view cylinder (radius: half the grid's width).
+  const double voxel = grid.voxelSizeMm.z();
+  const double radius = 0.5 * double(grid.shape.nx) * grid.voxelSizeMm.x();
+  double low = INFINITY, high = -INFINITY;
+  for (const View& v : geometry.views()) {
+    const Eigen::Vector2d source(v.source.x(), v.source.y());
+    const Eigen::Vector2d detector(v.detectorCentre.x(), v.detectorCentre.y());
+    const double sourceToAxis = source.norm(), sourceToDetector = (detector - source).norm();
+    const double halfHeight = 0.5 * double(geometry.detector().rows) * v.v.norm();
+    for (const double edge : {v.detectorCentre.z() - halfHeight, v.detectorCentre.z() + halfHeight})
+      for (const double depth : {sourceToAxis - radius, sourceToAxis + radius}) {
+        const double z = v.source.z() + (edge - v.source.z()) * depth / sourceToDetector;
+        low = std::min(low, z);
+        high = std::max(high, z);
+      }
+  }
+  const auto slices = std::max<std::int64_t>(std::int64_t(std::ceil((high - low) / voxel)), 1);
+  grid = VolumeGrid::centred({grid.shape.nx, grid.shape.ny, slices}, grid.voxelSizeMm);
+  grid.originMm.z() += 0.5 * (low + high);
+  return grid;
 }
 
 Geometry extendedGeometry(const Geometry& g, FdkWeightPlan::ColumnExtension e) {

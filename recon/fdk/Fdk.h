@@ -28,6 +28,13 @@ using tomowb::VolumeGrid;
 // at the isocentre. Throws ParameterError for a geometry without views.
 VolumeGrid fieldOfViewGrid(const Geometry& geometry, double voxelMm = 0.0);
 
+// The grid an iterative method fits on by default: fieldOfViewGrid's, and for a helical orbit
+// every slice a ray through the field of view reaches, not only FDK's completely measured slab.
+// A fit on the slab alone has nowhere to put the attenuation the measured rays saw beyond it (the
+// long-object problem): its residual stalls (the 64 demo: relative residual 0.38 on the slab
+// against 0.07 on this grid after two PWLS iterations from FDK).
+VolumeGrid illuminatedGrid(const Geometry& geometry, double voxelMm = 0.0);
+
 // How a GPU variant runs (recon/core/GpuRunOptions.h), by its old name here.
 using tomowb::GpuRunOptions;
 

@@ -111,7 +111,7 @@ fdk::VolumeGrid tomogramGrid(const Geometry& geometry, std::int64_t thicknessVox
   bool singleAxis = geometry.beam() == BeamKind::Parallel;
   for (const View& v : geometry.views())
     singleAxis = singleAxis && std::abs(v.v.normalized().z()) > 1.0 - 1e-9;
-  if (!singleAxis) return fdk::fieldOfViewGrid(geometry);
+  if (!singleAxis) return fdk::illuminatedGrid(geometry);
   const View& first = geometry.view(0);
   const double across = first.u.norm(), along = first.v.norm();
   const DetectorShape& d = geometry.detector();

@@ -46,7 +46,7 @@ TEST(PwlsAlgorithm, DescribesPwlsForCtWithAMatchedPairByDefault) {
   const AlgorithmDescriptor& d = AlgorithmCatalog::builtins().require("pwls");
   EXPECT_EQ(d.label, "PWLS");
   EXPECT_EQ(d.modalities, std::vector<Modality>{Modality::TransmissionCt});
-  EXPECT_EQ(d.gridPolicy, GridPolicy::FieldOfView);
+  EXPECT_EQ(d.gridPolicy, GridPolicy::IlluminatedVolume);
   EXPECT_TRUE(d.iterative && d.acceptsWeights && d.acceptsReference && d.acceptsMask);
   for (const char* field :
        {"iterations", "subsets", "beta", "delta", "momentum", "lowerBound", "init", "stopChange"})

@@ -207,6 +207,38 @@ TEST(HelicalFdk, DefaultGridCoversTheCompletelyMeasuredSlices) {
   EXPECT_GT(top, 0.5 * 32.0 * 3.0 - margin - 2 * g.voxelSizeMm.z());
 }
 
+// The iterative methods' grid: the same in-plane, and along z every slice a ray through the field
+// of view reaches: beyond both ends of the helix (sources over 3 turns of 32 mm, the detector's
+// half-height magnified at the far side of the field of view), and FDK's slab inside it. A circular
+// scan keeps FDK's grid.
+TEST(HelicalFdk, IterativeGridCoversEverySliceARayReaches) {
+  const Geometry& geometry = helicalProjections().geometry();
+  const VolumeGrid slab = fieldOfViewGrid(geometry), all = illuminatedGrid(geometry);
+  EXPECT_EQ(all.shape.nx, slab.shape.nx);
+  EXPECT_EQ(all.shape.ny, slab.shape.ny);
+  EXPECT_EQ(all.voxelSizeMm, slab.voxelSizeMm);
+  double lowSource = INFINITY, highSource = -INFINITY;
+  for (const View& v : geometry.views()) {
+    lowSource = std::min(lowSource, v.source.z());
+    highSource = std::max(highSource, v.source.z());
+  }
+  const double low = all.originMm.z() - 0.5 * all.voxelSizeMm.z();
+  const double high = low + double(all.shape.nz) * all.voxelSizeMm.z();
+  const double slabLow = slab.originMm.z() - 0.5 * slab.voxelSizeMm.z();
+  const double slabHigh = slabLow + double(slab.shape.nz) * slab.voxelSizeMm.z();
+  EXPECT_LT(low, lowSource);
+  EXPECT_GT(high, highSource);
+  EXPECT_LE(low, slabLow);
+  EXPECT_GE(high, slabHigh);
+  EXPECT_GT(all.shape.nz, slab.shape.nz + 4);
+  CircularConeParams c = scanner();
+  c.anglesRad = fullScanAnglesRad(90);
+  const Geometry circle = circularConeBeam(c);
+  const VolumeGrid circular = illuminatedGrid(circle), fdkGrid = fieldOfViewGrid(circle);
+  EXPECT_EQ(circular.shape, fdkGrid.shape);
+  EXPECT_EQ(circular.originMm, fdkGrid.originMm);
+}
+
 // A water cylinder longer than the scan, with a bone rod off the axis: every slice of the default
 // grid must hold the same values; a seam where one turn hands over to the next would show as a
 // slice whose mean or profile differs from its neighbours'.

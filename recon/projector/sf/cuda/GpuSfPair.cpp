@@ -507,7 +507,7 @@ KernelVariant gpuSfVariant(std::string name, VariantRole role, std::string model
                  "a2: l_phi0 of the voxel centre's ray times 1/cos(theta) of the cell's ray (Wu "
                  "and Fessler); a1: both from the cell's ray"}};
   if (role == VariantRole::Backprojector)
-    v.tunables.push_back({"slices", "16", "slices per thread of the transpose (4, 8 or 16)"});
+    v.tunables.push_back({"slices", "16", "slices per thread of the transpose (8 or 16)"});
   v.supports = gpuUnsupportedReason;
   v.bindDevicePair = bindGpuSfPair;
   if (role == VariantRole::ForwardProjector)
@@ -542,9 +542,9 @@ std::unique_ptr<op::ProjectorPair> bindGpuSfPair(const KernelVariant& forward,
       analyse(*problem.geometry, problem.grid, isTrapezoid(forward), amplitudeA1(problem.gpu));
   const ForwardKind kind =
       forward.name.find("atomic") != std::string::npos ? ForwardKind::Atomic : ForwardKind::Gather;
-  const int slices = tunableInt(problem.gpu.tunables, "slices", 16, 4, 16);
-  if (slices != 4 && slices != 8 && slices != 16)
-    throw ParameterError("slices", "must be 4, 8 or 16, got " + std::to_string(slices));
+  const int slices = tunableInt(problem.gpu.tunables, "slices", 16, 8, 16);
+  if (slices != 8 && slices != 16)
+    throw ParameterError("slices", "must be 8 or 16, got " + std::to_string(slices));
   // The pair's scratch (a z-first or x-y swapped volume, the scaled views) and what a solver keeps
   // beside it: six volumes and three projection stacks, as for the ET pair.
   const std::uint64_t volume = std::uint64_t(problem.grid.shape.voxelCount()) * 4;

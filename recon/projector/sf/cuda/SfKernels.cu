@@ -764,12 +764,10 @@ void launchBackGather(const float* scaled, const SfGpuView* views, const std::in
         backGatherAs<C, Z, false>(scaled, views, chunkStart, chunkViews, shape, volume, overflow,
                                   stream);
     };
-    if (sliceChunk == 4)
-      launch(std::integral_constant<int, 4>{});
-    else if (sliceChunk == 16)
-      launch(std::integral_constant<int, 16>{});
-    else
+    if (sliceChunk == 8)
       launch(std::integral_constant<int, 8>{});
+    else
+      launch(std::integral_constant<int, 16>{});
   });
 }
 
