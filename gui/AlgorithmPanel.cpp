@@ -20,6 +20,7 @@
 #include "gui/algorithms/AlgorithmForms.h"
 #include "gui/algorithms/ParameterForm.h"
 #include "gui/algorithms/ProjectorChoice.h"
+#include "gui/algorithms/RunInputsBox.h"
 #include "gui/algorithms/RunMemory.h"
 #include "gui/core/CatalogRun.h"
 #include "gui/core/RunController.h"
@@ -117,7 +118,9 @@ void AlgorithmPanel::buildUi() {
   presetRow->addWidget(deletePreset_);
   topForm_->addRow(tr("Preset:"), presetRow);
   layout_->addLayout(topForm_);
-  // The algorithm's form goes here (index 1: showForm).
+  // The algorithm's form goes here (index 1: showForm), its reference and weights below it.
+  inputs_ = new RunInputsBox(workspace_, this);
+  layout_->addWidget(inputs_);
 
   warmStart_ = new QComboBox(this);
   warmStart_->setObjectName(QStringLiteral("warmStartCombo"));
@@ -221,6 +224,7 @@ void AlgorithmPanel::connectWidgets() {
   };
   connect(warmStart_, &QComboBox::currentIndexChanged, this, changed);
   connect(projectors_, &ProjectorChoice::changed, this, changed);
+  connect(inputs_, &RunInputsBox::changed, this, changed);
   connect(algorithm_, &QComboBox::currentIndexChanged, this, &AlgorithmPanel::onAlgorithmChanged);
   connect(device_, &QComboBox::currentIndexChanged, this, [this] {
     if (updating_) return;
@@ -286,6 +290,7 @@ void AlgorithmPanel::showForm(const catalog::AlgorithmDescriptor& d) {
     delete form_;
   }
   form_ = makeAlgorithmForm(d, this);
+  inputs_->setDescriptor(d);
   form_->setParameters(carried);
   layout_->insertWidget(1, form_);
   form_->show();  // at once, not when the event loop next runs (the panel may be shown)
@@ -340,6 +345,14 @@ void AlgorithmPanel::fillProjectors() {
   // The geometry only: the grid may still change (the run's validation judges it).
   projectors_->fill(gpuIndex() >= 0, workspace_.geometry());
   gpuMemoryLimit_->setEnabled(gpuIndex() >= 0);
+}
+
+QString AlgorithmPanel::projectorModel() const {
+  return projectors_->chosenModel();
+}
+
+bool AlgorithmPanel::setProjectorModel(const QString& model) {
+  return projectors_->chooseModel(model.toLower());
 }
 
 QString AlgorithmPanel::backprojectorLabel(const QString& name) const {
@@ -435,6 +448,8 @@ void AlgorithmPanel::onAlgorithmChanged() {
   showForm(now);
   fillDevices();  // GPUs and kernels depend on the algorithm's projector roles
   fillProjectors();
+  if (!form_->look().projectorModel.isEmpty())
+    projectors_->chooseModel(form_->look().projectorModel);
   updating_ = was;
   updateVisibility();
   if (updating_) return;  // setIterativeParams, onProjectionsChanged: they set the grid
@@ -502,64 +517,6 @@ QString AlgorithmPanel::gridText() const {
   return text;
 }
 
-QStringList AlgorithmPanel::presetNames() const {
-  QStringList names;
-  for (const PresetStore::Entry& e : presetEntries_) names << e.name;
-  return names;
-}
-
-void AlgorithmPanel::fillPresets() {
-  const QSignalBlocker block(presets_);
-  presetEntries_ = presetStore_.entries();
-  presets_->clear();
-  presets_->addItem(tr("(choose a preset)"), -1);
-  for (std::size_t i = 0; i < presetEntries_.size(); ++i)
-    presets_->addItem(presetEntries_[i].name, int(i));
-  deletePreset_->setEnabled(false);
-}
-
-bool AlgorithmPanel::applyPreset(const QString& name) {
-  for (const PresetStore::Entry& entry : presetEntries_) {
-    if (entry.name != name) continue;
-    QString source;
-    const nlohmann::json preset = presetStore_.load(entry, &source);
-    try {
-      setAlgorithmParameters(
-          applyAlgorithmPreset(preset, descriptor(), algorithmParameters(), source));
-    } catch (const Error& e) {
-      reason_->setText(QString::fromStdString(e.what()));
-      reason_->setVisible(true);
-      return false;
-    }
-    return true;
-  }
-  return false;
-}
-
-void AlgorithmPanel::saveUserPreset(const QString& name) {
-  presetStore_.saveUser(name, algorithmPresetToJson(descriptor(), algorithmParameters(), name));
-  fillPresets();
-  presets_->setCurrentIndex(presets_->findText(name));
-  deletePreset_->setEnabled(true);
-}
-
-bool AlgorithmPanel::deleteUserPreset(const QString& name) {
-  for (const PresetStore::Entry& entry : presetEntries_)
-    if (entry.user && entry.name == name) {
-      presetStore_.removeUser(name);
-      fillPresets();
-      return true;
-    }
-  return false;
-}
-
-void AlgorithmPanel::onPresetChosen(int index) {
-  const int entry = presets_->itemData(index).toInt();
-  const bool known = entry >= 0 && entry < int(presetEntries_.size());
-  deletePreset_->setEnabled(known && presetEntries_[std::size_t(entry)].user);
-  if (known) applyPreset(presetEntries_[std::size_t(entry)].name);
-}
-
 nlohmann::json AlgorithmPanel::algorithmParameters() const {
   nlohmann::json j = form_->parameters();
   j["volume"] = catalog::gridToJson(grid());
@@ -620,6 +577,7 @@ catalog::JobInputs AlgorithmPanel::jobInputs() const {
   if (const int run = warmStartRunId();
       descriptor().acceptsInitialVolume && run >= 0 && runs_ != nullptr)
     if (const RunInfo* info = runs_->run(run)) inputs.initialVolume = info->result;
+  inputs_->fill(inputs, grid());
   return inputs;
 }
 
@@ -772,6 +730,7 @@ QString AlgorithmPanel::problem() const {
       return tr("The warm start (run %1) is on another grid: use its grid or start from zero.")
           .arg(run);
   }
+  if (const QString inputs = inputs_->problem(grid()); !inputs.isEmpty()) return inputs;
   return runMemory().problem;
 }
 

@@ -39,6 +39,7 @@ namespace tomowb::gui {
 
 class ParameterForm;
 class ProjectorChoice;
+class RunInputsBox;
 class RunController;
 class Workspace;
 
@@ -69,12 +70,14 @@ class AlgorithmPanel : public QWidget {
   QString algorithm() const;
   const catalog::AlgorithmDescriptor& descriptor() const;
   bool setAlgorithm(const QString& id);
-  // The form of the chosen algorithm.
+  // The form of the chosen algorithm, and its reference and weights (RunInputsBox.h).
   ParameterForm& form() const { return *form_; }
+  RunInputsBox& runInputs() const { return *inputs_; }
 
   // The chosen algorithm's parameters as its descriptor takes them (its form's fields, the grid,
-  // the projector fields and "gpu"), and the volumes the run starts from (the warm start): what
-  // MainWindow hands to makeCatalogRun. Setting them shows the fields given (not the algorithm).
+  // the projector fields and "gpu"), and the inputs beside them (the warm start, the reference and
+  // the statistical weights): what MainWindow hands to makeCatalogRun. Setting them shows the
+  // fields given (not the algorithm).
   nlohmann::json algorithmParameters() const;
   void setAlgorithmParameters(const nlohmann::json& parameters);
   catalog::JobInputs jobInputs() const;
@@ -104,6 +107,10 @@ class AlgorithmPanel : public QWidget {
   // The projector names offered for the device chosen, in registry order.
   QStringList forwardProjectorNames() const;
   QStringList backprojectorNames() const;
+  // The projector model whose matched pair is chosen ("sf-tt"; empty: another pair), and choosing
+  // it on the device chosen (false when it has no usable matched pair there).
+  QString projectorModel() const;
+  bool setProjectorModel(const QString& model);
   // The item text of a backprojector in its combo ("et.bp.cpu-matched  [matched]").
   QString backprojectorLabel(const QString& name) const;
 
@@ -168,6 +175,7 @@ class AlgorithmPanel : public QWidget {
   QFormLayout* topForm_ = nullptr;
   QVBoxLayout* layout_ = nullptr;
   ParameterForm* form_ = nullptr;
+  RunInputsBox* inputs_ = nullptr;
   QComboBox* warmStart_ = nullptr;
   QLabel* warmStartLabel_ = nullptr;
   QFormLayout* gridForm_ = nullptr;

@@ -140,7 +140,7 @@ std::vector<render::SliceRoi> CnrPanel::roisFromJson(const nlohmann::json& json)
 void CnrPanel::setVolume(std::shared_ptr<const Volume> volume, const QString& label,
                          int iteration) {
   if (volume == volume_ && label == volumeLabel_) return;
-  volumeIsNew_ = volume != nullptr && volume.get() != lastHistoryVolume_;
+  volumeIsNew_ = volume != nullptr && volume.get() != lastHistoryVolume_ && iteration != kTableOnly;
   volume_ = std::move(volume);
   volumeLabel_ = label;
   iteration_ = iteration;

@@ -43,7 +43,9 @@ class CnrPanel : public QWidget {
   static std::vector<render::SliceRoi> roisFromJson(const nlohmann::json& json);
 
   // The volume to measure (nullptr: none). `iteration` >= 0 is the x of its history point;
-  // -1 numbers it after the previous point. The same volume again adds no history point.
+  // -1 numbers it after the previous point; kTableOnly measures it without a history point (an
+  // iterative run's start filling in). The same volume again adds no history point.
+  static constexpr int kTableOnly = -2;
   void setVolume(std::shared_ptr<const Volume> volume, const QString& label, int iteration = -1);
 
   // Measures now instead of at the next throttle tick (tests, exports).

@@ -493,6 +493,8 @@ void DataPanel::onLoaded(const LoadResult& result) {
                                             : et              ? tr("ET specimen")
                                                               : tr("modified Shepp-Logan"));
     }
+    // The photon counts behind noisy demo data: PWLS weights its rays by them.
+    if (result.counts && !result.derived) workspace_.setCounts(result.counts);
   } else if (result.volume) {
     if (!result.warnings.isEmpty()) {
       std::erase_if(volumeWarnings_, [](const auto& entry) { return entry.first.expired(); });

@@ -305,9 +305,13 @@ void MainWindow::connectSignals() {
   connect(workspace_.get(), &Workspace::previewChanged, this, [this] {
     if (workspace_->preview()) {
       viewArea_->setVolume(workspace_->preview(), workspace_->previewLabel(), true);
-      // Iterates ("run 3: iteration 12") are measured at their iteration, other previews in turn.
+      // Iterates ("run 3: iteration 12") are measured at their iteration; an iterative run's other
+      // previews (its FDK start filling in) in the table only; other runs' previews in turn.
+      const int iteration = iterationOfPreviewLabel(workspace_->previewLabel());
+      const RunInfo* run = runs_->run(runs_->runningId());
+      const bool iterative = run != nullptr && ConvergencePanel::isIterative(run->spec.algorithm);
       cnrPanel_->setVolume(workspace_->preview(), workspace_->previewLabel(),
-                           iterationOfPreviewLabel(workspace_->previewLabel()));
+                           iteration < 0 && iterative ? CnrPanel::kTableOnly : iteration);
     }
   });
   // The geometry editor's edits and selected view drive the consistency overlay.
@@ -419,9 +423,7 @@ void MainWindow::onRunPreview(int id, std::shared_ptr<const Volume> volume, cons
   ++previewsShown_;
   if (id != startupRunId_) return;
   // The tour measures CNR while the run goes on: ROIs once there is something to see.
-  if (startup_.tour && previewsShown_ == 1 &&
-      (workspace_->cnrPhantom() || isEtSpecimen(workspace_->phantom().get())))
-    placePhantomRois();
+  if (startup_.tour && previewsShown_ == 1 && workspace_->phantom()) placePhantomRois();
   // Command-line screenshots: one while the slices fill in (an iterative run: once a third of
   // its iterations are done, so the curves and slices have something to show).
   if (startup_.screenshotDir.isEmpty() || duringScreenshotTaken_) return;

@@ -126,7 +126,7 @@ void MainWindow::takeTourScreenshots(const std::function<void()>& done) {
       {consistencyDock, QStringLiteral("tomowb-consistency.png"), 2500},
       {projectionsDock, QStringLiteral("tomowb-projections.png"), 400},
   });
-  if (workspace_->cnrPhantom() || isEtSpecimen(workspace_->phantom().get()))
+  if (workspace_->phantom())
     shots->insert(shots->begin(), {cnrDock, QStringLiteral("tomowb-cnr.png"), 600});
   const RunInfo* run = runs_->run(startupRunId_);
   if (run != nullptr && ConvergencePanel::isIterative(run->spec.algorithm))
@@ -168,8 +168,17 @@ void MainWindow::placePhantomRois() {
     return;
   }
   if (!cnr) {
-    statusBar()->showMessage(tr("ROIs from the phantom need the CNR or ET demo (File > Open demo)"),
-                             6000);
+    // Another phantom (the helical demo's head): its lowest-contrast insert at the centre slice.
+    const std::vector<render::SliceRoi> rois = workspace_->phantom()
+                                                   ? axialPhantomRois(*workspace_->phantom(), 0.0)
+                                                   : std::vector<render::SliceRoi>{};
+    if (rois.empty()) {
+      statusBar()->showMessage(tr("ROIs from the phantom need a demo (File > Open demo)"), 6000);
+      return;
+    }
+    viewArea_->setRois(rois);
+    cnrPanel_->setRois(viewArea_->rois());
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("cnrDock"))) dock->show();
     return;
   }
   // On the axial slice through the inserts: the largest insert of each contrast ring (a circle

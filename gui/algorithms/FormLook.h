@@ -28,6 +28,9 @@ struct FieldLook {
   bool aliasOnly = false;  // OptionalReal with an alias flag: only the alias, as one check box
   bool zeroIsOff = false;  // Real whose 0 means "off": a check box and a spin box
   double offShows = NAN;   // what the spin box shows while off (shown units)
+  // Real: a ScientificSpinBox ("1e-3", "2.5e+05") with this many significant digits, for values
+  // that span decades; `step` is then its smallest step from 0. 0: a fixed-decimals spin box.
+  int significantDigits = 0;
   nlohmann::json initial;  // the window's start value, when not the descriptor's default
 };
 
@@ -37,6 +40,9 @@ struct FormLook {
   QString listLabel;   // the algorithm list's item; empty: the descriptor's label
   QString listTip;     // its tool tip; empty: the descriptor's summary
   QString memoryWhat;  // what the host memory estimate holds ("weights, residual, ...")
+  // The projector model chosen when the algorithm is chosen, where the geometry and the device
+  // allow it ("sf-tt" for PWLS); empty: the registry's default pair.
+  QString projectorModel;
   std::map<std::string, FieldLook> fields;
 };
 

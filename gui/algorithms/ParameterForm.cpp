@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 
+#include "gui/algorithms/ScientificSpinBox.h"
 #include "recon/core/Error.h"
 
 namespace tomowb::gui {
@@ -59,9 +60,17 @@ ParameterForm::ParameterForm(const catalog::AlgorithmDescriptor& descriptor, For
 
 QDoubleSpinBox* ParameterForm::makeRealSpin(const catalog::ParameterSpec& spec,
                                             const FieldLook& look) {
-  auto* spin = new QDoubleSpinBox(this);
   const bool unbounded = spec.minimum == 0 && spec.maximum == 0;
-  spin->setDecimals(look.decimals >= 0 ? look.decimals : 4);
+  QDoubleSpinBox* spin = nullptr;
+  if (look.significantDigits > 0) {
+    auto* scientific = new ScientificSpinBox(this);
+    scientific->setSignificantDigits(look.significantDigits);
+    if (!std::isnan(look.step)) scientific->setSmallestStep(look.step);
+    spin = scientific;
+  } else {
+    spin = new QDoubleSpinBox(this);
+    spin->setDecimals(look.decimals >= 0 ? look.decimals : 4);
+  }
   spin->setRange(orElse(look.minimum, unbounded ? -1e9 : spec.minimum * look.scale),
                  orElse(look.maximum, unbounded ? 1e9 : spec.maximum * look.scale));
   spin->setSingleStep(

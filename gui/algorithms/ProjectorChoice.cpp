@@ -6,6 +6,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QStandardItemModel>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -46,10 +47,60 @@ QString describeVariant(const KernelVariant& v) {
   return t;
 }
 
+// The matched pair of `model` on the device: a backprojector of the model that is the exact
+// transpose of a forward projector on the same device; nullptr when there is none.
+const KernelVariant* matchedBackOf(const QString& model, bool gpu) {
+  const VariantRegistry& registry = VariantRegistry::builtins();
+  for (const KernelVariant* b : registry.withRole(VariantRole::Backprojector)) {
+    if (QString::fromStdString(b->model) != model || b->needsGpu != gpu || b->adjointOf.empty())
+      continue;
+    const KernelVariant* f = registry.find(b->adjointOf);
+    if (f != nullptr && f->role == VariantRole::ForwardProjector && f->needsGpu == gpu) return b;
+  }
+  return nullptr;
+}
+
+bool itemUsable(const QComboBox* combo, int i) {
+  const auto* model = qobject_cast<const QStandardItemModel*>(combo->model());
+  const QStandardItem* item = model != nullptr ? model->item(i) : nullptr;
+  return i >= 0 && (item == nullptr || item->isEnabled());
+}
+
 }  // namespace
+
+QString ProjectorChoice::modelLabel(const QString& model) {
+  static const std::map<QString, const char*> labels = {
+      {QStringLiteral("sf-tt"),
+       QT_TRANSLATE_NOOP("AlgorithmPanel", "SF-TT (separable footprint, trapezoid/trapezoid)")},
+      {QStringLiteral("sf-tr"),
+       QT_TRANSLATE_NOOP("AlgorithmPanel", "SF-TR (separable footprint, trapezoid/rectangle)")},
+      {QStringLiteral("joseph"),
+       QT_TRANSLATE_NOOP("AlgorithmPanel", "Joseph (ray-driven, interpolating)")},
+      {QStringLiteral("siddon"),
+       QT_TRANSLATE_NOOP("AlgorithmPanel", "Siddon (ray-driven, exact lengths)")},
+      {QStringLiteral("voxel"), QT_TRANSLATE_NOOP("AlgorithmPanel", "Voxel-driven")},
+  };
+  const auto it = labels.find(model);
+  return it != labels.end() ? QCoreApplication::translate("AlgorithmPanel", it->second)
+                            : model.toUpper();
+}
 
 ProjectorChoice::ProjectorChoice(QFormLayout& form, QWidget* parent)
     : QObject(parent), form_(form) {
+  model_ = new QComboBox(parent);
+  model_->setObjectName(QStringLiteral("projectorModelCombo"));
+  model_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  model_->setMinimumContentsLength(26);
+  model_->setToolTip(QCoreApplication::translate(
+      "AlgorithmPanel",
+      "The projector model: its matched pair (a forward projector and its exact transpose) on "
+      "the device chosen, as tomowb-cli's --projector MODEL. SF-TT is the most accurate for "
+      "cone beams; greyed-out models cannot take this geometry (hover for why)"));
+  form_.addRow(QCoreApplication::translate("AlgorithmPanel", "Projector &model:"), model_);
+  connect(model_, &QComboBox::activated, this, [this](int index) {
+    const QString model = model_->itemData(index).toString();
+    if (!model.isEmpty()) chooseModel(model);
+  });
   for (const RoleRow& row : kRows) {
     auto* combo = new QComboBox(parent);
     combo->setObjectName(QString::fromLatin1(row.objectName));
@@ -64,6 +115,7 @@ ProjectorChoice::ProjectorChoice(QFormLayout& form, QWidget* parent)
     combos_[row.role] = combo;
     connect(combo, &QComboBox::currentIndexChanged, this, [this, role = row.role] {
       if (role == VariantRole::ForwardProjector) relabel();
+      showModelOfPair();
       describe();
       emit changed();
     });
@@ -87,6 +139,7 @@ void ProjectorChoice::setSlots(const std::vector<catalog::ProjectorSlot>& projec
     for (const catalog::ProjectorSlot& s : slots_) shown = shown || s.role == role;
     form_.setRowVisible(combo, shown);
     if (role == VariantRole::Backprojector) form_.setRowVisible(pairInfo_, shown);
+    if (role == VariantRole::ForwardProjector) form_.setRowVisible(model_, shown);
   }
   describe();
 }
@@ -123,11 +176,7 @@ void ProjectorChoice::fill(bool gpu, const Geometry* geometry, const VolumeGrid*
           }
       }
     }
-    const auto usable = [combo](int i) {
-      const auto* model = qobject_cast<const QStandardItemModel*>(combo->model());
-      const QStandardItem* item = model != nullptr ? model->item(i) : nullptr;
-      return i >= 0 && (item == nullptr || item->isEnabled());
-    };
+    const auto usable = [combo](int i) { return itemUsable(combo, i); };
     int index = combo->findData(previous);
     if (!usable(index)) index = -1;
     if (index < 0) {
@@ -146,8 +195,82 @@ void ProjectorChoice::fill(bool gpu, const Geometry* geometry, const VolumeGrid*
       if (usable(i)) index = i;
     combo->setCurrentIndex(index >= 0 ? index : 0);
   }
+  fillModels(geometry, grid != nullptr ? *grid : kPointGrid);
   relabel();
   describe();
+}
+
+void ProjectorChoice::fillModels(const Geometry* geometry, const VolumeGrid& grid) {
+  const QSignalBlocker block(model_);
+  model_->clear();
+  auto* items = qobject_cast<QStandardItemModel*>(model_->model());
+  QStringList seen;
+  for (const KernelVariant* f :
+       VariantRegistry::builtins().withRole(VariantRole::ForwardProjector)) {
+    const QString model = QString::fromStdString(f->model);
+    if (model.isEmpty() || seen.contains(model)) continue;
+    const KernelVariant* back = matchedBackOf(model, gpu_);
+    if (back == nullptr) continue;
+    seen << model;
+    model_->addItem(modelLabel(model), model);
+    const KernelVariant* forward = VariantRegistry::builtins().find(back->adjointOf);
+    QString tip = tr("%1 + %2").arg(QString::fromStdString(forward->name),
+                                    QString::fromStdString(back->name));
+    std::optional<std::string> refused;
+    if (geometry != nullptr && forward->supports) refused = forward->supports(*geometry, grid);
+    if (refused && items != nullptr)
+      if (QStandardItem* item = items->item(model_->count() - 1)) {
+        item->setEnabled(false);
+        tip = QString::fromStdString(*refused);
+      }
+    model_->setItemData(model_->count() - 1, tip, Qt::ToolTipRole);
+  }
+  model_->addItem(tr("Other pair (chosen below)"), QString());
+  model_->setItemData(model_->count() - 1,
+                      tr("A forward projector and a backprojector chosen one by one"),
+                      Qt::ToolTipRole);
+  showModelOfPair();
+}
+
+void ProjectorChoice::showModelOfPair() {
+  const QString model = chosenModel();
+  const QSignalBlocker block(model_);
+  model_->setCurrentIndex(model_->findData(model));
+}
+
+QString ProjectorChoice::chosenModel() const {
+  const KernelVariant* back =
+      VariantRegistry::builtins().find(chosen(VariantRole::Backprojector).toStdString());
+  if (back == nullptr || back->adjointOf.empty() ||
+      QString::fromStdString(back->adjointOf) != chosen(VariantRole::ForwardProjector))
+    return {};
+  const QString model = QString::fromStdString(back->model);
+  return matchedBackOf(model, gpu_) == back ? model : QString();
+}
+
+bool ProjectorChoice::chooseModel(const QString& model) {
+  const int index = model_->findData(model);
+  const KernelVariant* back = matchedBackOf(model, gpu_);
+  if (model.isEmpty() || index < 0 || !itemUsable(model_, index) || back == nullptr) return false;
+  {
+    // One change signal for the pair, not one per combo.
+    const QSignalBlocker forward(combos_.at(VariantRole::ForwardProjector));
+    const QSignalBlocker backward(combos_.at(VariantRole::Backprojector));
+    choose(VariantRole::ForwardProjector, QString::fromStdString(back->adjointOf));
+    choose(VariantRole::Backprojector, QString::fromStdString(back->name));
+  }
+  relabel();
+  showModelOfPair();
+  describe();
+  emit changed();
+  return chosenModel() == model;
+}
+
+QStringList ProjectorChoice::models() const {
+  QStringList out;
+  for (int i = 0; i < model_->count(); ++i)
+    if (const QString m = model_->itemData(i).toString(); !m.isEmpty()) out << m;
+  return out;
 }
 
 QString ProjectorChoice::chosen(VariantRole role) const {

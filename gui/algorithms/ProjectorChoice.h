@@ -2,7 +2,10 @@
 // role a descriptor names (AlgorithmDescriptor::projectors): "Kernel" for an FDK backprojector,
 // "Forward" and "Back" for a projector pair, the backprojector that is the exact transpose of the
 // chosen forward projector marked "matched". The variants come from the registry for the device
-// chosen (never a fixed list: CUDA builds add theirs), the registry's default first.
+// chosen (never a fixed list: CUDA builds add theirs), the registry's default first. For a pair,
+// a "Projector model" row above them picks the matched pair of a model (SF-TT, SF-TR, Joseph,
+// Siddon: tomowb-cli's --projector MODEL) on the device in one choice; a model whose projectors
+// refuse the geometry is greyed out with the reason, and a pair chosen by hand reads "other pair".
 #pragma once
 
 #include <QObject>
@@ -40,6 +43,14 @@ class ProjectorChoice : public QObject {
 
   QString chosen(VariantRole role) const;
   bool choose(VariantRole role, const QString& name);
+  // The model whose matched pair is chosen ("sf-tt"), or empty for another pair; choosing one
+  // (false when the device has no usable matched pair of it).
+  QString chosenModel() const;
+  bool chooseModel(const QString& model);
+  // The models offered for the device, in registry order.
+  QStringList models() const;
+  // "SF-TT (separable footprint, trapezoid/trapezoid)": a model's item text.
+  static QString modelLabel(const QString& model);
   QStringList names(VariantRole role) const;
   // Every shown role has a variant on this device; else the role missing, in words.
   bool complete(QString* missing) const;
@@ -55,8 +66,11 @@ class ProjectorChoice : public QObject {
  private:
   void relabel();
   void describe();
+  void fillModels(const Geometry* geometry, const VolumeGrid& grid);
+  void showModelOfPair();
 
   QFormLayout& form_;
+  QComboBox* model_ = nullptr;
   std::map<VariantRole, QComboBox*> combos_;
   std::vector<catalog::ProjectorSlot> slots_;
   QLabel* pairInfo_ = nullptr;

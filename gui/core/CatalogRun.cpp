@@ -50,8 +50,13 @@ RunSpec makeCatalogRun(const catalog::AlgorithmDescriptor& descriptor,
   if (descriptor.acceptsInitialVolume)
     spec.parameters["warmStart"] = inputs.initialVolume != nullptr;
   if (descriptor.acceptsMask) spec.parameters["mask"] = inputs.mask != nullptr;
+  // Weights change the reconstruction (as the CLI records them); a reference only what is
+  // reported, so it goes with the input, which comparisons leave aside.
+  if (descriptor.acceptsWeights) spec.parameters["weighted"] = inputs.weights != nullptr;
   spec.parameters["input"] = {
       {"views", input->viewCount()}, {"rows", input->rows()}, {"cols", input->cols()}};
+  if (descriptor.acceptsReference)
+    spec.parameters["input"]["reference"] = inputs.reference != nullptr;
   spec.parameters["cpuThreads"] = cpuThreads;
   if (warmStartRunId >= 0) spec.parameters["warmStartRun"] = warmStartRunId;
   spec.execute = [descriptor, input, parameters = std::move(parameters), inputs = std::move(inputs),

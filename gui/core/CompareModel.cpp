@@ -243,6 +243,9 @@ QString goldenReferenceUnavailable(const RunInfo& run) {
   if (p.value("mask", false))
     return QObject::tr("run %1 used a reconstruction mask, which its record does not keep")
         .arg(run.id);
+  if (p.value("weighted", false))
+    return QObject::tr("run %1 used statistical weights, which its record does not keep")
+        .arg(run.id);
   return {};
 }
 

@@ -29,6 +29,22 @@ void Workspace::setProjections(std::shared_ptr<const ProjectionStack> projection
   emit dataSetReplaced();
 }
 
+std::shared_ptr<const ProjectionStack> Workspace::counts() const {
+  const NamedProjections* entry = currentEntry();
+  return entry != nullptr ? entry->counts : nullptr;
+}
+
+void Workspace::setCounts(std::shared_ptr<const ProjectionStack> counts) {
+  if (currentProjections_ < 0) return;
+  NamedProjections& entry = projectionEntries_[static_cast<std::size_t>(currentProjections_)];
+  if (counts &&
+      (counts->viewCount() != entry.projections->viewCount() ||
+       counts->rows() != entry.projections->rows() || counts->cols() != entry.projections->cols()))
+    throw ParameterError("counts", "their shape is not the projections' shape");
+  entry.counts = std::move(counts);
+  emit countsChanged();
+}
+
 bool Workspace::volumeFromCurrentData(const NamedVolume& volume) const {
   if (volume.runId < 0) return true;
   const auto it = runDataSets_.find(volume.runId);

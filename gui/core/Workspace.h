@@ -28,6 +28,9 @@ struct NamedProjections {
   std::shared_ptr<const ProjectionStack> projections;
   QStringList warnings;  // what the reader (or the preprocessing) found odd
   std::optional<Geometry> editedGeometry;
+  // The photon counts behind post-log projections (the helical demo's Poisson draw), one per
+  // projection pixel: the statistical weights PWLS takes by default. Null when unknown.
+  std::shared_ptr<const ProjectionStack> counts;
 };
 
 struct NamedVolume {
@@ -60,6 +63,11 @@ class Workspace : public QObject {
   QString projectionsName() const;
   QString projectionsPath() const;
   QStringList projectionWarnings() const;
+  // The photon counts of the current projections (NamedProjections::counts), and setting them
+  // (the demo, after setProjections; countsChanged). Counts of another shape are refused
+  // (ParameterError).
+  std::shared_ptr<const ProjectionStack> counts() const;
+  void setCounts(std::shared_ptr<const ProjectionStack> counts);
   // The geometry the next run uses: the projections' own until the geometry editor applies an
   // edited one (same view count and detector size), which replaces it.
   const Geometry* geometry() const;
@@ -102,6 +110,7 @@ class Workspace : public QObject {
   void projectionsChanged();
   void geometryChanged();
   void phantomChanged();
+  void countsChanged();
   void dataSetReplaced();  // setProjections: ROIs and other per-data state go
   void volumesChanged();
   void currentVolumeChanged();  // also when a preview arrives or is cleared

@@ -131,7 +131,7 @@ TEST_F(MainWindowTest, RunsSirtOnTheEtDemoAndWatchesTheResidualFall) {
   ConvergencePanel& panel = window.convergencePanel();
   const QString curve = panel.seriesName(id);
   ASSERT_FALSE(curve.isEmpty());
-  const std::vector<double> residuals = panel.relativeChart().yValues(curve);
+  const std::vector<double> residuals = panel.upperChart().yValues(curve);
   ASSERT_EQ(residuals.size(), 6u);
   EXPECT_LT(residuals.back(), residuals.front());
   const NamedVolume* shown = window.workspace().currentVolume();
@@ -152,7 +152,7 @@ TEST_F(MainWindowTest, RunsSirtOnTheEtDemoAndWatchesTheResidualFall) {
   QTest::qWait(300);
   const QString cglsCurve = panel.seriesName(cgls);
   ASSERT_FALSE(cglsCurve.isEmpty()) << "a CGLS run draws its convergence curve";
-  const std::vector<double> cglsResiduals = panel.relativeChart().yValues(cglsCurve);
+  const std::vector<double> cglsResiduals = panel.upperChart().yValues(cglsCurve);
   ASSERT_EQ(cglsResiduals.size(), 5u);
   EXPECT_LT(cglsResiduals.back(), cglsResiduals.front());
   EXPECT_EQ(window.workspace().currentVolume()->runId, cgls);
