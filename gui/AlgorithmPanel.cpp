@@ -30,6 +30,7 @@
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/device/GpuDevices.h"
+#include "recon/fdk/HelicalOrbit.h"
 #include "recon/iterative/IterativeJson.h"
 #include "recon/variant/VariantRegistry.h"
 
@@ -70,8 +71,17 @@ QString lengthText(double mm) {
   return QStringLiteral("%1 mm").arg(mm, 0, 'g', 4);
 }
 
-fdk::VolumeGrid autoVolumeGrid(const Geometry& geometry) {
-  return fdk::fieldOfViewGrid(geometry);  // as tomowb-cli's default grid
+fdk::VolumeGrid autoVolumeGrid(const Geometry& geometry, catalog::GridPolicy policy) {
+  const fdk::VolumeGrid fov = fdk::fieldOfViewGrid(geometry);  // as tomowb-cli's default grid
+  if (policy != catalog::GridPolicy::IlluminatedVolume) return fov;
+  // Every slice a ray reaches (a helix), on the slices of FDK's lattice that cover them: FDK and
+  // PWLS runs of one scan then share voxels, and the compare view compares the common part.
+  fdk::VolumeGrid grid = fdk::illuminatedGrid(geometry);
+  const double dz = fov.voxelSizeMm.z(), top = grid.originMm.z() + dz * double(grid.shape.nz - 1);
+  grid.originMm.z() =
+      fov.originMm.z() - dz * std::ceil((fov.originMm.z() - grid.originMm.z()) / dz - 1e-6);
+  grid.shape.nz = std::int64_t(std::ceil((top - grid.originMm.z()) / dz - 1e-6)) + 1;
+  return grid;
 }
 
 QSize AlgorithmPanel::sizeHint() const {
@@ -455,7 +465,9 @@ void AlgorithmPanel::onAlgorithmChanged() {
   if (updating_) return;  // setIterativeParams, onProjectionsChanged: they set the grid
   // On a tilt series FDK/FBP reconstructs the field of view, WBP and the iterative methods the
   // tomogram: switching between the two kinds of grid makes the other one.
-  if (tiltSeries_ && otherGrid)
+  // A helix: FDK's completely measured slab, or every slice a ray reaches for a fit.
+  const Geometry* g = workspace_.geometry();
+  if (otherGrid && (tiltSeries_ || (g != nullptr && fdk::HelicalOrbit::sourcesLeaveThePlane(*g))))
     autoVolumeFromGeometry();
   else
     refresh();
@@ -492,10 +504,15 @@ void AlgorithmPanel::onThicknessChanged(int voxels) {
 
 fdk::VolumeGrid AlgorithmPanel::grid() const {
   const VolumeShape shape{nx_->value(), ny_->value(), nz_->value()};
-  return fdk::VolumeGrid::centred(shape, Eigen::Vector3d::Constant(voxel_->value()));
+  fdk::VolumeGrid g = fdk::VolumeGrid::centred(shape, Eigen::Vector3d::Constant(voxel_->value()));
+  g.originMm += gridCentreMm_;  // a helix's grid need not be centred on z = 0
+  return g;
 }
 
 void AlgorithmPanel::setGrid(const fdk::VolumeGrid& g) {
+  gridCentreMm_ = g.originMm + 0.5 * g.voxelSizeMm.cwiseProduct(Eigen::Vector3d(
+                                         double(g.shape.nx - 1), double(g.shape.ny - 1),
+                                         double(g.shape.nz - 1)));
   nx_->setValue(int(std::clamp<std::int64_t>(g.shape.nx, 1, kMaxVolumeEdge)));
   ny_->setValue(int(std::clamp<std::int64_t>(g.shape.ny, 1, kMaxVolumeEdge)));
   nz_->setValue(int(std::clamp<std::int64_t>(g.shape.nz, 1, kMaxVolumeEdge)));
@@ -644,8 +661,8 @@ void AlgorithmPanel::autoVolumeFromGeometry() {
   try {
     // A tilt series reconstructed on the tomogram grid: the tomogram of the thickness asked for
     // (tomogramGrid); anything else: tomowb-cli's field-of-view grid.
-    const fdk::VolumeGrid grid =
-        tomogramGrid() ? iterative::tomogramGrid(*g, thickness_->value()) : autoVolumeGrid(*g);
+    const fdk::VolumeGrid grid = tomogramGrid() ? iterative::tomogramGrid(*g, thickness_->value())
+                                                : autoVolumeGrid(*g, descriptor().gridPolicy);
     setAlgorithmParameters({{"volume", catalog::gridToJson(grid)}});
   } catch (const Error& e) {
     reason_->setText(tr("Auto grid: %1").arg(QString::fromStdString(e.what())));

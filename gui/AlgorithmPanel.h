@@ -47,9 +47,11 @@ class Workspace;
 QString lengthText(double mm);
 
 // The grid tomowb-cli uses when given none: voxels of the detector pitch at the isocentre,
-// covering the field of view in-plane and the detector's height. Throws ParameterError when
-// the geometry has no views.
-fdk::VolumeGrid autoVolumeGrid(const Geometry& geometry);
+// covering the field of view in-plane and the detector's height; for IlluminatedVolume (PWLS) on
+// a helix every slice a ray reaches (fdk::illuminatedGrid), on the field-of-view grid's lattice.
+// Throws ParameterError when the geometry has no views.
+fdk::VolumeGrid autoVolumeGrid(const Geometry& geometry,
+                               catalog::GridPolicy policy = catalog::GridPolicy::FieldOfView);
 
 class AlgorithmPanel : public QWidget {
   Q_OBJECT
@@ -168,6 +170,7 @@ class AlgorithmPanel : public QWidget {
   const RunController* runs_ = nullptr;
   bool updating_ = false;
   bool tiltSeries_ = false;
+  Eigen::Vector3d gridCentreMm_ = Eigen::Vector3d::Zero();  // where the grid is centred
   PresetStore presetStore_;
   std::vector<PresetStore::Entry> presetEntries_;
 

@@ -173,6 +173,9 @@ class CompareView : public QWidget {
   CompareModel model_;
   std::vector<Entry> entries_;
   int entryA_ = -1, entryB_ = -1;
+  // What is compared: A and B, or the part of their grids they share (gui/core/CommonGrid.h).
+  std::shared_ptr<const Volume> shownA_, shownB_;
+  QString commonGridNote_;  // says so when they were cut
   std::vector<render::SliceRoi> rois_;
   std::map<int, RunInput> inputs_;    // by run id
   std::map<int, int> pendingGolden_;  // reference run id -> the run it checks

@@ -158,6 +158,7 @@ void CompareView::fillTable() {
   verdict_->setStyleSheet(
       QStringLiteral("QLabel { background: %1; color: white; padding: 6px; }").arg(colour));
   QStringList notes;
+  if (!commonGridNote_.isEmpty()) notes << commonGridNote_;
   if (c) {
     notes << tr("%1 voxels, B from %2 to %3")
                  .arg(m.voxelCount)

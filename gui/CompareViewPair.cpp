@@ -9,6 +9,7 @@
 
 #include "gui/CompareView.h"
 #include "gui/CompareViewInternal.h"
+#include "gui/core/CommonGrid.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
 #include "recon/io/GeometryJson.h"
@@ -20,6 +21,10 @@ namespace tomowb::gui {
 namespace {
 
 using detail::Mode;
+
+QString shapeText(const Volume& v) {
+  return QStringLiteral("%1 x %2 x %3").arg(v.nx()).arg(v.ny()).arg(v.nz());
+}
 
 }  // namespace
 
@@ -68,6 +73,9 @@ void CompareView::rebuildEntries() {
   if (lost) {
     // What was compared is gone (a run forgotten, the data closed).
     entryA_ = entryB_ = -1;
+    shownA_.reset();
+    shownB_.reset();
+    commonGridNote_.clear();
     model_.clear();
     views_->setVolumes(nullptr, nullptr, nullptr, {}, {});
     updateProfile();
@@ -107,10 +115,23 @@ bool CompareView::setPair(int a, int b) {
   const Entry& ea = entries_[static_cast<std::size_t>(a)];
   const Entry& eb = entries_[static_cast<std::size_t>(b)];
   drawnLine_.reset();
-  views_->setVolumes(ea.volume, eb.volume, nullptr, ea.name, eb.name);
+  // Runs on different grids of one lattice (helical FDK's slab, PWLS on every slice a ray
+  // reaches) are compared on the part they share.
+  const std::optional<CommonGridPair> common = onCommonGrid(ea.volume, eb.volume);
+  shownA_ = common ? common->a : ea.volume;
+  shownB_ = common ? common->b : eb.volume;
+  commonGridNote_ =
+      common && common->cut
+          ? tr("Compared on the %1 x %2 x %3 voxels both grids share (A has %4, B %5)")
+                .arg(shownA_->nx())
+                .arg(shownA_->ny())
+                .arg(shownA_->nz())
+                .arg(shapeText(*ea.volume), shapeText(*eb.volume))
+          : QString();
+  views_->setVolumes(shownA_, shownB_, nullptr, ea.name, eb.name);
   model_.setPair(
-      ea.volume, eb.volume,
-      ea.volume->shape() == eb.volume->shape() ? cnrRois(*ea.volume) : std::vector<qa::CnrRoi>{});
+      shownA_, shownB_,
+      shownA_->shape() == shownB_->shape() ? cnrRois(*shownA_) : std::vector<qa::CnrRoi>{});
   // The class A's run promises (a loaded volume: exact).
   const RunInfo* run = ea.runId >= 0 ? runs_.run(ea.runId) : nullptr;
   const qa::AccuracyClass c =
@@ -279,10 +300,8 @@ void CompareView::showEvent(QShowEvent* event) {
 void CompareView::remeasureRois() {
   roisPending_ = false;
   if (entryA_ >= 0 && entryB_ >= 0) {
-    const Entry& a = entries_[static_cast<std::size_t>(entryA_)];
-    const Entry& b = entries_[static_cast<std::size_t>(entryB_)];
-    if (a.volume->shape() == b.volume->shape())
-      model_.setPair(a.volume, b.volume, cnrRois(*a.volume));
+    if (shownA_ && shownB_ && shownA_->shape() == shownB_->shape())
+      model_.setPair(shownA_, shownB_, cnrRois(*shownA_));
   }
 }
 

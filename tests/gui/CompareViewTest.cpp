@@ -1,10 +1,11 @@
 // The compare view under Xvfb: two synthetic volumes with a known difference (B = A plus a bump)
 // give the right figures, histogram and profiles; flicker and swipe switch (swipe shows B right of
-// the divider); volumes of different shapes give a message; a run whose volume is shifted by half a
-// voxel fails the exact class while a run against itself passes, and an edited tolerance re-judges
-// it and is kept; the report folder is written. In the window, with the demo: the golden-reference
-// action queues an fdk.bp.cpu-f64 run and opens the comparison when it finishes, and the run
-// list's Compare opens two selected runs with the reference as B. With TOMOWB_SCREENSHOT_DIR set,
+// the divider); volumes on one lattice are compared on the voxels they share, volumes of other
+// shapes give a message; a run whose volume is shifted by half a voxel fails the exact class
+// while a run against itself passes, and an edited tolerance re-judges it and is kept; the report
+// folder is written. In the window, with the demo: the golden-reference action queues an
+// fdk.bp.cpu-f64 run and opens the comparison when it finishes, and the run list's Compare opens
+// two selected runs with the reference as B. With TOMOWB_SCREENSHOT_DIR set,
 // that last test runs the 128-voxel demo and saves compare-view.png, compare-swipe.png and, with
 // the core's test-only half-pixel variant, compare-fail.png (the pictures in docs/images).
 #include <gtest/gtest.h>
@@ -264,11 +265,34 @@ TEST_F(CompareViewTest, FlickerAndSwipeSwitchAndSwipeShowsBRightOfTheDivider) {
   EXPECT_EQ(view.views().view(Which::A)->axis(), render::SliceView::Axis::Coronal);
 }
 
+TEST_F(CompareViewTest, VolumesOnOneLatticeAreComparedOnTheVoxelsTheyShare) {
+  Workspace workspace;
+  RunController runs;
+  // Both centred with 0.5 mm voxels: the small one is the middle 16 x 16 of the big one's grid.
+  const auto big = ball({32, 32, 16});
+  workspace.addVolume({QStringLiteral("big"), QString(), big, -1});
+  workspace.addVolume({QStringLiteral("small"), QString(), ball({16, 16, 16}), -1});
+  CompareView view(workspace, runs);
+  view.resize(1200, 800);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  ASSERT_TRUE(view.setPair(0, 1));
+  ASSERT_TRUE(view.model().waitUntilDone(30000));
+  EXPECT_TRUE(view.problemText().isEmpty()) << view.problemText().toStdString();
+  ASSERT_TRUE(view.model().comparison().has_value());
+  EXPECT_EQ(view.views().view(Which::A)->volume()->shape(), (VolumeShape{16, 16, 16}));
+  EXPECT_EQ(view.views().view(Which::A)->volume()->at(3, 4, 5), big->at(3 + 8, 4 + 8, 5));
+  const QString note = view.findChild<QLabel*>(QStringLiteral("compareStatus"))->text();
+  EXPECT_TRUE(note.contains("16 x 16 x 16 voxels both grids share (A has 32 x 32 x 16"))
+      << note.toStdString();
+}
+
 TEST_F(CompareViewTest, VolumesOfDifferentShapesGiveAMessageInsteadOfFigures) {
   Workspace workspace;
   RunController runs;
+  // 15 voxels centred: half a voxel off the 32-voxel grid's lattice.
   workspace.addVolume({QStringLiteral("big"), QString(), ball({32, 32, 16}), -1});
-  workspace.addVolume({QStringLiteral("small"), QString(), ball({16, 16, 16}), -1});
+  workspace.addVolume({QStringLiteral("small"), QString(), ball({15, 15, 16}), -1});
   CompareView view(workspace, runs);
   view.resize(1200, 800);
   view.show();

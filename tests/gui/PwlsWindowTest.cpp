@@ -1,11 +1,13 @@
 // Issue #19's window path, as a new user takes it: the helical demo brings its photon counts, PWLS
 // with the SF-TT pair takes them as weights and the demo's phantom as its RMSE reference, the
 // convergence panel plots the cost falling and the RMSE per iteration, and the compare view
-// compares the PWLS result with an FDK run of the same data (different algorithms: informative,
-// with the figures). A weighted run gets no golden reference: its record does not keep the
+// compares the PWLS result (every slice a ray reaches) with an FDK run of the same data (its
+// completely measured slab) on the slices both have (different algorithms: informative, with the
+// figures). A weighted run gets no golden reference: its record does not keep the
 // weights (and the SF CPU pair is its own float64 reference).
 #include <gtest/gtest.h>
 
+#include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -93,10 +95,21 @@ TEST_F(PwlsWindowTest, PwlsWithSfTtOnTheHelicalDemoPlotsItsCostAndComparesWithFd
   EXPECT_TRUE(convergence.upperChart().title().contains("PWLS cost"))
       << convergence.upperChart().title().toStdString();
 
-  // The compare view: PWLS (A) against FDK (B), judged informative with its figures.
+  // PWLS fits every slice a ray reaches, FDK its completely measured slab, on one lattice.
+  const Volume& pwlsVolume = *window.runs().run(pwls)->result;
+  const Volume& fdkVolume = *window.runs().run(fdk)->result;
+  EXPECT_GT(pwlsVolume.nz(), fdkVolume.nz());
+  EXPECT_EQ(pwlsVolume.nx(), fdkVolume.nx());
+
+  // The compare view: PWLS (A) against FDK (B) on the slices both have, judged informative with
+  // its figures.
   CompareView& compare = window.compareView();
   ASSERT_TRUE(compare.compareRuns(pwls, fdk));
   ASSERT_TRUE(compare.model().waitUntilDone(60000));
+  EXPECT_TRUE(compare.problemText().isEmpty()) << compare.problemText().toStdString();
+  const QString note = compare.findChild<QLabel*>(QStringLiteral("compareStatus"))->text();
+  EXPECT_TRUE(note.contains(QStringLiteral("%1 voxels both grids share").arg(fdkVolume.nz())))
+      << note.toStdString();
   EXPECT_TRUE(compare.verdictText().startsWith("informative (different algorithms: PWLS and FDK"))
       << compare.verdictText().toStdString();
   EXPECT_FALSE(
