@@ -405,7 +405,10 @@ void AlgorithmPanel::fillWarmStarts() {
   {
     const QSignalBlocker block(warmStart_);
     warmStart_->clear();
-    warmStart_->addItem(tr("none (start from zero)"), -1);
+    // PWLS has its own start (zero or FDK) in the form above.
+    warmStart_->addItem(descriptor().parameter("init") != nullptr ? tr("none (the start above)")
+                                                                  : tr("none (start from zero)"),
+                        -1);
     for (const int id : warmStartCandidates())
       warmStart_->addItem(tr("run %1: %2").arg(id).arg(runs_->run(id)->spec.title), id);
     const int keep = warmStart_->findData(previous);
@@ -458,6 +461,7 @@ void AlgorithmPanel::onAlgorithmChanged() {
   showForm(now);
   fillDevices();  // GPUs and kernels depend on the algorithm's projector roles
   fillProjectors();
+  fillWarmStarts();  // its "none" names the algorithm's own start
   if (!form_->look().projectorModel.isEmpty())
     projectors_->chooseModel(form_->look().projectorModel);
   updating_ = was;

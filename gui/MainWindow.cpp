@@ -425,13 +425,13 @@ void MainWindow::onRunPreview(int id, std::shared_ptr<const Volume> volume, cons
   // The tour measures CNR while the run goes on: ROIs once there is something to see.
   if (startup_.tour && previewsShown_ == 1 && workspace_->phantom()) placePhantomRois();
   // Command-line screenshots: one while the slices fill in (an iterative run: once a third of
-  // its iterations are done, so the curves and slices have something to show).
+  // its iterations are done, not during its FDK start, so the curves have something to show).
   if (startup_.screenshotDir.isEmpty() || duringScreenshotTaken_) return;
   const RunInfo* info = runs_->run(id);
   const int iteration = iterationOfPreviewLabel(label);
-  const int wanted =
-      info != nullptr ? std::max(1, info->spec.parameters.value("iterations", 0) / 3) : 0;
-  if (iteration >= 0 && iteration < wanted) return;
+  const bool iterative = info != nullptr && ConvergencePanel::isIterative(info->spec.algorithm);
+  const int wanted = iterative ? std::max(1, info->spec.parameters.value("iterations", 0) / 3) : 0;
+  if (iteration < wanted && (iteration >= 0 || iterative)) return;
   duringScreenshotTaken_ = true;
   QTimer::singleShot(50, this, [this] { takeDuringRunScreenshot(); });
 }

@@ -62,7 +62,10 @@ RunInputsBox::RunInputsBox(Workspace& workspace, QWidget* parent)
   auto* weightsRow = new QHBoxLayout;
   weightsRow->addWidget(weights_, 1);
   weightsRow->addWidget(loadWeights_);
-  form_->addRow(tr("&Weights:"), weightsRow);
+  // A label with its buddy: a row of a layout gets none from QFormLayout (its '&' would show).
+  auto* weightsLabel = new QLabel(tr("&Weights:"), this);
+  weightsLabel->setBuddy(weights_);
+  form_->addRow(weightsLabel, weightsRow);
   reference_ = new QComboBox(this);
   reference_->setObjectName(QStringLiteral("referenceCombo"));
   reference_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -75,7 +78,9 @@ RunInputsBox::RunInputsBox(Workspace& workspace, QWidget* parent)
   auto* referenceRow = new QHBoxLayout;
   referenceRow->addWidget(reference_, 1);
   referenceRow->addWidget(loadReference_);
-  form_->addRow(tr("R&eference:"), referenceRow);
+  auto* referenceLabel = new QLabel(tr("R&eference:"), this);
+  referenceLabel->setBuddy(reference_);
+  form_->addRow(referenceLabel, referenceRow);
   message_ = new QLabel(this);
   message_->setObjectName(QStringLiteral("runInputsMessage"));
   message_->setWordWrap(true);

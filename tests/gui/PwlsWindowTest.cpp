@@ -4,14 +4,17 @@
 // compares the PWLS result (every slice a ray reaches) with an FDK run of the same data (its
 // completely measured slab) on the slices both have (different algorithms: informative, with the
 // figures). A weighted run gets no golden reference: its record does not keep the
-// weights (and the SF CPU pair is its own float64 reference).
+// weights (and the SF CPU pair is its own float64 reference). With TOMOWB_SCREENSHOT_DIR set it
+// runs the 64 demo and saves pwls-vs-fdk.png of the compare view.
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
+#include <cstdlib>
 
 #include "gui/AlgorithmPanel.h"
 #include "gui/CompareView.h"
@@ -44,8 +47,10 @@ TEST_F(PwlsWindowTest, PwlsWithSfTtOnTheHelicalDemoPlotsItsCostAndComparesWithFd
   window.resize(1400, 900);
   window.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  // With TOMOWB_SCREENSHOT_DIR set: the 64 demo and pwls-vs-fdk.png of the compare view.
+  const char* screenshots = std::getenv("TOMOWB_SCREENSHOT_DIR");
   QSignalSpy counted(&window.workspace(), &Workspace::countsChanged);
-  window.openDemo(DemoKind::Helical, 32);
+  window.openDemo(DemoKind::Helical, screenshots != nullptr ? 64 : 32);
   ASSERT_TRUE(counted.wait(60000)) << "the helical demo brought no counts";
   ASSERT_NE(window.workspace().counts(), nullptr);
   AlgorithmPanel& panel = window.algorithmPanel();
@@ -114,6 +119,11 @@ TEST_F(PwlsWindowTest, PwlsWithSfTtOnTheHelicalDemoPlotsItsCostAndComparesWithFd
       << compare.verdictText().toStdString();
   EXPECT_FALSE(
       compare.metricsTable().item(CompareView::Nrmse, CompareView::Value)->text().isEmpty());
+  if (screenshots != nullptr) {
+    window.showCompareView();
+    QTest::qWait(1500);
+    EXPECT_TRUE(window.saveWindowScreenshot(QDir(screenshots).filePath("pwls-vs-fdk.png")));
+  }
   // No golden re-run: the SF CPU pair sums in float64 itself, and the weights are not recorded.
   EXPECT_TRUE(goldenReferenceUnavailable(*window.runs().run(pwls)).contains("float64 reference"));
   RunInfo joseph = *window.runs().run(pwls);
