@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <optional>
 
 #include "recon/core/Error.h"
@@ -49,7 +50,7 @@ VolumeGrid illuminatedGrid(const Geometry& geometry, double voxelMm) {
   // the field-of-view cylinder (radius: half the grid's width).
   const double voxel = grid.voxelSizeMm.z();
   const double radius = 0.5 * double(grid.shape.nx) * grid.voxelSizeMm.x();
-  double low = INFINITY, high = -INFINITY;
+  double low = std::numeric_limits<double>::infinity(), high = -low;
   for (const View& v : geometry.views()) {
     const Eigen::Vector2d source(v.source.x(), v.source.y());
     const Eigen::Vector2d detector(v.detectorCentre.x(), v.detectorCentre.y());

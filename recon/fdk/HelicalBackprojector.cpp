@@ -132,7 +132,7 @@ void backprojectHelical(const ProjectionStack& filtered, const HelicalOrbit& orb
   {
     std::vector<double> sums(static_cast<std::size_t>(nz));
     std::vector<Conjugate> conjugates;
-    conjugates.reserve(static_cast<std::size_t>(2 * maxK));
+    conjugates.reserve(2 * static_cast<std::size_t>(maxK));
 #pragma omp for schedule(dynamic, kColumnsPerChunk)
     for (std::int64_t column = 0; column < columns; ++column) {
       if (cancel.requested()) continue;

@@ -37,7 +37,7 @@ constexpr const char* kWho = "separable-footprint GPU projector";
 // Amplitude-scaled views the transpose holds at once.
 constexpr std::uint64_t kScaledBytes = std::uint64_t{512} << 20;
 // Shared memory per block of the atomic forward projector: the tile of detector rows.
-constexpr std::size_t kTileBytes = 96 * 1024;
+constexpr std::size_t kTileBytes = std::size_t{96} * 1024;
 // Views per launch (grid dimension y).
 constexpr std::int64_t kViewsPerLaunch = 32768;
 
@@ -372,6 +372,7 @@ class GpuSfPair final : public op::ProjectorPair {
     CallPlan plan;
     plan.list = key;
     std::vector<SfGpuView> tables;
+    tables.reserve(key.size());
     for (const std::int64_t v : key) tables.push_back(a_.views[std::size_t(v)]);
     plan.views = upload(tables, "separable-footprint view tables");
     plan.viewIndex = upload(key, "separable-footprint view list");
@@ -391,26 +392,32 @@ class GpuSfPair final : public op::ProjectorPair {
         plan.groupIndex[g] = upload(groupViews[g], "separable-footprint view list");
       }
     }
-    const std::int64_t chunks = (a_.shape.nz + sliceChunk_ - 1) / sliceChunk_;
-    for (std::int64_t first = 0; first < std::int64_t(key.size()); first += chunkViews_) {
-      ViewChunk c;
-      c.first = first;
-      c.count = std::min(chunkViews_, std::int64_t(key.size()) - first);
-      std::vector<std::int32_t> start{0}, list;
-      for (std::int64_t z = 0; z < chunks; ++z) {
-        const std::int64_t z0 = z * sliceChunk_, z1 = z0 + sliceChunk_ - 1;
-        for (std::int64_t k = 0; k < c.count; ++k) {
-          const auto [lo, hi] = a_.reach[std::size_t(key[std::size_t(first + k)])];
-          if (hi >= z0 && lo <= z1) list.push_back(std::int32_t(k));
-        }
-        start.push_back(std::int32_t(list.size()));
-      }
-      if (list.empty()) list.push_back(0);
-      c.start = upload(start, "separable-footprint view chunks");
-      c.list = upload(list, "separable-footprint view chunks");
-      plan.chunks.push_back(std::move(c));
-    }
+    for (std::int64_t first = 0; first < std::int64_t(key.size()); first += chunkViews_)
+      plan.chunks.push_back(
+          viewChunk(key, first, std::min(chunkViews_, std::int64_t(key.size()) - first)));
     return plans_.emplace(std::move(key), std::move(plan)).first->second;
+  }
+
+  // Views [first, first + count) of a list, and per chunk of slices the ones that reach it.
+  ViewChunk viewChunk(const std::vector<std::int64_t>& list, std::int64_t first,
+                      std::int64_t count) {
+    ViewChunk c;
+    c.first = first;
+    c.count = count;
+    const std::int64_t chunks = (a_.shape.nz + sliceChunk_ - 1) / sliceChunk_;
+    std::vector<std::int32_t> start{0}, reaching;
+    for (std::int64_t z = 0; z < chunks; ++z) {
+      const std::int64_t z0 = z * sliceChunk_, z1 = z0 + sliceChunk_ - 1;
+      for (std::int64_t k = 0; k < count; ++k) {
+        const auto [lo, hi] = a_.reach[std::size_t(list[std::size_t(first + k)])];
+        if (hi >= z0 && lo <= z1) reaching.push_back(std::int32_t(k));
+      }
+      start.push_back(std::int32_t(reaching.size()));
+    }
+    if (reaching.empty()) reaching.push_back(0);
+    c.start = upload(start, "separable-footprint view chunks");
+    c.list = upload(reaching, "separable-footprint view chunks");
+    return c;
   }
 
   const KernelVariant& forward_;
