@@ -44,7 +44,7 @@ void registerBuiltins(VariantRegistry& r) {
   projector::registerSeparableFootprintPairs(r);    // "sf.fp.cpu-tr" + "sf.bp.cpu-tr", "-tt"
   cuda::registerGpuEtVariants(r);
   cuda::registerGpuSfVariants(r);  // "sf.fp.gather", "sf.fp.atomic", "sf.bp.gather" (+ "-tt")
-  qa::registerTestVariants(r);  // only with TOMOWB_TEST_VARIANTS set (recon/qa/TestVariants.h)
+  qa::registerTestVariants(r);     // only with TOMOWB_TEST_VARIANTS set (recon/qa/TestVariants.h)
 }
 
 void installBuiltinVariants() noexcept {
