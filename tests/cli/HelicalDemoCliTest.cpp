@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/CliRun.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/io/WeightsFile.h"
 #include "support/TestSupport.h"
@@ -20,22 +21,8 @@
 namespace tomowb {
 namespace {
 
-struct CliResult {
-  int exitCode = -1;
-  std::string output;  // stdout and stderr
-};
-
-CliResult runCli(const std::string& args) {
-  CliResult r;
-  const std::string command = std::string(TOMOWB_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  while (fgets(buffer.data(), int(buffer.size()), pipe) != nullptr) r.output += buffer.data();
-  const int status = pclose(pipe);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using test::CliResult;
+using test::runCli;
 
 TEST(HelicalDemoCli, WritesProjectionsAndCountsThatReadBackAsWeights) {
   const test::TempDir dir;
