@@ -32,7 +32,7 @@ if [ -n "${PROFILE:-}" ]; then
   # occupancy, warp stall reasons and memory workload (fractions of the H100's peaks).
   ncu --section SpeedOfLight --section Occupancy --section WarpStateStats \
     --section MemoryWorkloadAnalysis --section LaunchStats \
-    -k "regex:${PROFILE_KERNELS:-forwardAtomic|backGather}" -c "${PROFILE_LAUNCHES:-2}" \
+    -k "regex:${PROFILE_KERNELS:-wuFessler|backGather}" -c "${PROFILE_LAUNCHES:-2}" \
     build-gpu/bench/tomowb-bench-sf --single --cases "${PROFILE_CASE:-ge_helical_1turn}" \
     --tt-cases none --gather-cases none > "$OUT/ncu.txt" 2>&1
   grep -vE "^==PROF==|^ +-+ *$" "$OUT/ncu.txt" | grep -E "Kernel|Duration|Throughput|Warp Cycles|Stall|Occupancy|Registers|Shared|Block Size|Achieved|Theoretical|Hit Rate|Bandwidth|Busy|Issue" | head -120

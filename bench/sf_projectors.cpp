@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   int runs = bench::kMinTimedRuns;
   std::string only, outPath, slowOnly, pwlsCases, ttCases;
   int pwlsSubsets = 24;
+  std::string pwlsForward = "sf.fp.wu-fessler", pwlsBack = "sf.bp.gather";
   bool single = false;
   app.add_option("--runs", runs, "timed runs per row (at least 5)")->check(CLI::Range(5, 100));
   app.add_option("--cases", only, "comma-separated case names (default: all timed cases)");
@@ -107,9 +108,11 @@ int main(int argc, char** argv) {
   app.add_option("--tt-cases", ttCases,
                  "comma-separated cases the SF-TT pairs run on (default: all)");
   app.add_option("--pwls-cases", pwlsCases,
-                 "comma-separated cases to time PWLS-OS-SQS iterations on (SF-TR, atomic forward, "
-                 "gather transpose; default: none)");
+                 "comma-separated cases to time PWLS-OS-SQS iterations on (SF-TR, the pair of "
+                 "--pwls-forward and --pwls-back; default: none)");
   app.add_option("--pwls-subsets", pwlsSubsets, "ordered subsets of the PWLS iterations");
+  app.add_option("--pwls-forward", pwlsForward, "the PWLS iterations' forward projector");
+  app.add_option("--pwls-back", pwlsBack, "the PWLS iterations' backprojector");
   app.add_flag("--single", single,
                "one untimed call per projector (for a profiler such as ncu), no table");
   CLI11_PARSE(app, argc, argv);
@@ -141,45 +144,50 @@ int main(int argc, char** argv) {
       std::uniform_real_distribution<float> u(0.0f, 1.0f);
       for (float& v : volume.voxels()) v = u(rng);
     }
-    for (const KernelVariant* bp : registry.withRole(VariantRole::Backprojector)) {
-      if (!bp->needsGpu || bp->name.rfind("sf.", 0) != 0) continue;
-      for (const KernelVariant* fp : registry.withRole(VariantRole::ForwardProjector)) {
-        if (!fp->needsGpu || fp->model != bp->model || fp->name.rfind("sf.", 0) != 0) continue;
-        if (fp->model == "sf-tt" && !ttCases.empty() && !listed(ttCases, c.name)) continue;
-        const op::ProjectorProblem problem{&geometry, grid, {}};
-        std::string why;
-        std::unique_ptr<op::ProjectorPair> pair;
-        try {
-          pair = fp->bindDevicePair(*fp, *bp, problem, why);
-        } catch (const std::exception& e) {
-          why = e.what();
-        }
-        if (!pair) {
-          std::fprintf(stderr, "  %s + %s: not run: %s\n", fp->name.c_str(), bp->name.c_str(),
-                       why.c_str());
-          continue;
-        }
-        const bool gather = fp->name.find("gather") != std::string::npos;
-        const bool timeForward =
-            !gather || slowOnly.empty() ||
-            ("," + slowOnly + ",").find("," + std::string(c.name) + ",") != std::string::npos;
-        JobContext context;
-        std::unique_ptr<const op::Array> x = pair->useVolume(volume);
-        std::unique_ptr<op::Array> p = pair->makeProjections();
-        if (timeForward) {
-          Row f{c.name, fp->name, "forward", {}, double(c.nViews), nominal, inBeam};
-          f.stats = timeRuns(runs, [&] { pair->forward(*x, *p, {}, context); });
-          rows.push_back(f);
-          std::fprintf(stderr, "  %-18s forward median %.3f s\n", fp->name.c_str(), f.stats.median);
-        }
-        // The transpose once per model (with its gather forward partner).
-        if (!gather) continue;
-        std::unique_ptr<op::Array> b = pair->makeVolume();
-        Row r{c.name, bp->name, "back", {}, double(c.nViews), nominal, inBeam};
-        r.stats = timeRuns(runs, [&] { pair->adjoint(*p, *b, {}, context); });
-        rows.push_back(r);
-        std::fprintf(stderr, "  %-18s back median %.3f s\n", bp->name.c_str(), r.stats.median);
+    for (const KernelVariant* fp : registry.withRole(VariantRole::ForwardProjector)) {
+      if (!fp->needsGpu || fp->name.rfind("sf.", 0) != 0) continue;
+      if (fp->model == "sf-tt" && !ttCases.empty() && !listed(ttCases, c.name)) continue;
+      // Its transpose where one is registered (timed too), else the first GPU SF backprojector
+      // of its model (the forward projector alone is timed).
+      const KernelVariant* bp = nullptr;
+      for (const KernelVariant* b : registry.withRole(VariantRole::Backprojector))
+        if (b->needsGpu && b->adjointOf == fp->name) bp = b;
+      const bool ownTranspose = bp != nullptr;
+      for (const KernelVariant* b : registry.withRole(VariantRole::Backprojector))
+        if (!bp && b->needsGpu && b->model == fp->model && b->name.rfind("sf.", 0) == 0) bp = b;
+      if (!bp) continue;
+      const op::ProjectorProblem problem{&geometry, grid, {}};
+      std::string why;
+      std::unique_ptr<op::ProjectorPair> pair;
+      try {
+        pair = fp->bindDevicePair(*fp, *bp, problem, why);
+      } catch (const std::exception& e) {
+        why = e.what();
       }
+      if (!pair) {
+        std::fprintf(stderr, "  %s + %s: not run: %s\n", fp->name.c_str(), bp->name.c_str(),
+                     why.c_str());
+        continue;
+      }
+      const bool gather = fp->name.find("gather") != std::string::npos;
+      const bool timeForward = !gather || slowOnly.empty() || listed(slowOnly, c.name);
+      JobContext context;
+      std::unique_ptr<const op::Array> x = pair->useVolume(volume);
+      std::unique_ptr<op::Array> p = pair->makeProjections();
+      if (timeForward) {
+        Row f{c.name, fp->name, "forward", {}, double(c.nViews), nominal, inBeam};
+        f.stats = timeRuns(runs, [&] { pair->forward(*x, *p, {}, context); });
+        rows.push_back(f);
+        std::fprintf(stderr, "  %-20s forward median %.3f s\n", fp->name.c_str(), f.stats.median);
+      } else {
+        pair->forward(*x, *p, {}, context);
+      }
+      if (!ownTranspose) continue;
+      std::unique_ptr<op::Array> b = pair->makeVolume();
+      Row r{c.name, bp->name, "back", {}, double(c.nViews), nominal, inBeam};
+      r.stats = timeRuns(runs, [&] { pair->adjoint(*p, *b, {}, context); });
+      rows.push_back(r);
+      std::fprintf(stderr, "  %-20s back median %.3f s\n", bp->name.c_str(), r.stats.median);
     }
     if (listed(pwlsCases, c.name)) {
       // One setup (d = A^T W A 1), then iterations of all views in pwlsSubsets subsets; the first
@@ -188,10 +196,10 @@ int main(int argc, char** argv) {
       ProjectionStack data(geometry);
       {
         const op::ProjectorProblem problem{&geometry, grid, {}};
-        const KernelVariant& fp = registry.require("sf.fp.atomic");
+        const KernelVariant& fp = registry.require(pwlsForward);
         std::string why;
         std::unique_ptr<op::ProjectorPair> pair =
-            fp.bindDevicePair(fp, registry.require("sf.bp.gather"), problem, why);
+            fp.bindDevicePair(fp, registry.require(pwlsBack), problem, why);
         JobContext context;
         std::unique_ptr<op::Array> p = pair->makeProjections();
         pair->forward(*pair->useVolume(volume), *p, {}, context);
@@ -203,8 +211,8 @@ int main(int argc, char** argv) {
       params.iterations = iterations;
       params.subsets = pwlsSubsets;
       params.lowerBound = 0.0;
-      params.forwardVariant = "sf.fp.atomic";
-      params.backVariant = "sf.bp.gather";
+      params.forwardVariant = pwlsForward;
+      params.backVariant = pwlsBack;
       params.pwls.beta = 1e-3;
       JobContext context;
       iterative::IterativeReport report;

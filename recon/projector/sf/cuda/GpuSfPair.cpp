@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,7 +42,13 @@ constexpr std::size_t kTileBytes = std::size_t{96} * 1024;
 // Views per launch (grid dimension y).
 constexpr std::int64_t kViewsPerLaunch = 32768;
 
-enum class ForwardKind { Gather, Atomic };
+enum class ForwardKind { Gather, Atomic, WuFessler };
+
+// Footprint records of the Wu-Fessler forward projector's batch of views (kernel 1, the sort).
+constexpr std::uint64_t kRecordBytes = std::uint64_t{1} << 30;
+// The Wu-Fessler transpose's transaxial sums h and footprints of a batch of views (at least one
+// view's, whatever this says).
+constexpr std::uint64_t kTransaxialBytes = std::uint64_t{1} << 30;
 
 // What the kernels need of a problem: the shape, every view's table, the slices each view can
 // reach and the widest footprint.
@@ -187,6 +194,7 @@ class GpuSfPair final : public op::ProjectorPair {
         device_(device),
         a_(std::move(analysed)),
         kind_(kind),
+        wuFesslerBack_(back.name.find("wu-fessler") != std::string::npos),
         sliceChunk_(sliceChunk),
         ops_(device, stream_),
         overflow_(sizeof(int), "separable-footprint overflow flag") {
@@ -251,6 +259,11 @@ class GpuSfPair final : public op::ProjectorPair {
     sfgpu::launchTransposeToZFirst(volume.data(), zFirst_.as<float>(), a_.shape, stream_);
     const float* source = zFirst_.as<float>();
     const std::int64_t count = std::int64_t(plan.list.size());
+    if (kind_ == ForwardKind::WuFessler) {
+      forwardWuFessler(source, projections, plan, context);
+      finish("forward projection");
+      return;
+    }
     for (std::int64_t first = 0; first < count; first += kViewsPerLaunch) {
       const int n = int(std::min(kViewsPerLaunch, count - first));
       const SfGpuView* v = plan.views.as<SfGpuView>() + first;
@@ -270,6 +283,11 @@ class GpuSfPair final : public op::ProjectorPair {
       scaled_ = DeviceMemory(
           std::size_t(chunkViews_) * std::size_t(a_.shape.rows) * std::size_t(a_.shape.cols) * 4,
           "amplitude-scaled views");
+    if (wuFesslerBack_) {
+      adjointWuFessler(projections, volume, plan, context);
+      finish("backprojection");
+      return;
+    }
     for (const ViewChunk& chunk : plan.chunks) {
       context.throwIfCancelled();
       sfgpu::launchScaleCells(projections.data(), plan.viewIndex.as<std::int64_t>() + chunk.first,
@@ -322,6 +340,117 @@ class GpuSfPair final : public op::ProjectorPair {
                                    int(std::min(kViewsPerLaunch, plan.groupCount[g] - first)),
                                    shape, a_.capacity, tileRows_, projections.data(),
                                    overflow_.as<int>(), stream_);
+    }
+  }
+
+  // Views per batch of the Wu-Fessler forward projector: its records within kRecordBytes.
+  static std::uint64_t recordBytesPerColumn(int cells, bool trapezoid) {
+    // keys and values twice (the sort's double buffer), weights, lines, width.
+    return 16 + 4 * std::uint64_t(cells) + (trapezoid ? 48 : 16) + 1;
+  }
+  std::int64_t wuFesslerBatch() const {
+    const std::uint64_t columns = std::uint64_t(a_.shape.nx) * std::uint64_t(a_.shape.ny);
+    const std::uint64_t perView = columns * recordBytesPerColumn(a_.capacity, a_.shape.trapezoid);
+    const std::uint64_t byInt = std::uint64_t(std::numeric_limits<std::int32_t>::max()) / columns;
+    return std::int64_t(std::clamp<std::uint64_t>(std::min(kRecordBytes / perView, byInt), 1,
+                                                  std::max<std::uint64_t>(1, a_.views.size())));
+  }
+
+  void forwardWuFessler(const float* zFirst, op::Array& projections, const CallPlan& plan,
+                        JobContext& context) {
+    const std::int64_t count = std::int64_t(plan.list.size());
+    const std::int64_t batch = std::min(wuFesslerBatch(), count);
+    const std::size_t items = std::size_t(batch) * std::size_t(a_.shape.nx) * a_.shape.ny;
+    if (!records_.bytes() || recordItems_ < items) {
+      records_ = DeviceMemory();
+      const std::size_t sortBytes = sfgpu::wuFesslerSortBytes(int(items), 32);
+      const std::size_t lines = a_.shape.trapezoid ? 6 : 2;
+      const std::size_t bytes =
+          items * (16 + 4 * std::size_t(a_.capacity) + 8 * lines + 1) + sortBytes + 8 * 256;
+      records_ = DeviceMemory(bytes, "the Wu-Fessler footprint records");
+      recordItems_ = items;
+      recordSortBytes_ = sortBytes;
+    }
+    auto* base = records_.as<unsigned char>();
+    sfgpu::WuFesslerRecords r{};
+    std::size_t at = 0;
+    auto take = [&](std::size_t bytes) {
+      void* p = base + at;
+      at += (bytes + 255) / 256 * 256;
+      return p;
+    };
+    r.lines = static_cast<double*>(take(items * 8 * (a_.shape.trapezoid ? 6 : 2)));
+    r.keys[0] = static_cast<std::uint32_t*>(take(items * 4));
+    r.keys[1] = static_cast<std::uint32_t*>(take(items * 4));
+    r.values[0] = static_cast<std::int32_t*>(take(items * 4));
+    r.values[1] = static_cast<std::int32_t*>(take(items * 4));
+    r.weights = static_cast<float*>(take(items * 4 * std::size_t(a_.capacity)));
+    r.widths = static_cast<unsigned char*>(take(items));
+    r.sortBytes = recordSortBytes_;
+    r.sortStorage = take(recordSortBytes_);
+    for (std::int64_t first = 0; first < count; first += batch) {
+      context.throwIfCancelled();
+      const int n = int(std::min(batch, count - first));
+      const SfGpuView* v = plan.views.as<SfGpuView>() + first;
+      const std::int64_t* out = plan.viewIndex.as<std::int64_t>() + first;
+      sfgpu::launchWuFesslerFootprints(v, n, a_.shape, a_.capacity, r, overflow_.as<int>(),
+                                       stream_);
+      sfgpu::launchWuFesslerForward(zFirst, v, out, n, a_.shape, a_.capacity, r, projections.data(),
+                                    stream_);
+    }
+  }
+
+  // Bytes per voxel column and view of the Wu-Fessler transpose's buffers.
+  static std::uint64_t transaxialBytesPerColumn(int cells, bool trapezoid, int rows) {
+    return 5 + 4 * std::uint64_t(cells) + (trapezoid ? 48 : 16) + 4 * std::uint64_t(rows);
+  }
+
+  void adjointWuFessler(const op::Array& projections, op::Array& volume, const CallPlan& plan,
+                        JobContext& context) {
+    const std::int64_t count = std::int64_t(plan.list.size());
+    const std::uint64_t columns = std::uint64_t(a_.shape.nx) * std::uint64_t(a_.shape.ny);
+    const std::uint64_t perView =
+        columns * transaxialBytesPerColumn(a_.capacity, a_.shape.trapezoid, a_.shape.rows);
+    const std::uint64_t byInt = std::uint64_t(std::numeric_limits<std::int32_t>::max()) / columns;
+    const std::int64_t batch = std::int64_t(std::clamp<std::uint64_t>(
+        std::min({kTransaxialBytes / perView, byInt, std::uint64_t(chunkViews_)}), 1,
+        std::uint64_t(count)));
+    const std::size_t items = std::size_t(batch) * columns;
+    if (!transaxial_.bytes() || transaxialItems_ < items) {
+      transaxial_ = DeviceMemory();
+      transaxial_ = DeviceMemory(std::size_t(batch) * perView + 8 * 256,
+                                 "the Wu-Fessler transpose's footprints and sums");
+      transaxialItems_ = items;
+    }
+    auto* base = transaxial_.as<unsigned char>();
+    std::size_t at = 0;
+    auto take = [&](std::size_t bytes) {
+      void* p = base + at;
+      at += (bytes + 255) / 256 * 256;
+      return p;
+    };
+    sfgpu::WuFesslerBackBuffers b{};
+    b.lines = static_cast<double*>(take(items * 8 * (a_.shape.trapezoid ? 6 : 2)));
+    b.h = static_cast<float*>(take(items * 4 * std::size_t(a_.shape.rows)));
+    b.weights = static_cast<float*>(take(items * 4 * std::size_t(a_.capacity)));
+    b.firsts = static_cast<std::int32_t*>(take(items * 4));
+    b.widths = static_cast<unsigned char*>(take(items));
+    for (std::int64_t first = 0; first < count; first += batch) {
+      context.throwIfCancelled();
+      const int n = int(std::min(batch, count - first));
+      std::int64_t lo = a_.shape.nz, hi = -1;
+      for (std::int64_t k = first; k < first + n; ++k) {
+        const auto [from, to] = a_.reach[std::size_t(plan.list[std::size_t(k)])];
+        lo = std::min(lo, std::max<std::int64_t>(from, 0));
+        hi = std::max(hi, std::min<std::int64_t>(to, a_.shape.nz - 1));
+      }
+      if (hi < lo) continue;
+      sfgpu::launchScaleCells(projections.data(), plan.viewIndex.as<std::int64_t>() + first,
+                              plan.views.as<SfGpuView>() + first, n, a_.shape, scaled_.as<float>(),
+                              stream_);
+      sfgpu::launchWuFesslerBack(scaled_.as<float>(), plan.views.as<SfGpuView>() + first, n,
+                                 a_.shape, a_.capacity, sliceChunk_, int(lo), int(hi), b,
+                                 volume.data(), overflow_.as<int>(), stream_);
     }
   }
 
@@ -426,6 +555,7 @@ class GpuSfPair final : public op::ProjectorPair {
   int device_;
   SfAnalysis a_;
   ForwardKind kind_;
+  bool wuFesslerBack_;
   int sliceChunk_;
   Stream stream_;
   DeviceArrayOps ops_;
@@ -444,7 +574,8 @@ class GpuSfPair final : public op::ProjectorPair {
     return v;
   }
 
-  DeviceMemory overflow_, zFirst_, scaled_, swapped_;
+  DeviceMemory overflow_, zFirst_, scaled_, swapped_, records_, transaxial_;
+  std::size_t recordItems_ = 0, recordSortBytes_ = 0, transaxialItems_ = 0;
   std::int64_t chunkViews_ = 1;
   int tileRows_ = 1;
   std::vector<std::int64_t> allViews_;
@@ -547,8 +678,10 @@ std::unique_ptr<op::ProjectorPair> bindGpuSfPair(const KernelVariant& forward,
   const int device = devices.front();
   SfAnalysis a =
       analyse(*problem.geometry, problem.grid, isTrapezoid(forward), amplitudeA1(problem.gpu));
-  const ForwardKind kind =
-      forward.name.find("atomic") != std::string::npos ? ForwardKind::Atomic : ForwardKind::Gather;
+  const ForwardKind kind = forward.name.find("atomic") != std::string::npos ? ForwardKind::Atomic
+                           : forward.name.find("wu-fessler") != std::string::npos
+                               ? ForwardKind::WuFessler
+                               : ForwardKind::Gather;
   const int slices = tunableInt(problem.gpu.tunables, "slices", 16, 8, 16);
   if (slices != 8 && slices != 16)
     throw ParameterError("slices", "must be 8 or 16, got " + std::to_string(slices));
@@ -557,8 +690,15 @@ std::unique_ptr<op::ProjectorPair> bindGpuSfPair(const KernelVariant& forward,
   const std::uint64_t volume = std::uint64_t(problem.grid.shape.voxelCount()) * 4;
   const std::uint64_t viewBytes = std::uint64_t(a.shape.rows) * std::uint64_t(a.shape.cols) * 4;
   const std::uint64_t stack = viewBytes * a.views.size();
+  const std::uint64_t oneViewTransaxial =
+      std::uint64_t(a.shape.nx) * std::uint64_t(a.shape.ny) *
+      (4 * std::uint64_t(a.shape.rows) + 4 * std::uint64_t(a.capacity) + 53);
+  const std::uint64_t records = (kind == ForwardKind::WuFessler ? kRecordBytes : 0) +
+                                (back.name.find("wu-fessler") != std::string::npos
+                                     ? std::max(kTransaxialBytes, oneViewTransaxial)
+                                     : 0);
   const std::uint64_t needed =
-      7 * volume + 3 * stack + std::min(kScaledBytes, stack) + (std::uint64_t{64} << 20);
+      7 * volume + 3 * stack + std::min(kScaledBytes, stack) + records + (std::uint64_t{64} << 20);
   const std::uint64_t usable = etgpu::usableBytes({device}, problem.gpu.memoryLimitBytes);
   if (needed > usable) {
     why = "the pair and a solver's arrays need " + formatBytes(needed) + ", GPU " +
@@ -588,10 +728,23 @@ void registerGpuSfVariants(VariantRegistry& registry) {
             "tile of rows (atomicAdd: float order varies, about 1e-7 relative)",
         ""));
     registry.add(gpuSfVariant(
+        "sf.fp.wu-fessler" + suffix, kFp, model,
+        "GPU " + label +
+            " forward projector, Wu and Fessler's scheme: voxel columns grouped by their first "
+            "detector column (a radix sort on the GPU), a thread per row sums each column over z "
+            "once and spreads it over the footprint; deterministic",
+        ""));
+    registry.add(gpuSfVariant(
         "sf.bp.gather" + suffix, kBp, model,
         "GPU exact transpose of sf.fp.gather" + suffix +
             ": a thread per voxel column and chunk of slices gathers every view; deterministic",
         "sf.fp.gather" + suffix));
+    registry.add(gpuSfVariant(
+        "sf.bp.wu-fessler" + suffix, kBp, model,
+        "GPU exact transpose of sf.fp.wu-fessler" + suffix +
+            ", Wu and Fessler's three kernels: footprints, the transaxial sums h per voxel column "
+            "and row, their spread over the slices (a thread per voxel column); deterministic",
+        "sf.fp.wu-fessler" + suffix));
   }
 }
 

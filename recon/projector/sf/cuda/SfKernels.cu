@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <type_traits>
 
 #include "recon/device/CudaCheck.h"
@@ -621,6 +622,299 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+// ---- Wu and Fessler's scheme: voxel columns grouped by their first detector column
+// ----------------
+
+// Kernel 1: one thread per (voxel column, view of the batch). Stores the column's record (its
+// footprint's weights u F1 from its first column on, zero beyond its width, its axial lines) at
+// k * columns + column and the sort key (k << colBits) | first; columns that reach no cell of the
+// view get the key count << colBits, which sorts after every view's.
+template <int Cells, bool Trapezoidal>
+__global__ void __launch_bounds__(256)
+    wuFesslerFootprintKernel(const SfGpuView* __restrict__ views, SfGpuShape s, int count,
+                             int colBits, std::uint32_t* __restrict__ keys,
+                             std::int32_t* __restrict__ values, float* __restrict__ weights,
+                             double* __restrict__ lines, unsigned char* __restrict__ widths,
+                             int* overflow) {
+  const int columns = s.nx * s.ny;
+  const int column = blockIdx.x * blockDim.x + threadIdx.x, k = blockIdx.y;
+  if (column >= columns) return;
+  const std::int64_t rec = std::int64_t(k) * columns + column;
+  const int ix = column % s.nx, iy = column / s.nx;
+  const SfGpuView v = views[k];
+  ColumnFootprint f;
+  double den;
+  columnRows<Trapezoidal>(v, ix, iy, f, den);
+  int reachLo, reachHi;
+  rowsOfSlices<Trapezoidal>(f, -0.5f, float(s.nz) - 0.5f, reachLo, reachHi);
+  std::uint32_t key = std::uint32_t(count) << colBits;
+  int n = 0;
+  if (reachHi >= 0 && reachLo < s.rows) {
+    columnTransaxial(v, ix, iy, s, den, f);
+    if (f.first <= f.last) {
+      if (f.last - f.first >= Cells) {
+        atomicOr(overflow, 1);
+      } else {
+        n = f.last - f.first + 1;
+        key = (std::uint32_t(k) << colBits) | std::uint32_t(f.first);
+      }
+    }
+  }
+  keys[rec] = key;
+  values[rec] = std::int32_t(rec);
+  widths[rec] = static_cast<unsigned char>(n);
+  float* w = weights + rec * Cells;
+#pragma unroll
+  for (int c = 0; c < Cells; ++c) w[c] = c < n ? transaxialWeight(f, f.first + c) : 0.0f;
+  double* l = lines + rec * (Trapezoidal ? 6 : 2);
+  l[0] = f.centre.row0;
+  l[1] = f.centre.slope;
+  if (Trapezoidal) {
+    l[2] = f.nearest.row0;
+    l[3] = f.nearest.slope;
+    l[4] = f.farthest.row0;
+    l[5] = f.farthest.slope;
+  }
+}
+
+__device__ __forceinline__ int lowerBound(const std::uint32_t* __restrict__ keys, int n,
+                                          std::uint32_t key) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (__ldg(keys + mid) < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Kernel 2: one block per (group of `group` detector columns, tile of Threads rows, view), a
+// thread per row. The block walks the voxel columns whose first detector column lies in its group
+// (a contiguous run of the sorted keys, in a fixed order), sums each column's row (the axial sum
+// h, once per column and row) and spreads it over the column's footprint in a per-thread array
+// in shared memory. Groups of one parity at a time add their arrays into the views: a group's
+// array reaches into the next group only (group >= Cells - 1), so the two launches never write one
+// cell at once and every cell gets its sums in the same order every run.
+template <int Cells, int Threads, bool Trapezoidal>
+__global__ void __launch_bounds__(Threads)
+    wuFesslerForwardKernel(const float* __restrict__ volume, const std::uint32_t* __restrict__ keys,
+                           const std::int32_t* __restrict__ values, int items,
+                           const float* __restrict__ weights, const double* __restrict__ lines,
+                           const unsigned char* __restrict__ widths,
+                           const std::int64_t* __restrict__ outView, SfGpuShape s, int group,
+                           int parity, int colBits, float* __restrict__ out) {
+  extern __shared__ float acc[];
+  const int k = blockIdx.z;
+  const int col0 = (2 * blockIdx.x + parity) * group;
+  if (col0 >= s.cols) return;
+  const int row = blockIdx.y * Threads + threadIdx.x;
+  const int span = group + Cells - 1;
+  for (int c = 0; c < span; ++c) acc[c * Threads + threadIdx.x] = 0.0f;
+  const std::uint32_t viewKey = std::uint32_t(k) << colBits;
+  const int lo = lowerBound(keys, items, viewKey | std::uint32_t(col0));
+  const int hi = lowerBound(keys, items, viewKey | std::uint32_t(col0 + group));
+  if (row >= s.rows) return;
+  const std::uint32_t mask = (std::uint32_t(1) << colBits) - 1;
+  const std::int64_t columns = std::int64_t(s.nx) * s.ny;
+  for (int i = lo; i < hi; ++i) {
+    const std::int32_t rec = __ldg(values + i);
+    const double* l = lines + std::int64_t(rec) * (Trapezoidal ? 6 : 2);
+    ColumnFootprint f;
+    f.centre = axialLine(__ldg(l), __ldg(l + 1));
+    if (Trapezoidal) {
+      f.nearest = axialLine(__ldg(l + 2), __ldg(l + 3));
+      f.farthest = axialLine(__ldg(l + 4), __ldg(l + 5));
+    }
+    int zLo, zHi;
+    slicesOfRow<Trapezoidal>(f, row, s.nz, zLo, zHi);
+    if (zLo > zHi) continue;
+    const float* voxels = volume + (std::int64_t(rec) % columns) * s.nz;
+    float h = 0.0f;
+    Anchored at;
+    for (int iz = zLo; iz <= zHi; ++iz) {
+      anchorAt<Trapezoidal>(f, axialAnchor(iz), at);
+      const float f2 =
+          axialWeight<Trapezoidal>(f, sliceRows<Trapezoidal>(f, at, iz), float(row - at.base));
+      if (f2 > 0.0f) h += f2 * __ldg(voxels + iz);
+    }
+    if (h == 0.0f) continue;
+    const int n = __ldg(widths + rec);
+    const float* w = weights + std::int64_t(rec) * Cells;
+    float* a = acc + (int(__ldg(keys + i) & mask) - col0) * Threads + threadIdx.x;
+#pragma unroll
+    for (int c = 0; c < Cells; ++c) {
+      if (c >= n) break;
+      a[c * Threads] += __ldg(w + c) * h;
+    }
+  }
+  float* to = out + (outView[k] * s.rows + row) * std::int64_t(s.cols);
+  for (int c = 0; c < span && col0 + c < s.cols; ++c)
+    to[col0 + c] += acc[c * Threads + threadIdx.x];
+}
+
+// Zeroes the listed views (before the groups add into them).
+__global__ void zeroViewsKernel(const std::int64_t* __restrict__ outView, SfGpuShape s,
+                                float* __restrict__ out) {
+  const std::int64_t pixels = std::int64_t(s.rows) * s.cols;
+  float* to = out + outView[blockIdx.y] * pixels;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    to[i] = 0.0f;
+}
+
+// Applies each cell's amplitude to the listed views in place (the sums' last step, as in the
+// other forward kernels).
+__global__ void amplitudeInPlaceKernel(const std::int64_t* __restrict__ outView,
+                                       const SfGpuView* __restrict__ views, SfGpuShape s,
+                                       float* __restrict__ out) {
+  const int k = blockIdx.y;
+  const std::int64_t pixels = std::int64_t(s.rows) * s.cols;
+  float* to = out + outView[k] * pixels;
+  const SfGpuView v = views[k];
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const float g = to[i];
+    to[i] = g == 0.0f ? 0.0f : g * cellAmplitude(v, s, int(i % s.cols), int(i / s.cols));
+  }
+}
+
+// ---- Wu and Fessler's transpose: footprints, the transaxial sums h, the axial spread
+// -------------
+
+// Kernel 1: one thread per (voxel column, view of the batch): the column's first detector column,
+// width, weights u F1 and axial lines, stored by record (k * columns + column), weights and lines
+// one array per index so that neighbouring columns read neighbouring words.
+template <int Cells, bool Trapezoidal>
+__global__ void __launch_bounds__(256)
+    wuFesslerBackFootprintKernel(const SfGpuView* __restrict__ views, SfGpuShape s, int items,
+                                 std::int32_t* __restrict__ firsts,
+                                 unsigned char* __restrict__ widths, float* __restrict__ weights,
+                                 double* __restrict__ lines, int* overflow) {
+  const int columns = s.nx * s.ny;
+  const int column = blockIdx.x * blockDim.x + threadIdx.x, k = blockIdx.y;
+  if (column >= columns) return;
+  const int rec = k * columns + column;
+  const int ix = column % s.nx, iy = column / s.nx;
+  const SfGpuView v = views[k];
+  ColumnFootprint f;
+  double den;
+  columnRows<Trapezoidal>(v, ix, iy, f, den);
+  int reachLo, reachHi, n = 0;
+  rowsOfSlices<Trapezoidal>(f, -0.5f, float(s.nz) - 0.5f, reachLo, reachHi);
+  if (reachHi >= 0 && reachLo < s.rows) {
+    columnTransaxial(v, ix, iy, s, den, f);
+    if (f.first <= f.last) {
+      if (f.last - f.first >= Cells)
+        atomicOr(overflow, 1);
+      else
+        n = f.last - f.first + 1;
+    }
+  }
+  firsts[rec] = n ? f.first : 0;
+  widths[rec] = static_cast<unsigned char>(n);
+#pragma unroll
+  for (int c = 0; c < Cells; ++c)
+    weights[std::int64_t(c) * items + rec] = c < n ? transaxialWeight(f, f.first + c) : 0.0f;
+  lines[rec] = f.centre.row0;
+  lines[std::int64_t(items) + rec] = f.centre.slope;
+  if (Trapezoidal) {
+    lines[2 * std::int64_t(items) + rec] = f.nearest.row0;
+    lines[3 * std::int64_t(items) + rec] = f.nearest.slope;
+    lines[4 * std::int64_t(items) + rec] = f.farthest.row0;
+    lines[5 * std::int64_t(items) + rec] = f.farthest.slope;
+  }
+}
+
+// Kernel 2: h(row; column) = sum over the footprint of u F1 times the amplitude-scaled view, one
+// thread per (voxel column, row, view), into h[(k rows + row) columns + column].
+template <int Cells>
+__global__ void __launch_bounds__(256)
+    wuFesslerTransaxialKernel(const float* __restrict__ scaled,
+                              const std::int32_t* __restrict__ firsts,
+                              const unsigned char* __restrict__ widths,
+                              const float* __restrict__ weights, int items, SfGpuShape s,
+                              float* __restrict__ h) {
+  const int columns = s.nx * s.ny;
+  const int column = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y, k = blockIdx.z;
+  if (column >= columns) return;
+  const int rec = k * columns + column;
+  const int n = widths[rec];
+  float sum = 0.0f;
+  if (n) {
+    const float* line =
+        scaled + (std::int64_t(k) * s.rows + row) * std::int64_t(s.cols) + firsts[rec];
+#pragma unroll
+    for (int c = 0; c < Cells; ++c) {
+      if (c >= n) break;
+      sum += __ldg(weights + std::int64_t(c) * items + rec) * __ldg(line + c);
+    }
+  }
+  h[(std::int64_t(k) * s.rows + row) * columns + column] = sum;
+}
+
+// Kernel 3: one thread per voxel column and chunk of Slices slices (chunks from firstChunk on),
+// looping over the batch's views in order: b += sum over rows of F2 h. Every thread owns its
+// voxels: no write conflicts, the same bits every run.
+template <int Slices, bool Trapezoidal>
+__global__ void __launch_bounds__(128)
+    wuFesslerBackKernel(const float* __restrict__ h, const unsigned char* __restrict__ widths,
+                        const double* __restrict__ lines, int items, int count, SfGpuShape s,
+                        int firstChunk, float* __restrict__ volume) {
+  const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+  const int iy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (ix >= s.nx || iy >= s.ny) return;
+  const int columns = s.nx * s.ny, column = iy * s.nx + ix;
+  const int z0 = (firstChunk + int(blockIdx.z)) * Slices, z1 = min(s.nz, z0 + Slices);
+  if (z0 >= z1) return;
+  const int anchor = axialAnchor(z0);
+  float sum[Slices];
+#pragma unroll
+  for (int j = 0; j < Slices; ++j) sum[j] = 0.0f;
+  for (int k = 0; k < count; ++k) {
+    const int rec = k * columns + column;
+    if (!widths[rec]) continue;
+    ColumnFootprint f;
+    f.centre = axialLine(__ldg(lines + rec), __ldg(lines + std::int64_t(items) + rec));
+    if (Trapezoidal) {
+      f.nearest = axialLine(__ldg(lines + 2 * std::int64_t(items) + rec),
+                            __ldg(lines + 3 * std::int64_t(items) + rec));
+      f.farthest = axialLine(__ldg(lines + 4 * std::int64_t(items) + rec),
+                             __ldg(lines + 5 * std::int64_t(items) + rec));
+    }
+    int reachLo, reachHi;
+    rowsOfSlices<Trapezoidal>(f, float(z0) - 0.5f, float(z1) - 0.5f, reachLo, reachHi);
+    if (reachHi < 0 || reachLo >= s.rows) continue;
+    Anchored at;
+    anchorAt<Trapezoidal>(f, anchor, at);
+    const float* hk = h + std::int64_t(k) * s.rows * columns + column;
+    const int step = f.centre.slopeF >= 0.0f ? 1 : -1;
+#pragma unroll
+    for (int j = 0; j < Slices; ++j) {
+      const int iz = z0 + j;
+      if (iz >= z1) break;
+      const SliceRows r = sliceRows<Trapezoidal>(f, at, iz);
+      int l0, l1;
+      rowsOfSlice<Trapezoidal>(f, at, r, l0, l1);
+      l0 = max(l0, 0);
+      l1 = min(l1, s.rows - 1);
+      float acc = 0.0f;
+      for (int i = 0; i <= l1 - l0; ++i) {
+        const int l = step > 0 ? l0 + i : l1 - i;
+        const float f2 = axialWeight<Trapezoidal>(f, r, float(l - at.base));
+        if (f2 > 0.0f) acc += f2 * __ldg(hk + std::int64_t(l) * columns);
+      }
+      sum[j] += acc;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < Slices; ++j) {
+    const int iz = z0 + j;
+    if (iz < z1) volume[(std::int64_t(iz) * s.ny + iy) * s.nx + ix] += sum[j];
+  }
+}
+
 constexpr int kCapacities[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 
 template <int Cells, bool Trapezoidal>
@@ -769,6 +1063,142 @@ void launchBackGather(const float* scaled, const SfGpuView* views, const std::in
     else
       launch(std::integral_constant<int, 16>{});
   });
+}
+
+int wuFesslerGroup(int cells) {
+  return std::max(8, cells);
+}
+
+int wuFesslerColumnBits(const SfGpuShape& shape, int cells) {
+  int bits = 1;
+  while ((std::int64_t(1) << bits) <= std::int64_t(shape.cols) + wuFesslerGroup(cells)) ++bits;
+  return bits;
+}
+
+std::size_t wuFesslerSortBytes(int items, int endBit) {
+  std::size_t bytes = 0;
+  cub::DoubleBuffer<std::uint32_t> keys(nullptr, nullptr);
+  cub::DoubleBuffer<std::int32_t> values(nullptr, nullptr);
+  TOMOWB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, items, 0, endBit),
+                    "separable-footprint forward (Wu-Fessler): sort storage");
+  return bytes;
+}
+
+void launchWuFesslerFootprints(const SfGpuView* views, int count, const SfGpuShape& shape,
+                               int cells, const WuFesslerRecords& r, int* overflow,
+                               cudaStream_t stream) {
+  if (count <= 0) return;
+  const int columns = shape.nx * shape.ny;
+  const int colBits = wuFesslerColumnBits(shape, cells);
+  const dim3 grid((columns + 255) / 256, count);
+  withCapacity(cells, [&](auto capacity) {
+    constexpr int C = decltype(capacity)::value;
+    if (shape.trapezoid)
+      wuFesslerFootprintKernel<C, true><<<grid, 256, 0, stream>>>(views, shape, count, colBits,
+                                                                  r.keys[0], r.values[0], r.weights,
+                                                                  r.lines, r.widths, overflow);
+    else
+      wuFesslerFootprintKernel<C, false>
+          <<<grid, 256, 0, stream>>>(views, shape, count, colBits, r.keys[0], r.values[0],
+                                     r.weights, r.lines, r.widths, overflow);
+  });
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "separable-footprint forward (Wu-Fessler footprints)");
+  // Group the columns by view and first detector column: a stable radix sort of the keys.
+  const int items = count * columns;
+  int endBit = colBits;
+  while ((std::int64_t(1) << (endBit - colBits)) <= count) ++endBit;
+  cub::DoubleBuffer<std::uint32_t> keys(r.keys[0], r.keys[1]);
+  cub::DoubleBuffer<std::int32_t> values(r.values[0], r.values[1]);
+  std::size_t bytes = r.sortBytes;
+  TOMOWB_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(r.sortStorage, bytes, keys, values, items, 0, endBit, stream),
+      "separable-footprint forward (Wu-Fessler): sorting the voxel columns");
+  // The sorted run ends in buffer 0 (copy it there when the sort left it in buffer 1).
+  if (keys.Current() != r.keys[0]) {
+    TOMOWB_CUDA_CHECK(cudaMemcpyAsync(r.keys[0], keys.Current(), std::size_t(items) * 4,
+                                      cudaMemcpyDeviceToDevice, stream),
+                      "separable-footprint forward (Wu-Fessler): sorted keys");
+    TOMOWB_CUDA_CHECK(cudaMemcpyAsync(r.values[0], values.Current(), std::size_t(items) * 4,
+                                      cudaMemcpyDeviceToDevice, stream),
+                      "separable-footprint forward (Wu-Fessler): sorted columns");
+  }
+}
+
+void launchWuFesslerForward(const float* volumeZFirst, const SfGpuView* views,
+                            const std::int64_t* outView, int count, const SfGpuShape& shape,
+                            int cells, const WuFesslerRecords& r, float* out, cudaStream_t stream) {
+  if (count <= 0) return;
+  const std::int64_t pixels = std::int64_t(shape.rows) * shape.cols;
+  const dim3 viewsGrid(unsigned(std::min<std::int64_t>((pixels + 255) / 256, 64)), count);
+  zeroViewsKernel<<<viewsGrid, 256, 0, stream>>>(outView, shape, out);
+  const int items = count * shape.nx * shape.ny;
+  const int group = wuFesslerGroup(cells), colBits = wuFesslerColumnBits(shape, cells);
+  const int groups = (shape.cols + group - 1) / group;
+  withCapacity(cells, [&](auto capacity) {
+    constexpr int C = decltype(capacity)::value;
+    auto launch = [&](auto threads) {
+      constexpr int T = decltype(threads)::value;
+      const std::size_t bytes = std::size_t(group + C - 1) * T * sizeof(float);
+      auto kernel = shape.trapezoid ? wuFesslerForwardKernel<C, T, true>
+                                    : wuFesslerForwardKernel<C, T, false>;
+      TOMOWB_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+          "separable-footprint forward (Wu-Fessler): shared memory");
+      for (int parity = 0; parity < 2; ++parity) {
+        const dim3 grid((groups + 1 - parity) / 2, (shape.rows + T - 1) / T, count);
+        if (grid.x == 0) continue;
+        kernel<<<grid, T, bytes, stream>>>(volumeZFirst, r.keys[0], r.values[0], items, r.weights,
+                                           r.lines, r.widths, outView, shape, group, parity,
+                                           colBits, out);
+      }
+    };
+    if (shape.rows <= 64)
+      launch(std::integral_constant<int, 64>{});
+    else
+      launch(std::integral_constant<int, 128>{});
+  });
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "separable-footprint forward (Wu-Fessler)");
+  amplitudeInPlaceKernel<<<viewsGrid, 256, 0, stream>>>(outView, views, shape, out);
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "separable-footprint forward (cell amplitudes)");
+}
+
+void launchWuFesslerBack(const float* scaled, const SfGpuView* views, int count,
+                         const SfGpuShape& shape, int cells, int sliceChunk, int firstSlice,
+                         int lastSlice, const WuFesslerBackBuffers& b, float* volume, int* overflow,
+                         cudaStream_t stream) {
+  if (count <= 0 || lastSlice < firstSlice) return;
+  const int columns = shape.nx * shape.ny, items = count * columns;
+  withCapacity(cells, [&](auto capacity) {
+    constexpr int C = decltype(capacity)::value;
+    const dim3 grid((columns + 255) / 256, count);
+    if (shape.trapezoid)
+      wuFesslerBackFootprintKernel<C, true><<<grid, 256, 0, stream>>>(
+          views, shape, items, b.firsts, b.widths, b.weights, b.lines, overflow);
+    else
+      wuFesslerBackFootprintKernel<C, false><<<grid, 256, 0, stream>>>(
+          views, shape, items, b.firsts, b.widths, b.weights, b.lines, overflow);
+    const dim3 rowsGrid((columns + 255) / 256, shape.rows, count);
+    wuFesslerTransaxialKernel<C>
+        <<<rowsGrid, 256, 0, stream>>>(scaled, b.firsts, b.widths, b.weights, items, shape, b.h);
+  });
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "separable-footprint transpose (Wu-Fessler footprints)");
+  const dim3 block(32, 4);
+  const int firstChunk = firstSlice / sliceChunk, lastChunk = lastSlice / sliceChunk;
+  const dim3 grid((shape.nx + 31) / 32, (shape.ny + 3) / 4, lastChunk - firstChunk + 1);
+  auto launch = [&](auto slices) {
+    constexpr int Z = decltype(slices)::value;
+    if (shape.trapezoid)
+      wuFesslerBackKernel<Z, true><<<grid, block, 0, stream>>>(b.h, b.widths, b.lines, items, count,
+                                                               shape, firstChunk, volume);
+    else
+      wuFesslerBackKernel<Z, false><<<grid, block, 0, stream>>>(b.h, b.widths, b.lines, items,
+                                                                count, shape, firstChunk, volume);
+  };
+  if (sliceChunk == 8)
+    launch(std::integral_constant<int, 8>{});
+  else
+    launch(std::integral_constant<int, 16>{});
+  TOMOWB_CUDA_CHECK(cudaGetLastError(), "separable-footprint transpose (Wu-Fessler)");
 }
 
 }  // namespace tomowb::cuda::sfgpu

@@ -56,4 +56,58 @@ void launchBackGather(const float* scaled, const SfGpuView* views, const std::in
                       const std::int32_t* chunkViews, const SfGpuShape& shape, int cells,
                       int sliceChunk, float* volume, int* overflow, cudaStream_t stream);
 
+// ---- Wu and Fessler's forward scheme (sf.fp.wu-fessler) -----------------------------------------
+// Per batch of views: kernel 1 stores every voxel column's footprint record and a key (view, first
+// detector column); a stable radix sort (cub) groups the columns by it, on the GPU where the paper
+// grouped them on the CPU; kernel 2 walks each group of detector columns' run of records, a thread
+// per detector row, summing each column's row over z once and spreading it over the footprint in
+// shared memory. Deterministic: the same bits every run.
+
+// Device buffers of one batch of `count` views (items = count * nx * ny records).
+struct WuFesslerRecords {
+  std::uint32_t* keys[2];   // the sort's double buffer; sorted keys end in keys[0]
+  std::int32_t* values[2];  // record indices, sorted along
+  float* weights;           // items * cells: u F1 from the first column on
+  double* lines;          // items * 2 (SF-TT: 6): row0 and slope of the centre (nearest, farthest)
+  unsigned char* widths;  // items: detector columns reached (0: none)
+  void* sortStorage;
+  std::size_t sortBytes;
+};
+
+// The width of a group of detector columns and the bits of a key's column field.
+int wuFesslerGroup(int cells);
+int wuFesslerColumnBits(const SfGpuShape& shape, int cells);
+// cub's scratch for sorting `items` keys of `endBit` bits.
+std::size_t wuFesslerSortBytes(int items, int endBit);
+// Kernel 1 and the sort, for views[0, count).
+void launchWuFesslerFootprints(const SfGpuView* views, int count, const SfGpuShape& shape,
+                               int cells, const WuFesslerRecords& records, int* overflow,
+                               cudaStream_t stream);
+// Kernel 2 (two launches, one per parity of the groups) and the cell amplitudes: overwrites views
+// outView[k] of `out` for k < count. `volumeZFirst` as for launchForwardGather.
+void launchWuFesslerForward(const float* volumeZFirst, const SfGpuView* views,
+                            const std::int64_t* outView, int count, const SfGpuShape& shape,
+                            int cells, const WuFesslerRecords& records, float* out,
+                            cudaStream_t stream);
+
+// ---- Wu and Fessler's transpose (sf.bp.wu-fessler)
+// ----------------------------------------------- Per batch of views: kernel 1 stores every voxel
+// column's footprint, kernel 2 the transaxial sums h(row; column) of the amplitude-scaled views,
+// kernel 3 spreads them over the slices, a thread per voxel column and chunk of slices (no write
+// conflicts). Deterministic.
+struct WuFesslerBackBuffers {
+  std::int32_t* firsts;   // items
+  unsigned char* widths;  // items
+  float* weights;         // cells * items, one array per footprint cell
+  double* lines;          // 2 (SF-TT: 6) * items, one array per number
+  float* h;               // count * rows * columns
+};
+
+// Adds the transpose of views[0, count) (slots of `scaled`, amplitudes applied) into `volume` over
+// slices [firstSlice, lastSlice] (the batch's reach; whole chunks of `sliceChunk` around it).
+void launchWuFesslerBack(const float* scaled, const SfGpuView* views, int count,
+                         const SfGpuShape& shape, int cells, int sliceChunk, int firstSlice,
+                         int lastSlice, const WuFesslerBackBuffers& buffers, float* volume,
+                         int* overflow, cudaStream_t stream);
+
 }  // namespace tomowb::cuda::sfgpu
