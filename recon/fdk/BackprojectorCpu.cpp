@@ -207,6 +207,7 @@ enum class Precision { Single, Double };
 void backprojectBlocks(const ProjectionStack& filtered, Volume& volume, JobContext& context,
                        Precision precision) {
   if (filtered.empty() || volume.empty()) throw ParameterError("backprojection", "empty input");
+  requireFlatDetectors(filtered.geometry(), "FDK backprojection");
   const auto started = std::chrono::steady_clock::now();
   const bool cone = filtered.geometry().beam() == BeamKind::Cone;
   const std::vector<VoxelMatrix> matrices = voxelMatrices(filtered, volume);

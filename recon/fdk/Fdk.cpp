@@ -12,12 +12,16 @@
 
 #include "recon/core/Error.h"
 #include "recon/fdk/HelicalBackprojector.h"
+#include "recon/geometry/ArcFrame.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::fdk {
 
-VolumeGrid fieldOfViewGrid(const Geometry& geometry, double voxelMm) {
-  if (geometry.viewCount() == 0) throw ParameterError("geometry", "has no views");
+VolumeGrid fieldOfViewGrid(const Geometry& arcOrFlat, double voxelMm) {
+  if (arcOrFlat.viewCount() == 0) throw ParameterError("geometry", "has no views");
+  // Arc detectors: the grid of the flat detectors that span the same fan (ArcFrame.h).
+  const Geometry geometry =
+      arcOrFlat.hasCylindricalViews() ? flatEquivalentGeometry(arcOrFlat) : arcOrFlat;
   // A helical orbit takes helical weights only; incomplete coverage is the run's to refuse.
   const bool helical = HelicalOrbit::sourcesLeaveThePlane(geometry);
   const FdkWeightPlan plan(geometry, helical ? RedundancyMode::Auto : RedundancyMode::None,

@@ -25,7 +25,8 @@ using tomowb::VolumeGrid;
 
 // The grid FDK reconstructs by default: centred, cubic voxels of `voxelMm` (<= 0: the detector
 // pitch scaled to the isocentre), covering the field of view in-plane and the detector's height
-// at the isocentre. Throws ParameterError for a geometry without views.
+// at the isocentre (arc detectors: those of the flat detectors spanning the same fan,
+// flatEquivalentGeometry). Throws ParameterError for a geometry without views.
 VolumeGrid fieldOfViewGrid(const Geometry& geometry, double voxelMm = 0.0);
 
 // The grid an iterative method fits on by default: fieldOfViewGrid's, and for a helical orbit

@@ -60,6 +60,8 @@ FdkWeightPlan::FdkWeightPlan(const Geometry& geometry, RedundancyMode requested,
                              bool allowIncomplete)
     : geometry_(geometry) {
   geometry.validate();
+  // FDK's weights, filter rows and backprojection assume a flat detector (a 3x4 matrix per view).
+  requireFlatDetectors(geometry, "FDK");
   if (computeFrames()) helical_ = std::make_shared<const HelicalOrbit>(geometry);
   const Coverage coverage = helical_ ? computeHelicalSteps() : computeAngularSteps();
   coverageRad_ = coverage.covered;

@@ -84,6 +84,7 @@ void backprojectHelical(const ProjectionStack& filtered, const HelicalOrbit& orb
   if (filtered.empty() || volume.empty()) throw ParameterError("backprojection", "empty input");
   if (!(flatFraction >= 0.0 && flatFraction < 1.0))
     throw ParameterError("helical flat fraction", "must be in [0, 1)");
+  requireFlatDetectors(filtered.geometry(), "helical FDK backprojection");
   const auto started = std::chrono::steady_clock::now();
   const Geometry& geometry = filtered.geometry();
   const std::int64_t views = filtered.viewCount(), rows = filtered.rows(), cols = filtered.cols();

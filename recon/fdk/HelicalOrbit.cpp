@@ -54,6 +54,7 @@ bool HelicalOrbit::sourcesLeaveThePlane(const Geometry& geometry) {
 }
 
 HelicalOrbit::HelicalOrbit(const Geometry& g) : rows_(g.detector().rows) {
+  requireFlatDetectors(g, "the helical FDK orbit");
   if (g.beam() != BeamKind::Cone)
     throw ParameterError("geometry", "a helical orbit needs a cone beam");
   const std::size_t n = static_cast<std::size_t>(g.viewCount());

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/ArcFrame.h"
 
 namespace tomowb {
 
@@ -14,11 +15,22 @@ std::string toString(BeamKind beam) {
   return beam == BeamKind::Cone ? "cone" : "parallel";
 }
 
+std::string toString(DetectorSurface surface) {
+  return surface == DetectorSurface::Flat ? "flat" : "cylinder";
+}
+
+std::optional<DetectorSurface> detectorSurfaceFromString(std::string_view word) {
+  if (word == "flat") return DetectorSurface::Flat;
+  if (word == "cylinder" || word == "arc") return DetectorSurface::Cylinder;
+  return std::nullopt;
+}
+
 Geometry::Geometry(BeamKind beam, DetectorShape detector, std::vector<View> views)
     : beam_(beam), detector_(detector), views_(std::move(views)) {}
 
 Eigen::Vector3d Geometry::pixelPosition(std::int64_t viewIndex, double col, double row) const {
   const View& v = view(viewIndex);
+  if (v.surface == DetectorSurface::Cylinder) return arcFrame(*this, viewIndex).pixel(col, row);
   return v.detectorCentre + (col - 0.5 * static_cast<double>(detector_.cols - 1)) * v.u +
          (row - 0.5 * static_cast<double>(detector_.rows - 1)) * v.v;
 }
@@ -30,6 +42,10 @@ Eigen::Vector3d Geometry::rayDirectionTo(std::int64_t viewIndex, double col, dou
 
 ProjectionMatrix Geometry::projectionMatrix(std::int64_t viewIndex) const {
   const View& v = view(viewIndex);
+  if (v.surface == DetectorSurface::Cylinder)
+    throw ParameterError("projectionMatrix", "view " + std::to_string(viewIndex) +
+                                                 " has a cylindrical detector: no 3x4 projection "
+                                                 "matrix describes it");
   const Eigen::Vector3d pixel00 = pixelPosition(viewIndex, 0.0, 0.0);
   ProjectionMatrix p;
   if (beam_ == BeamKind::Cone) {
@@ -74,7 +90,42 @@ bool finite(const Eigen::Vector3d& x) {
 std::string viewField(std::int64_t i, const char* field) {
   return "views[" + std::to_string(i) + "]." + field;
 }
+
+// How far from perpendicular (the cosine of the angle) the axes of a cylindrical detector may be:
+// builders and files give them perpendicular to rounding.
+constexpr double kPerpendicularTolerance = 1e-6;
 }  // namespace
+
+void Geometry::validateCylinder(std::int64_t i) const {
+  const View& v = view(i);
+  const std::string name = "view " + std::to_string(i) + " has a cylindrical detector";
+  if (beam_ != BeamKind::Cone)
+    throw ParameterError(viewField(i, "detector_surface"),
+                         name +
+                             ": only cone views can have one (a parallel beam has no source "
+                             "for the cylinder to be centred on)");
+  const Eigen::Vector3d eu = v.u.normalized(), ev = v.v.normalized();
+  if (!(std::abs(eu.dot(ev)) <= kPerpendicularTolerance))
+    throw ParameterError(viewField(i, "v"), name +
+                                                ": its row axis v (the cylinder's axis) must "
+                                                "be perpendicular to its column axis u");
+  const Eigen::Vector3d toCentre = v.detectorCentre - v.source;
+  const Eigen::Vector3d inPlane = toCentre - toCentre.dot(ev) * ev;
+  if (!(inPlane.norm() >= 1e-6))
+    throw ParameterError(viewField(i, "detectorCentre"),
+                         name +
+                             ": the detector centre lies on the cylinder's axis through the "
+                             "source (radius 0)");
+  if (!(std::abs(eu.dot(inPlane.normalized())) <= kPerpendicularTolerance))
+    throw ParameterError(viewField(i, "u"), name +
+                                                ": its column axis u must be the arc's tangent, "
+                                                "perpendicular to the direction from the "
+                                                "source to the detector centre");
+  const double arcRad = static_cast<double>(detector_.cols) * v.u.norm() / inPlane.norm();
+  if (!(arcRad < std::numbers::pi))
+    throw ParameterError(viewField(i, "u"), name + " whose columns span " + std::to_string(arcRad) +
+                                                " rad of arc: at most pi is supported");
+}
 
 void Geometry::validateView(std::int64_t i) const {
   const View& v = view(i);
@@ -94,6 +145,10 @@ void Geometry::validateView(std::int64_t i) const {
   const Eigen::Vector3d normal = v.u.normalized().cross(v.v.normalized());
   if (!(normal.norm() >= 1e-9))
     throw ParameterError(viewField(i, "v"), "is parallel to u: the detector has no area");
+  if (v.surface == DetectorSurface::Cylinder) {
+    validateCylinder(i);
+    return;
+  }
   if (beam_ == BeamKind::Cone) {
     const double sourceToPlane = std::abs(normal.normalized().dot(v.detectorCentre - v.source));
     if (!(sourceToPlane >= 1e-6))
@@ -117,6 +172,25 @@ void Geometry::validate() const {
                                          std::to_string(detector_.rows));
   if (views_.empty()) throw ParameterError("views", "the geometry has no views");
   for (std::int64_t i = 0; i < viewCount(); ++i) validateView(i);
+}
+
+std::int64_t Geometry::firstCylindricalView() const noexcept {
+  for (std::size_t i = 0; i < views_.size(); ++i)
+    if (views_[i].surface == DetectorSurface::Cylinder) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+std::optional<std::string> flatDetectorRefusal(const Geometry& geometry,
+                                               std::string_view consumer) {
+  const std::int64_t arc = geometry.firstCylindricalView();
+  if (arc < 0) return std::nullopt;
+  return "view " + std::to_string(arc) + " has a cylindrical detector: " + std::string(consumer) +
+         " needs a flat detector (a 3x4 projection matrix per view)";
+}
+
+void requireFlatDetectors(const Geometry& geometry, std::string_view consumer) {
+  if (std::optional<std::string> why = flatDetectorRefusal(geometry, consumer))
+    throw ParameterError(consumer, *why);
 }
 
 std::vector<double> Geometry::sourceAzimuthsRad() const {

@@ -1,6 +1,7 @@
 #include "recon/geometry/ScanBuilders.h"
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -29,6 +30,11 @@ void checkDetector(const DetectorParams& d) {
     if (!std::isfinite(x)) throw ParameterError("detector", "offsets and angles must be finite");
   if (std::abs(d.skewRad) >= kPi / 2)
     throw ParameterError("detector.skewRad", "must be within (-pi/2, pi/2)");
+  if (d.surface == DetectorSurface::Cylinder &&
+      (d.tiltRad != 0.0 || d.slantRad != 0.0 || d.inPlaneRotationRad != 0.0 || d.skewRad != 0.0))
+    throw ParameterError("detector.surface",
+                         "a cylindrical (arc) detector cannot be tilted, slanted, rotated in its "
+                         "plane or skewed: its axis is the rotation axis");
 }
 
 void checkAngles(const std::vector<double>& angles) {
@@ -59,6 +65,20 @@ void placeDetector(const DetectorParams& d, const DetectorFrame& f, const Eigen:
   view.u = rotation * f.eu * d.pitchUMm;
   view.v = rotation * rowAxis * d.pitchVMm;
   view.detectorCentre = centre + d.offsetUMm * f.eu + d.offsetVMm * f.ev;
+}
+
+// The arc (cylinder) detector of a cone view whose source sits at `source`, facing `f`: centred
+// on the source with radius sdd, turned about the axis by offsetU / sdd, shifted by offsetV.
+void placeArcDetector(const DetectorParams& d, const DetectorFrame& f,
+                      const Eigen::Vector3d& source, double sdd, View& view) {
+  const double turn = d.offsetUMm / sdd;
+  const Eigen::Vector3d ahead = -f.towardsSource;
+  const Eigen::Vector3d n = std::cos(turn) * ahead + std::sin(turn) * f.eu;
+  const Eigen::Vector3d e = -std::sin(turn) * ahead + std::cos(turn) * f.eu;
+  view.surface = DetectorSurface::Cylinder;
+  view.u = e * d.pitchUMm;
+  view.v = f.ev * d.pitchVMm;
+  view.detectorCentre = source + sdd * n + d.offsetVMm * f.ev;
 }
 
 void checkCircular(const CircularConeParams& p) {
@@ -97,6 +117,8 @@ std::vector<double> arcAnglesRad(std::int64_t viewCount, double rangeRad, double
 double fullFanAngleRad(const CircularConeParams& p) {
   const auto& d = p.detector;
   const double halfWidth = 0.5 * static_cast<double>(d.cols) * d.pitchUMm;
+  if (d.surface == DetectorSurface::Cylinder)  // arc lengths over the radius are the angles
+    return 2.0 * (std::abs(d.offsetUMm) + halfWidth) / p.sourceToDetectorMm;
   const double left = std::abs(std::atan((d.offsetUMm - halfWidth) / p.sourceToDetectorMm));
   const double right = std::abs(std::atan((d.offsetUMm + halfWidth) / p.sourceToDetectorMm));
   return 2.0 * std::max(left, right);
@@ -115,8 +137,11 @@ Geometry circularConeBeam(const CircularConeParams& p) {
     const DetectorFrame f = frameAt(angle);
     View view;
     view.source = p.sourceToIsocentreMm * f.towardsSource;
-    placeDetector(p.detector, f, -(p.sourceToDetectorMm - p.sourceToIsocentreMm) * f.towardsSource,
-                  view);
+    if (p.detector.surface == DetectorSurface::Cylinder)
+      placeArcDetector(p.detector, f, view.source, p.sourceToDetectorMm, view);
+    else
+      placeDetector(p.detector, f,
+                    -(p.sourceToDetectorMm - p.sourceToIsocentreMm) * f.towardsSource, view);
     views.push_back(view);
   }
   return Geometry(BeamKind::Cone, {p.detector.cols, p.detector.rows}, std::move(views));
@@ -145,8 +170,45 @@ Geometry helicalConeBeam(const HelicalConeParams& p) {
   return g;
 }
 
+CircularConeParams geLightSpeedCircular(std::int64_t viewsPerTurn, DetectorSurface surface) {
+  CircularConeParams p;
+  p.sourceToIsocentreMm = 541.0;
+  p.sourceToDetectorMm = 949.075;
+  p.detector.cols = 888;
+  p.detector.rows = 64;
+  p.detector.pitchUMm = 1.0239;
+  p.detector.pitchVMm = 1.096436;
+  // The isocentre's ray on column (cols - 1) / 2 + 1.25: the detector moves the other way.
+  p.detector.offsetUMm = -1.25 * p.detector.pitchUMm;
+  p.detector.surface = surface;
+  p.anglesRad = fullScanAnglesRad(viewsPerTurn);
+  return p;
+}
+
+HelicalConeParams geLightSpeedHelical(double turns, double pitch, std::int64_t viewsPerTurn,
+                                      DetectorSurface surface) {
+  if (!(turns > 0.0) || !std::isfinite(turns))
+    throw ParameterError("turns", "must be finite and > 0, got " + std::to_string(turns));
+  HelicalConeParams p;
+  p.circular = geLightSpeedCircular(viewsPerTurn, surface);
+  // Views at the same angle on every turn (reusable footprints, [S2]).
+  const auto views = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::llround(turns * static_cast<double>(viewsPerTurn))));
+  p.circular.anglesRad.resize(static_cast<std::size_t>(views));
+  for (std::size_t i = 0; i < p.circular.anglesRad.size(); ++i)
+    p.circular.anglesRad[i] =
+        2.0 * kPi * static_cast<double>(i) / static_cast<double>(viewsPerTurn);
+  p.pitch = pitch;
+  p.startZMm = -0.5 * turns * helicalFeedPerTurnMm(p);
+  return p;
+}
+
 Geometry parallelBeam(const ParallelBeamParams& p) {
   checkDetector(p.detector);
+  if (p.detector.surface == DetectorSurface::Cylinder)
+    throw ParameterError("detector.surface",
+                         "a parallel beam has no source for a cylindrical detector to be centred "
+                         "on: use a flat detector");
   checkAngles(p.anglesRad);
   std::vector<View> views;
   views.reserve(p.anglesRad.size());

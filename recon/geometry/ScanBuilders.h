@@ -8,6 +8,10 @@
 //  - Detector offsets move the detector centre along e_u / e_v (mm). Tilt rotates the detector
 //    about its own e_u axis, slant about e_v, inPlaneRotation about the normal; skew tilts the
 //    row axis towards e_u so that u and v are no longer perpendicular.
+//  - A cylindrical (arc) detector (cone beams, DetectorSurface::Cylinder) is centred on the
+//    source with radius SDD; pitchUMm is then the arc length per column, offsetUMm an arc length
+//    along e_u (the detector turns about the source's axis by offsetUMm / SDD) and offsetVMm a
+//    shift along the axis. It cannot be tilted, slanted, rotated or skewed.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +29,7 @@ struct DetectorParams {
   double slantRad = 0.0;            // about the detector's row axis e_v
   double inPlaneRotationRad = 0.0;  // about the detector normal
   double skewRad = 0.0;             // angle by which v leans towards u (0 = perpendicular)
+  DetectorSurface surface = DetectorSurface::Flat;  // cone beams only: Cylinder = arc detector
 };
 
 struct CircularConeParams {
@@ -56,6 +61,19 @@ struct HelicalConeParams {
 };
 Geometry helicalConeBeam(const HelicalConeParams& params);
 double helicalFeedPerTurnMm(const HelicalConeParams& params);
+
+// The GE LightSpeed "ge1" multi-slice CT of the SF seed (reference/sf-projectors.md, section 2;
+// MIRT's sino_geom('ge1')): source-isocentre 541 mm, source-detector 949.075 mm, an arc detector
+// of 888 channels at 1.0239 mm of arc and 64 rows at 1.096436 mm (0.625 mm at the isocentre), the
+// quarter-detector channel offset (the isocentre's ray falls on column (888 - 1) / 2 + 1.25) and
+// 984 views per turn. `surface` Flat gives the same numbers on a flat detector (for comparisons).
+CircularConeParams geLightSpeedCircular(std::int64_t viewsPerTurn = 984,
+                                        DetectorSurface surface = DetectorSurface::Cylinder);
+// The same on a helix of `turns` turns (viewsPerTurn views each, at the same angles on every turn)
+// at `pitch` (1: 40 mm per turn), its source's z range centred on z = 0.
+HelicalConeParams geLightSpeedHelical(double turns = 1.0, double pitch = 1.0,
+                                      std::int64_t viewsPerTurn = 984,
+                                      DetectorSurface surface = DetectorSurface::Cylinder);
 
 struct ParallelBeamParams {
   DetectorParams detector;

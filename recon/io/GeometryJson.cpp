@@ -35,12 +35,24 @@ json viewJson(BeamKind beam, const View& v) {
   view["detectorCentre"] = vectorJson(v.detectorCentre);
   view["u"] = vectorJson(v.u);
   view["v"] = vectorJson(v.v);
+  // Written only for arc views, so that files of flat geometries stay as they were.
+  if (v.surface != DetectorSurface::Flat) view["detector_surface"] = toString(v.surface);
   return view;
 }
 
 // Views, detector columns and rows: 1 to 2^20, like every axis a reader accepts.
 std::int64_t count(const JsonFields& f, const char* key) {
   return f.axisLength(key);
+}
+
+// "detector_surface": "flat" (the default when absent) or "cylinder" (an arc detector).
+DetectorSurface readDetectorSurface(const JsonFields& fields) {
+  if (!fields.has("detector_surface")) return DetectorSurface::Flat;
+  const std::string word = fields.string("detector_surface");
+  if (word != "flat" && word != "cylinder")
+    throw FormatError(fields.source(), fields.fieldName("detector_surface"),
+                      "must be 'flat' or 'cylinder', got '" + word + "'");
+  return *detectorSurfaceFromString(word);
 }
 
 DetectorParams readDetectorParams(const JsonFields& d) {
@@ -58,6 +70,7 @@ DetectorParams readDetectorParams(const JsonFields& d) {
   p.slantRad = d.finiteNumber("slantDeg", 0.0) * kDegToRad;
   p.inPlaneRotationRad = d.finiteNumber("inPlaneRotationDeg", 0.0) * kDegToRad;
   p.skewRad = d.finiteNumber("skewDeg", 0.0) * kDegToRad;
+  p.surface = readDetectorSurface(d);
   return p;
 }
 
@@ -207,6 +220,7 @@ Geometry geometryFromJson(const json& j, const std::filesystem::path& source) {
       v.detectorCentre = vr.finiteVector3("detectorCentre");
       v.u = vr.finiteVector3("u");
       v.v = vr.finiteVector3("v");
+      v.surface = readDetectorSurface(vr);
       views.push_back(v);
     }
     g = Geometry(beam, shape, std::move(views));

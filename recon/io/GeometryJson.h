@@ -1,7 +1,9 @@
 // Geometry <-> versioned JSON (nlohmann-json). The file holds every view in vector form, so any
 // geometry round-trips exactly; it may instead hold a parametric "builder" block (circular,
 // helical, parallel, tilt series) that is expanded on load. Errors name the file, the field
-// (JSON pointer style, e.g. "views[3].u") and the value.
+// (JSON pointer style, e.g. "views[3].u") and the value. A view may say "detector_surface":
+// "flat" (the default when absent) or "cylinder" (an arc detector, ArcFrame.h); a builder's
+// "detector" block may too.
 #pragma once
 
 #include <filesystem>

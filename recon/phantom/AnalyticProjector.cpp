@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/ArcFrame.h"
 #include "recon/phantom/PreparedShape.h"
 
 namespace tomowb::phantom {
@@ -18,13 +20,20 @@ namespace {
 // few tens of milliseconds on one core for the Shepp-Logan phantom.
 constexpr std::int64_t kRowsPerBlock = 512;
 
-// The detector of one view: pixel (c, r) lies at pixel00 + c u + r v.
+// The detector of one view: pixel (c, r) lies at pixel00 + c u + r v, or on the arc.
 struct ViewFrame {
   bool cone = true;
   Eigen::Vector3d source;     // cone
   Eigen::Vector3d direction;  // parallel, unit
   Eigen::Vector3d pixel00, u, v, normal;
   Eigen::Matrix2d gramInverse;
+  std::optional<ArcFrame> arc;  // a cylindrical detector
+
+  // The world vector from the source to detector point (a, b) (cone views).
+  Eigen::Vector3d sourceToPixel(double a, double b) const {
+    if (arc) return arc->pixel(a, b) - source;
+    return pixel00 - source + a * u + b * v;
+  }
 
   // Detector coordinates (col, row) where the ray through `point` meets the detector plane;
   // false if a cone-beam point is not strictly on the detector's side of the source.
@@ -57,6 +66,8 @@ ViewFrame makeFrame(const Geometry& geometry, std::int64_t viewIndex) {
   Eigen::Matrix2d gram;
   gram << f.u.dot(f.u), f.u.dot(f.v), f.u.dot(f.v), f.v.dot(f.v);
   f.gramInverse = gram.inverse();
+  if (geometry.view(viewIndex).surface == DetectorSurface::Cylinder)
+    f.arc = arcFrame(geometry, viewIndex);
   if (f.cone)
     f.source = geometry.view(viewIndex).source;
   else
@@ -73,6 +84,38 @@ struct ViewShape {
   double density = 0.0;
   std::int64_t col0 = 0, col1 = -1, row0 = 0, row1 = -1;  // pixels that may see it, inclusive
 };
+
+// The detector coordinates (inclusive, before the margin) that may see the box on an arc
+// detector; false if a corner is not in front of the source. Columns are the fan angles of the
+// corners (the extremes of a convex body's angles seen from outside it are at its vertices);
+// rows use the corners' extreme heights over the smallest and largest distance from the axis,
+// the smallest bounded below by the corners' smallest distance along n (the box can come closer
+// to the axis than any corner).
+bool arcBounds(const ArcFrame& arc, const PreparedShape& shape, double& cMin, double& cMax,
+               double& rMin, double& rMax) {
+  double hMin = 1e300, hMax = -1e300, nearMin = 1e300, farMax = 0.0;
+  for (int corner = 0; corner < 8; ++corner) {
+    const Eigen::Vector3d p((corner & 1) ? shape.boxMaxMm().x() : shape.boxMinMm().x(),
+                            (corner & 2) ? shape.boxMaxMm().y() : shape.boxMinMm().y(),
+                            (corner & 4) ? shape.boxMaxMm().z() : shape.boxMinMm().z());
+    const Eigen::Vector3d d = p - arc.source;
+    const double ahead = d.dot(arc.n);
+    if (!(ahead > 0.0)) return false;
+    const double c = arc.pixelCoordinates(p).x();
+    cMin = std::min(cMin, c);
+    cMax = std::max(cMax, c);
+    hMin = std::min(hMin, d.dot(arc.v));
+    hMax = std::max(hMax, d.dot(arc.v));
+    nearMin = std::min(nearMin, ahead);
+    farMax = std::max(farMax, arc.inPlaneDistance(p));
+  }
+  const auto row = [&](double h, double r) {
+    return arc.centreRow + (h * arc.radius / r - arc.axialOffset) / arc.rowPitch;
+  };
+  rMin = row(hMin, hMin >= 0 ? farMax : nearMin);
+  rMax = row(hMax, hMax >= 0 ? nearMin : farMax);
+  return std::isfinite(cMin + cMax + rMin + rMax);
+}
 
 ViewShape prepareViewShape(const PreparedShape& shape, const ViewFrame& f, std::int64_t cols,
                            std::int64_t rows) {
@@ -94,7 +137,8 @@ ViewShape prepareViewShape(const PreparedShape& shape, const ViewFrame& f, std::
   double rowMin = 0.0, rowMax = static_cast<double>(rows - 1);
   bool bounded = true;
   double cMin = 1e300, cMax = -1e300, rMin = 1e300, rMax = -1e300;
-  for (int corner = 0; corner < 8 && bounded; ++corner) {
+  if (f.arc) bounded = arcBounds(*f.arc, shape, cMin, cMax, rMin, rMax);
+  for (int corner = 0; corner < 8 && bounded && !f.arc; ++corner) {
     const Eigen::Vector3d p((corner & 1) ? shape.boxMaxMm().x() : shape.boxMinMm().x(),
                             (corner & 2) ? shape.boxMaxMm().y() : shape.boxMinMm().y(),
                             (corner & 4) ? shape.boxMaxMm().z() : shape.boxMinMm().z());
@@ -152,16 +196,20 @@ void projectRow(const RowJob& job, std::vector<std::int64_t>& active,
         double ray = 0.0;
         RayInterval interval;
         if (f.cone) {
+          // On an arc the pixel is not affine in (a, b): each shape takes the world vector.
+          const Eigen::Vector3d arcRay = f.arc ? f.sourceToPixel(a, b) : Eigen::Vector3d::Zero();
           for (std::int64_t k : covering) {
             const ViewShape& s = job.shapes[k];
-            const Eigen::Vector3d toPixel = s.base + a * s.stepCol + b * s.stepRow;
+            const Eigen::Vector3d toPixel =
+                f.arc ? job.prepared[k].localVector(arcRay)
+                      : Eigen::Vector3d(s.base + a * s.stepCol + b * s.stepRow);
             if (!job.prepared[k].intersectLocal(s.fixed, toPixel, interval)) continue;
             const double enter = std::max(interval.enter, 0.0);
             const double exit = std::min(interval.exit, 1.0);
             if (exit > enter) ray += s.density * (exit - enter);
           }
           // t runs over [0, 1] from source to pixel: scale by the ray's length.
-          ray *= (f.pixel00 - f.source + a * f.u + b * f.v).norm();
+          ray *= f.arc ? arcRay.norm() : (f.pixel00 - f.source + a * f.u + b * f.v).norm();
         } else {
           for (std::int64_t k : covering) {
             const ViewShape& s = job.shapes[k];

@@ -4,9 +4,11 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/ArcFrame.h"
 
 namespace tomowb::projector {
 
@@ -158,6 +160,9 @@ void projectOneView(const TraceSetup& setup, const Geometry& geometry, std::int6
   const View& view = geometry.view(viewIndex);
   const std::int64_t cols = geometry.detector().cols, rows = geometry.detector().rows;
   const bool cone = geometry.beam() == BeamKind::Cone;
+  const std::optional<ArcFrame> arc = view.surface == DetectorSurface::Cylinder
+                                          ? std::optional(arcFrame(geometry, viewIndex))
+                                          : std::nullopt;
   const Eigen::Vector3d corner = view.detectorCentre -
                                  0.5 * static_cast<double>(cols - 1) * view.u -
                                  0.5 * static_cast<double>(rows - 1) * view.v;
@@ -167,7 +172,9 @@ void projectOneView(const TraceSetup& setup, const Geometry& geometry, std::int6
     float* out = pixels.data() + row * cols;
     const Eigen::Vector3d rowStart = corner + static_cast<double>(row) * view.v;
     for (std::int64_t col = 0; col < cols; ++col) {
-      const Eigen::Vector3d pixel = rowStart + static_cast<double>(col) * view.u;
+      const Eigen::Vector3d pixel =
+          arc ? arc->pixel(static_cast<double>(col), static_cast<double>(row))
+              : Eigen::Vector3d(rowStart + static_cast<double>(col) * view.u);
       if (cone)
         out[col] = traceRay(setup, view.source, pixel - view.source, 0.0, 1.0);
       else

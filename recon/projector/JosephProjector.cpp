@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/ArcFrame.h"
 #include "recon/projector/AlignedSliceProjector.h"
 
 namespace tomowb::projector {
@@ -48,6 +50,7 @@ void clipPlanes(double p0, double g, double lo, double hi, std::int64_t& first,
 struct RayFrame {
   bool cone = false;
   Eigen::Vector3d source, direction, corner, u, v;  // corner: centre of pixel (0, 0)
+  std::optional<ArcFrame> arc;                      // a cylindrical detector's frame
 };
 
 RayFrame rayFrame(const Geometry& geometry, std::int64_t viewIndex) {
@@ -61,13 +64,16 @@ RayFrame rayFrame(const Geometry& geometry, std::int64_t viewIndex) {
   f.v = view.v;
   f.corner = view.detectorCentre - 0.5 * static_cast<double>(det.cols - 1) * view.u -
              0.5 * static_cast<double>(det.rows - 1) * view.v;
+  if (view.surface == DetectorSurface::Cylinder) f.arc = arcFrame(geometry, viewIndex);
   return f;
 }
 
 // The plane parametrisation of the ray of pixel (col, row) in `grid`'s index space.
 PlaneRay planeRay(const RayFrame& f, const VoxelGrid& grid, std::int64_t col, std::int64_t row) {
   const Eigen::Vector3d pixel =
-      f.corner + static_cast<double>(col) * f.u + static_cast<double>(row) * f.v;
+      f.arc ? f.arc->pixel(static_cast<double>(col), static_cast<double>(row))
+            : Eigen::Vector3d(f.corner + static_cast<double>(col) * f.u +
+                              static_cast<double>(row) * f.v);
   const Eigen::Vector3d start = f.cone ? f.source : pixel;
   const Eigen::Vector3d dir = f.cone ? (pixel - f.source).normalized() : f.direction;
   const Eigen::Vector3d q0 = (start - grid.originMm).cwiseQuotient(grid.voxelSizeMm);

@@ -48,6 +48,10 @@ KernelVariant voxelBackprojectCpuVariant() {
                           std::span<const std::int64_t> views, JobContext& context) {
     voxelBackproject(projections, volume, views, &context);
   };
+  v.supports = [](const Geometry& geometry,
+                  const VolumeGrid& /*grid*/) -> std::optional<std::string> {
+    return flatDetectorRefusal(geometry, "et.bp.cpu-voxel (voxel-driven backprojection)");
+  };
   return v;
 }
 

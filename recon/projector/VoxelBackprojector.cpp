@@ -78,6 +78,7 @@ void voxelBackproject(const ProjectionStack& projections, Volume& volume,
                       std::span<const std::int64_t> views, const JobContext* context) {
   if (volume.empty()) throw ParameterError("voxel backprojection", "the volume is empty");
   projections.geometry().validate();
+  requireFlatDetectors(projections.geometry(), "voxel backprojection");
   const std::vector<std::int64_t> list = checkedViewList(projections.geometry(), views);
   if (aligned::voxelBackproject(projections, volume, list, context)) return;
   std::vector<ViewSetup> setups;

@@ -5,7 +5,8 @@
 // Joseph projector's transpose: the voxel's volume over the detector area one ray stands for
 // across the ray, V / |(u x v) . dir|, times (|pixel - source| / |voxel - source|)^2 for cone
 // beams. It is not the exact transpose (JosephProjector.h has that), but it is smoother and
-// cheaper, which is why ASTRA and the seed pair it with the Joseph forward projector.
+// cheaper, which is why ASTRA and the seed pair it with the Joseph forward projector. It projects
+// voxels through each view's 3x4 matrix, so it refuses cylindrical (arc) detectors.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,8 @@
 namespace tomowb::projector {
 
 // Adds the voxel-driven backprojection of the listed views (all if empty) into `volume`. Throws
-// ParameterError for a bad view index or geometry, Cancelled (checked per slice) if asked.
-// OpenMP over slices and rows; deterministic.
+// ParameterError for a bad view index or geometry (a cylindrical detector too), Cancelled (checked
+// per slice) if asked. OpenMP over slices and rows; deterministic.
 void voxelBackproject(const ProjectionStack& projections, Volume& volume,
                       std::span<const std::int64_t> views = {},
                       const JobContext* context = nullptr);

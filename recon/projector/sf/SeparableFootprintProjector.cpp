@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/ArcFrame.h"
 #include "recon/projector/JosephProjector.h"
 
 namespace tomowb::projector {
@@ -68,35 +70,69 @@ double transaxialChord(double dx, double dy, double sizeX, double sizeY) {
   return sizeX * ay <= sizeY * ax ? sizeX * r / ax : sizeY * r / ay;
 }
 
-// One view: its projection matrix (sign chosen so that the depth w is positive in front of the
-// source) and the pixel frame for the cell amplitudes.
+// One view: where a point (x, y, z) falls on the detector, as column(x, y) and row =
+// (rowNumerator(x, y) + slope z) / depth(x, y), and the pixel frame for the cell amplitudes.
+//  - Flat: from the projection matrix (sign chosen so that the depth w is positive in front of
+//    the source): column = (P0 . X) / w, row = (P1 . X) / w, slope = P[1][2].
+//  - Arc (ArcFrame.h): the column of the fan angle, centreColumn + R atan2((X - S).e, (X - S).n)
+//    / |u|, and the depth is the in-plane source distance r: row = centreRow + ((X - S).v R / r -
+//    h0) / |v|, so rowNumerator = centreRow r + (R (v^x (x - Sx) + v^y (y - Sy) - v^z Sz) - h0 r)
+//    / |v| and slope = R v^z / |v| (digest section 2, "Arc detectors").
 struct SfView {
   ProjectionMatrix p;
+  std::optional<ArcFrame> arc;
   Eigen::Vector3d source, corner, u, v;
+  double slope = 0.0;
 
   SfView(const Geometry& geometry, std::int64_t viewIndex) {
     const View& view = geometry.view(viewIndex);
     const DetectorShape& det = geometry.detector();
-    p = geometry.projectionMatrix(viewIndex);
-    const Eigen::Vector4d centre(view.detectorCentre.x(), view.detectorCentre.y(),
-                                 view.detectorCentre.z(), 1.0);
-    if (p.row(2).dot(centre) < 0) p = -p;
     source = view.source;
     u = view.u;
     v = view.v;
     corner = view.detectorCentre - 0.5 * static_cast<double>(det.cols - 1) * u -
              0.5 * static_cast<double>(det.rows - 1) * v;
+    if (view.surface == DetectorSurface::Cylinder) {
+      arc = arcFrame(geometry, viewIndex);
+      slope = arc->radius * arc->v.z() / arc->rowPitch;
+      return;
+    }
+    p = geometry.projectionMatrix(viewIndex);
+    const Eigen::Vector4d centre(view.detectorCentre.x(), view.detectorCentre.y(),
+                                 view.detectorCentre.z(), 1.0);
+    if (p.row(2).dot(centre) < 0) p = -p;
+    slope = p(1, 2);
   }
-  double depth(double x, double y) const { return p(2, 0) * x + p(2, 1) * y + p(2, 3); }
+  double depth(double x, double y) const {
+    if (arc) return arc->inPlaneDistance(Eigen::Vector3d(x, y, source.z()));
+    return p(2, 0) * x + p(2, 1) * y + p(2, 3);
+  }
   double column(double x, double y) const {
+    if (arc) {
+      const Eigen::Vector3d d(x - source.x(), y - source.y(), 0.0);
+      return arc->centreColumn +
+             arc->radius * std::atan2(d.dot(arc->e), d.dot(arc->n)) / arc->columnPitch;
+    }
     return (p(0, 0) * x + p(0, 1) * y + p(0, 3)) / depth(x, y);
   }
-  double rowNumerator(double x, double y) const { return p(1, 0) * x + p(1, 1) * y + p(1, 3); }
+  double rowNumerator(double x, double y) const {
+    if (arc) {
+      const Eigen::Vector3d& a = arc->v;
+      const double height =
+          a.x() * (x - source.x()) + a.y() * (y - source.y()) - a.z() * source.z();
+      const double r = depth(x, y);
+      return arc->centreRow * r + (arc->radius * height - arc->axialOffset * r) / arc->rowPitch;
+    }
+    return p(1, 0) * x + p(1, 1) * y + p(1, 3);
+  }
   // v(k, l): the amplitude of cell (col, row) that does not depend on the voxel.
   double cellAmplitude(std::int64_t col, std::int64_t row, const SfModel& model,
                        const Eigen::Vector3d& voxelSize) const {
     const Eigen::Vector3d d =
-        corner + static_cast<double>(col) * u + static_cast<double>(row) * v - source;
+        arc ? Eigen::Vector3d(arc->pixel(static_cast<double>(col), static_cast<double>(row)) -
+                              source)
+            : Eigen::Vector3d(corner + static_cast<double>(col) * u + static_cast<double>(row) * v -
+                              source);
     const double lTheta = d.norm() / std::hypot(d.x(), d.y());
     if (model.amplitude == SfAmplitude::A2) return lTheta;
     return lTheta * transaxialChord(d.x(), d.y(), voxelSize.x(), voxelSize.y());
@@ -166,7 +202,7 @@ class SfFrame {
     fp.weights.resize(static_cast<std::size_t>(last - first + 1));
     for (std::int64_t k = first; k <= last; ++k)
       fp.weights[static_cast<std::size_t>(k - first)] = amplitude * cellAverage(tau, k);
-    fp.slope = view.p(1, 2);
+    fp.slope = view.slope;
     fp.halfZ = 0.5 * size.z();
     fp.numCentre = view.rowNumerator(x, y);
     fp.depthCentre = view.depth(x, y);
@@ -376,7 +412,7 @@ std::optional<std::string> sfUnsupportedReason(const Geometry& geometry, const V
   if (geometry.beam() != BeamKind::Cone)
     return std::string(
         "parallel beams are not supported: the separable-footprint pair projects from a source "
-        "point (cone beams on flat detectors only)");
+        "point (cone beams on flat or arc detectors only)");
   const Eigen::Vector3d low = grid.originMm - 0.5 * grid.voxelSizeMm;
   const Eigen::Vector3d high =
       low + grid.voxelSizeMm.cwiseProduct(Eigen::Vector3d(static_cast<double>(grid.shape.nx),
@@ -391,7 +427,8 @@ std::optional<std::string> sfUnsupportedReason(const Geometry& geometry, const V
              "the detector is tilted, rotated or skewed (its column axis u must be perpendicular "
              "to z and its row axis v parallel to z), so a point's detector column depends on its "
              "z and the separable footprint is not exact there";
-    // Depth along the detector normal, positive towards the detector.
+    // Depth along the detector normal, positive towards the detector (on an arc, u x v is its
+    // centre's normal n, and d.n > 0 keeps every fan angle within +-pi/2).
     Eigen::Vector3d normal = view.u.cross(view.v).normalized();
     if (normal.dot(view.detectorCentre - view.source) < 0) normal = -normal;
     for (const double x : {low.x(), high.x()})
@@ -458,8 +495,9 @@ void addPair(VariantRegistry& registry, const std::string& suffix, const std::st
   forward.name = "sf.fp.cpu-" + suffix;
   forward.role = VariantRole::ForwardProjector;
   forward.model = model;
-  forward.description = "CPU separable-footprint forward projector " + label +
-                        "-A2 (cone beam, flat detector), float64 sums, OpenMP over row bands";
+  forward.description =
+      "CPU separable-footprint forward projector " + label +
+      "-A2 (cone beam, flat or arc detector), float64 sums, OpenMP over row bands";
   forward.supports = supports;
   forward.forwardProject = [sf](const Volume& volume, ProjectionStack& projections,
                                 std::span<const std::int64_t> views, JobContext& context) {

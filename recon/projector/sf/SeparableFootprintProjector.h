@@ -1,7 +1,7 @@
 // SeparableFootprintProjector: the separable-footprint (SF) forward projector of Long, Fessler and
-// Balter (IEEE TMI 29(11), 2010) for cone beams on flat detectors, and its exact transpose, in
-// float64: the CPU reference of issue #19 (formulas: ../shared/reference/sf-projectors.md, section
-// 3; docs/sf-projectors.md).
+// Balter (IEEE TMI 29(11), 2010) for cone beams on flat and arc (cylindrical) detectors, and its
+// exact transpose, in float64: the CPU reference of issue #19 (formulas:
+// ../shared/reference/sf-projectors.md, sections 2 and 3; docs/sf-projectors.md).
 //
 // The weight of voxel (x, y, z) in detector cell (k, l) of a view is
 //   a = v(k, l) * u(x, y) * F1(k; x, y) * F2(l; x, y, z),
@@ -9,14 +9,17 @@
 // and F2 the axial footprint (a rectangle for SF-TR, a trapezoid for SF-TT), each averaged over the
 // cell; u and v the amplitudes: A2 (the default, as in Wu and Fessler's GPU port) takes the
 // transaxial chord l_phi0 at the azimuth of the ray through the voxel centre and 1/cos(theta) of
-// the cell's ray; A1 takes both from the cell's ray. Columns and rows come from the view's 3x4
-// matrix, pixel centres at integer coordinates.
+// the cell's ray; A1 takes both from the cell's ray. On a flat detector columns and rows come from
+// the view's 3x4 matrix; on an arc detector (ArcFrame.h) the column is the fan angle over the arc
+// pitch and the in-plane source distance r takes the place of the depth in the rows and in SF-TT's
+// nearest and farthest corners (digest section 2, "Arc detectors"). Pixel centres sit at integer
+// coordinates either way.
 //
 // Separability is exact only where the detector column of a point does not depend on its z
 // (P[0][2] = P[2][2] = 0): cone beams whose detector has u perpendicular to z and v parallel to z
 // (circular and helical orbits, any detector offset or slant about v). sfUnsupportedReason names
 // the first view that breaks it; parallel beams and volumes that reach a source's plane are
-// refused too. The geometry model has no arc (cylindrical) detectors, so none can reach here.
+// refused too.
 //
 // Forward: OpenMP over (view, band of detector rows), each band gathering every voxel column.
 // Transpose: OpenMP over voxel columns, each gathering every view in order. Both sum in float64

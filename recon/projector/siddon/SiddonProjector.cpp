@@ -8,10 +8,12 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "recon/core/Error.h"
 #include "recon/core/VolumeGrid.h"
+#include "recon/geometry/ArcFrame.h"
 #include "recon/geometry/Geometry.h"
 #include "recon/projector/JosephProjector.h"
 
@@ -25,6 +27,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 struct ViewRays {
   bool cone = false;
   Eigen::Vector3d source, direction, corner, u, v;
+  std::optional<ArcFrame> arc;  // a cylindrical detector's frame
 
   ViewRays(const Geometry& geometry, std::int64_t viewIndex) {
     const View& view = geometry.view(viewIndex);
@@ -36,11 +39,13 @@ struct ViewRays {
     v = view.v;
     corner = view.detectorCentre - 0.5 * static_cast<double>(det.cols - 1) * u -
              0.5 * static_cast<double>(det.rows - 1) * v;
+    if (view.surface == DetectorSurface::Cylinder) arc = arcFrame(geometry, viewIndex);
   }
   // A point on the ray of pixel (col, row) and its unit direction.
   void ray(std::int64_t col, std::int64_t row, Eigen::Vector3d& start, Eigen::Vector3d& dir) const {
     const Eigen::Vector3d pixel =
-        corner + static_cast<double>(col) * u + static_cast<double>(row) * v;
+        arc ? arc->pixel(static_cast<double>(col), static_cast<double>(row))
+            : Eigen::Vector3d(corner + static_cast<double>(col) * u + static_cast<double>(row) * v);
     start = cone ? source : pixel;
     dir = cone ? (pixel - source).normalized() : direction;
   }

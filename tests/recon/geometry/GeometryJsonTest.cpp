@@ -69,6 +69,41 @@ TEST(GeometryJson, BuilderBlockExpandsLikeTheBuilder) {
   EXPECT_EQ(geometryFromJson(j, "scan.json"), circularConeBeam(p));
 }
 
+TEST(GeometryJson, ArcGeometryRoundTripsWithItsSurfacePerView) {
+  test::TempDir dir;
+  HelicalConeParams h = geLightSpeedHelical(0.05, 1.0);
+  const Geometry g = helicalConeBeam(h);
+  saveGeometry(dir / "arc.json", g);
+  EXPECT_EQ(loadGeometry(dir / "arc.json"), g);
+  const json j = geometryToJson(g);
+  EXPECT_EQ(j["views"][0]["detector_surface"], "cylinder");
+  // Flat views do not write the field: files of flat geometries stay as they were.
+  EXPECT_FALSE(geometryToJson(tiltedCone())["views"][0].contains("detector_surface"));
+}
+
+TEST(GeometryJson, RejectsAnUnknownDetectorSurfaceNamingTheFileAndView) {
+  json j = geometryToJson(tiltedCone());
+  j["views"][3]["detector_surface"] = "curved";
+  const std::string e = errorOf(j);
+  EXPECT_NE(e.find("scan.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("views[3].detector_surface"), std::string::npos) << e;
+  EXPECT_NE(e.find("'curved'"), std::string::npos) << e;
+  // A cylinder on a tilted detector is refused by validation, naming the view.
+  j["views"][3]["detector_surface"] = "cylinder";
+  EXPECT_NE(errorOf(j).find("view 3 has a cylindrical detector"), std::string::npos) << errorOf(j);
+}
+
+TEST(GeometryJson, BuilderBlockTakesAnArcDetector) {
+  const json j = json::parse(R"({"format":"tomowb-geometry","version":1,
+    "builder":{"kind":"helical-cone","sourceToIsocentreMm":541,"sourceToDetectorMm":949.075,
+               "detector":{"cols":88,"rows":16,"pitchUMm":10.239,"pitchVMm":1.096436,
+                           "detector_surface":"cylinder"},
+               "views":40,"scan":"full","pitch":1.0}})");
+  const Geometry g = geometryFromJson(j, "scan.json");
+  EXPECT_EQ(g.view(7).surface, DetectorSurface::Cylinder);
+  EXPECT_EQ(g.firstCylindricalView(), 0);
+}
+
 TEST(GeometryJson, TiltSeriesBuilderTakesARangeAndStep) {
   const json j = json::parse(R"({"version":1,"builder":{"kind":"tilt-series","cols":32,"rows":32,
     "pixelSizeMm":0.001,"firstTiltDeg":-60,"lastTiltDeg":60,"tiltStepDeg":2}})");

@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "recon/core/Error.h"
+#include "recon/geometry/ArcFrame.h"
 #include "recon/geometry/ScanBuilders.h"
 
 namespace tomowb {
@@ -164,6 +165,52 @@ TEST(ScanBuilders, RejectsEmptyAngleListAndNonFiniteAngles) {
   EXPECT_THROW(circularConeBeam(p), ParameterError);
   p.anglesRad = {0.0, std::nan("")};
   EXPECT_THROW(circularConeBeam(p), ParameterError);
+}
+
+TEST(ScanBuilders, GeLightSpeedPresetHasTheSeedsNumbersOnAnArc) {
+  const CircularConeParams p = geLightSpeedCircular();
+  EXPECT_EQ(p.detector.cols, 888);
+  EXPECT_EQ(p.detector.rows, 64);
+  EXPECT_EQ(p.anglesRad.size(), 984u);
+  EXPECT_DOUBLE_EQ(p.sourceToDetectorMm, 949.075);
+  EXPECT_DOUBLE_EQ(p.sourceToIsocentreMm, 541.0);
+  const Geometry g = circularConeBeam(p);
+  ASSERT_NO_THROW(g.validate());
+  EXPECT_EQ(g.view(0).surface, DetectorSurface::Cylinder);
+  // 0.625 mm rows at the isocentre; the isocentre's ray on column 443.5 + 1.25.
+  EXPECT_NEAR(p.detector.pitchVMm * 541.0 / 949.075, 0.625, 1e-6);
+  for (const std::int64_t i : {0, 321}) {
+    const Eigen::Vector2d cr = arcFrame(g, i).pixelCoordinates(Eigen::Vector3d::Zero());
+    EXPECT_NEAR(cr.x(), 443.5 + 1.25, 1e-9);
+    EXPECT_NEAR(cr.y(), 31.5, 1e-9);
+  }
+  // The fan: 888 channels of 1.0239 mm of arc at 949.075 mm, plus twice the offset.
+  EXPECT_NEAR(fullFanAngleRad(p), (888 * 1.0239 + 2 * 1.25 * 1.0239) / 949.075, 1e-12);
+  const HelicalConeParams h = geLightSpeedHelical(2.0, 1.0);
+  EXPECT_NEAR(helicalFeedPerTurnMm(h), 40.0, 1e-3);
+  const Geometry helix = helicalConeBeam(h);
+  EXPECT_EQ(helix.viewCount(), 1968);
+  EXPECT_NEAR(helix.view(0).source.z(), -40.0, 1e-3);
+  EXPECT_NEAR(helix.view(984).source.z(), 0.0, 1e-9);
+  EXPECT_NEAR(helix.view(984).source.x(), helix.view(0).source.x(), 1e-9);
+  EXPECT_NO_THROW(helix.validate());
+}
+
+TEST(ScanBuilders, ArcDetectorRefusesTiltsAndParallelBeams) {
+  auto p = smallCone();
+  p.detector.surface = DetectorSurface::Cylinder;
+  p.detector.tiltRad = 0.01;
+  EXPECT_THROW(circularConeBeam(p), ParameterError);
+  ParallelBeamParams par;
+  par.detector = p.detector;
+  par.detector.tiltRad = 0.0;
+  par.anglesRad = {0.0};
+  try {
+    parallelBeam(par);
+    FAIL() << "expected ParameterError";
+  } catch (const ParameterError& e) {
+    EXPECT_NE(std::string(e.what()).find("detector.surface"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

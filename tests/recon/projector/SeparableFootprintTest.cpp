@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "SfTestSupport.h"
 #include "recon/core/Error.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/operator/AdjointTest.h"
@@ -27,17 +28,9 @@
 namespace tomowb::projector {
 namespace {
 
+using namespace sftest;  // NOLINT(google-build-using-namespace): the shared SF test helpers
+
 constexpr double kDeg = std::numbers::pi / 180.0;
-
-const SfModel kTrA2{SfAxialFootprint::Rectangle, SfAmplitude::A2};
-const SfModel kTtA2{SfAxialFootprint::Trapezoid, SfAmplitude::A2};
-const SfModel kTrA1{SfAxialFootprint::Rectangle, SfAmplitude::A1};
-const SfModel kTtA1{SfAxialFootprint::Trapezoid, SfAmplitude::A1};
-
-std::string nameOf(const SfModel& m) {
-  return std::string(m.axial == SfAxialFootprint::Rectangle ? "SF-TR" : "SF-TT") +
-         (m.amplitude == SfAmplitude::A1 ? "-A1" : "-A2");
-}
 
 // A circular cone beam with random offsets and a slant about the row axis (allowed: the column
 // of a point still does not depend on its z).
@@ -69,38 +62,6 @@ Geometry helicalCone(std::int64_t cols, std::int64_t rows, int views) {
   return helicalConeBeam(p);
 }
 
-std::vector<double> randomVector(std::mt19937_64& rng, std::size_t n, double low) {
-  std::uniform_real_distribution<double> value(low, 1.0);
-  std::vector<double> x(n);
-  for (double& v : x) v = value(rng);
-  return x;
-}
-
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
-std::size_t pixelsOf(const Geometry& g) {
-  return static_cast<std::size_t>(g.viewCount() * g.detector().cols * g.detector().rows);
-}
-
-// |<A x, y> - <x, A^T y>| / max(|<A x, y>|, |<x, A^T y>|) in float64, zero-mean vectors.
-double adjointMismatch(const Geometry& g, const VolumeGrid& grid, const SfModel& model,
-                       std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const std::vector<double> x =
-      randomVector(rng, static_cast<std::size_t>(grid.shape.voxelCount()), -1);
-  const std::vector<double> y = randomVector(rng, pixelsOf(g), -1);
-  std::vector<double> ax(pixelsOf(g)), aty(x.size(), 0.0);
-  sfForward(x, grid, g, ax, model);
-  sfBackproject(y, g, aty, grid, model);
-  const double forwardDot = dot(ax, y), backDot = dot(x, aty);
-  EXPECT_GT(std::abs(forwardDot), 0.0);
-  return std::abs(forwardDot - backDot) / std::max(std::abs(forwardDot), std::abs(backDot));
-}
-
 TEST(SeparableFootprint, EveryModelPassesTheFloat64AdjointTestOnOddSizes) {
   const std::uint64_t seed = test::randomSeed();
   std::mt19937_64 rng(seed);
@@ -126,38 +87,7 @@ TEST(SeparableFootprint, TheBackprojectorIsTheExplicitTransposeOnATinyProblem) {
   p.anglesRad = {0.2, 1.3, 2.9};
   const Geometry g = circularConeBeam(p);
   const VolumeGrid grid = VolumeGrid::centred({5, 4, 3}, Eigen::Vector3d(1.0, 1.2, 0.9));
-  const auto n = static_cast<std::size_t>(grid.shape.voxelCount()), m = pixelsOf(g);
-  for (const SfModel& model : {kTrA2, kTtA2, kTrA1, kTtA1}) {
-    std::vector<double> a(m * n), b(m * n);  // a[i * n + j] = A_ij, b[i * n + j] = (A^T)_ji
-    std::vector<double> unit(n, 0.0), column(m);
-    for (std::size_t j = 0; j < n; ++j) {
-      unit[j] = 1;
-      sfForward(unit, grid, g, column, model);
-      unit[j] = 0;
-      for (std::size_t i = 0; i < m; ++i) a[i * n + j] = column[i];
-    }
-    std::vector<double> pixel(m, 0.0), row(n);
-    for (std::size_t i = 0; i < m; ++i) {
-      pixel[i] = 1;
-      std::fill(row.begin(), row.end(), 0.0);
-      sfBackproject(pixel, g, row, grid, model);
-      pixel[i] = 0;
-      for (std::size_t j = 0; j < n; ++j) b[i * n + j] = row[j];
-    }
-    double largest = 0, worst = 0, smallest = 0;
-    std::size_t nonzero = 0;
-    for (std::size_t k = 0; k < a.size(); ++k) {
-      largest = std::max(largest, std::abs(a[k]));
-      worst = std::max(worst, std::abs(a[k] - b[k]));
-      smallest = std::min(smallest, a[k]);
-      nonzero += a[k] != 0 ? 1 : 0;
-    }
-    std::cout << "[ measured ] " << nameOf(model) << " max|A - (A^T)^T| / max|A| "
-              << worst / largest << ", " << nonzero << " nonzero of " << a.size() << "\n";
-    EXPECT_LE(worst, 1e-14 * largest) << nameOf(model);
-    EXPECT_GE(smallest, 0.0) << nameOf(model);
-    EXPECT_GT(nonzero, a.size() / 20) << nameOf(model);
-  }
+  expectExplicitTranspose(g, grid, "flat");
 }
 
 // The chord of the line source + s dir (s in [0, 1]) through an axis-aligned box.
@@ -244,12 +174,6 @@ double exactMass(const SingleVoxel& s) {
         total += sdd * sdd * r / (depth * depth * depth);
       }
   return total / (n * n * n);
-}
-
-double sum(const std::vector<double>& v) {
-  double s = 0;
-  for (const double x : v) s += x;
-  return s;
 }
 
 // The total of a voxel's footprint (sum of cell values x cell area) against the exact projection's
@@ -379,15 +303,6 @@ Geometry symmetricCone(const std::vector<double>& anglesRad) {
   p.detector = {.cols = 26, .rows = 22, .pitchUMm = 1.2, .pitchVMm = 1.2};
   p.anglesRad = anglesRad;
   return circularConeBeam(p);
-}
-
-double maxRelativeDifference(const std::vector<double>& a, const std::vector<double>& b) {
-  double worst = 0, largest = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    worst = std::max(worst, std::abs(a[i] - b[i]));
-    largest = std::max(largest, std::abs(a[i]));
-  }
-  return worst / largest;
 }
 
 TEST(SeparableFootprint, RotatingFlippingAndMirroringTheVolumeMovesTheProjections) {
