@@ -385,6 +385,11 @@ void GeometryOptions::addTo(CLI::App& app) {
   g->add_option("--scan", scan, "full (360 deg), short (180 deg + fan, Parker) or arc (--arc-deg)")
       ->check(CLI::IsMember({"full", "short", "arc"}))
       ->capture_default_str();
+  g->add_option("--detector", detector,
+                "flat, or arc: a cylinder centred on the source (cone beams; --pitch-mm and "
+                "--offset-u-mm are then arc lengths)")
+      ->check(CLI::IsMember({"flat", "arc"}))
+      ->capture_default_str();
   g->add_option("--sod", sourceToIsocentreMm, "source to isocentre distance, mm")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -420,6 +425,10 @@ Geometry GeometryOptions::build() const {
   d.pitchUMm = d.pitchVMm = pitchMm;
   d.offsetUMm = offsetUMm;
   d.offsetVMm = offsetVMm;
+  d.surface = detector == "arc" ? DetectorSurface::Cylinder : DetectorSurface::Flat;
+  if (beam == "parallel" && d.surface == DetectorSurface::Cylinder)
+    throw ParameterError("--detector",
+                         "arc needs a cone beam (the cylinder is centred on the source)");
   CircularConeParams c;
   c.sourceToIsocentreMm = sourceToIsocentreMm;
   c.sourceToDetectorMm = sourceToDetectorMm;

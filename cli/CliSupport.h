@@ -121,6 +121,7 @@ struct GeometryOptions {
   std::string file;
   std::string beam = "cone";
   std::string scan = "full";
+  std::string detector = "flat";  // flat or arc (a cylinder centred on the source)
   double sourceToIsocentreMm = 500, sourceToDetectorMm = 1000;
   std::int64_t cols = 256, rows = 256, views = 360;
   double pitchMm = 1.6;

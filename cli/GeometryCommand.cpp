@@ -22,7 +22,9 @@ class GeometryCommand : public Command {
     import
         ->add_option("--import-astra", astra_,
                      "ASTRA cone_vec / parallel3d_vec saved as text: 12 numbers per view "
-                     "(--beam says which); needs --cols and --rows")
+                     "(--beam says which; with --detector arc, cyl_cone_vec: u the arc's tangent "
+                     "at the detector centre, |u| the arc length per column); needs --cols and "
+                     "--rows")
         ->check(CLI::ExistingFile);
     import
         ->add_option("--import-matrices", matrices_,
@@ -42,16 +44,26 @@ class GeometryCommand : public Command {
     const BeamKind beam = geometry_.beam == "parallel" ? BeamKind::Parallel : BeamKind::Cone;
     const DetectorShape detector{geometry_.cols, geometry_.rows};
     Geometry g;
-    if (!astra_.empty())
+    if (!astra_.empty()) {
       g = importAstraVectors(astra_, beam, detector);
-    else if (!matrices_.empty())
+      if (geometry_.detector == "arc") {
+        for (std::int64_t i = 0; i < g.viewCount(); ++i)
+          g.view(i).surface = DetectorSurface::Cylinder;
+        try {
+          g.validate();
+        } catch (const ParameterError& e) {
+          throw FormatError(astra_, std::string("as cyl_cone_vec (--detector arc): ") + e.what());
+        }
+      }
+    } else if (!matrices_.empty())
       g = importMatrixText(matrices_, beam, detector, geometry_.pitchMm);
     else
       g = geometry_.build();
     saveGeometry(out_, g);
     if (!global.quiet && !global.json)
-      std::printf("wrote %s: %s beam, %lld views, detector %lld x %lld\n", out_.c_str(),
+      std::printf("wrote %s: %s beam, %lld views, %s detector %lld x %lld\n", out_.c_str(),
                   toString(g.beam()).c_str(), static_cast<long long>(g.viewCount()),
+                  g.hasCylindricalViews() ? "arc" : "flat",
                   static_cast<long long>(g.detector().cols),
                   static_cast<long long>(g.detector().rows));
     printJson(global, {{"command", "geometry"}, {"output", out_}, {"views", g.viewCount()}});

@@ -45,6 +45,7 @@ nlohmann::json geometrySummary(const std::string& path, const Geometry& g) {
     const View& v = g.view(0);
     j["sourceToIsocentreMm"] = v.source.norm();
     j["sourceToDetectorMm"] = (v.detectorCentre - v.source).norm();
+    j["detectorSurface"] = toString(v.surface);
   }
   return j;
 }

@@ -103,6 +103,7 @@ DetectorParams detectorParams(const GeometryForm& f) {
   d.slantRad = f.slantDeg * kDegToRad;
   d.inPlaneRotationRad = f.inPlaneRotationDeg * kDegToRad;
   d.skewRad = f.skewDeg * kDegToRad;
+  d.surface = f.surface;
   return d;
 }
 
@@ -210,6 +211,7 @@ double maxGeometryDifference(const Geometry& a, const Geometry& b) {
   double worst = 0;
   for (std::int64_t i = 0; i < a.viewCount(); ++i) {
     const View &x = a.view(i), &y = b.view(i);
+    if (x.surface != y.surface) return std::numeric_limits<double>::infinity();
     for (const double d : {(x.source - y.source).cwiseAbs().maxCoeff(),
                            (x.rayDirection - y.rayDirection).cwiseAbs().maxCoeff(),
                            (x.detectorCentre - y.detectorCentre).cwiseAbs().maxCoeff(),
@@ -290,6 +292,16 @@ std::optional<GeometryForm> recogniseGeometry(const Geometry& g) {
     f.sourceToDetectorMm = f.sourceToIsocentreMm - centre.dot(towards);
     f.offsetUMm = centre.dot(eu);
     f.offsetVMm = centre.z();
+    f.surface = first.surface;
+    if (f.surface == DetectorSurface::Cylinder) {
+      // The arc's radius in the plane, and the arc length by which it is turned about the source.
+      const Eigen::Vector3d toCentre = first.detectorCentre - s;
+      const Eigen::Vector2d inPlane(toCentre.x(), toCentre.y());
+      f.sourceToDetectorMm = inPlane.norm();
+      f.offsetUMm = f.sourceToDetectorMm *
+                    std::atan2(inPlane.dot(eu.head<2>()), -inPlane.dot(towards.head<2>()));
+      f.offsetVMm = toCentre.z();
+    }
     const double riseMm = g.view(1).source.z() - s.z();
     if (std::abs(riseMm) > kRecogniseToleranceMm) {
       f.scanType = ScanType::HelicalCone;
@@ -312,7 +324,8 @@ std::optional<GeometryForm> recogniseGeometry(const Geometry& g) {
                                             .viewCount = 1,
                                             .cols = f.cols,
                                             .pitchUMm = f.pitchUMm,
-                                            .offsetUMm = f.offsetUMm}));
+                                            .offsetUMm = f.offsetUMm,
+                                            .surface = f.surface}));
         shortScan.shortScanExtraDeg = (spanRad - kPi - fanRad) / kDegToRad;
         if (std::abs(shortScan.shortScanExtraDeg) < 1e-7) shortScan.shortScanExtraDeg = 0.0;
       } catch (const Error&) {
@@ -360,6 +373,7 @@ nlohmann::json formToJson(const GeometryForm& f) {
                         {"slantDeg", f.slantDeg},
                         {"inPlaneRotationDeg", f.inPlaneRotationDeg},
                         {"skewDeg", f.skewDeg},
+                        {"detectorSurface", toString(f.surface)},
                         {"pixelSizeMm", f.pixelSizeMm},
                         {"firstTiltDeg", f.firstTiltDeg},
                         {"lastTiltDeg", f.lastTiltDeg},
@@ -402,6 +416,14 @@ GeometryForm formFromJson(const nlohmann::json& editor, const std::filesystem::p
   if (e.has("viewCount")) f.viewCount = e.axisLength("viewCount");
   if (e.has("cols")) f.cols = e.axisLength("cols");
   if (e.has("rows")) f.rows = e.axisLength("rows");
+  if (e.has("detectorSurface")) {
+    const std::string word = e.string("detectorSurface");
+    const std::optional<DetectorSurface> surface = detectorSurfaceFromString(word);
+    if (!surface || word == "arc")
+      throw FormatError(source, e.fieldName("detectorSurface"),
+                        "must be 'flat' or 'cylinder', got '" + word + "'");
+    f.surface = *surface;
+  }
   if (e.has("clockwise")) {
     if (!e.get("clockwise").is_boolean())
       throw FormatError(source, e.fieldName("clockwise"), "must be true or false");

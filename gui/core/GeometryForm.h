@@ -57,6 +57,9 @@ struct GeometryForm {
   double pitchUMm = 1.0, pitchVMm = 1.0;
   double offsetUMm = 0.0, offsetVMm = 0.0;
   double tiltDeg = 0.0, slantDeg = 0.0, inPlaneRotationDeg = 0.0, skewDeg = 0.0;
+  // Cone scans: a flat panel or an arc (a cylinder centred on the source; pitchUMm and offsetUMm
+  // are then arc lengths, docs/geometry.md). Taken from the loaded geometry, not edited.
+  DetectorSurface surface = DetectorSurface::Flat;
 
   // Tilt series.
   double pixelSizeMm = 1.0;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
@@ -176,6 +177,33 @@ TEST(GeometryForm, RecognisesBuilderMadeGeometries) {
   Geometry moved = buildGeometry(coneForm());
   moved.view(7).detectorCentre.x() += 0.5;
   EXPECT_FALSE(recogniseGeometry(moved));
+}
+
+// Arc detectors keep their surface through recognition and the editor block: a form read back as
+// flat would make Apply turn the arc into a flat panel.
+TEST(GeometryForm, RecognisesArcDetectorsAndKeepsTheirSurface) {
+  for (const ScanType type : {ScanType::CircularCone, ScanType::ShortScan, ScanType::HelicalCone}) {
+    GeometryForm f = coneForm();
+    f.scanType = type;
+    f.surface = DetectorSurface::Cylinder;
+    f.turns = 2;
+    f.helicalPitch = 0.9;
+    const Geometry g = buildGeometry(f);
+    ASSERT_EQ(g.view(0).surface, DetectorSurface::Cylinder);
+    const auto recognised = recogniseGeometry(g);
+    ASSERT_TRUE(recognised) << toString(type);
+    EXPECT_EQ(recognised->surface, DetectorSurface::Cylinder);
+    EXPECT_EQ(recognised->scanType, type);
+    EXPECT_NEAR(recognised->offsetUMm, 4, 1e-9);
+    EXPECT_NEAR(recognised->offsetVMm, -2, 1e-9);
+    EXPECT_NEAR(recognised->sourceToDetectorMm, 1100, 1e-9);
+    EXPECT_LT(maxGeometryDifference(buildGeometry(*recognised), g), 1e-6);
+    GeometryForm flat = *recognised;
+    flat.surface = DetectorSurface::Flat;
+    EXPECT_EQ(maxGeometryDifference(buildGeometry(flat), g),
+              std::numeric_limits<double>::infinity());
+    EXPECT_EQ(formFromJson(formToJson(*recognised), "x.json"), *recognised);
+  }
 }
 
 TEST(GeometryForm, RecognisesATiltSeriesOfNanometrePixels) {
