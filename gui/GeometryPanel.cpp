@@ -27,6 +27,7 @@
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
 #include "recon/fdk/FdkWeights.h"
+#include "recon/geometry/ArcFrame.h"
 #include "render/GeometryScene.h"
 
 namespace tomowb::gui {
@@ -201,6 +202,21 @@ void GeometryPanel::buildForm() {
 
   detectorGroup_ = new QGroupBox(tr("Detector"));
   auto* det = new QFormLayout(detectorGroup_);
+  // The surface comes with the geometry (a file, an import, the data): shown, not edited.
+  surfaceLabel_ = new QLabel;
+  surfaceLabel_->setObjectName("detectorSurface");
+  surfaceLabel_->setToolTip(
+      tr("Flat panel, or an arc: a cylinder centred on the source (third-generation CT), whose "
+         "column pitch and offset u are arc lengths. Set by the loaded geometry; FDK and the "
+         "voxel-driven backprojector need a flat detector."));
+  det->addRow(tr("Surface"), surfaceLabel_);
+  writers_.push_back([this](const GeometryForm& f) {
+    surface_ = f.surface;
+    surfaceLabel_->setText(f.surface == DetectorSurface::Cylinder
+                               ? tr("arc (cylinder centred on the source)")
+                               : tr("flat"));
+  });
+  readers_.push_back([this](GeometryForm& f) { f.surface = surface_; });
   addCount(det, tr("Columns"), &GeometryForm::cols, 1,
            tr("Detector columns (u). Apply needs the loaded data's size."), false);
   addCount(det, tr("Rows"), &GeometryForm::rows, 1,
@@ -462,6 +478,7 @@ void GeometryPanel::showPerView(const Geometry& g) {
                             : tr("Views (read only)"));
   GeometryForm f = form();
   f.scanType = ScanType::PerView;
+  f.surface = g.hasCylindricalViews() ? DetectorSurface::Cylinder : DetectorSurface::Flat;
   f.cols = g.detector().cols;
   f.rows = g.detector().rows;
   f.viewCount = g.viewCount();
@@ -586,13 +603,22 @@ void GeometryPanel::updateWarnings() {
     const std::int64_t step = std::max<std::int64_t>(1, g.viewCount() / kMaxTruncationViews);
     std::int64_t truncated = 0, checked = 0, first = -1;
     for (std::int64_t i = 0; i < g.viewCount(); i += step, ++checked) {
-      const ProjectionMatrix P = g.projectionMatrix(i);
+      // Arc views have no matrix: their corners go through the arc's own map.
+      const bool arc = g.view(i).surface == DetectorSurface::Cylinder;
+      const std::optional<ArcFrame> frame =
+          arc ? std::optional<ArcFrame>(arcFrame(g, i)) : std::nullopt;
+      const ProjectionMatrix P = arc ? ProjectionMatrix::Zero() : g.projectionMatrix(i);
       bool outside = false;
       for (int k = 0; k < 8 && !outside; ++k) {
         const Eigen::Vector4d corner((k & 1) ? box->hi.x() : box->lo.x(),
                                      (k & 2) ? box->hi.y() : box->lo.y(),
                                      (k & 4) ? box->hi.z() : box->lo.z(), 1.0);
-        const Eigen::Vector3d p = P * corner;
+        Eigen::Vector3d p = P * corner;
+        if (frame) {
+          const Eigen::Vector3d d = corner.head<3>() - frame->source;
+          const Eigen::Vector2d cr = frame->pixelCoordinates(corner.head<3>());
+          p = Eigen::Vector3d(cr.x(), cr.y(), d.dot(frame->n) > 0 ? 1.0 : 0.0);
+        }
         if (!(p.z() > 0)) {
           outside = true;
           break;

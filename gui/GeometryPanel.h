@@ -114,6 +114,8 @@ class GeometryPanel : public QWidget {
   QTableWidget* perViewTable_ = nullptr;
   QLabel* errorLabel_ = nullptr;
   QLabel* fovLabel_ = nullptr;
+  QLabel* surfaceLabel_ = nullptr;                   // the detector surface, read only
+  DetectorSurface surface_ = DetectorSurface::Flat;  // the form's, kept for form()
   QSlider* viewSlider_ = nullptr;
   QSpinBox* viewSpin_ = nullptr;
   QListWidget* warningList_ = nullptr;

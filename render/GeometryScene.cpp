@@ -34,6 +34,8 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 // Views drawn as arrows for a parallel beam: more would hide each other.
 constexpr std::int64_t kMaxArrows = 36;
+// Flat pieces an arc detector is drawn with: enough for the arc to look round.
+constexpr int kArcSegments = 24;
 
 using Points = std::vector<Eigen::Vector3d>;
 using Cells = std::vector<std::vector<vtkIdType>>;
@@ -303,8 +305,26 @@ void GeometryScene::rebuildSelectedView() {
                        geometry_.pixelPosition(i, cols - 0.5, -0.5),
                        geometry_.pixelPosition(i, cols - 0.5, rows - 0.5),
                        geometry_.pixelPosition(i, -0.5, rows - 0.5)};
-  setPolyData(detectorQuad_, corners, {}, {{0, 1, 2, 3}});
-  setPolyData(detectorEdges_, corners, {{0, 1, 2, 3, 0}});
+  if (v.surface == DetectorSurface::Cylinder) {
+    // An arc detector: a strip of quads along the arc, its outline following the arc.
+    Points strip;
+    Cells quads;
+    std::vector<vtkIdType> outline;
+    for (int k = 0; k <= kArcSegments; ++k) {
+      const double col = -0.5 + cols * static_cast<double>(k) / kArcSegments;
+      strip.push_back(geometry_.pixelPosition(i, col, -0.5));
+      strip.push_back(geometry_.pixelPosition(i, col, rows - 0.5));
+      if (k > 0) quads.push_back({2 * k - 2, 2 * k, 2 * k + 1, 2 * k - 1});
+    }
+    for (vtkIdType k = 0; k <= kArcSegments; ++k) outline.push_back(2 * k);
+    for (vtkIdType k = kArcSegments; k >= 0; --k) outline.push_back(2 * k + 1);
+    outline.push_back(0);
+    setPolyData(detectorQuad_, strip, {}, quads);
+    setPolyData(detectorEdges_, strip, {outline});
+  } else {
+    setPolyData(detectorQuad_, corners, {}, {{0, 1, 2, 3}});
+    setPolyData(detectorEdges_, corners, {{0, 1, 2, 3, 0}});
+  }
   // u and v axes from pixel (0,0): a third of the detector's width and height.
   const Eigen::Vector3d origin = geometry_.pixelPosition(i, 0, 0);
   setPolyData(detectorU_, {origin, origin + v.u * std::max(1.0, cols / 3)}, {{0, 1}});

@@ -172,6 +172,37 @@ struct RowJob {
   float* out;
 };
 
+// The line integral along the sub-ray at detector coordinates (a, b) through the shapes listed
+// in `covering`.
+double subRayIntegral(const RowJob& job, const std::vector<std::int64_t>& covering, double a,
+                      double b) {
+  const ViewFrame& f = *job.frame;
+  double ray = 0.0;
+  RayInterval interval;
+  if (!f.cone) {
+    for (std::int64_t k : covering) {
+      const ViewShape& s = job.shapes[k];
+      const Eigen::Vector3d origin = s.base + a * s.stepCol + b * s.stepRow;
+      if (job.prepared[k].intersectLocal(origin, s.fixed, interval))
+        ray += s.density * interval.length();
+    }
+    return ray;
+  }
+  // On an arc the pixel is not affine in (a, b): each shape takes the world vector.
+  const Eigen::Vector3d arcRay = f.arc ? f.sourceToPixel(a, b) : Eigen::Vector3d::Zero();
+  for (std::int64_t k : covering) {
+    const ViewShape& s = job.shapes[k];
+    const Eigen::Vector3d toPixel = f.arc ? job.prepared[k].localVector(arcRay)
+                                          : Eigen::Vector3d(s.base + a * s.stepCol + b * s.stepRow);
+    if (!job.prepared[k].intersectLocal(s.fixed, toPixel, interval)) continue;
+    const double enter = std::max(interval.enter, 0.0);
+    const double exit = std::min(interval.exit, 1.0);
+    if (exit > enter) ray += s.density * (exit - enter);
+  }
+  // t runs over [0, 1] from source to pixel: scale by the ray's length.
+  return ray * (f.arc ? arcRay.norm() : (f.pixel00 - f.source + a * f.u + b * f.v).norm());
+}
+
 void projectRow(const RowJob& job, std::vector<std::int64_t>& active,
                 std::vector<std::int64_t>& covering) {
   active.clear();
@@ -179,7 +210,6 @@ void projectRow(const RowJob& job, std::vector<std::int64_t>& active,
     if (job.shapes[k].row0 <= job.row && job.row <= job.shapes[k].row1) active.push_back(k);
   const std::vector<double>& offsets = *job.offsets;
   const double rayCount = static_cast<double>(offsets.size() * offsets.size());
-  const ViewFrame& f = *job.frame;
   for (std::int64_t col = 0; col < job.cols; ++col) {
     covering.clear();
     for (std::int64_t k : active)
@@ -191,35 +221,8 @@ void projectRow(const RowJob& job, std::vector<std::int64_t>& active,
     double sum = 0.0;
     for (double rowOffset : offsets) {
       const double b = static_cast<double>(job.row) + rowOffset;
-      for (double colOffset : offsets) {
-        const double a = static_cast<double>(col) + colOffset;
-        double ray = 0.0;
-        RayInterval interval;
-        if (f.cone) {
-          // On an arc the pixel is not affine in (a, b): each shape takes the world vector.
-          const Eigen::Vector3d arcRay = f.arc ? f.sourceToPixel(a, b) : Eigen::Vector3d::Zero();
-          for (std::int64_t k : covering) {
-            const ViewShape& s = job.shapes[k];
-            const Eigen::Vector3d toPixel =
-                f.arc ? job.prepared[k].localVector(arcRay)
-                      : Eigen::Vector3d(s.base + a * s.stepCol + b * s.stepRow);
-            if (!job.prepared[k].intersectLocal(s.fixed, toPixel, interval)) continue;
-            const double enter = std::max(interval.enter, 0.0);
-            const double exit = std::min(interval.exit, 1.0);
-            if (exit > enter) ray += s.density * (exit - enter);
-          }
-          // t runs over [0, 1] from source to pixel: scale by the ray's length.
-          ray *= f.arc ? arcRay.norm() : (f.pixel00 - f.source + a * f.u + b * f.v).norm();
-        } else {
-          for (std::int64_t k : covering) {
-            const ViewShape& s = job.shapes[k];
-            const Eigen::Vector3d origin = s.base + a * s.stepCol + b * s.stepRow;
-            if (job.prepared[k].intersectLocal(origin, s.fixed, interval))
-              ray += s.density * interval.length();
-          }
-        }
-        sum += ray;
-      }
+      for (double colOffset : offsets)
+        sum += subRayIntegral(job, covering, static_cast<double>(col) + colOffset, b);
     }
     job.out[col] = static_cast<float>(sum / rayCount);
   }

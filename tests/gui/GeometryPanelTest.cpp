@@ -4,6 +4,7 @@
 // TOMOWB_SCREENSHOT_DIR to keep pictures of both.
 #include <gtest/gtest.h>
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 #include <cstdlib>
@@ -128,6 +129,36 @@ TEST(GeometryPanel, ApplyKeepsTheDataShapeAndShowsWarnings) {
   panel.setSelectedView(9);
   EXPECT_EQ(panel.scene().selectedView(), 9);
   keep(panel, "geometry-panel.png");
+}
+
+// An arc (cylindrical) detector from the data: the form shows and keeps the surface, Apply keeps
+// it, and the warnings say FDK cannot take it (with the view) instead of failing.
+TEST(GeometryPanel, ArcDetectorShowsItsSurfaceAndKeepsItThroughApply) {
+  Workspace ws;
+  GeometryForm arc = demoForm();
+  arc.surface = DetectorSurface::Cylinder;
+  auto head = std::make_shared<phantom::Phantom>(phantom::modifiedSheppLogan3d(40.0));
+  ws.setProjections(
+      std::make_shared<ProjectionStack>(phantom::projectPhantom(*head, buildGeometry(arc))),
+      QStringLiteral("arc demo"));
+  GeometryPanel panel(ws);
+  panel.resize(420, 900);
+  panel.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+  EXPECT_EQ(panel.form(), arc);
+  const auto* label = panel.findChild<QLabel*>(QStringLiteral("detectorSurface"));
+  ASSERT_NE(label, nullptr);
+  EXPECT_NE(label->text().indexOf("arc"), -1) << label->text().toStdString();
+  GeometryForm offset = arc;
+  offset.offsetUMm = 6;
+  panel.setForm(offset);
+  QString error;
+  ASSERT_TRUE(panel.apply(&error)) << error.toStdString();
+  EXPECT_EQ(*ws.geometry(), buildGeometry(offset));
+  EXPECT_EQ(ws.geometry()->view(0).surface, DetectorSurface::Cylinder);
+  const QString warnings = panel.warnings().join("\n");
+  EXPECT_NE(warnings.indexOf("view 0 has a cylindrical detector"), -1) << warnings.toStdString();
+  keep(panel, "geometry-panel-arc.png");
 }
 
 double waitForRms(ConsistencyView& view) {
