@@ -6,8 +6,7 @@
 // warm-up, seconds, ms per view and G voxel-view pairs per second (nominal: voxels x views; in
 // beam: the pairs whose voxel centre projects onto the detector).
 //
-// The GE cases have an arc detector; until the geometry has a detector shape attribute they run
-// on a flat stand-in with the same columns, rows and fan angle (said in the table).
+// The GE cases run on the arc (cylindrical) detector of the seed, as LEAP's driver does.
 //
 //   tomowb-bench-sf [--runs 5] [--cases ge_helical_1turn,flat_circular_720] [--out FILE.md]
 #include <CLI/CLI.hpp>
@@ -46,13 +45,9 @@ Geometry geometryOf(const sf::ConeCase& c) {
   p.detector.cols = c.nCols;
   p.detector.rows = c.nRows;
   p.detector.pitchVMm = c.rowPitchMm;
-  if (c.shape == sf::DetectorShape::Flat) {
-    p.detector.pitchUMm = c.colPitchMm;
-  } else {
-    // Flat stand-in: the arc's fan angle spread evenly over the same number of flat columns.
-    const double fan = double(c.nCols) * c.colPitchMm / c.sddMm;
-    p.detector.pitchUMm = 2.0 * c.sddMm * std::tan(0.5 * fan) / double(c.nCols);
-  }
+  // Arc: a cylinder centred on the source, colPitchMm the arc length per channel.
+  p.detector.pitchUMm = c.colPitchMm;
+  if (c.shape == sf::DetectorShape::Arc) p.detector.surface = DetectorSurface::Cylinder;
   p.detector.offsetUMm = c.colOffsetPixels * p.detector.pitchUMm;
   p.detector.offsetVMm = c.rowOffsetPixels * c.rowPitchMm;
   for (int k = 0; k < c.nViews; ++k) p.anglesRad.push_back(c.angleDeg(k) * kDeg);
@@ -147,28 +142,32 @@ int main(int argc, char** argv) {
     for (const KernelVariant* fp : registry.withRole(VariantRole::ForwardProjector)) {
       if (!fp->needsGpu || fp->name.rfind("sf.", 0) != 0) continue;
       if (fp->model == "sf-tt" && !ttCases.empty() && !listed(ttCases, c.name)) continue;
-      // Its transpose where one is registered (timed too), else the first GPU SF backprojector
-      // of its model (the forward projector alone is timed).
+      // Bound with the first GPU backprojector of its model; the backprojectors that name it as
+      // their forward projector are timed after it, each once.
+      std::vector<const KernelVariant*> transposes;
       const KernelVariant* bp = nullptr;
-      for (const KernelVariant* b : registry.withRole(VariantRole::Backprojector))
-        if (b->needsGpu && b->adjointOf == fp->name) bp = b;
-      const bool ownTranspose = bp != nullptr;
-      for (const KernelVariant* b : registry.withRole(VariantRole::Backprojector))
-        if (!bp && b->needsGpu && b->model == fp->model && b->name.rfind("sf.", 0) == 0) bp = b;
+      for (const KernelVariant* b : registry.withRole(VariantRole::Backprojector)) {
+        if (!b->needsGpu || b->model != fp->model || b->name.rfind("sf.", 0) != 0) continue;
+        if (!bp) bp = b;
+        if (b->adjointOf == fp->name) transposes.push_back(b);
+      }
       if (!bp) continue;
       const op::ProjectorProblem problem{&geometry, grid, {}};
-      std::string why;
-      std::unique_ptr<op::ProjectorPair> pair;
-      try {
-        pair = fp->bindDevicePair(*fp, *bp, problem, why);
-      } catch (const std::exception& e) {
-        why = e.what();
-      }
-      if (!pair) {
-        std::fprintf(stderr, "  %s + %s: not run: %s\n", fp->name.c_str(), bp->name.c_str(),
-                     why.c_str());
-        continue;
-      }
+      auto bind = [&](const KernelVariant& back) -> std::unique_ptr<op::ProjectorPair> {
+        std::string why;
+        std::unique_ptr<op::ProjectorPair> pair;
+        try {
+          pair = fp->bindDevicePair(*fp, back, problem, why);
+        } catch (const std::exception& e) {
+          why = e.what();
+        }
+        if (!pair)
+          std::fprintf(stderr, "  %s + %s: not run: %s\n", fp->name.c_str(), back.name.c_str(),
+                       why.c_str());
+        return pair;
+      };
+      std::unique_ptr<op::ProjectorPair> pair = bind(*bp);
+      if (!pair) continue;
       const bool gather = fp->name.find("gather") != std::string::npos;
       const bool timeForward = !gather || slowOnly.empty() || listed(slowOnly, c.name);
       JobContext context;
@@ -182,12 +181,15 @@ int main(int argc, char** argv) {
       } else {
         pair->forward(*x, *p, {}, context);
       }
-      if (!ownTranspose) continue;
-      std::unique_ptr<op::Array> b = pair->makeVolume();
-      Row r{c.name, bp->name, "back", {}, double(c.nViews), nominal, inBeam};
-      r.stats = timeRuns(runs, [&] { pair->adjoint(*p, *b, {}, context); });
-      rows.push_back(r);
-      std::fprintf(stderr, "  %-20s back median %.3f s\n", bp->name.c_str(), r.stats.median);
+      for (const KernelVariant* back : transposes) {
+        std::unique_ptr<op::ProjectorPair> withBack = bind(*back);
+        if (!withBack) continue;
+        std::unique_ptr<op::Array> b = withBack->makeVolume();
+        Row r{c.name, back->name, "back", {}, double(c.nViews), nominal, inBeam};
+        r.stats = timeRuns(runs, [&] { withBack->adjoint(*p, *b, {}, context); });
+        rows.push_back(r);
+        std::fprintf(stderr, "  %-20s back median %.3f s\n", back->name.c_str(), r.stats.median);
+      }
     }
     if (listed(pwlsCases, c.name)) {
       // One setup (d = A^T W A 1), then iterations of all views in pwlsSubsets subsets; the first
@@ -233,10 +235,10 @@ int main(int argc, char** argv) {
     }
     for (const Row& r : rows) {
       if (r.caseName != c.name) continue;
-      table << "| " << r.caseName << " | "
-            << (c.shape == sf::DetectorShape::Flat ? "flat" : "flat stand-in for arc") << " | "
-            << r.variant << " | " << r.direction << " | " << bench::minMedianMax(r.stats, 1.0, 3)
-            << " | " << bench::fixed(1e3 * r.stats.median / r.views, 3) << " | "
+      table << "| " << r.caseName << " | " << (c.shape == sf::DetectorShape::Flat ? "flat" : "arc")
+            << " | " << r.variant << " | " << r.direction << " | "
+            << bench::minMedianMax(r.stats, 1.0, 3) << " | "
+            << bench::fixed(1e3 * r.stats.median / r.views, 3) << " | "
             << bench::fixed(r.nominalPairs / r.stats.median / 1e9, 1) << " | "
             << bench::fixed(r.inBeamPairs / r.stats.median / 1e9, 1) << " |\n";
     }

@@ -23,24 +23,31 @@
 namespace tomowb::projector {
 namespace {
 
-Geometry slantedCone(std::mt19937_64& rng, std::int64_t cols, std::int64_t rows, int views) {
+Geometry slantedCone(std::mt19937_64& rng, std::int64_t cols, std::int64_t rows, int views,
+                     DetectorSurface surface = DetectorSurface::Flat) {
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   CircularConeParams p;
+  p.detector.surface = surface;
   p.sourceToIsocentreMm = 60;
   p.sourceToDetectorMm = 110;
   p.detector.cols = cols;
   p.detector.rows = rows;
   p.detector.pitchUMm = 1.3;
   p.detector.pitchVMm = 1.1;
-  p.detector.offsetUMm = 2 * unit(rng);
+  // An arc stays centred on its fan (ArcFrame: u is the tangent at the centre); it may sit
+  // off the source's plane.
+  const bool flat = surface == DetectorSurface::Flat;
+  p.detector.offsetUMm = flat ? 2 * unit(rng) : 0.0;
   p.detector.offsetVMm = 2 * unit(rng);
-  p.detector.slantRad = 0.1 * unit(rng);
+  p.detector.slantRad = flat ? 0.1 * unit(rng) : 0.0;
   p.anglesRad = fullScanAnglesRad(views, unit(rng));
   return circularConeBeam(p);
 }
 
-Geometry helix(std::int64_t cols, std::int64_t rows, int views) {
+Geometry helix(std::int64_t cols, std::int64_t rows, int views,
+               DetectorSurface surface = DetectorSurface::Flat) {
   HelicalConeParams p;
+  p.circular.detector.surface = surface;
   p.circular.sourceToIsocentreMm = 60;
   p.circular.sourceToDetectorMm = 100;
   p.circular.detector.cols = cols;
@@ -89,22 +96,17 @@ std::vector<Case> cases(std::mt19937_64& rng) {
                VolumeGrid::centred({37, 33, 21}, Eigen::Vector3d(1.0, 1.1, 0.9))});
   c.push_back({"helix", helix(53, 17, 40),
                VolumeGrid::centred({31, 29, 41}, Eigen::Vector3d(1.1, 1.0, 0.8))});
+  // Arc (cylindrical) detectors, as in the seed's GE geometry.
+  c.push_back({"arc", slantedCone(rng, 59, 31, 21, DetectorSurface::Cylinder),
+               VolumeGrid::centred({35, 31, 19}, Eigen::Vector3d(1.0, 1.1, 0.9))});
+  c.push_back({"arc-helix", helix(57, 15, 37, DetectorSurface::Cylinder),
+               VolumeGrid::centred({29, 33, 43}, Eigen::Vector3d(1.1, 1.0, 0.8))});
   return c;
 }
 
 SfModel modelOf(const KernelVariant& v, bool a1) {
   return {v.model == "sf-tt" ? SfAxialFootprint::Trapezoid : SfAxialFootprint::Rectangle,
           a1 ? SfAmplitude::A1 : SfAmplitude::A2};
-}
-
-// The GPU backprojector of a forward projector: its transpose where one is registered, else the
-// first of its model.
-const KernelVariant& gpuBackOf(const KernelVariant& fp) {
-  for (const KernelVariant* v : VariantRegistry::builtins().withRole(VariantRole::Backprojector))
-    if (v->needsGpu && v->adjointOf == fp.name) return *v;
-  for (const KernelVariant* v : VariantRegistry::builtins().withRole(VariantRole::Backprojector))
-    if (v->needsGpu && v->model == fp.model && v->name.rfind("sf.", 0) == 0) return *v;
-  throw std::logic_error("no GPU SF backprojector of " + fp.model);
 }
 
 std::vector<const KernelVariant*> gpuSfForwards() {
@@ -114,18 +116,30 @@ std::vector<const KernelVariant*> gpuSfForwards() {
   return out;
 }
 
+// Every GPU forward projector with every GPU backprojector of its model: all compute one matrix,
+// so every combination is a matched pair.
+std::vector<std::pair<const KernelVariant*, const KernelVariant*>> gpuSfPairs() {
+  std::vector<std::pair<const KernelVariant*, const KernelVariant*>> out;
+  for (const KernelVariant* fp : gpuSfForwards())
+    for (const KernelVariant* bp : VariantRegistry::builtins().withRole(VariantRole::Backprojector))
+      if (bp->needsGpu && bp->model == fp->model && bp->name.rfind("sf.", 0) == 0)
+        out.emplace_back(fp, bp);
+  return out;
+}
+
 TEST(GpuSeparableFootprint, EveryVariantMatchesTheFloat64ReferenceBothWays) {
   TOMOWB_SKIP_WITHOUT_GPU();
   const std::uint64_t seed = test::randomSeed();
   std::mt19937_64 rng(seed);
-  const std::vector<const KernelVariant*> forwards = gpuSfForwards();
-  ASSERT_EQ(forwards.size(), 6u);
+  const auto pairs = gpuSfPairs();
+  ASSERT_EQ(gpuSfForwards().size(), 6u);
+  ASSERT_EQ(pairs.size(), 12u);
   for (const Case& c : cases(rng))
     for (const bool a1 : {false, true})
-      for (const KernelVariant* fp : forwards) {
-        const KernelVariant& bp = gpuBackOf(*fp);
-        SCOPED_TRACE(std::string(c.name) + " " + fp->name + (a1 ? " A1" : " A2") + ", seed " +
-                     std::to_string(seed));
+      for (const auto& [fp, bpOfPair] : pairs) {
+        const KernelVariant& bp = *bpOfPair;
+        SCOPED_TRACE(std::string(c.name) + " " + fp->name + " + " + bp.name + (a1 ? " A1" : " A2") +
+                     ", seed " + std::to_string(seed));
         op::ProjectorProblem problem{&c.geometry, c.grid, {}};
         if (a1) problem.gpu.tunables["amplitude"] = "a1";
         std::string why;
@@ -162,10 +176,10 @@ TEST(GpuSeparableFootprint, EveryVariantMatchesTheFloat64ReferenceBothWays) {
         pair->ops().download(*db, back);
         const Agreement b = compare(back.data(), refBack);
         std::printf(
-            "[ measured ] %-6s %-18s %s forward max %.3g NRMSE %.3g; back max %.3g NRMSE "
-            "%.3g\n",
-            c.name, fp->name.c_str(), a1 ? "A1" : "A2", f.maxAbs / f.maxRef, f.nrmse,
-            b.maxAbs / b.maxRef, b.nrmse);
+            "[ measured ] %-9s %-19s + %-19s %s forward max %.3g NRMSE %.3g; back max %.3g "
+            "NRMSE %.3g\n",
+            c.name, fp->name.c_str(), bp.name.c_str(), a1 ? "A1" : "A2", f.maxAbs / f.maxRef,
+            f.nrmse, b.maxAbs / b.maxRef, b.nrmse);
         EXPECT_LE(f.maxAbs, 1e-5 * f.maxRef);
         EXPECT_LE(f.nrmse, 1e-6);
         EXPECT_LE(b.maxAbs, 1e-5 * b.maxRef);
@@ -189,8 +203,8 @@ TEST(GpuSeparableFootprint, EveryPairPassesTheAdjointTest) {
   p.anglesRad = fullScanAnglesRad(32, 0.1);
   const Geometry cone = circularConeBeam(p);
   const VolumeGrid grid = VolumeGrid::centred({64, 64, 64}, Eigen::Vector3d(1, 1, 1));
-  for (const KernelVariant* fp : gpuSfForwards()) {
-    const KernelVariant& bp = gpuBackOf(*fp);
+  for (const auto& [fp, bpOfPair] : gpuSfPairs()) {
+    const KernelVariant& bp = *bpOfPair;
     SCOPED_TRACE(fp->name + " + " + bp.name + ", seed " + std::to_string(seed));
     const op::ProjectorProblem problem{&cone, grid, {}};
     std::string why;
@@ -245,9 +259,9 @@ TEST(GpuSeparableFootprint, GatherVariantsGiveTheSameBitsEveryRunAndAtomicOnesNe
   const std::uint64_t seed = test::randomSeed();
   std::mt19937_64 rng(seed);
   const Case c = cases(rng).front();
-  for (const KernelVariant* fp : gpuSfForwards()) {
-    const KernelVariant& bp = gpuBackOf(*fp);
-    SCOPED_TRACE(fp->name + ", seed " + std::to_string(seed));
+  for (const auto& [fp, bpOfPair] : gpuSfPairs()) {
+    const KernelVariant& bp = *bpOfPair;
+    SCOPED_TRACE(fp->name + " + " + bp.name + ", seed " + std::to_string(seed));
     const op::ProjectorProblem problem{&c.geometry, c.grid, {}};
     std::string why;
     std::unique_ptr<op::ProjectorPair> pair = fp->bindDevicePair(*fp, bp, problem, why);
@@ -292,9 +306,9 @@ TEST(GpuSeparableFootprint, SubsetsOfViewsProjectOnlyThoseViews) {
   TOMOWB_SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(test::randomSeed());
   const Case c = cases(rng).back();
-  for (const KernelVariant* fp : gpuSfForwards()) {
-    const KernelVariant& bp = gpuBackOf(*fp);
-    SCOPED_TRACE(fp->name);
+  for (const auto& [fp, bpOfPair] : gpuSfPairs()) {
+    const KernelVariant& bp = *bpOfPair;
+    SCOPED_TRACE(fp->name + " + " + bp.name);
     const op::ProjectorProblem problem{&c.geometry, c.grid, {}};
     std::string why;
     std::unique_ptr<op::ProjectorPair> pair = fp->bindDevicePair(*fp, bp, problem, why);

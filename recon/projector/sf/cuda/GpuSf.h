@@ -1,12 +1,17 @@
 // The separable-footprint projectors on the GPU (issue #19; formulas:
 // ../shared/reference/sf-projectors.md section 3; kernels: SfKernels.cuh; docs/sf-projectors.md)
 // through a plain C++ header (no CUDA types; DESIGN.md). Registered per model:
-//   sf-tr: sf.fp.gather, sf.fp.atomic, sf.bp.gather       (SF-TR-A2; tunable "amplitude": a1)
-//   sf-tt: sf.fp.gather-tt, sf.fp.atomic-tt, sf.bp.gather-tt
-// The gather kernels are deterministic (the same bits every run); the atomic forward projector
-// adds in shared memory in an order that varies run to run (about 1e-7 relative). Each model's
-// backprojector is the exact transpose (to float32 rounding) of its gather forward projector, and
-// of its atomic one, which computes the same weights. A build without CUDA registers nothing.
+//   sf-tr: sf.fp.wu-fessler, sf.fp.gather, sf.fp.atomic, sf.bp.gather, sf.bp.wu-fessler
+//          (SF-TR-A2; tunable "amplitude": a1)
+//   sf-tt: the same names with -tt
+// sf.fp.wu-fessler is the seed's scheme (voxel columns grouped by their first detector column,
+// the grouping a radix sort on the GPU), sf.bp.wu-fessler its three-kernel transpose. The gather
+// and Wu-Fessler kernels are deterministic (the same bits every run); the atomic forward projector
+// adds in shared memory in an order that varies run to run (about 1e-7 relative). Every kernel of a
+// model computes the same weights, so any forward projector and backprojector of one model are each
+// other's transpose to float32 rounding; the backprojectors name sf.fp.wu-fessler (the fast
+// deterministic one) as the forward projector they are the transpose of, which makes it and
+// sf.bp.gather the model's default pair. A build without CUDA registers nothing.
 #pragma once
 
 #include <memory>

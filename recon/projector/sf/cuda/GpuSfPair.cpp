@@ -20,6 +20,7 @@
 #include "recon/device/CudaCheck.h"
 #include "recon/device/CudaResources.h"
 #include "recon/device/GpuRunSupport.h"
+#include "recon/geometry/ArcFrame.h"
 #include "recon/operator/cuda/DeviceArrayOps.cuh"
 #include "recon/projector/JosephProjector.h"
 #include "recon/projector/cuda/EtDeviceProjector.h"
@@ -71,8 +72,63 @@ bool amplitudeA1(const GpuRunOptions& gpu) {
   throw ParameterError("amplitude", "must be a1 or a2, got '" + it->second + "'");
 }
 
+// The table of an arc view (ArcFrame.h; the CPU reference's SfView does the same in world mm).
+SfGpuView arcViewTable(const Geometry& geometry, std::int64_t index, const VolumeGrid& grid) {
+  const ArcFrame f = arcFrame(geometry, index);
+  const Eigen::Vector3d& o = grid.originMm;
+  const Eigen::Vector3d& d = grid.voxelSizeMm;
+  const Eigen::Vector3d& s = f.source;
+  // Offsets from the source along e and n, and the row numerator's linear part, per index.
+  auto linear = [&](const Eigen::Vector3d& dir) {
+    return std::array<double, 3>{dir.x() * d.x(), dir.y() * d.y(),
+                                 dir.x() * (o.x() - s.x()) + dir.y() * (o.y() - s.y())};
+  };
+  const auto alongE = linear(f.e), alongN = linear(f.n);
+  const double cx = 0.5 * double(grid.shape.nx - 1), cy = 0.5 * double(grid.shape.ny - 1);
+  const double scale = 1.0 / std::hypot(alongE[0] * cx + alongE[1] * cy + alongE[2],
+                                        alongN[0] * cx + alongN[1] * cy + alongN[2]);
+  // row = centreRow + (R (v.(X - S)) / r - h0) / |v|: numerator R v.(X - S) / |v| + (centreRow -
+  // h0 / |v|) r over the depth r.
+  const double k = f.radius / f.rowPitch;
+  SfGpuView v{};
+  v.arc = 1;
+  v.a0 = alongE[0] * scale;
+  v.a1 = alongE[1] * scale;
+  v.a3 = alongE[2] * scale;
+  v.d0 = alongN[0] * scale;
+  v.d1 = alongN[1] * scale;
+  v.d3 = alongN[2] * scale;
+  v.r0 = k * f.v.x() * d.x() * scale;
+  v.r1 = k * f.v.y() * d.y() * scale;
+  v.r2 = k * f.v.z() * d.z() * scale;
+  v.r3 = k * f.v.dot(o - s) * scale;
+  v.r4 = f.centreRow - f.axialOffset / f.rowPitch;
+  v.colCentre = f.centreColumn;
+  v.colScale = f.radius / f.columnPitch;
+  v.sx = (s.x() - o.x()) / d.x();
+  v.sy = (s.y() - o.y()) / d.y();
+  const Eigen::Vector3d base = f.axialOffset * f.v - f.centreRow * f.rowPitch * f.v;
+  const Eigen::Vector3d rowStep = f.rowPitch * f.v;
+  v.baseX = float(base.x());
+  v.baseY = float(base.y());
+  v.baseZ = float(base.z());
+  v.uX = float(f.radius * f.n.x());
+  v.uY = float(f.radius * f.n.y());
+  v.uZ = float(f.radius * f.n.z());
+  v.wX = float(f.radius * f.e.x());
+  v.wY = float(f.radius * f.e.y());
+  v.wZ = float(f.radius * f.e.z());
+  v.vX = float(rowStep.x());
+  v.vY = float(rowStep.y());
+  v.vZ = float(rowStep.z());
+  v.angle0 = float(-f.centreColumn * f.columnPitch / f.radius);
+  v.angleStep = float(f.columnPitch / f.radius);
+  return v;
+}
+
 SfGpuView viewTable(const Geometry& geometry, std::int64_t index, const VolumeGrid& grid) {
   const View& view = geometry.view(index);
+  if (view.surface == DetectorSurface::Cylinder) return arcViewTable(geometry, index, grid);
   const DetectorShape& det = geometry.detector();
   ProjectionMatrix p = geometry.projectionMatrix(index);
   const Eigen::Vector4d centre(view.detectorCentre.x(), view.detectorCentre.y(),
@@ -117,11 +173,21 @@ SfGpuView viewTable(const Geometry& geometry, std::int64_t index, const VolumeGr
 
 // The footprint width (detector columns) of voxel column (x, y) (index units), as the kernels
 // compute it.
+double depthAt(const SfGpuView& v, double x, double y) {
+  const double n = v.d0 * x + v.d1 * y + v.d3;
+  return v.arc ? std::hypot(v.a0 * x + v.a1 * y + v.a3, n) : n;
+}
+
+double columnAt(const SfGpuView& v, double x, double y) {
+  const double e = v.a0 * x + v.a1 * y + v.a3, n = v.d0 * x + v.d1 * y + v.d3;
+  return v.arc ? v.colCentre + v.colScale * std::atan2(e, n) : e / n;
+}
+
 double footprintWidth(const SfGpuView& v, double x, double y) {
   double lo = 1e300, hi = -1e300;
   for (int i = 0; i < 4; ++i) {
     const double px = x + ((i & 1) ? 0.5 : -0.5), py = y + ((i & 2) ? 0.5 : -0.5);
-    const double t = (v.a0 * px + v.a1 * py + v.a3) / (v.d0 * px + v.d1 * py + v.d3);
+    const double t = columnAt(v, px, py);
     lo = std::min(lo, t);
     hi = std::max(hi, t);
   }
@@ -151,18 +217,26 @@ SfAnalysis analyse(const Geometry& geometry, const VolumeGrid& grid, bool trapez
     for (const double fx : {0.0, 0.5, 1.0})
       for (const double fy : {0.0, 0.5, 1.0})
         a.widest = std::max(a.widest, footprintWidth(v, fx * (nx - 1), fy * (ny - 1)));
-    // The slices a view can reach: rows are affine in z at each xy corner of the grid.
-    double lo = 1e300, hi = -1e300;
+    a.widest = std::max(
+        a.widest, footprintWidth(v, std::clamp(v.sx, 0.0, nx - 1), std::clamp(v.sy, 0.0, ny - 1)));
+    // The slices a view can reach: rows are affine in z at each xy point; over the grid's square
+    // their extremes lie at its corners (flat: a projective map) or, on an arc, where the depth
+    // (the distance from the source's axis) is least: the square's point nearest the source.
+    std::vector<std::pair<double, double>> points;
     for (const double x : {-0.5, nx - 0.5})
-      for (const double y : {-0.5, ny - 0.5}) {
-        const double den = v.d0 * x + v.d1 * y + v.d3, num = v.r0 * x + v.r1 * y + v.r3;
-        const double margin = 1.0 + (trapezoid ? 2.0 : 1.0) * std::abs(v.r2 / den);
-        for (const double r : {-0.5 - margin, rows - 0.5 + margin}) {
-          const double z = (r * den - num) / v.r2;
-          lo = std::min(lo, z);
-          hi = std::max(hi, z);
-        }
+      for (const double y : {-0.5, ny - 0.5}) points.emplace_back(x, y);
+    if (v.arc)
+      points.emplace_back(std::clamp(v.sx, -0.5, nx - 0.5), std::clamp(v.sy, -0.5, ny - 0.5));
+    double lo = 1e300, hi = -1e300;
+    for (const auto& [x, y] : points) {
+      const double den = depthAt(v, x, y), num = v.r0 * x + v.r1 * y + v.r3 + v.r4 * den;
+      const double margin = 1.0 + (trapezoid ? 2.0 : 1.0) * std::abs(v.r2 / den);
+      for (const double r : {-0.5 - margin, rows - 0.5 + margin}) {
+        const double z = (r * den - num) / v.r2;
+        lo = std::min(lo, z);
+        hi = std::max(hi, z);
       }
+    }
     a.reach.emplace_back(std::int64_t(std::max(-1.0, std::floor(lo) - 1)),
                          std::int64_t(std::min(double(s.nz), std::ceil(hi) + 1)));
   }
@@ -209,7 +283,10 @@ class GpuSfPair final : public op::ProjectorPair {
 
   const std::string& forwardName() const noexcept override { return forward_.name; }
   const std::string& adjointName() const noexcept override { return back_.name; }
-  bool matched() const noexcept override { return back_.adjointOf == forward_.name; }
+  // Every GPU SF kernel of a model weighs a voxel-cell pair with the same device functions, so any
+  // forward projector and backprojector of one model are each other's transpose to float32
+  // rounding (GpuSfTest's adjoint test runs every combination).
+  bool matched() const noexcept override { return forward_.model == back_.model; }
   std::string device() const override {
     return ops_.describe() + ", resident (" + forward_.name + " + " + back_.name + ")";
   }
@@ -356,48 +433,61 @@ class GpuSfPair final : public op::ProjectorPair {
                                                   std::max<std::uint64_t>(1, a_.views.size())));
   }
 
+  // Two lanes (the pair's stream and a side stream), each with its own records, take the batches
+  // in turn: one batch's kernel 2 (a single wave whose groups finish unevenly) overlaps the next
+  // batch's footprints, sort and kernel 2.
   void forwardWuFessler(const float* zFirst, op::Array& projections, const CallPlan& plan,
                         JobContext& context) {
     const std::int64_t count = std::int64_t(plan.list.size());
-    const std::int64_t batch = std::min(wuFesslerBatch(), count);
+    const std::int64_t batch = std::max<std::int64_t>(1, std::min(wuFesslerBatch() / 2, count));
     const std::size_t items = std::size_t(batch) * std::size_t(a_.shape.nx) * a_.shape.ny;
-    if (!records_.bytes() || recordItems_ < items) {
-      records_ = DeviceMemory();
-      const std::size_t sortBytes = sfgpu::wuFesslerSortBytes(int(items), 32);
-      const std::size_t lines = a_.shape.trapezoid ? 6 : 2;
-      const std::size_t bytes =
-          items * (16 + 4 * std::size_t(a_.capacity) + 8 * lines + 1) + sortBytes + 8 * 256;
-      records_ = DeviceMemory(bytes, "the Wu-Fessler footprint records");
+    const std::size_t lines = a_.shape.trapezoid ? 6 : 2;
+    if (recordItems_ < items) {
+      recordSortBytes_ = sfgpu::wuFesslerSortBytes(int(items), 32);
+      for (DeviceMemory& lane : records_) {
+        lane = DeviceMemory();
+        lane = DeviceMemory(items * (16 + 4 * std::size_t(a_.capacity) + 8 * lines + 1) +
+                                recordSortBytes_ + 8 * 256,
+                            "the Wu-Fessler footprint records");
+      }
       recordItems_ = items;
-      recordSortBytes_ = sortBytes;
     }
-    auto* base = records_.as<unsigned char>();
-    sfgpu::WuFesslerRecords r{};
-    std::size_t at = 0;
-    auto take = [&](std::size_t bytes) {
-      void* p = base + at;
-      at += (bytes + 255) / 256 * 256;
-      return p;
-    };
-    r.lines = static_cast<double*>(take(items * 8 * (a_.shape.trapezoid ? 6 : 2)));
-    r.keys[0] = static_cast<std::uint32_t*>(take(items * 4));
-    r.keys[1] = static_cast<std::uint32_t*>(take(items * 4));
-    r.values[0] = static_cast<std::int32_t*>(take(items * 4));
-    r.values[1] = static_cast<std::int32_t*>(take(items * 4));
-    r.weights = static_cast<float*>(take(items * 4 * std::size_t(a_.capacity)));
-    r.widths = static_cast<unsigned char*>(take(items));
-    r.sortBytes = recordSortBytes_;
-    r.sortStorage = take(recordSortBytes_);
-    for (std::int64_t first = 0; first < count; first += batch) {
+    sfgpu::WuFesslerRecords r[2]{};
+    for (int lane = 0; lane < 2; ++lane) {
+      auto* base = records_[lane].as<unsigned char>();
+      std::size_t at = 0;
+      auto take = [&](std::size_t bytes) {
+        void* p = base + at;
+        at += (bytes + 255) / 256 * 256;
+        return p;
+      };
+      r[lane].lines = static_cast<double*>(take(items * 8 * lines));
+      r[lane].keys[0] = static_cast<std::uint32_t*>(take(items * 4));
+      r[lane].keys[1] = static_cast<std::uint32_t*>(take(items * 4));
+      r[lane].values[0] = static_cast<std::int32_t*>(take(items * 4));
+      r[lane].values[1] = static_cast<std::int32_t*>(take(items * 4));
+      r[lane].weights = static_cast<float*>(take(items * 4 * std::size_t(a_.capacity)));
+      r[lane].widths = static_cast<unsigned char*>(take(items));
+      r[lane].sortBytes = recordSortBytes_;
+      r[lane].sortStorage = take(recordSortBytes_);
+    }
+    const cudaStream_t streams[2] = {stream_, sideStream_};
+    TOMOWB_CUDA_CHECK(cudaEventRecord(forkEvent_, stream_), "separable-footprint forward");
+    TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(sideStream_, forkEvent_, 0),
+                      "separable-footprint forward");
+    int lane = 0;
+    for (std::int64_t first = 0; first < count; first += batch, lane ^= 1) {
       context.throwIfCancelled();
       const int n = int(std::min(batch, count - first));
       const SfGpuView* v = plan.views.as<SfGpuView>() + first;
       const std::int64_t* out = plan.viewIndex.as<std::int64_t>() + first;
-      sfgpu::launchWuFesslerFootprints(v, n, a_.shape, a_.capacity, r, overflow_.as<int>(),
-                                       stream_);
-      sfgpu::launchWuFesslerForward(zFirst, v, out, n, a_.shape, a_.capacity, r, projections.data(),
-                                    stream_);
+      sfgpu::launchWuFesslerFootprints(v, n, a_.shape, a_.capacity, r[lane], overflow_.as<int>(),
+                                       streams[lane]);
+      sfgpu::launchWuFesslerForward(zFirst, v, out, n, a_.shape, a_.capacity, r[lane],
+                                    projections.data(), streams[lane]);
     }
+    TOMOWB_CUDA_CHECK(cudaEventRecord(joinEvent_, sideStream_), "separable-footprint forward");
+    TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(stream_, joinEvent_, 0), "separable-footprint forward");
   }
 
   // Bytes per voxel column and view of the Wu-Fessler transpose's buffers.
@@ -562,6 +652,7 @@ class GpuSfPair final : public op::ProjectorPair {
   // Whether a view's detector column changes faster along y than along x at the grid's centre.
   bool alongY(const SfGpuView& v) const {
     const double x = 0.5 * double(a_.shape.nx - 1), y = 0.5 * double(a_.shape.ny - 1);
+    // Flat: the quotient's derivatives; arc: the fan angle's (atan2(e, n)), of the same form.
     const double c = (v.a0 * x + v.a1 * y + v.a3) / (v.d0 * x + v.d1 * y + v.d3);
     return std::abs(v.a1 - c * v.d1) > std::abs(v.a0 - c * v.d0);
   }
@@ -574,7 +665,10 @@ class GpuSfPair final : public op::ProjectorPair {
     return v;
   }
 
-  DeviceMemory overflow_, zFirst_, scaled_, swapped_, records_, transaxial_;
+  DeviceMemory overflow_, zFirst_, scaled_, swapped_, transaxial_;
+  DeviceMemory records_[2];
+  Stream sideStream_;
+  Event forkEvent_, joinEvent_;
   std::size_t recordItems_ = 0, recordSortBytes_ = 0, transaxialItems_ = 0;
   std::int64_t chunkViews_ = 1;
   int tileRows_ = 1;
@@ -736,9 +830,10 @@ void registerGpuSfVariants(VariantRegistry& registry) {
         ""));
     registry.add(gpuSfVariant(
         "sf.bp.gather" + suffix, kBp, model,
-        "GPU exact transpose of sf.fp.gather" + suffix +
-            ": a thread per voxel column and chunk of slices gathers every view; deterministic",
-        "sf.fp.gather" + suffix));
+        "GPU exact transpose of sf.fp.wu-fessler" + suffix +
+            " (and of the model's other GPU forward projectors, which compute the same weights): "
+            "a thread per voxel column and chunk of slices gathers every view; deterministic",
+        "sf.fp.wu-fessler" + suffix));
     registry.add(gpuSfVariant(
         "sf.bp.wu-fessler" + suffix, kBp, model,
         "GPU exact transpose of sf.fp.wu-fessler" + suffix +

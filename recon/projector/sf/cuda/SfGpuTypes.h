@@ -16,14 +16,22 @@
 
 namespace tomowb::cuda::sfgpu {
 
+// Arc (cylindrical) views (arc = 1, ArcFrame.h): a0 ix + a1 iy + a3 is the point's offset from the
+// source along the arc's tangent e and d0 ix + d1 iy + d3 along n (both in the same scaled units),
+// so the column is colCentre + colScale atan2(along e, along n), the depth is the in-plane distance
+// hypot(along e, along n), and the row numerator gains r4 times the depth.
 struct SfGpuView {
-  double a0, a1, a3;      // column numerator
-  double d0, d1, d3;      // depth
-  double r0, r1, r2, r3;  // row numerator (r2 per slice)
-  double sx, sy;          // the source's x and y in voxel index units (A2 amplitude)
-  // The ray through cell (col, row) is base + col u + row v (mm): the cell amplitude 1/cos(theta).
+  double a0, a1, a3;           // column numerator (arc: along e)
+  double d0, d1, d3;           // depth (arc: along n)
+  double r0, r1, r2, r3;       // row numerator (r2 per slice)
+  double sx, sy;               // the source's x and y in voxel index units (A2 amplitude)
+  double r4;                   // arc: row numerator per unit of depth (0 for flat views)
+  double colCentre, colScale;  // arc: column = colCentre + colScale * fan angle
+  // The ray through cell (col, row) (mm): flat base + col u + row v; arc cos(g) u + sin(g) w +
+  // base + row v with g = angle0 + col angleStep (u = R n, w = R e).
   float baseX, baseY, baseZ, uX, uY, uZ, vX, vY, vZ;
-  float pad;
+  float wX, wY, wZ, angle0, angleStep;
+  std::int32_t arc;
 };
 
 struct SfGpuShape {

@@ -109,21 +109,29 @@ template <bool Trapezoidal>
 __device__ __forceinline__ void columnRows(const SfGpuView& v, int ix, int iy, ColumnFootprint& f,
                                            double& den) {
   const double x = ix, y = iy;
-  den = v.d0 * x + v.d1 * y + v.d3;
+  // Flat: the depth along the detector's normal; arc: the distance from the source's axis.
+  const double alongE = v.a0 * x + v.a1 * y + v.a3, alongN = v.d0 * x + v.d1 * y + v.d3;
+  den = v.arc ? hypot(alongE, alongN) : alongN;
   const double inv = 1.0 / den;
-  const double rowNum = v.r0 * x + v.r1 * y + v.r3;
+  const double rowNum = v.r0 * x + v.r1 * y + v.r3 + v.r4 * den;
   const double row0 = rowNum * inv, slope = v.r2 * inv;
   f.centre = axialLine(row0, slope);
   if (Trapezoidal) {
     // The corners' rows and slopes as float32 corrections of the centre's (a corner is half a
     // voxel away, so the corrections are small and keep float32's relative precision).
     const float fDen = float(den), fRow = float(row0);
+    const float fE = float(alongE), fN = float(alongN);
     float nearDepth = 3e38f, farDepth = -3e38f, nearRow = 0, farRow = 0;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const float dx = (i & 1) ? 0.5f : -0.5f, dy = (i & 2) ? 0.5f : -0.5f;
-      const float dd = float(v.d0) * dx + float(v.d1) * dy;
-      const float dr = float(v.r0) * dx + float(v.r1) * dy;
+      float dd = float(v.d0) * dx + float(v.d1) * dy;
+      if (v.arc) {
+        // The corner's distance from the axis minus the centre's, without cancellation.
+        const float de = float(v.a0) * dx + float(v.a1) * dy;
+        dd = (de * (2.0f * fE + de) + dd * (2.0f * fN + dd)) / (hypotf(fE + de, fN + dd) + fDen);
+      }
+      const float dr = float(v.r0) * dx + float(v.r1) * dy + float(v.r4) * dd;
       const float depth = fDen + dd;
       const float correction = (dr - fRow * dd) / depth;
       if (depth < nearDepth) {
@@ -145,16 +153,33 @@ __device__ __forceinline__ void columnTransaxial(const SfGpuView& v, int ix, int
                                                  const SfGpuShape& s, double den,
                                                  ColumnFootprint& f) {
   const double x = ix, y = iy;
-  const double centre = (v.a0 * x + v.a1 * y + v.a3) / den;
-  f.ref = int(floor(centre + 0.5));
-  const float offset = float(centre - double(f.ref)), fCentre = float(centre), fDen = float(den);
+  const double alongE = v.a0 * x + v.a1 * y + v.a3;
   float tau[4];
+  if (v.arc) {
+    // Columns of fan angles: the centre's in float64, the corners' as float32 angles from it.
+    const double alongN = v.d0 * x + v.d1 * y + v.d3;
+    const double centre = v.colCentre + v.colScale * atan2(alongE, alongN);
+    f.ref = int(floor(centre + 0.5));
+    const float offset = float(centre - double(f.ref)), scale = float(v.colScale);
+    const float fE = float(alongE), fN = float(alongN);
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float dx = (i & 1) ? 0.5f : -0.5f, dy = (i & 2) ? 0.5f : -0.5f;
-    const float dn = float(v.a0) * dx + float(v.a1) * dy;
-    const float dd = float(v.d0) * dx + float(v.d1) * dy;
-    tau[i] = offset + (dn - fCentre * dd) / (fDen + dd);
+    for (int i = 0; i < 4; ++i) {
+      const float dx = (i & 1) ? 0.5f : -0.5f, dy = (i & 2) ? 0.5f : -0.5f;
+      const float de = float(v.a0) * dx + float(v.a1) * dy;
+      const float dn = float(v.d0) * dx + float(v.d1) * dy;
+      tau[i] = offset + scale * atan2f(fN * de - fE * dn, fN * (fN + dn) + fE * (fE + de));
+    }
+  } else {
+    const double centre = alongE / den;
+    f.ref = int(floor(centre + 0.5));
+    const float offset = float(centre - double(f.ref)), fCentre = float(centre), fDen = float(den);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float dx = (i & 1) ? 0.5f : -0.5f, dy = (i & 2) ? 0.5f : -0.5f;
+      const float dn = float(v.a0) * dx + float(v.a1) * dy;
+      const float dd = float(v.d0) * dx + float(v.d1) * dy;
+      tau[i] = offset + (dn - fCentre * dd) / (fDen + dd);
+    }
   }
   f.tau = sorted(tau[0], tau[1], tau[2], tau[3]);
   f.first = max(0, f.ref + cellOf(f.tau.t0));
@@ -290,12 +315,36 @@ __device__ __forceinline__ void slicesOfRow(const ColumnFootprint& f, int row, i
   hi = min(nz - 1, int(ceilf(b + 1e-3f)) - 1);
 }
 
+// slicesOfRow with reciprocals in place of divisions (the Wu-Fessler forward kernel's inner loop):
+// the same superset up to float32 rounding, which the 1e-3 margin covers.
+template <bool Trapezoidal>
+__device__ __forceinline__ void slicesOfRowFast(const ColumnFootprint& f, int row, int nz, int& lo,
+                                                int& hi) {
+  float a = 3e38f, b = -3e38f;
+  auto extend = [&](const AxialLine& l) {
+    const float inv = __frcp_rn(l.slopeF);
+    const float c = float(double(row) - l.row0) * inv;
+    const float reach = (0.5f + l.half) * fabsf(inv);
+    a = fminf(a, c - reach);
+    b = fmaxf(b, c + reach);
+  };
+  extend(f.centre);
+  if (Trapezoidal) {
+    extend(f.nearest);
+    extend(f.farthest);
+  }
+  lo = max(0, int(floorf(a - 1e-3f)) + 1);
+  hi = min(nz - 1, int(ceilf(b + 1e-3f)) - 1);
+}
+
 // 1/cos(theta) of the ray through cell (col, row), times its transaxial chord for A1.
 __device__ __forceinline__ float cellAmplitude(const SfGpuView& v, const SfGpuShape& s, int col,
                                                int row) {
-  const float dx = v.baseX + float(col) * v.uX + float(row) * v.vX;
-  const float dy = v.baseY + float(col) * v.uY + float(row) * v.vY;
-  const float dz = v.baseZ + float(col) * v.uZ + float(row) * v.vZ;
+  float cu = float(col), cw = 0.0f;
+  if (v.arc) sincosf(v.angle0 + float(col) * v.angleStep, &cw, &cu);
+  const float dx = v.baseX + cu * v.uX + cw * v.wX + float(row) * v.vX;
+  const float dy = v.baseY + cu * v.uY + cw * v.wY + float(row) * v.vY;
+  const float dz = v.baseZ + cu * v.uZ + cw * v.wZ + float(row) * v.vZ;
   const float xy = hypotf(dx, dy);
   const float lTheta = sqrtf(xy * xy + dz * dz) / xy;
   return s.amplitudeA1 ? lTheta * transaxialChord(dx, dy, s.worldVoxelX, s.worldVoxelY) : lTheta;
@@ -399,8 +448,12 @@ __global__ void __launch_bounds__(kGatherThreads)
   const int col = blockIdx.x, k = blockIdx.y;
   const int row = blockIdx.z * kGatherThreads + threadIdx.x;
   const SfGpuView v = views[k];
-  // Lines across the rays: constant iy when the column changes faster along x.
-  const double c = col;
+  // Lines across the rays: constant iy when the column changes faster along x. On an arc the
+  // column's edges are fan angles, whose tangents are quotients of the same form (alongE / alongN).
+  auto edgeValue = [&](double column) {
+    return v.arc ? tan((column - v.colCentre) / v.colScale) : column;
+  };
+  const double c = edgeValue(col);
   const bool alongX = fabs(v.a0 - c * v.d0) >= fabs(v.a1 - c * v.d1);
   const int lines = alongX ? s.ny : s.nx, length = alongX ? s.nx : s.ny;
   float sum = 0.0f;
@@ -413,7 +466,8 @@ __global__ void __launch_bounds__(kGatherThreads)
       double a = 1e300, b = -1e300;
       for (int side = 0; side < 2; ++side)
         for (int edge = 0; edge < 2; ++edge) {
-          const double q = double(line) + (side ? 0.5 : -0.5), e = c + (edge ? 0.5 : -0.5);
+          const double q = double(line) + (side ? 0.5 : -0.5),
+                       e = edgeValue(double(col) + (edge ? 0.5 : -0.5));
           // column(p, q) = e along the line: p (a_p - e d_p) = e (d_q q + d3) - a_q q - a3.
           const double ap = alongX ? v.a0 : v.a1, aq = alongX ? v.a1 : v.a0;
           const double dp = alongX ? v.d0 : v.d1, dq = alongX ? v.d1 : v.d0;
@@ -728,7 +782,7 @@ __global__ void __launch_bounds__(Threads)
       f.farthest = axialLine(__ldg(l + 4), __ldg(l + 5));
     }
     int zLo, zHi;
-    slicesOfRow<Trapezoidal>(f, row, s.nz, zLo, zHi);
+    slicesOfRowFast<Trapezoidal>(f, row, s.nz, zLo, zHi);
     if (zLo > zHi) continue;
     const float* voxels = volume + (std::int64_t(rec) % columns) * s.nz;
     float h = 0.0f;
