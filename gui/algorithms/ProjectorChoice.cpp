@@ -166,8 +166,8 @@ void ProjectorChoice::fill(bool gpu, const Geometry* geometry, const VolumeGrid*
       combo->setItemData(combo->count() - 1, QString::fromStdString(v->description),
                          Qt::ToolTipRole);
       std::optional<std::string> refused;
-      if (geometry != nullptr && v->supports)
-        refused = v->supports(*geometry, grid != nullptr ? *grid : kPointGrid);
+      if (geometry != nullptr)
+        refused = refusalOf(*v, *geometry, grid != nullptr ? *grid : kPointGrid);
       if (refused) {
         if (auto* model = qobject_cast<QStandardItemModel*>(combo->model()))
           if (QStandardItem* item = model->item(combo->count() - 1)) {
@@ -217,7 +217,7 @@ void ProjectorChoice::fillModels(const Geometry* geometry, const VolumeGrid& gri
     QString tip = tr("%1 + %2").arg(QString::fromStdString(forward->name),
                                     QString::fromStdString(back->name));
     std::optional<std::string> refused;
-    if (geometry != nullptr && forward->supports) refused = forward->supports(*geometry, grid);
+    if (geometry != nullptr) refused = refusalOf(*forward, *geometry, grid);
     if (refused && items != nullptr)
       if (QStandardItem* item = items->item(model_->count() - 1)) {
         item->setEnabled(false);

@@ -254,6 +254,21 @@ std::optional<GeometryForm> recogniseTiltSeries(const Geometry& g) {
   return std::nullopt;
 }
 
+// The detector's surface, and for an arc its distance and offsets as the builder takes them: the
+// radius in the plane, the arc length by which the detector is turned about the source, the shift
+// along the axis (a flat detector's were read already).
+void readArcDetector(const View& first, const Eigen::Vector3d& towards, const Eigen::Vector3d& eu,
+                     GeometryForm& f) {
+  f.surface = first.surface;
+  if (f.surface != DetectorSurface::Cylinder) return;
+  const Eigen::Vector3d toCentre = first.detectorCentre - first.source;
+  const Eigen::Vector2d inPlane(toCentre.x(), toCentre.y());
+  f.sourceToDetectorMm = inPlane.norm();
+  f.offsetUMm =
+      f.sourceToDetectorMm * std::atan2(inPlane.dot(eu.head<2>()), -inPlane.dot(towards.head<2>()));
+  f.offsetVMm = toCentre.z();
+}
+
 }  // namespace
 
 std::optional<GeometryForm> recogniseGeometry(const Geometry& g) {
@@ -292,16 +307,7 @@ std::optional<GeometryForm> recogniseGeometry(const Geometry& g) {
     f.sourceToDetectorMm = f.sourceToIsocentreMm - centre.dot(towards);
     f.offsetUMm = centre.dot(eu);
     f.offsetVMm = centre.z();
-    f.surface = first.surface;
-    if (f.surface == DetectorSurface::Cylinder) {
-      // The arc's radius in the plane, and the arc length by which it is turned about the source.
-      const Eigen::Vector3d toCentre = first.detectorCentre - s;
-      const Eigen::Vector2d inPlane(toCentre.x(), toCentre.y());
-      f.sourceToDetectorMm = inPlane.norm();
-      f.offsetUMm = f.sourceToDetectorMm *
-                    std::atan2(inPlane.dot(eu.head<2>()), -inPlane.dot(towards.head<2>()));
-      f.offsetVMm = toCentre.z();
-    }
+    readArcDetector(first, towards, eu, f);
     const double riseMm = g.view(1).source.z() - s.z();
     if (std::abs(riseMm) > kRecogniseToleranceMm) {
       f.scanType = ScanType::HelicalCone;

@@ -211,11 +211,9 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
   const FdkWeightPlan plan(projections.geometry(), params.redundancy, params.allowIncomplete);
   report.weighting = plan.summary();
   report.warnings = plan.warnings();
-  if (variant.supports) {
-    const VolumeGrid grid = params.volume;
-    if (const std::optional<std::string> refused = variant.supports(projections.geometry(), grid))
-      throw ParameterError("variant", *refused);
-  }
+  if (const std::optional<std::string> refused =
+          refusalOf(variant, projections.geometry(), params.volume))
+    throw ParameterError("variant", *refused);
   const HelicalOrbit* helix = plan.helicalOrbit();
   if (helix && variant.reconstruct)
     throw ParameterError("variant", "'" + variant.name +

@@ -106,9 +106,8 @@ std::optional<std::string> whyNotSupported(const VariantRegistry& registry,
   const VolumeShape& s = problem.grid.shape;
   if (s.nx < 1 || s.ny < 1 || s.nz < 1) return std::string("the reconstruction grid is empty");
   for (const KernelVariant* v : {forward, adjoint})
-    if (v->supports)
-      if (std::optional<std::string> why = v->supports(*problem.geometry, problem.grid))
-        return v->name + ": " + *why;
+    if (std::optional<std::string> why = refusalOf(*v, *problem.geometry, problem.grid))
+      return v->name + ": " + *why;
   return std::nullopt;
 }
 

@@ -73,6 +73,16 @@ std::vector<const KernelVariant*> VariantRegistry::withRole(VariantRole role) co
   return out;
 }
 
+std::optional<std::string> refusalOf(const KernelVariant& variant, const Geometry& geometry,
+                                     const VolumeGrid& grid) {
+  if (!variant.supports) return std::nullopt;
+  try {
+    return variant.supports(geometry, grid);
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+}
+
 const KernelVariant& VariantRegistry::defaultFor(VariantRole role, VariantDevice device,
                                                  bool matched) const {
   const bool gpu = device == VariantDevice::Gpu;
@@ -104,12 +114,11 @@ const KernelVariant& VariantRegistry::defaultFor(VariantRole role, VariantDevice
                                                  std::string* fellBack, bool matched) const {
   if (fellBack) fellBack->clear();
   const KernelVariant& preferred = defaultFor(role, device, matched);
-  std::optional<std::string> refused =
-      preferred.supports ? preferred.supports(geometry, grid) : std::nullopt;
+  std::optional<std::string> refused = refusalOf(preferred, geometry, grid);
   if (!refused) return preferred;
   const KernelVariant& cpu = defaultFor(role, VariantDevice::Cpu, matched);
   const std::optional<std::string> cpuRefused =
-      &cpu != &preferred && cpu.supports ? cpu.supports(geometry, grid) : std::nullopt;
+      &cpu != &preferred ? refusalOf(cpu, geometry, grid) : std::nullopt;
   if (&cpu == &preferred || cpuRefused)
     throw ParameterError("variant", "no default " + toString(role) + " takes this geometry: " +
                                         *refused + (cpuRefused ? "; " + *cpuRefused : ""));

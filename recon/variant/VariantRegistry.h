@@ -114,6 +114,13 @@ struct KernelVariant {
   qa::AccuracyClass accuracyClass = qa::AccuracyClass::Exact;
 };
 
+// Why `variant` cannot take this geometry and grid (its supports()), or nothing when it can or
+// has no supports(). A supports() that throws a tomowb::Error (a geometry it cannot even analyse,
+// such as a view without a projection matrix) refuses with the error's message: asking never
+// fails, so lists of variants (the window's projector choice) can always be filled.
+std::optional<std::string> refusalOf(const KernelVariant& variant, const Geometry& geometry,
+                                     const VolumeGrid& grid);
+
 class VariantRegistry {
  public:
   // Throws ParameterError on a duplicate name, an unset role, or a role without its function

@@ -21,6 +21,7 @@
 #include "gui/Resources.h"
 #include "gui/algorithms/AlgorithmPresets.h"
 #include "recon/core/Error.h"
+#include "recon/geometry/ScanBuilders.h"
 #include "recon/io/GeometryJson.h"
 
 namespace tomowb::gui {
@@ -67,7 +68,8 @@ INSTANTIATE_TEST_SUITE_P(
     Shipped, GeometryPresets,
     testing::Values(GeometryPreset{"rabbitct-carm.json", BeamKind::Cone, 496, 1248, 960},
                     GeometryPreset{"micro-ct.json", BeamKind::Cone, 1440, 1024, 1024},
-                    GeometryPreset{"et-tilt-series.json", BeamKind::Parallel, 61, 1024, 1024}),
+                    GeometryPreset{"et-tilt-series.json", BeamKind::Parallel, 61, 1024, 1024},
+                    GeometryPreset{"ge-lightspeed-helical.json", BeamKind::Cone, 984, 888, 64}),
     [](const testing::TestParamInfo<GeometryPreset>& info) {
       // "rabbitct-carm.json" -> "rabbitct_carm": stable, readable test names.
       std::string name = info.param.file;
@@ -76,6 +78,24 @@ INSTANTIATE_TEST_SUITE_P(
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
       return name;
     });
+
+// The shipped GE preset is the builder's geLightSpeedHelical(1 turn, pitch 1) on its arc detector.
+TEST(PresetResources, GeLightSpeedPresetIsTheBuildersArcHelix) {
+  const Geometry fromFile =
+      loadGeometry(kResources / "presets" / "geometry" / "ge-lightspeed-helical.json");
+  const Geometry built = helicalConeBeam(geLightSpeedHelical(1.0, 1.0));
+  EXPECT_EQ(fromFile.view(0).surface, DetectorSurface::Cylinder);
+  ASSERT_EQ(fromFile.viewCount(), built.viewCount());
+  double worst = 0;
+  for (std::int64_t i = 0; i < built.viewCount(); ++i)
+    for (const auto& [a, b] :
+         {std::pair{fromFile.view(i).source, built.view(i).source},
+          std::pair{fromFile.view(i).detectorCentre, built.view(i).detectorCentre},
+          std::pair{fromFile.view(i).u, built.view(i).u},
+          std::pair{fromFile.view(i).v, built.view(i).v}})
+      worst = std::max(worst, (a - b).cwiseAbs().maxCoeff());
+  EXPECT_LT(worst, 1e-4);  // startZMm -20 against the builder's -19.99999 (feed 39.99998 mm)
+}
 
 TEST(PresetResources, RabbitCtPresetHasTheCArmDistancesAndPitch) {
   const Geometry g = loadGeometry(kResources / "presets" / "geometry" / "rabbitct-carm.json");

@@ -105,6 +105,21 @@ TEST(VariantRegistry, DefaultForAProblemFallsBackToTheCpuWhenTheDevicesDefaultRe
   EXPECT_EQ(why, "fdk.bp.fast: no helices");
 }
 
+// A supports() that cannot even analyse the geometry (it throws) refuses with the error's
+// message: asking which variants take a problem never fails (the window fills its lists with it).
+TEST(VariantRegistry, ASupportsThatThrowsRefusesWithTheErrorsMessage) {
+  KernelVariant v = fdkVariant("fdk.bp.throws");
+  const VolumeGrid grid = VolumeGrid::centred({2, 2, 2}, Eigen::Vector3d::Ones());
+  const Geometry g;
+  EXPECT_FALSE(refusalOf(v, g, grid));  // no supports(): takes anything
+  v.supports = [](const Geometry&, const VolumeGrid&) -> std::optional<std::string> {
+    throw ParameterError("projectionMatrix", "view 3 has a cylindrical detector");
+  };
+  const std::optional<std::string> why = refusalOf(v, g, grid);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("view 3 has a cylindrical detector"), std::string::npos) << *why;
+}
+
 TEST(VariantRegistry, DefaultsLiveInOnePlaceAndSayWhatIsMissing) {
   const VariantRegistry& builtins = VariantRegistry::builtins();
   EXPECT_EQ(builtins.defaultFor(VariantRole::FdkBackprojector, VariantDevice::Cpu).name,
