@@ -46,7 +46,15 @@ constexpr std::int64_t kViewsPerLaunch = 32768;
 enum class ForwardKind { Gather, Atomic, WuFessler };
 
 // Footprint records of the Wu-Fessler forward projector's batch of views (kernel 1, the sort).
-constexpr std::uint64_t kRecordBytes = std::uint64_t{1} << 30;
+// At most this much (both lanes together; less where the GPU has less to spare): enough views per
+// launch that the accumulate kernel's blocks fill the GPU (a few thousand warps).
+constexpr std::uint64_t kRecordBytes = std::uint64_t{4} << 30;
+
+// Bytes per voxel column and view of the Wu-Fessler forward projector's records: keys and values
+// twice (the sort's double buffer), weights, lines, width.
+std::uint64_t recordBytesPerColumn(int cells, bool trapezoid) {
+  return 16 + 4 * std::uint64_t(cells) + (trapezoid ? 48 : 16) + 1;
+}
 // The Wu-Fessler transpose's transaxial sums h and footprints of a batch of views (at least one
 // view's, whatever this says).
 constexpr std::uint64_t kTransaxialBytes = std::uint64_t{1} << 30;
@@ -58,7 +66,8 @@ struct SfAnalysis {
   std::vector<SfGpuView> views;
   std::vector<std::pair<std::int64_t, std::int64_t>> reach;  // slices [first, last] per view
   int capacity = 0;                                          // footprint cells per voxel column
-  double widest = 0;                                         // in detector columns
+  std::uint64_t recordBudget = 0;  // bytes the Wu-Fessler forward projector's records may take
+  double widest = 0;               // in detector columns
 };
 
 bool isTrapezoid(const KernelVariant& v) {
@@ -420,16 +429,12 @@ class GpuSfPair final : public op::ProjectorPair {
     }
   }
 
-  // Views per batch of the Wu-Fessler forward projector: its records within kRecordBytes.
-  static std::uint64_t recordBytesPerColumn(int cells, bool trapezoid) {
-    // keys and values twice (the sort's double buffer), weights, lines, width.
-    return 16 + 4 * std::uint64_t(cells) + (trapezoid ? 48 : 16) + 1;
-  }
+  // Views per batch of the Wu-Fessler forward projector: its records within the budget.
   std::int64_t wuFesslerBatch() const {
     const std::uint64_t columns = std::uint64_t(a_.shape.nx) * std::uint64_t(a_.shape.ny);
     const std::uint64_t perView = columns * recordBytesPerColumn(a_.capacity, a_.shape.trapezoid);
     const std::uint64_t byInt = std::uint64_t(std::numeric_limits<std::int32_t>::max()) / columns;
-    return std::int64_t(std::clamp<std::uint64_t>(std::min(kRecordBytes / perView, byInt), 1,
+    return std::int64_t(std::clamp<std::uint64_t>(std::min(a_.recordBudget / perView, byInt), 1,
                                                   std::max<std::uint64_t>(1, a_.views.size())));
   }
 
@@ -787,13 +792,22 @@ std::unique_ptr<op::ProjectorPair> bindGpuSfPair(const KernelVariant& forward,
   const std::uint64_t oneViewTransaxial =
       std::uint64_t(a.shape.nx) * std::uint64_t(a.shape.ny) *
       (4 * std::uint64_t(a.shape.rows) + 4 * std::uint64_t(a.capacity) + 53);
-  const std::uint64_t records = (kind == ForwardKind::WuFessler ? kRecordBytes : 0) +
-                                (back.name.find("wu-fessler") != std::string::npos
-                                     ? std::max(kTransaxialBytes, oneViewTransaxial)
-                                     : 0);
-  const std::uint64_t needed =
-      7 * volume + 3 * stack + std::min(kScaledBytes, stack) + records + (std::uint64_t{64} << 20);
+  const std::uint64_t transaxial = back.name.find("wu-fessler") != std::string::npos
+                                       ? std::max(kTransaxialBytes, oneViewTransaxial)
+                                       : 0;
+  std::uint64_t needed = 7 * volume + 3 * stack + std::min(kScaledBytes, stack) + transaxial +
+                         (std::uint64_t{64} << 20);
   const std::uint64_t usable = etgpu::usableBytes({device}, problem.gpu.memoryLimitBytes);
+  if (kind == ForwardKind::WuFessler) {
+    // The records take what is left, up to kRecordBytes, at least two views' (one per lane) with
+    // the sort's scratch.
+    const std::uint64_t oneView = std::uint64_t(a.shape.nx) * std::uint64_t(a.shape.ny) *
+                                  recordBytesPerColumn(a.capacity, a.shape.trapezoid);
+    const std::uint64_t least = 3 * oneView;
+    a.recordBudget = std::clamp<std::uint64_t>(usable > needed ? usable - needed : 0, least,
+                                               std::max(least, kRecordBytes));
+    needed += a.recordBudget;
+  }
   if (needed > usable) {
     why = "the pair and a solver's arrays need " + formatBytes(needed) + ", GPU " +
           std::to_string(device) + " has " + formatBytes(usable) + " usable";
