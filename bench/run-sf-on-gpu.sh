@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue #19 on the GPU machine in one device call: builds the `gpu` preset's test and SF benchmark
 # targets, runs the GPU tests named by TESTS_REGEX (default: the SF GPU tests and the pair tests),
-# then, unless SKIP_BENCH is set, the SF benchmark (CASES: comma-separated case names, default all)
+# then, unless SKIP_BENCH is set, the SF benchmark (CASES: comma-separated case names, default all;
+# GATHER_CASES, TT_CASES, PWLS_CASES, ADJOINT_CASES: the cases those rows run on)
 # and, with LEAP set, the LEAP driver on the same cases (bench/leap/). Output in $OUT.
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -24,7 +25,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
   build-gpu/bench/tomowb-bench-sf ${CASES:+--cases "$CASES"} ${GATHER_CASES:+--gather-cases "$GATHER_CASES"} \
-    ${TT_CASES:+--tt-cases "$TT_CASES"} ${PWLS_CASES:+--pwls-cases "$PWLS_CASES"} --out "$OUT/bench-sf.md" 2>&1 |
+    ${TT_CASES:+--tt-cases "$TT_CASES"} ${PWLS_CASES:+--pwls-cases "$PWLS_CASES"} ${ADJOINT_CASES:+--adjoint-cases "$ADJOINT_CASES"} --out "$OUT/bench-sf.md" 2>&1 |
     tee "$OUT/bench-sf.log" | tail -n 40
 fi
 if [ -n "${PROFILE:-}" ]; then

@@ -4,8 +4,9 @@
 //   sf-tr: sf.fp.wu-fessler, sf.fp.gather, sf.fp.atomic, sf.bp.gather, sf.bp.wu-fessler
 //          (SF-TR-A2; tunable "amplitude": a1)
 //   sf-tt: the same names with -tt
-// sf.fp.wu-fessler is the seed's scheme (voxel columns grouped by their first detector column,
-// the grouping a radix sort on the GPU), sf.bp.wu-fessler its three-kernel transpose. The gather
+// Flat and arc (cylindrical) detectors. sf.fp.wu-fessler is the seed's scheme (voxel columns
+// grouped by their first detector column, the grouping a radix sort on the GPU), sf.bp.wu-fessler
+// its three-kernel transpose. The gather
 // and Wu-Fessler kernels are deterministic (the same bits every run); the atomic forward projector
 // adds in shared memory in an order that varies run to run (about 1e-7 relative). Every kernel of a
 // model computes the same weights, so any forward projector and backprojector of one model are each
