@@ -205,10 +205,10 @@ void GeometryPanel::buildForm() {
   // The surface comes with the geometry (a file, an import, the data): shown, not edited.
   surfaceLabel_ = new QLabel;
   surfaceLabel_->setObjectName("detectorSurface");
-  surfaceLabel_->setToolTip(
-      tr("Flat panel, or an arc: a cylinder centred on the source (third-generation CT), whose "
-         "column pitch and offset u are arc lengths. Set by the loaded geometry; FDK and the "
-         "voxel-driven backprojector need a flat detector."));
+  surfaceLabel_->setToolTip(tr(
+      "Flat panel, or an arc: a cylinder centred on the source (third-generation CT), whose "
+      "column pitch and offset u are arc lengths. Set by the loaded geometry; FDK resamples an arc "
+      "onto a flat detector first, the voxel-driven backprojector needs a flat one."));
   det->addRow(tr("Surface"), surfaceLabel_);
   writers_.push_back([this](const GeometryForm& f) {
     surface_ = f.surface;
@@ -649,7 +649,13 @@ void GeometryPanel::updateWarnings() {
     return;
   }
   try {
-    const fdk::FdkWeightPlan plan(g, fdk::RedundancyMode::Auto);
+    // Arc detectors: FDK runs on the flat detectors tangent to them (fdk::rebinArcToFlat).
+    if (g.hasCylindricalViews())
+      addWarning(tr("Arc detector: FDK first resamples the projections onto the flat detector "
+                    "tangent to the arc (bilinear); the iterative projectors use the arc itself."),
+                 false);
+    const fdk::FdkWeightPlan plan(g.hasCylindricalViews() ? flatEquivalentGeometry(g) : g,
+                                  fdk::RedundancyMode::Auto);
     const double coverageDeg = plan.coverageRad() * 180.0 / std::numbers::pi;
     const double neededDeg = 180.0 + (g.beam() == BeamKind::Cone
                                           ? 2.0 * plan.halfFanAngleRad() * 180.0 / std::numbers::pi
@@ -714,7 +720,9 @@ void GeometryPanel::updateWeights() {
     return;
   }
   try {
-    const fdk::FdkWeightPlan plan(*edited_, fdk::RedundancyMode::Auto);
+    const fdk::FdkWeightPlan plan(
+        edited_->hasCylindricalViews() ? flatEquivalentGeometry(*edited_) : *edited_,
+        fdk::RedundancyMode::Auto);
     const std::int64_t view = std::clamp<std::int64_t>(selectedView(), 0, edited_->viewCount() - 1);
     std::vector<double> profile(static_cast<std::size_t>(edited_->detector().cols));
     for (std::size_t c = 0; c < profile.size(); ++c)

@@ -190,9 +190,7 @@ AlgorithmDescriptor fdkAlgorithm() {
   d.summary = "FDK cone-beam / FBP parallel-beam reconstruction";
   d.modalities = {Modality::TransmissionCt, Modality::ElectronTomography};
   d.gridPolicy = GridPolicy::FieldOfView;
-  d.refuses = [](const Geometry& geometry) {
-    return flatDetectorRefusal(geometry, "FDK").value_or(std::string());
-  };
+  // Arc (cylindrical) detectors are resampled onto flat ones first (fdk::rebinArcToFlat).
   return d;
 }
 

@@ -22,11 +22,8 @@ KernelVariant fdkBackprojector(std::string name, std::string description, FdkBac
   v.role = VariantRole::FdkBackprojector;
   v.description = std::move(description);
   v.backproject = std::move(fn);
-  // Voxels go through each view's 3x4 matrix: no cylindrical (arc) detectors.
-  v.supports = [name = v.name](const Geometry& geometry,
-                               const VolumeGrid& /*grid*/) -> std::optional<std::string> {
-    return flatDetectorRefusal(geometry, name);
-  };
+  // Voxels go through each view's 3x4 matrix; fdk::reconstructFdk resamples arc (cylindrical)
+  // detectors onto flat ones first (ArcRebinning.h), so every geometry FDK takes is supported.
   return v;
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "recon/core/Error.h"
+#include "recon/fdk/ArcRebinning.h"
 #include "recon/fdk/HelicalBackprojector.h"
 #include "recon/geometry/ArcFrame.h"
 #include "recon/variant/VariantRegistry.h"
@@ -203,6 +204,16 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
                       JobContext& context, FdkReport* reportOut) {
   if (projections.empty()) throw ParameterError("projections", "no projections to reconstruct");
   checkRampFilterParams(params.filter);  // before the volume is allocated
+  if (projections.geometry().hasCylindricalViews()) {
+    // Arc detectors: FDK on the flat detectors tangent to them (ArcRebinning.h).
+    FdkReport report;
+    Volume volume = reconstructFdk(rebinArcToFlat(projections), params, context, &report);
+    report.warnings.insert(report.warnings.begin(),
+                           "the arc (cylindrical) detector's projections were resampled "
+                           "(bilinear) onto the flat detector tangent to it at its centre for FDK");
+    if (reportOut) *reportOut = std::move(report);
+    return volume;
+  }
   const KernelVariant& variant = VariantRegistry::builtins().require(params.variant);
   if (!variant.backproject)
     throw ParameterError("variant", "'" + variant.name + "' is not an FDK backprojector");

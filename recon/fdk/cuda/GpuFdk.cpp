@@ -713,7 +713,7 @@ void addGpuFdkVariant(VariantRegistry& r, const fdk::GpuFdkKernel& kernel) {
   // kernels take projections that carry every weight, so a helix goes to the CPU.
   v.supports = [name = kernel.name](const Geometry& geometry,
                                     const VolumeGrid& /*grid*/) -> std::optional<std::string> {
-    if (std::optional<std::string> arc = flatDetectorRefusal(geometry, name)) return arc;
+    // Arc detectors reach the kernels resampled onto flat ones (fdk::reconstructFdk).
     if (!fdk::HelicalOrbit::sourcesLeaveThePlane(geometry)) return std::nullopt;
     return name +
            ": the GPU FDK kernels have no per-voxel helical redundancy weight, so they cannot "
