@@ -20,7 +20,7 @@ cmake --preset gpu > "$OUT/build.log" 2>&1 &&
 status=0
 if [ -z "${SKIP_TESTS:-}" ]; then
   build-gpu/tests/tomowb_test_cuda --gtest_filter="*$(echo "$TESTS_REGEX" | sed 's/|/*:*/g')*" \
-    2>&1 | tee "$OUT/tests.log" | grep -E "measured|FAILED|OK \]|PASSED|Failure|Expected|Which|actual|error" | head -150
+    2>&1 | tee "$OUT/tests.log" | grep -E "measured|FAILED|OK \]|PASSED|Failure|Expected|Which|actual|error" | tail -n 150
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
