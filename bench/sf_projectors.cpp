@@ -64,6 +64,60 @@ VolumeGrid gridOf(const sf::ConeCase& c) {
                              Eigen::Vector3d(c.voxelXyMm, c.voxelXyMm, c.voxelZMm));
 }
 
+// The adjoint test of the SF-TR pairs sf.fp.wu-fessler + sf.bp.gather and + sf.bp.wu-fessler at
+// full size: the digest's rho (uniform x, y >= 0, relative to the larger dot product; at most 1e-5
+// for 512^3 with 984 views) and, with zero-mean vectors, the gap relative to the norms' products.
+// Markdown table rows.
+std::string adjointRows(const sf::ConeCase& c, const Geometry& geometry, const VolumeGrid& grid,
+                        const VariantRegistry& registry) {
+  std::string rows;
+  std::mt19937 rng(11);
+  for (const char* backName : {"sf.bp.gather", "sf.bp.wu-fessler"}) {
+    const KernelVariant& fp = registry.require("sf.fp.wu-fessler");
+    const op::ProjectorProblem problem{&geometry, grid, {}};
+    std::string why;
+    std::unique_ptr<op::ProjectorPair> pair =
+        fp.bindDevicePair(fp, registry.require(backName), problem, why);
+    if (!pair) continue;
+    for (const float low : {0.0f, -1.0f}) {
+      std::uniform_real_distribution<float> u(low, 1.0f);
+      Volume x = grid.makeVolume();
+      for (float& v : x.voxels()) v = u(rng);
+      ProjectionStack y(geometry);
+      for (float& v : y.pixels()) v = u(rng);
+      JobContext context;
+      std::unique_ptr<op::Array> ax = pair->makeProjections();
+      pair->forward(*pair->useVolume(x), *ax, {}, context);
+      std::unique_ptr<op::Array> aty = pair->makeVolume();
+      pair->adjoint(*pair->useProjections(y), *aty, {}, context);
+      std::vector<float> axHost(ax->size()), atyHost(aty->size());
+      pair->ops().download(*ax, axHost);
+      pair->ops().download(*aty, atyHost);
+      double fDot = 0, bDot = 0, axN = 0, yN = 0, xN = 0, atyN = 0;
+      for (std::size_t i = 0; i < axHost.size(); ++i) {
+        fDot += double(axHost[i]) * y.pixels()[i];
+        axN += double(axHost[i]) * axHost[i];
+        yN += double(y.pixels()[i]) * y.pixels()[i];
+      }
+      for (std::size_t i = 0; i < atyHost.size(); ++i) {
+        bDot += double(atyHost[i]) * x.voxels()[i];
+        atyN += double(atyHost[i]) * atyHost[i];
+        xN += double(x.voxels()[i]) * x.voxels()[i];
+      }
+      const double gap = std::abs(fDot - bDot);
+      const double rho = gap / std::max(std::abs(fDot), std::abs(bDot));
+      const double normed = gap / std::max(std::sqrt(axN * yN), std::sqrt(xN * atyN));
+      char line[400];
+      std::snprintf(line, sizeof line,
+                    "| %s | sf.fp.wu-fessler + %s | %s | rho %.3g | %.3g of the norms |\n", c.name,
+                    backName, low == 0.0f ? "x, y uniform on [0, 1]" : "zero-mean", rho, normed);
+      rows += line;
+      std::fprintf(stderr, "  adjoint %s", line);
+    }
+  }
+  return rows;
+}
+
 struct Row {
   std::string caseName, variant, direction;
   bench::RunStats stats;
@@ -195,55 +249,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "  %-20s back median %.3f s\n", back->name.c_str(), r.stats.median);
       }
     }
-    if (listed(adjointCases, c.name)) {
-      // The digest's rho (uniform x, y >= 0, relative to the larger dot product; at most 1e-5 for
-      // 512^3 with 984 views) and, with zero-mean vectors, the gap relative to the norms' products.
-      std::mt19937 rng(11);
-      for (const char* backName : {"sf.bp.gather", "sf.bp.wu-fessler"}) {
-        const KernelVariant& fp = registry.require("sf.fp.wu-fessler");
-        const op::ProjectorProblem problem{&geometry, grid, {}};
-        std::string why;
-        std::unique_ptr<op::ProjectorPair> pair =
-            fp.bindDevicePair(fp, registry.require(backName), problem, why);
-        if (!pair) continue;
-        for (const float low : {0.0f, -1.0f}) {
-          std::uniform_real_distribution<float> u(low, 1.0f);
-          Volume x = grid.makeVolume();
-          for (float& v : x.voxels()) v = u(rng);
-          ProjectionStack y(geometry);
-          for (float& v : y.pixels()) v = u(rng);
-          JobContext context;
-          std::unique_ptr<op::Array> ax = pair->makeProjections();
-          pair->forward(*pair->useVolume(x), *ax, {}, context);
-          std::unique_ptr<op::Array> aty = pair->makeVolume();
-          pair->adjoint(*pair->useProjections(y), *aty, {}, context);
-          std::vector<float> axHost(ax->size()), atyHost(aty->size());
-          pair->ops().download(*ax, axHost);
-          pair->ops().download(*aty, atyHost);
-          double fDot = 0, bDot = 0, axN = 0, yN = 0, xN = 0, atyN = 0;
-          for (std::size_t i = 0; i < axHost.size(); ++i) {
-            fDot += double(axHost[i]) * y.pixels()[i];
-            axN += double(axHost[i]) * axHost[i];
-            yN += double(y.pixels()[i]) * y.pixels()[i];
-          }
-          for (std::size_t i = 0; i < atyHost.size(); ++i) {
-            bDot += double(atyHost[i]) * x.voxels()[i];
-            atyN += double(atyHost[i]) * atyHost[i];
-            xN += double(x.voxels()[i]) * x.voxels()[i];
-          }
-          const double gap = std::abs(fDot - bDot);
-          const double rho = gap / std::max(std::abs(fDot), std::abs(bDot));
-          const double normed = gap / std::max(std::sqrt(axN * yN), std::sqrt(xN * atyN));
-          char line[400];
-          std::snprintf(line, sizeof line,
-                        "| %s | sf.fp.wu-fessler + %s | %s | rho %.3g | %.3g of the norms |\n",
-                        c.name, backName, low == 0.0f ? "x, y uniform on [0, 1]" : "zero-mean", rho,
-                        normed);
-          adjointTable += line;
-          std::fprintf(stderr, "  adjoint %s", line);
-        }
-      }
-    }
+    if (listed(adjointCases, c.name)) adjointTable += adjointRows(c, geometry, grid, registry);
     if (listed(pwlsCases, c.name)) {
       // One setup (d = A^T W A 1), then iterations of all views in pwlsSubsets subsets; the first
       // iteration is the warm-up.

@@ -452,7 +452,7 @@ class GpuSfPair final : public op::ProjectorPair {
       for (DeviceMemory& lane : records_) {
         lane = DeviceMemory();
         lane = DeviceMemory(items * (16 + 4 * std::size_t(a_.capacity) + 8 * lines + 1) +
-                                recordSortBytes_ + 8 * 256,
+                                recordSortBytes_ + std::size_t{8} * 256,
                             "the Wu-Fessler footprint records");
       }
       recordItems_ = items;
@@ -513,7 +513,7 @@ class GpuSfPair final : public op::ProjectorPair {
     const std::size_t items = std::size_t(batch) * columns;
     if (!transaxial_.bytes() || transaxialItems_ < items) {
       transaxial_ = DeviceMemory();
-      transaxial_ = DeviceMemory(std::size_t(batch) * perView + 8 * 256,
+      transaxial_ = DeviceMemory(std::size_t(batch) * perView + std::size_t{8} * 256,
                                  "the Wu-Fessler transpose's footprints and sums");
       transaxialItems_ = items;
     }
