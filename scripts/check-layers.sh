@@ -26,7 +26,8 @@ declare -A allowed=(
   [preprocess]="core geometry data job"
   [io]="core geometry data job"
   [qa]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io"
-  [catalog]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io qa"
+  [pet]="core geometry data job device variant operator projector fdk iterative phantom metrics io"
+  [catalog]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io qa pet"
 )
 
 # "file -> included folder": includes that point up today, to be removed by the step named. Empty

@@ -25,6 +25,7 @@ inline double secondsSince(Clock::time_point start) {
 // each) and the squared residual norms of the iterate it started from.
 struct IterationTotals {
   double forwardSeconds = 0, backSeconds = 0, updates = 0, residual2 = 0, weighted2 = 0;
+  double logLikelihood = 0;  // EM: the Poisson log-likelihood of the data (EmRule.h)
 };
 
 class IterationLog {

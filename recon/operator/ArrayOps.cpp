@@ -276,4 +276,58 @@ void HostArrayOps::sqsStep(Array& x, const Array& descent, double scale,
   }
 }
 
+PoissonSums HostArrayOps::poissonRatio(const Array& d, Array& q, const Array* m, const Array* b,
+                                       const ViewSelection& selection) const {
+  requireSameSize(d, q, "poissonRatio");
+  if (m) requireSameSize(*m, q, "poissonRatio");
+  if (b) requireSameSize(*b, q, "poissonRatio");
+  const std::int64_t pixelsPerView = selection.pixelsPerView;
+  const bool all = selection.views.empty();
+  const std::int64_t viewsSelected =
+      all ? selection.viewCount : static_cast<std::int64_t>(selection.views.size());
+  const std::int64_t count = viewsSelected * pixelsPerView;
+  const float* dv = d.data();
+  const float* mv = m ? m->data() : nullptr;
+  const float* bv = b ? b->data() : nullptr;
+  float* qv = q.data();
+  const std::int64_t* views = selection.views.data();
+  double logL = 0, expected = 0, measured = 0;
+#pragma omp parallel for schedule(static) reduction(+ : logL, expected, measured)
+  for (std::int64_t j = 0; j < count; ++j) {
+    const std::int64_t i = all ? j : views[j / pixelsPerView] * pixelsPerView + j % pixelsPerView;
+    const double factor = mv ? double(mv[i]) : 1.0;
+    const double qbar = factor * double(qv[i]) + (bv ? double(bv[i]) : 0.0);
+    const double data = dv[i];
+    measured += data;
+    if (qbar > 0) {
+      expected += qbar;
+      logL += (data > 0 ? data * std::log(qbar) : 0.0) - qbar;
+      qv[i] = static_cast<float>(factor * data / qbar);
+    } else {
+      qv[i] = 0.0f;
+    }
+  }
+  return {logL, expected, measured};
+}
+
+void HostArrayOps::relaxedEmStep(Array& x, const Array& backprojected,
+                                 const Array& subsetSensitivity, const Array& stepSensitivity,
+                                 double lambda) const {
+  requireSameSize(backprojected, x, "relaxedEmStep");
+  requireSameSize(subsetSensitivity, x, "relaxedEmStep");
+  requireSameSize(stepSensitivity, x, "relaxedEmStep");
+  float* xv = x.data();
+  const float* bp = backprojected.data();
+  const float* s = subsetSensitivity.data();
+  const float* sbar = stepSensitivity.data();
+  const std::int64_t n = length(x);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double step = sbar[i];
+    if (!(step > 0)) continue;
+    const double next = double(xv[i]) * (step + lambda * (double(bp[i]) - double(s[i]))) / step;
+    xv[i] = static_cast<float>(std::max(0.0, next));
+  }
+}
+
 }  // namespace tomowb::op

@@ -47,6 +47,13 @@ struct ResidualNorms {
   double weighted2 = 0;
 };
 
+// The Poisson figures of an EM step over the selected pixels (ArrayOps::poissonRatio).
+struct PoissonSums {
+  double logLikelihood = 0;  // sum of d log qbar - qbar over pixels with qbar > 0
+  double expected = 0;       // sum of qbar
+  double measured = 0;       // sum of d
+};
+
 class ArrayOps {
  public:
   virtual ~ArrayOps() = default;
@@ -99,6 +106,18 @@ class ArrayOps {
   virtual void sqsStep(Array& x, const Array& descent, double scale, const Array* penaltyGradient,
                        const Array& denominator, const Array* curvature, const Array* mask,
                        float lower, float upper) const = 0;
+
+  // EM's data ratio on the selected views of projection arrays (recon/iterative/EmRule.h): with
+  // q = A x on entry, the expected data qbar = m q + b (m, b may be null: 1 and 0) and on return
+  // q = m d / qbar where qbar > 0, else 0.
+  virtual PoissonSums poissonRatio(const Array& d, Array& q, const Array* m, const Array* b,
+                                   const ViewSelection& views) const = 0;
+  // The relaxed EM step (OSEM for lambda = 1 and stepSensitivity = subsetSensitivity, block RAMLA
+  // otherwise), element by element where stepSensitivity > 0 (x stays elsewhere):
+  //   x <- max(0, x (stepSensitivity + lambda (backprojected - subsetSensitivity)) /
+  //   stepSensitivity)
+  virtual void relaxedEmStep(Array& x, const Array& backprojected, const Array& subsetSensitivity,
+                             const Array& stepSensitivity, double lambda) const = 0;
 };
 
 // Host arrays are a Volume or a ProjectionStack (pinned when a GPU is present), owned or
@@ -165,6 +184,10 @@ class HostArrayOps final : public ArrayOps {
   void sqsStep(Array& x, const Array& descent, double scale, const Array* penaltyGradient,
                const Array& denominator, const Array* curvature, const Array* mask, float lower,
                float upper) const override;
+  PoissonSums poissonRatio(const Array& d, Array& q, const Array* m, const Array* b,
+                           const ViewSelection& views) const override;
+  void relaxedEmStep(Array& x, const Array& backprojected, const Array& subsetSensitivity,
+                     const Array& stepSensitivity, double lambda) const override;
 
   // The same operations on plain spans (volumes and stacks the host code holds directly).
   static void invertSums(std::span<float> sums, double relativeThreshold, double scale);

@@ -19,6 +19,10 @@ std::string toString(VariantRole role) {
       return "forward projector";
     case VariantRole::Backprojector:
       return "backprojector";
+    case VariantRole::PetForwardProjector:
+      return "DIRECT forward projector";
+    case VariantRole::PetBackprojector:
+      return "DIRECT backprojector";
   }
   return "?";
 }
@@ -45,6 +49,14 @@ void VariantRegistry::add(KernelVariant variant) {
     case VariantRole::Backprojector:
       if (!variant.backprojectViews) refuse("has no backprojectViews function");
       if (variant.backproject || variant.forwardProject) refuse("has functions of another role");
+      break;
+    case VariantRole::PetForwardProjector:
+    case VariantRole::PetBackprojector:
+      if (!variant.bindDirectPair) refuse("has no bindDirectPair function");
+      if (variant.backproject || variant.forwardProject || variant.backprojectViews)
+        refuse("has functions of another role");
+      if (variant.role == VariantRole::PetForwardProjector && !variant.adjointOf.empty())
+        refuse("a forward projector is nobody's adjoint");
       break;
   }
   if (variant.role != VariantRole::FdkBackprojector && variant.model.empty())
@@ -98,6 +110,12 @@ const KernelVariant& VariantRegistry::defaultFor(VariantRole role, VariantDevice
       name = gpu ? (matched ? "et.bp.matched" : "et.bp.fast")
                  : (matched ? "et.bp.cpu-matched" : "et.bp.cpu-voxel");
       break;
+    case VariantRole::PetForwardProjector:
+      name = gpu ? "direct.fp.gather-reg" : "direct.fp.cpu";
+      break;
+    case VariantRole::PetBackprojector:
+      name = gpu ? "direct.bp.gather-reg" : "direct.bp.cpu";
+      break;
     case VariantRole::Unset:
       break;
   }
@@ -127,10 +145,12 @@ const KernelVariant& VariantRegistry::defaultFor(VariantRole role, VariantDevice
 }
 
 const KernelVariant& VariantRegistry::referenceFor(VariantRole role) const {
-  const char* name = role == VariantRole::FdkBackprojector   ? "fdk.bp.cpu-f64"
-                     : role == VariantRole::ForwardProjector ? "et.fp.cpu"
-                     : role == VariantRole::Backprojector    ? "et.bp.cpu-matched"
-                                                             : nullptr;
+  const char* name = role == VariantRole::FdkBackprojector      ? "fdk.bp.cpu-f64"
+                     : role == VariantRole::ForwardProjector    ? "et.fp.cpu"
+                     : role == VariantRole::Backprojector       ? "et.bp.cpu-matched"
+                     : role == VariantRole::PetForwardProjector ? "direct.fp.cpu"
+                     : role == VariantRole::PetBackprojector    ? "direct.bp.cpu"
+                                                                : nullptr;
   const KernelVariant* v = name ? find(name) : nullptr;
   if (!v) throw ParameterError("variant", "this build has no float64 reference " + toString(role));
   return *v;

@@ -28,6 +28,10 @@ class ProjectorPair;
 struct ProjectorProblem;
 }  // namespace op
 
+namespace pet {
+struct DirectProblem;
+}  // namespace pet
+
 namespace fdk {
 class FdkWeightPlan;
 struct FdkParams;
@@ -70,6 +74,9 @@ enum class VariantRole {
   FdkBackprojector,  // backproject (+ reconstruct on a GPU): FDK, FBP and WBP
   ForwardProjector,  // forwardProject: A of a projector pair (the iterative algorithms)
   Backprojector,     // backprojectViews: B of a projector pair (adjointOf: A^T of which A)
+  // DIRECT TOF-PET (recon/pet/): bindDirectPair over per-view histo-images, model "direct".
+  PetForwardProjector,
+  PetBackprojector,  // adjointOf: the DIRECT forward projector it is the transpose of
 };
 std::string toString(VariantRole role);  // "FDK backprojector", "forward projector", ...
 
@@ -109,6 +116,14 @@ struct KernelVariant {
   // epilogues (recon/iterative/cuda/FusedSirt.h: the GPU parallel-beam pair's fast path); the
   // ordered-subset solver over bindDevicePair is the general path.
   bool fusedSirt = false;
+  // DIRECT projectors (PetForwardProjector, PetBackprojector): binds `forward` with `back` into a
+  // pair over the problem's histo-images (recon/pet/DirectPair.h), or returns null with the
+  // reason in `why` (a partner it cannot run with, a GPU that is not there, memory). The forward
+  // projector's function binds; both carry it.
+  std::function<std::unique_ptr<op::ProjectorPair>(
+      const KernelVariant& forward, const KernelVariant& back, const pet::DirectProblem& problem,
+      std::string& why)>
+      bindDirectPair;
   // What agreement with the CPU float64 reference it promises (recon/variant/AccuracyClass.h): the
   // compare view and `tomowb-cli compare` / `sweep` judge it against that class's tolerance.
   qa::AccuracyClass accuracyClass = qa::AccuracyClass::Exact;
@@ -134,8 +149,10 @@ class VariantRegistry {
   // The variant a run of this role gets on this device when the user names none: FDK
   // fdk.bp.cpu / fdk.bp.fast; projector pairs et.fp.cpu + et.bp.cpu-voxel on the CPU and
   // et.fp.fast + et.bp.fast on the GPU, or the matched pairs (et.bp.cpu-matched, et.fp.matched +
-  // et.bp.matched) when `matched`. The one place this policy lives. Throws ParameterError when
-  // this registry has no such variant (a build without CUDA asked for a GPU default).
+  // et.bp.matched) when `matched`; DIRECT direct.fp.cpu + direct.bp.cpu on the CPU and
+  // direct.fp.gather-reg + direct.bp.gather-reg on the GPU. The one place this policy lives. Throws
+  // ParameterError when this registry has no such variant (a build without CUDA asked for a GPU
+  // default).
   const KernelVariant& defaultFor(VariantRole role, VariantDevice device,
                                   bool matched = false) const;
   // The default for a problem: defaultFor(role, device, matched) when its supports() takes the
@@ -147,7 +164,8 @@ class VariantRegistry {
                                   bool matched = false) const;
   // The accuracy yardstick of a role, a CPU variant summing in float64 that every other variant
   // of the role is compared with (QA's golden re-run, the sweeps, the compare view): FDK
-  // fdk.bp.cpu-f64; projector pairs et.fp.cpu + et.bp.cpu-matched (its exact transpose).
+  // fdk.bp.cpu-f64; projector pairs et.fp.cpu + et.bp.cpu-matched (its exact transpose); DIRECT
+  // direct.fp.cpu + direct.bp.cpu.
   // ParameterError when this registry has none.
   const KernelVariant& referenceFor(VariantRole role) const;
   // The yardstick of a projector role within one model ("siddon", "joseph"): the CPU matched pair

@@ -164,7 +164,61 @@ __global__ void sqsStepKernel(float* x, const float* descent, double scale,
   }
 }
 
+// EM's ratio (launchPoissonRatio): qbar = m q + b, q = m d / qbar where qbar > 0, else 0.
+__global__ void poissonRatioKernel(const float* d, float* q, const float* m, const float* b,
+                                   const std::int64_t* views, std::size_t count,
+                                   std::size_t pixelsPerView, double* out) {
+  double logL = 0, expected = 0, measured = 0;
+  for (std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; j < count;
+       j += std::size_t(gridDim.x) * blockDim.x) {
+    const std::size_t i =
+        views ? std::size_t(views[j / pixelsPerView]) * pixelsPerView + j % pixelsPerView : j;
+    const double factor = m ? double(m[i]) : 1.0;
+    const double qbar = factor * double(q[i]) + (b ? double(b[i]) : 0.0);
+    const double data = d[i];
+    measured += data;
+    if (qbar > 0) {
+      expected += qbar;
+      logL += (data > 0 ? data * log(qbar) : 0.0) - qbar;
+      q[i] = float(factor * data / qbar);
+    } else {
+      q[i] = 0.0f;
+    }
+  }
+  blockSum(logL, out);
+  __syncthreads();
+  blockSum(expected, out + gridDim.x);
+  __syncthreads();
+  blockSum(measured, out + 2 * gridDim.x);
+}
+
+__global__ void relaxedEmStepKernel(float* x, const float* bp, const float* s, const float* sbar,
+                                    double lambda, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double step = sbar[i];
+    if (!(step > 0)) continue;
+    const double next = double(x[i]) * (step + lambda * (double(bp[i]) - double(s[i]))) / step;
+    x[i] = float(fmax(0.0, next));
+  }
+}
+
 }  // namespace
+
+int launchPoissonRatio(const float* d, float* q, const float* m, const float* b,
+                       const std::int64_t* views, std::size_t count, std::size_t pixelsPerView,
+                       double* blockSums, cudaStream_t s) {
+  const int blocks = blocksFor(count);
+  poissonRatioKernel<<<blocks, kThreads, 0, s>>>(d, q, m, b, views, count, pixelsPerView,
+                                                 blockSums);
+  return blocks;
+}
+void launchRelaxedEmStep(float* x, const float* backprojected, const float* subsetSensitivity,
+                         const float* stepSensitivity, double lambda, std::size_t n,
+                         cudaStream_t s) {
+  relaxedEmStepKernel<<<blocksFor(n), kThreads, 0, s>>>(x, backprojected, subsetSensitivity,
+                                                        stepSensitivity, lambda, n);
+}
 
 void launchMultiply(const float* c, float* x, std::size_t n, cudaStream_t s) {
   multiplyKernel<<<blocksFor(n), kThreads, 0, s>>>(c, x, n);

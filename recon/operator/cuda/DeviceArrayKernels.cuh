@@ -39,4 +39,13 @@ int launchWeightResidual(const float* b, const float* w, float* r, const std::in
                          std::size_t count, std::size_t pixelsPerView, double* blockSums,
                          cudaStream_t s);
 
+// EM's ratio on the selected pixels (views null: all `count`): qbar = m q + b, q = m d / qbar
+// (0 where qbar <= 0); block sums of the log-likelihood, then of qbar, then of d (3 x blocks).
+int launchPoissonRatio(const float* d, float* q, const float* m, const float* b,
+                       const std::int64_t* views, std::size_t count, std::size_t pixelsPerView,
+                       double* blockSums, cudaStream_t s);
+void launchRelaxedEmStep(float* x, const float* backprojected, const float* subsetSensitivity,
+                         const float* stepSensitivity, double lambda, std::size_t n,
+                         cudaStream_t s);
+
 }  // namespace tomowb::cuda::arrays

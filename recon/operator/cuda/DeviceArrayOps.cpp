@@ -36,7 +36,7 @@ DeviceArray::DeviceArray(std::size_t size, cudaStream_t stream, const char* what
 DeviceArrayOps::DeviceArrayOps(int device, cudaStream_t stream)
     : device_(device),
       stream_(stream),
-      partials_(2 * kReductionBlocks * sizeof(double), "reduction buffer") {}
+      partials_(3 * kReductionBlocks * sizeof(double), "reduction buffer") {}
 
 std::string DeviceArrayOps::describe() const {
   cudaDeviceProp prop{};
@@ -145,17 +145,7 @@ op::ResidualNorms DeviceArrayOps::weightResidual(const op::Array& b, const op::A
   const bool all = selection.views.empty();
   const std::size_t ppv = std::size_t(selection.pixelsPerView);
   const std::size_t count = (all ? std::size_t(selection.viewCount) : selection.views.size()) * ppv;
-  const std::int64_t* views = nullptr;
-  if (!all) {
-    const std::size_t bytes = selection.views.size() * sizeof(std::int64_t);
-    if (bytes > viewListCapacity_) {
-      viewList_ = DeviceMemory(bytes, "view list");
-      viewListCapacity_ = bytes;
-    }
-    copyNow(viewList_.as<void>(), selection.views.data(), bytes, cudaMemcpyHostToDevice, stream_,
-            "view list");
-    views = viewList_.as<std::int64_t>();
-  }
+  const std::int64_t* views = all ? nullptr : uploadViewList(selection);
   const int blocks = launchWeightResidual(b.data(), w.data(), r.data(), views, count, ppv,
                                           partials_.as<double>(), stream_);
   checkLaunch("weightResidual");
@@ -168,6 +158,54 @@ op::ResidualNorms DeviceArrayOps::weightResidual(const op::Array& b, const op::A
     norms.weighted2 += sums[std::size_t(blocks + i)];
   }
   return norms;
+}
+
+const std::int64_t* DeviceArrayOps::uploadViewList(const op::ViewSelection& selection) const {
+  const std::size_t bytes = selection.views.size() * sizeof(std::int64_t);
+  if (bytes > viewListCapacity_) {
+    viewList_ = DeviceMemory(bytes, "view list");
+    viewListCapacity_ = bytes;
+  }
+  copyNow(viewList_.as<void>(), selection.views.data(), bytes, cudaMemcpyHostToDevice, stream_,
+          "view list");
+  return viewList_.as<std::int64_t>();
+}
+
+op::PoissonSums DeviceArrayOps::poissonRatio(const op::Array& d, op::Array& q, const op::Array* m,
+                                             const op::Array* b,
+                                             const op::ViewSelection& selection) const {
+  requireSameSize(d, q, "poissonRatio");
+  if (m) requireSameSize(*m, q, "poissonRatio");
+  if (b) requireSameSize(*b, q, "poissonRatio");
+  const bool all = selection.views.empty();
+  const std::size_t ppv = std::size_t(selection.pixelsPerView);
+  const std::size_t count = (all ? std::size_t(selection.viewCount) : selection.views.size()) * ppv;
+  const std::int64_t* views = all ? nullptr : uploadViewList(selection);
+  const int blocks =
+      launchPoissonRatio(d.data(), q.data(), m ? m->data() : nullptr, b ? b->data() : nullptr,
+                         views, count, ppv, partials_.as<double>(), stream_);
+  checkLaunch("poissonRatio");
+  std::vector<double> sums(3 * std::size_t(blocks), 0.0);
+  copyNow(sums.data(), partials_.as<void>(), sums.size() * sizeof(double), cudaMemcpyDeviceToHost,
+          stream_, "Poisson sums");
+  op::PoissonSums out;
+  for (int i = 0; i < blocks; ++i) {
+    out.logLikelihood += sums[std::size_t(i)];
+    out.expected += sums[std::size_t(blocks + i)];
+    out.measured += sums[std::size_t(2 * blocks + i)];
+  }
+  return out;
+}
+
+void DeviceArrayOps::relaxedEmStep(op::Array& x, const op::Array& backprojected,
+                                   const op::Array& subsetSensitivity,
+                                   const op::Array& stepSensitivity, double lambda) const {
+  requireSameSize(backprojected, x, "relaxedEmStep");
+  requireSameSize(subsetSensitivity, x, "relaxedEmStep");
+  requireSameSize(stepSensitivity, x, "relaxedEmStep");
+  launchRelaxedEmStep(x.data(), backprojected.data(), subsetSensitivity.data(),
+                      stepSensitivity.data(), lambda, x.size(), stream_);
+  checkLaunch("relaxedEmStep");
 }
 
 void DeviceArrayOps::multiply(const op::Array& c, op::Array& x) const {

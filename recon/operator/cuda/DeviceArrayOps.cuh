@@ -59,8 +59,14 @@ class DeviceArrayOps final : public op::ArrayOps {
                const op::Array* penaltyGradient, const op::Array& denominator,
                const op::Array* curvature, const op::Array* mask, float lower,
                float upper) const override;
+  op::PoissonSums poissonRatio(const op::Array& d, op::Array& q, const op::Array* m,
+                               const op::Array* b, const op::ViewSelection& views) const override;
+  void relaxedEmStep(op::Array& x, const op::Array& backprojected,
+                     const op::Array& subsetSensitivity, const op::Array& stepSensitivity,
+                     double lambda) const override;
 
  private:
+  const std::int64_t* uploadViewList(const op::ViewSelection& selection) const;
   int device_;
   cudaStream_t stream_;
   DeviceMemory partials_;  // block sums: 2 x kReductionBlocks doubles
