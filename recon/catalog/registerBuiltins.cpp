@@ -4,6 +4,7 @@
 #include "recon/catalog/Builtins.h"
 #include "recon/fdk/BackprojectorCpu.h"
 #include "recon/fdk/cuda/GpuFdk.h"
+#include "recon/pet/DirectVariants.h"
 #include "recon/projector/ProjectorVariants.h"
 #include "recon/projector/cuda/GpuEt.h"
 #include "recon/projector/sf/SeparableFootprintProjector.h"
@@ -46,6 +47,7 @@ void registerBuiltins(VariantRegistry& r) {
   projector::registerSeparableFootprintPairs(r);    // "sf.fp.cpu-tr" + "sf.bp.cpu-tr", "-tt"
   cuda::registerGpuEtVariants(r);
   cuda::registerGpuSfVariants(r);  // "sf.fp.gather", "sf.fp.atomic", "sf.bp.gather" (+ "-tt")
+  pet::registerDirectVariants(r);  // "direct.fp.cpu" + "direct.bp.cpu", GPU gather-tex/-reg/fft
   qa::registerTestVariants(r);     // only with TOMOWB_TEST_VARIANTS set (recon/qa/TestVariants.h)
 }
 

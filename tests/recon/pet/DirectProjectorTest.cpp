@@ -118,6 +118,7 @@ TEST_P(DirectAdjoint, Float64PairIsAnExactTranspose) {
   DirectKernelParams p;
   p.profile = c.profile;
   p.asymmetric = c.asymmetric;
+  p.referenceRadiusMm = 30;  // variant1: inside the 64 mm half-width of this grid
   const VolumeGrid grid = unitGrid(32, 8);
   const DirectKernels k(grid, c.tilted ? tiltedViews() : flatViews(), p);
   const std::uint64_t seed = test::randomSeed();
