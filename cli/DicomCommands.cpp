@@ -1,8 +1,11 @@
 // `tomowb-cli export dicom VOLUME OUTDIR` and `tomowb-cli import dicom IN OUT` (docs/dicom.md):
 // a volume file to a DICOM series (CT, Enhanced CT or PET, optionally compressed), and a DICOM
 // series back to any volume format. Without DCMTK in the build both commands say so.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
 #include "CliSupport.h"
 #include "Commands.h"
@@ -140,10 +143,6 @@ class ExportDicomCommand : public Command {
         ->capture_default_str();
     sub_->add_option("--native-units", options_.nativeUnits, "what native values are")
         ->capture_default_str();
-    sub_->add_option("--pet-units", options_.petUnits,
-                     "PET Units (0054,1001): PROPCNTS, BQML, "
-                     "CNTS, ...")
-        ->capture_default_str();
     sub_->add_option("--patient-position", position_,
                      "HFS, HFP, FFS, FFP, HFDR, HFDL, FFDR, "
                      "FFDL (docs/dicom.md: the axis map)")
@@ -186,11 +185,13 @@ class ExportDicomCommand : public Command {
                    "replace OUTDIR if it holds files (only once the new "
                    "series is complete)");
     sub_->add_flag("--dry-run", dryRun_, "print what would be written, write nothing");
+    addPetOptions();
   }
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
     options_.type = parseObjectType(format_, "--format");
+    fillPetOptions();
     options_.compression = parseCompression(compression_, "--compression");
     options_.values = parseValueMode(units_, "--units");
     options_.patientPosition = parsePatientPosition(position_, "--patient-position");
@@ -222,6 +223,7 @@ class ExportDicomCommand : public Command {
                            {"files", plan.files},
                            {"grid", {plan.columns, plan.rows, plan.slices}},
                            {"warnings", plan.warnings}};
+    if (options_.type == DicomObjectType::PetImage) summary["pet"] = petSummary(plan);
     if (dryRun_) {
       summary["maxQuantisationError"] = plan.maxQuantisationError;
       summary["estimatedBytes"] = plan.estimatedBytes;
@@ -258,10 +260,22 @@ class ExportDicomCommand : public Command {
       std::printf("wrote        %s: %zu %s file%s, %s, %s\n", result.folder.string().c_str(),
                   result.files.size(), describeType().c_str(), result.files.size() == 1 ? "" : "s",
                   formatBytes(result.bytesWritten).c_str(), formatSeconds(result.seconds).c_str());
-      std::printf("values       %s = stored x %s + %s (int16), max quantisation error %.4g %s\n",
-                  plan.units.c_str(), formatDecimalString(plan.rescaleSlope).c_str(),
-                  formatDecimalString(plan.rescaleIntercept).c_str(),
-                  result.plan.maxQuantisationError, plan.units.c_str());
+      if (plan.sliceRescaleSlopes.empty())
+        std::printf("values       %s = stored x %s + %s (int16), max quantisation error %.4g %s\n",
+                    plan.units.c_str(), formatDecimalString(plan.rescaleSlope).c_str(),
+                    formatDecimalString(plan.rescaleIntercept).c_str(),
+                    result.plan.maxQuantisationError, plan.units.c_str());
+      else
+        std::printf(
+            "values       %s = stored x slope + 0 (int16; a slope per slice, %s to %s), max "
+            "quantisation error %.4g %s\n",
+            plan.units.c_str(),
+            formatDecimalString(
+                *std::min_element(plan.sliceRescaleSlopes.begin(), plan.sliceRescaleSlopes.end()))
+                .c_str(),
+            formatDecimalString(plan.rescaleSlope).c_str(), result.plan.maxQuantisationError,
+            plan.units.c_str());
+      if (options_.type == DicomObjectType::PetImage) printPet(plan);
       std::printf("geometry     %lld x %lld x %lld voxels, patient position %s (%s)\n",
                   static_cast<long long>(plan.columns), static_cast<long long>(plan.rows),
                   static_cast<long long>(plan.slices), toString(options_.patientPosition).c_str(),
@@ -318,7 +332,129 @@ class ExportDicomCommand : public Command {
     if (p.sourceDescription.empty()) p.sourceDescription = volume_.filename().string();
   }
 
+  // The PET Image attributes, one group in the help; used with --format pet only.
+  void addPetOptions() {
+    DicomPetAcquisition& pet = options_.pet;
+    CLI::Option_group* g =
+        sub_->add_option_group("PET", "PET Image attributes (with --format pet; docs/dicom.md)");
+    const auto add = [&](CLI::Option* option) {
+      petOptions_.push_back(option);
+      return option;
+    };
+    add(g->add_flag("--activity-concentration", pet.activityConcentration,
+                    "the values are activity concentrations in Bq/mL: Units BQML (needs "
+                    "--frame-duration-s)"));
+    add(g->add_option("--pet-units", options_.petUnits,
+                      "PET Units (0054,1001): BQML, PROPCNTS, CNTS, ... (default: BQML with "
+                      "--activity-concentration, else PROPCNTS)"));
+    add(g->add_option("--radionuclide", pet.radionuclide,
+                      "F-18, C-11, N-13, O-15, Ga-68 or Rb-82: its code, half-life and positron "
+                      "fraction")
+            ->capture_default_str());
+    add(g->add_option("--half-life-s", halfLifeS_,
+                      "override the radionuclide's half-life (s; F-18: 6586.2)")
+            ->check(finiteNumber()));
+    add(g->add_option("--positron-fraction", positronFraction_,
+                      "override the radionuclide's positron fraction (F-18: 0.967)")
+            ->check(finiteNumber()));
+    add(g->add_option("--radiopharmaceutical", pet.radiopharmaceutical, "free text")
+            ->capture_default_str());
+    add(g->add_option("--dose-bq", pet.totalDoseBq,
+                      "Radionuclide Total Dose: the injected activity in Bq (e.g. 3.5e8)")
+            ->check(finiteNumber()));
+    add(g->add_option("--injection-time", pet.injectionDateTime,
+                      "Radiopharmaceutical Start DateTime: YYYY-MM-DDTHH:MM:SS or "
+                      "YYYYMMDDHHMMSS (local time)"));
+    add(g->add_option("--acquisition-time", pet.acquisitionDateTime,
+                      "the scan's start (Series and Acquisition Date/Time; default: now)"));
+    add(g->add_option("--decay-correction", decayCorrection_,
+                      "none, start (to the scan's start) or admin (to the injection)")
+            ->capture_default_str());
+    add(g->add_option("--decay-factor", decayFactor_,
+                      "the Decay Factor applied (default: computed from the half-life and times)")
+            ->check(finiteNumber()));
+    add(g->add_option("--frame-duration-s", frameDurationS_,
+                      "Actual Frame Duration: the acquisition's length in seconds")
+            ->check(finiteNumber()));
+    add(g->add_option("--frame-reference-time-ms", frameReferenceTimeMs_,
+                      "default: the frame's activity-weighted time (PS3.3 C.8.9.4.1.5)")
+            ->check(finiteNumber()));
+    add(g->add_option("--patient-weight-kg", pet.patientWeightKg, "Patient's Weight, for SUV")
+            ->check(finiteNumber()));
+    add(g->add_option("--corrected-image", correctedImage_,
+                      "corrections applied, comma-separated: NORM,ATTN,SCAT,RAN,DTIM,... (DECY "
+                      "follows --decay-correction)"));
+    add(g->add_option("--reconstruction-method", pet.reconstructionMethod,
+                      "free text, e.g. 'DIRECT-RAMLA 10it' (default: algorithm, variant, "
+                      "iterations)"));
+  }
+
+  void fillPetOptions() {
+    if (options_.type != DicomObjectType::PetImage) {
+      for (const CLI::Option* option : petOptions_)
+        if (option->count() > 0)
+          throw ParameterError(option->get_name(), "applies to --format pet only");
+      return;
+    }
+    DicomPetAcquisition& pet = options_.pet;
+    pet.decayCorrection = parseDecayCorrection(decayCorrection_, "--decay-correction");
+    if (halfLifeS_) pet.halfLifeS = *halfLifeS_;
+    if (positronFraction_) pet.positronFraction = *positronFraction_;
+    if (decayFactor_) pet.decayFactor = *decayFactor_;
+    if (frameReferenceTimeMs_) pet.frameReferenceTimeMs = *frameReferenceTimeMs_;
+    if (frameDurationS_) {
+      if (!(std::abs(*frameDurationS_) < 2.1e6))
+        throw ParameterError("--frame-duration-s", "must be 0 to 2147483 s");
+      pet.actualFrameDurationMs = std::llround(*frameDurationS_ * 1000.0);
+    }
+    pet.correctedImage.clear();
+    std::string term;
+    for (const char c : correctedImage_ + ",") {
+      if (c == ',' || c == '\\') {
+        if (!term.empty()) pet.correctedImage.push_back(term);
+        term.clear();
+      } else if (c != ' ') {
+        term += c;
+      }
+    }
+  }
+
+  nlohmann::json petSummary(const DicomExportPlan& plan) const {
+    const DicomPetAcquisition& pet = options_.pet;
+    nlohmann::json j{{"units", plan.units},
+                     {"radionuclide", pet.radionuclide},
+                     {"decayCorrection", toString(pet.decayCorrection)},
+                     {"frameReferenceTimeMs", plan.petFrameReferenceTimeMs},
+                     {"actualFrameDurationMs", pet.actualFrameDurationMs},
+                     {"sliceRescaleSlopes", plan.sliceRescaleSlopes}};
+    if (plan.petDecayFactor) j["decayFactor"] = *plan.petDecayFactor;
+    if (pet.totalDoseBq > 0) j["totalDoseBq"] = pet.totalDoseBq;
+    if (pet.patientWeightKg > 0) j["patientWeightKg"] = pet.patientWeightKg;
+    if (!pet.injectionDateTime.empty())
+      j["injectionDateTime"] = normaliseDateTime(pet.injectionDateTime, "--injection-time");
+    return j;
+  }
+
+  void printPet(const DicomExportPlan& plan) const {
+    const DicomPetAcquisition& pet = options_.pet;
+    std::string line = pet.radionuclide;
+    if (!pet.radiopharmaceutical.empty()) line += " " + pet.radiopharmaceutical;
+    if (pet.totalDoseBq > 0) line += ", " + formatDecimalString(pet.totalDoseBq / 1e6) + " MBq";
+    if (!pet.injectionDateTime.empty())
+      line += " at " + normaliseDateTime(pet.injectionDateTime, "--injection-time");
+    line += "; frame " +
+            formatDecimalString(static_cast<double>(pet.actualFrameDurationMs) / 1000) + " s";
+    line += ", decay " + toString(pet.decayCorrection);
+    if (plan.petDecayFactor) line += " (factor " + formatDecimalString(*plan.petDecayFactor) + ")";
+    if (pet.patientWeightKg > 0) line += "; " + formatDecimalString(pet.patientWeightKg) + " kg";
+    std::printf("pet          %s\n", line.c_str());
+  }
+
   CLI::App* sub_ = nullptr;
+  std::vector<CLI::Option*> petOptions_;
+  std::string decayCorrection_ = "none", correctedImage_;
+  std::optional<double> halfLifeS_, positronFraction_, decayFactor_, frameReferenceTimeMs_,
+      frameDurationS_;
   fs::path volume_, outDir_, provenanceFile_, geometryFile_;
   std::string format_ = "ct", compression_ = "none", units_ = "hu", position_ = "HFS";
   std::string slices_, cropX_, cropY_;
@@ -395,23 +531,61 @@ class ImportDicomCommand : public Command {
       if (v.provenance)
         std::printf("provenance   Tomo Workbench: %s %s\n", v.provenance->algorithm.c_str(),
                     v.provenance->variant.c_str());
+      if (v.pet) printPet(*v.pet);
       std::printf("wrote        %s\n", output_.string().c_str());
     }
-    printJson(global, {{"command", "import dicom"},
-                       {"input", input_.string()},
-                       {"output", output_.string()},
-                       {"series", v.series.seriesInstanceUid},
-                       {"units", v.units},
-                       {"shape", {vol.nx(), vol.ny(), vol.nz()}},
-                       {"voxelSizeMm",
-                        {vol.voxelSizeMm().x(), vol.voxelSizeMm().y(), vol.voxelSizeMm().z()}},
-                       {"originMm", {vol.originMm().x(), vol.originMm().y(), vol.originMm().z()}},
-                       {"oblique", v.oblique},
-                       {"warnings", v.warnings}});
+    nlohmann::json summary{
+        {"command", "import dicom"},
+        {"input", input_.string()},
+        {"output", output_.string()},
+        {"series", v.series.seriesInstanceUid},
+        {"units", v.units},
+        {"shape", {vol.nx(), vol.ny(), vol.nz()}},
+        {"voxelSizeMm", {vol.voxelSizeMm().x(), vol.voxelSizeMm().y(), vol.voxelSizeMm().z()}},
+        {"originMm", {vol.originMm().x(), vol.originMm().y(), vol.originMm().z()}},
+        {"oblique", v.oblique},
+        {"warnings", v.warnings}};
+    if (v.pet) summary["pet"] = petJson(*v.pet);
+    printJson(global, summary);
     return kExitOk;
   }
 
  private:
+  // What a PET series says about its acquisition, as read.
+  static nlohmann::json petJson(const DicomPetAcquisition& pet) {
+    nlohmann::json j{{"radionuclide", pet.radionuclide},
+                     {"radiopharmaceutical", pet.radiopharmaceutical},
+                     {"totalDoseBq", pet.totalDoseBq},
+                     {"injectionDateTime", pet.injectionDateTime},
+                     {"acquisitionDateTime", pet.acquisitionDateTime},
+                     {"decayCorrection", toString(pet.decayCorrection)},
+                     {"actualFrameDurationMs", pet.actualFrameDurationMs},
+                     {"patientWeightKg", pet.patientWeightKg},
+                     {"correctedImage", pet.correctedImage},
+                     {"reconstructionMethod", pet.reconstructionMethod}};
+    if (pet.halfLifeS) j["halfLifeS"] = *pet.halfLifeS;
+    if (pet.decayFactor) j["decayFactor"] = *pet.decayFactor;
+    if (pet.frameReferenceTimeMs) j["frameReferenceTimeMs"] = *pet.frameReferenceTimeMs;
+    return j;
+  }
+  static void printPet(const DicomPetAcquisition& pet) {
+    std::string corrections;
+    for (const std::string& c : pet.correctedImage)
+      corrections += (corrections.empty() ? "" : ",") + c;
+    std::printf(
+        "pet          %s %s, dose %s Bq, injected %s, scan %s, frame %lld ms, decay %s%s, "
+        "weight %s kg, corrected %s\n",
+        pet.radionuclide.empty() ? "(no radionuclide)" : pet.radionuclide.c_str(),
+        pet.radiopharmaceutical.c_str(),
+        pet.totalDoseBq > 0 ? formatDecimalString(pet.totalDoseBq).c_str() : "?",
+        pet.injectionDateTime.empty() ? "?" : pet.injectionDateTime.c_str(),
+        pet.acquisitionDateTime.empty() ? "?" : pet.acquisitionDateTime.c_str(),
+        static_cast<long long>(pet.actualFrameDurationMs), toString(pet.decayCorrection).c_str(),
+        pet.decayFactor ? (" x" + formatDecimalString(*pet.decayFactor)).c_str() : "",
+        pet.patientWeightKg > 0 ? formatDecimalString(pet.patientWeightKg).c_str() : "?",
+        corrections.empty() ? "-" : corrections.c_str());
+  }
+
   CLI::App* sub_ = nullptr;
   fs::path input_, output_;
   DicomReadOptions read_;

@@ -11,12 +11,14 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "recon/core/Error.h"
 #include "recon/io/AtomicDirectoryWriter.h"
 #include "recon/io/dicom/DicomDcmtkSupport.h"
 #include "recon/io/dicom/DicomGeometry.h"
+#include "recon/io/dicom/DicomPetModules.h"
 #include "recon/io/dicom/DicomUid.h"
 #include "recon/job/JobContext.h"
 
@@ -67,11 +69,6 @@ void requireUid(std::string_view uid, std::string_view parameter) {
                                         "characters, no leading zero in a component)");
 }
 
-constexpr std::string_view kPetUnits[] = {"CNTS",    "NONE", "CM2",     "CM2ML",     "PCNT",
-                                          "CPS",     "BQML", "MGMINML", "UMOLMINML", "MLMING",
-                                          "MLG",     "1CM",  "UMOLML",  "PROPCNTS",  "PROPCPS",
-                                          "MLMINML", "MLML", "GML",     "STDDEV"};
-
 void checkOptions(const DicomExportOptions& o) {
   const DicomIdentity& id = o.identity;
   requireLength(id.patientName, kMaxLo, "patient-name");
@@ -100,12 +97,6 @@ void checkOptions(const DicomExportOptions& o) {
     throw ParameterError("water-attenuation",
                          "must be > 0 /mm, got " + std::to_string(o.waterAttenuationPerMm));
   requireLength(o.nativeUnits, kMaxLo, "units");
-  if (o.type == DicomObjectType::PetImage &&
-      std::find(std::begin(kPetUnits), std::end(kPetUnits), o.petUnits) == std::end(kPetUnits)) {
-    std::string list;
-    for (std::string_view u : kPetUnits) list += (list.empty() ? "" : ", ") + std::string(u);
-    throw ParameterError("pet-units", "'" + o.petUnits + "' is not a PET unit (" + list + ")");
-  }
   requireLength(o.provenance.algorithm, kMaxLo, "algorithm");
   requireLength(o.provenance.variant, kMaxLo, "variant");
   if (o.provenance.parameters.size() > 10240)
@@ -135,6 +126,15 @@ struct ValueMap {
 
 double parsedDecimal(double value) {
   return std::stod(formatDecimalString(value));
+}
+
+// The PET slope for values up to `magnitude`: the smallest DS value with magnitude / slope <=
+// 32767 as a reader parses it; 1 for an all-zero slice.
+double petSlope(double magnitude) {
+  if (!(magnitude > 0)) return 1.0;
+  double slope = parsedDecimal(magnitude / 32767.0 * (1 + 1e-12));
+  if (slope * 32767.0 < magnitude) slope = parsedDecimal(slope * (1 + 1e-9));
+  return slope;
 }
 
 std::string todayDate(const std::tm& t) {
@@ -224,6 +224,17 @@ class SeriesWriter {
     map_.waterPerMm = o_.waterAttenuationPerMm;
     seriesDescription_ =
         id.seriesDescription.empty() ? defaultSeriesDescription(o_) : id.seriesDescription;
+    // The Series Date and Time: the export's, or a PET acquisition's start (the reference of its
+    // decay correction and Frame Reference Time).
+    seriesDate_ = todayDate(now_);
+    seriesTime_ = nowTime(now_);
+    if (o_.type == DicomObjectType::PetImage) {
+      pet_ = detail::resolvePetAttributes(o_);
+      if (!pet_->acquisitionDate.empty()) {
+        seriesDate_ = pet_->acquisitionDate;
+        seriesTime_ = pet_->acquisitionTime;
+      }
+    }
   }
 
   const std::string& studyUid() const { return studyUid_; }
@@ -235,7 +246,7 @@ class SeriesWriter {
   double quantiseSlice(std::int64_t zRelative, Sint16* out) const {
     double maxError = 0;
     const std::int64_t z = plan_.z0 + zRelative;
-    const double slope = plan_.rescaleSlope, intercept = plan_.rescaleIntercept;
+    const double slope = slopeOf(zRelative), intercept = plan_.rescaleIntercept;
     for (std::int64_t y = 0; y < plan_.rows; ++y) {
       const float* row = volume_.data() + volume_.index(plan_.x0, plan_.y0 + y, z);
       for (std::int64_t x = 0; x < plan_.columns; ++x) {
@@ -249,6 +260,13 @@ class SeriesWriter {
       }
     }
     return maxError;
+  }
+
+  // PET has a slope per slice; CT one for the series.
+  double slopeOf(std::int64_t zRelative) const {
+    return plan_.sliceRescaleSlopes.empty()
+               ? plan_.rescaleSlope
+               : plan_.sliceRescaleSlopes[static_cast<std::size_t>(zRelative)];
   }
 
   void putCommon(DcmItem& d, const char* sopClass, const std::string& sopInstance,
@@ -267,8 +285,9 @@ class SeriesWriter {
     putString(d, DCM_PatientSex, id.patientSex);
     // General Study
     putString(d, DCM_StudyInstanceUID, studyUid_);
-    putString(d, DCM_StudyDate, id.studyDate.empty() ? date : id.studyDate);
-    putString(d, DCM_StudyTime, id.studyTime.empty() ? time : id.studyTime);
+    // A study without its own date began no later than its series.
+    putString(d, DCM_StudyDate, id.studyDate.empty() ? seriesDate_ : id.studyDate);
+    putString(d, DCM_StudyTime, id.studyTime.empty() ? seriesTime_ : id.studyTime);
     putString(d, DCM_ReferringPhysicianName, id.referringPhysicianName);
     putString(d, DCM_StudyID, id.studyId);
     putString(d, DCM_AccessionNumber, id.accessionNumber);
@@ -277,8 +296,8 @@ class SeriesWriter {
     putString(d, DCM_Modality, modality);
     putString(d, DCM_SeriesInstanceUID, seriesUid_);
     putString(d, DCM_SeriesNumber, std::to_string(id.seriesNumber));
-    putString(d, DCM_SeriesDate, date);
-    putString(d, DCM_SeriesTime, time);
+    putString(d, DCM_SeriesDate, seriesDate_);
+    putString(d, DCM_SeriesTime, seriesTime_);
     putString(d, DCM_SeriesDescription, seriesDescription_);
     // PET carries the position in its (type 2) Patient Orientation Code Sequence instead, and
     // then must not have Patient Position; our private block keeps it for every type.
@@ -386,10 +405,11 @@ class SeriesWriter {
     putString(d, DCM_SliceLocation, formatDecimalString(sliceLocation(zRelative)));
     putImagePixel(d);
     putString(d, DCM_RescaleIntercept, formatDecimalString(plan_.rescaleIntercept));
-    putString(d, DCM_RescaleSlope, formatDecimalString(plan_.rescaleSlope));
+    putString(d, DCM_RescaleSlope, formatDecimalString(slopeOf(zRelative)));
     putWindow(d);
     if (pet) {
-      putPetModules(d, zRelative);
+      detail::putPetModules(d, *pet_, o_, zRelative + 1, plan_.slices, todayDate(now_),
+                            nowTime(now_));
     } else {
       putString(d, DCM_RescaleType, plan_.rescaleType);
       putString(d, DCM_KVP, "");
@@ -403,29 +423,6 @@ class SeriesWriter {
     save(file, path);
     verifyCompressed(path, pixels);
     return error;
-  }
-
-  void putPetModules(DcmItem& d, std::int64_t zRelative) const {
-    const std::string date = todayDate(now_), time = nowTime(now_);
-    // PET Series
-    putString(d, DCM_Units, o_.petUnits);
-    putString(d, DCM_CountsSource, "EMISSION");
-    putString(d, DCM_SeriesType, "STATIC\\IMAGE");
-    putUint16(d, DCM_NumberOfSlices, static_cast<Uint16>(plan_.slices));
-    putString(d, DCM_CorrectedImage, "");
-    putString(d, DCM_DecayCorrection, "NONE");
-    putString(d, DCM_CollimatorType, "NONE");
-    putString(d, DCM_ReconstructionMethod, o_.provenance.algorithm.substr(0, kMaxLo));
-    // PET Isotope, NM/PET Patient Orientation: type 2, present and empty.
-    d.insertEmptyElement(DCM_RadiopharmaceuticalInformationSequence);
-    d.insertEmptyElement(DCM_PatientOrientationCodeSequence);
-    d.insertEmptyElement(DCM_PatientGantryRelationshipCodeSequence);
-    // PET Image
-    putString(d, DCM_FrameReferenceTime, "0");
-    putUint16(d, DCM_ImageIndex, static_cast<Uint16>(zRelative + 1));
-    putString(d, DCM_AcquisitionDate, date);
-    putString(d, DCM_AcquisitionTime, time);
-    putString(d, DCM_ActualFrameDuration, "0");
   }
 
   // The Enhanced CT Image: one file, one frame per slice, geometry in functional groups.
@@ -507,7 +504,8 @@ class SeriesWriter {
       DcmItem& plane = addSequenceItem(frame, DCM_PlanePositionSequence);
       putString(plane, DCM_ImagePositionPatient, position(z));
       error = std::max(error, quantiseSlice(z, pixels.data() + z * plan_.rows * plan_.columns));
-      context.reportProgress("DICOM export", 0.8 * static_cast<double>(z + 1) / plan_.slices);
+      context.reportProgress("DICOM export",
+                             0.8 * static_cast<double>(z + 1) / static_cast<double>(plan_.slices));
     }
     const OFCondition c = d.putAndInsertUint16Array(
         DCM_PixelData, reinterpret_cast<const Uint16*>(pixels.data()),  // OW: the bits as is
@@ -566,7 +564,9 @@ class SeriesWriter {
                     conditionText(c));
       // DCMTK's JPEG encoder notes the compression in Derivation Description, which the
       // Enhanced CT IOD does not have at the top level (ours is in Image Comments there).
-      if (o_.type == DicomObjectType::EnhancedCtImage) delete d.remove(DCM_DerivationDescription);
+      if (o_.type == DicomObjectType::EnhancedCtImage) {
+        const std::unique_ptr<DcmElement> removed(d.remove(DCM_DerivationDescription));
+      }
     }
     const OFCondition c = file.saveFile(path.c_str(), syntax, EET_ExplicitLength, EGL_recalcGL,
                                         EPD_noChange, 0, 0, EWM_fileformat);
@@ -586,15 +586,51 @@ class SeriesWriter {
   const DicomExportPlan& plan_;
   std::tm now_{};
   std::string root_, studyUid_, seriesUid_, forUid_, seriesDescription_;
+  std::string seriesDate_, seriesTime_;
+  std::optional<detail::PetSeriesAttributes> pet_;
   DicomSliceGeometry geometry_;
   ValueMap map_;
 };
 
 }  // namespace
 
-DicomExportPlan planDicomExport(const Volume& volume, const DicomExportOptions& options) {
-  if (volume.empty()) throw ParameterError("volume", "there is no volume to export");
-  checkOptions(options);
+namespace {
+
+// The exported values' range, and per slice (for PET) the largest magnitude and whether a
+// NaN/Inf voxel, written as the smallest value, is there.
+struct ValueRange {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  std::int64_t nonFinite = 0;
+  std::vector<double> sliceMagnitude;
+  std::vector<bool> sliceNonFinite;
+};
+
+ValueRange scanValues(const Volume& volume, const DicomExportPlan& plan, const ValueMap& map) {
+  ValueRange r;
+  r.sliceMagnitude.assign(static_cast<std::size_t>(plan.slices), 0.0);
+  r.sliceNonFinite.assign(static_cast<std::size_t>(plan.slices), false);
+  for (std::int64_t z = plan.z0; z < plan.z0 + plan.slices; ++z) {
+    const auto s = static_cast<std::size_t>(z - plan.z0);
+    for (std::int64_t y = plan.y0; y < plan.y0 + plan.rows; ++y) {
+      const float* row = volume.data() + volume.index(plan.x0, y, z);
+      for (std::int64_t x = 0; x < plan.columns; ++x) {
+        if (!std::isfinite(row[x])) {
+          ++r.nonFinite;
+          r.sliceNonFinite[s] = true;
+          continue;
+        }
+        const double v = map(row[x]);
+        r.lo = std::min(r.lo, v);
+        r.hi = std::max(r.hi, v);
+        r.sliceMagnitude[s] = std::max(r.sliceMagnitude[s], std::abs(v));
+      }
+    }
+  }
+  return r;
+}
+
+// The sub-grid, its size and the file count; ParameterError for ranges and grids DICOM refuses.
+DicomExportPlan planGrid(const Volume& volume, const DicomExportOptions& options) {
   const IndexRange xs = resolve(options.cropX, volume.nx(), "crop x");
   const IndexRange ys = resolve(options.cropY, volume.ny(), "crop y");
   const IndexRange zs = resolve(options.slices, volume.nz(), "slices");
@@ -610,7 +646,6 @@ DicomExportPlan planDicomExport(const Volume& volume, const DicomExportOptions& 
   const Eigen::Vector3d& spacing = volume.voxelSizeMm();
   if (!(spacing.minCoeff() > 0) || !spacing.allFinite())
     throw ParameterError("volume", "the voxel size must be positive to export DICOM");
-  const bool pet = options.type == DicomObjectType::PetImage;
   const bool enhanced = options.type == DicomObjectType::EnhancedCtImage;
   if (enhanced && options.values == DicomValueMode::Native)
     throw ParameterError("units",
@@ -624,67 +659,81 @@ DicomExportPlan planDicomExport(const Volume& volume, const DicomExportOptions& 
   plan.estimatedBytes = static_cast<std::uint64_t>(plan.rows * plan.columns * plan.slices * 2) +
                         static_cast<std::uint64_t>(plan.files) * 4096 +
                         (enhanced ? static_cast<std::uint64_t>(plan.slices) * 400 : 0);
+  return plan;
+}
 
-  ValueMap map{options.values == DicomValueMode::Hounsfield && !pet, options.waterAttenuationPerMm};
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  std::int64_t nonFinite = 0;
-  for (std::int64_t z = plan.z0; z < plan.z0 + plan.slices; ++z)
-    for (std::int64_t y = plan.y0; y < plan.y0 + plan.rows; ++y) {
-      const float* row = volume.data() + volume.index(plan.x0, y, z);
-      for (std::int64_t x = 0; x < plan.columns; ++x) {
-        if (!std::isfinite(row[x])) {
-          ++nonFinite;
-          continue;
-        }
-        const double v = map(row[x]);
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-      }
-    }
-  if (nonFinite > 0)
-    plan.warnings.push_back(std::to_string(nonFinite) +
+// PET: Rescale Intercept 0 and a slope per image, each slice's covering its own largest
+// magnitude; the PET attributes checked and resolved (DicomPetModules.h).
+void planPetValues(DicomExportPlan& plan, const DicomExportOptions& options, ValueRange& range) {
+  const detail::PetSeriesAttributes attributes = detail::resolvePetAttributes(options);
+  plan.units = attributes.units;
+  plan.petDecayFactor = attributes.decayFactor;
+  plan.petFrameReferenceTimeMs = attributes.frameReferenceTimeMs;
+  plan.warnings.insert(plan.warnings.end(), attributes.warnings.begin(), attributes.warnings.end());
+  if (range.lo < 0)
+    plan.warnings.push_back("negative values (down to " + formatDecimalString(range.lo) +
+                            ") in a PET series: PET viewers may not expect them");
+  std::vector<double>& magnitude = range.sliceMagnitude;
+  for (std::size_t s = 0; s < magnitude.size(); ++s)
+    if (range.sliceNonFinite[s]) magnitude[s] = std::max(magnitude[s], std::abs(range.lo));
+  plan.rescaleIntercept = 0;
+  plan.sliceRescaleSlopes.resize(magnitude.size());
+  std::transform(magnitude.begin(), magnitude.end(), plan.sliceRescaleSlopes.begin(), petSlope);
+  plan.rescaleSlope =
+      *std::max_element(plan.sliceRescaleSlopes.begin(), plan.sliceRescaleSlopes.end());
+  // An all-zero slice takes the series' largest slope rather than 1 (any slope stores 0).
+  for (std::size_t s = 0; s < magnitude.size(); ++s)
+    if (!(magnitude[s] > 0)) plan.sliceRescaleSlopes[s] = plan.rescaleSlope;
+}
+
+// CT: one slope and intercept spreading the range over all 65536 codes.
+void planCtValues(DicomExportPlan& plan, const DicomExportOptions& options, double lo, double hi) {
+  const bool hu = options.values == DicomValueMode::Hounsfield;
+  plan.units = hu ? "HU" : options.nativeUnits;
+  plan.rescaleType = hu ? "HU" : "US";
+  if (!(hi > lo)) {
+    plan.rescaleSlope = 1;
+    plan.rescaleIntercept = parsedDecimal(lo);
+    plan.warnings.push_back("the exported values are all " + formatDecimalString(lo));
+    return;
+  }
+  // The DS text of slope and intercept is what a reader sees, so the quantisation uses the
+  // parsed-back values.
+  double slope = parsedDecimal((hi - lo) / 65534.0);
+  double intercept = parsedDecimal(lo - kStoredMin * slope);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const double storedLo = (lo - intercept) / slope, storedHi = (hi - intercept) / slope;
+    if (storedLo >= kStoredMin - 0.5 && storedHi <= kStoredMax + 0.5) break;
+    slope = parsedDecimal(slope * (1 + 1e-6));
+    intercept = parsedDecimal(lo - (kStoredMin + 0.25) * slope);
+  }
+  plan.rescaleSlope = slope;
+  plan.rescaleIntercept = intercept;
+}
+
+}  // namespace
+
+DicomExportPlan planDicomExport(const Volume& volume, const DicomExportOptions& options) {
+  if (volume.empty()) throw ParameterError("volume", "there is no volume to export");
+  checkOptions(options);
+  DicomExportPlan plan = planGrid(volume, options);
+  const bool pet = options.type == DicomObjectType::PetImage;
+  const ValueMap map{options.values == DicomValueMode::Hounsfield && !pet,
+                     options.waterAttenuationPerMm};
+  ValueRange range = scanValues(volume, plan, map);
+  if (range.nonFinite > 0)
+    plan.warnings.push_back(std::to_string(range.nonFinite) +
                             " voxels are NaN or infinite; they are written as the smallest value");
-  if (!std::isfinite(lo)) {
-    lo = hi = 0;
+  if (!std::isfinite(range.lo)) {
+    range.lo = range.hi = 0;
     plan.warnings.push_back("no voxel has a finite value");
   }
-  plan.minValue = lo;
-  plan.maxValue = hi;
-  if (pet) {
-    plan.units = options.petUnits;
-    if (lo < 0)
-      plan.warnings.push_back("negative values (down to " + formatDecimalString(lo) +
-                              ") in a PET series: PET viewers may not expect them");
-    // PET requires Rescale Intercept 0: the slope covers the largest magnitude.
-    const double magnitude = std::max(std::abs(lo), std::abs(hi));
-    plan.rescaleIntercept = 0;
-    plan.rescaleSlope = magnitude > 0 ? magnitude / 32767.0 : 1.0;
-    plan.rescaleSlope = parsedDecimal(plan.rescaleSlope * (1 + 1e-12));
-    if (plan.rescaleSlope * 32767.0 < magnitude)
-      plan.rescaleSlope = parsedDecimal(plan.rescaleSlope * (1 + 1e-9));
-  } else {
-    const bool hu = options.values == DicomValueMode::Hounsfield;
-    plan.units = hu ? "HU" : options.nativeUnits;
-    plan.rescaleType = hu ? "HU" : "US";
-    if (hi > lo) {
-      // Spread the range over all 65536 codes; the DS text of slope and intercept is what a
-      // reader sees, so the quantisation uses the parsed-back values.
-      double slope = parsedDecimal((hi - lo) / 65534.0);
-      double intercept = parsedDecimal(lo - kStoredMin * slope);
-      for (int attempt = 0; attempt < 8; ++attempt) {
-        const double storedLo = (lo - intercept) / slope, storedHi = (hi - intercept) / slope;
-        if (storedLo >= kStoredMin - 0.5 && storedHi <= kStoredMax + 0.5) break;
-        slope = parsedDecimal(slope * (1 + 1e-6));
-        intercept = parsedDecimal(lo - (kStoredMin + 0.25) * slope);
-      }
-      plan.rescaleSlope = slope;
-      plan.rescaleIntercept = intercept;
-    } else {
-      plan.rescaleSlope = 1;
-      plan.rescaleIntercept = parsedDecimal(lo);
-      plan.warnings.push_back("the exported values are all " + formatDecimalString(lo));
-    }
-  }
+  plan.minValue = range.lo;
+  plan.maxValue = range.hi;
+  if (pet)
+    planPetValues(plan, options, range);
+  else
+    planCtValues(plan, options, range.lo, range.hi);
   plan.maxQuantisationError = 0.5 * plan.rescaleSlope;
   return plan;
 }
@@ -716,7 +765,8 @@ DicomExportResult exportDicom(const Volume& volume, const std::filesystem::path&
       const std::string name = fileName(prefix, z, plan.slices);
       error = std::max(error, writer.writeSliceFile(folder.temporaryFolder() / name, z));
       result.files.push_back(name);
-      context.reportProgress("DICOM export", static_cast<double>(z + 1) / plan.slices);
+      context.reportProgress("DICOM export",
+                             static_cast<double>(z + 1) / static_cast<double>(plan.slices));
     }
   }
   context.throwIfCancelled();

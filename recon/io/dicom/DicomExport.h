@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,10 +41,19 @@ struct DicomExportPlan {
   std::string units;
   std::string rescaleType;            // "HU" or "US" (CT); empty for PET
   std::vector<std::string> warnings;  // NaN/Inf voxels, a constant volume, ...
+  // PET: one Rescale Slope per exported slice (intercept 0), from that slice's largest magnitude,
+  // so each slice keeps 15 bits of precision; rescaleSlope above is the largest of them.
+  std::vector<double> sliceRescaleSlopes;
+  // PET: the Decay Factor (0054,1321) every image carries when decay corrected, and the Frame
+  // Reference Time (0054,1300) in ms (docs/dicom.md, "PET").
+  std::optional<double> petDecayFactor;
+  double petFrameReferenceTimeMs = 0;
 };
 
 // ParameterError for ranges outside the volume, an empty selection, a non-positive water
-// attenuation, unknown PET units or invalid UIDs and tag values.
+// attenuation, invalid UIDs and tag values, and PET attributes that DICOM or physics refuses
+// (unknown units, a negative dose, a bad date-time, BQML without the frame's duration...), each
+// naming the field.
 DicomExportPlan planDicomExport(const Volume& volume, const DicomExportOptions& options);
 
 struct DicomExportResult {

@@ -11,6 +11,7 @@
 #include "recon/io/ReaderLimits.h"
 #include "recon/io/dicom/DicomGeometry.h"
 #include "recon/io/dicom/DicomNesting.h"
+#include "recon/io/dicom/DicomPetModules.h"
 
 namespace tomowb::io::dicom::detail {
 
@@ -302,6 +303,7 @@ ImageHeader readHeader(const fs::path& path, DcmFileFormat& file) {
                     strictNumbers(path, d, DCM_RescaleIntercept, "Rescale Intercept (0028,1052)"));
     h.planes.push_back(plane);
   }
+  if (h.kind == ImageKind::Pet) h.pet = readPetAcquisition(d);
   s.rows = h.rows;
   s.columns = h.columns;
   s.frames = h.frames;

@@ -65,6 +65,7 @@ struct ImageHeader {
   std::optional<DicomProvenance> provenance;
   std::optional<double> waterAttenuationPerMm;
   std::optional<std::string> nativeUnits;
+  std::optional<DicomPetAcquisition> pet;  // PET Image files
 };
 
 FormatError fileError(const fs::path& path, std::string_view problem);

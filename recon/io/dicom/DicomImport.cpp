@@ -366,6 +366,11 @@ DicomVolume readDicomSeries(const fs::path& fileOrFolder, const DicomReadOptions
   result.provenance = first.provenance;
   result.rescaleSlope = planes.front().slope;
   result.rescaleIntercept = planes.front().intercept;
+  // Slopes in the volume's z order: planes run along the normal, which world z may reverse.
+  for (const Plane& plane : planes) result.sliceRescaleSlopes.push_back(plane.slope);
+  if (grid->reversed[2] && grid->fileAxis[2] == 2)
+    std::reverse(result.sliceRescaleSlopes.begin(), result.sliceRescaleSlopes.end());
+  result.pet = first.pet;
   return result;
 }
 

@@ -69,6 +69,12 @@ struct DicomVolume {
   bool oblique = false;                           // the grid is the file's own, not the world's
   std::optional<DicomProvenance> provenance;      // when the series was written by the workbench
   double rescaleSlope = 1, rescaleIntercept = 0;  // of the first slice
+  // Of every slice: in the volume's z order when the slices are its z planes (every series the
+  // workbench writes), else along the slice normal.
+  std::vector<double> sliceRescaleSlopes;
+  // A PET series' acquisition as its first image says it (units, radiopharmaceutical, dose,
+  // times, decay correction and factor, weight...); unknown fields left at 0 or empty.
+  std::optional<DicomPetAcquisition> pet;
   std::vector<std::string> warnings;
 };
 

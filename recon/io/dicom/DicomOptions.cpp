@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <utility>
 
 #include "recon/core/Error.h"
@@ -48,6 +49,11 @@ constexpr std::array<std::pair<std::string_view, DicomCompression>, 4> kCompress
 constexpr std::array<std::pair<std::string_view, DicomValueMode>, 2> kValueModes{{
     {"hu", DicomValueMode::Hounsfield},
     {"native", DicomValueMode::Native},
+}};
+constexpr std::array<std::pair<std::string_view, PetDecayCorrection>, 3> kDecayCorrections{{
+    {"none", PetDecayCorrection::None},
+    {"start", PetDecayCorrection::Start},
+    {"admin", PetDecayCorrection::Admin},
 }};
 constexpr std::array<std::pair<std::string_view, PatientPosition>, 8> kPositions{{
     {"hfs", PatientPosition::HFS},
@@ -104,6 +110,130 @@ DicomValueMode parseValueMode(std::string_view text, std::string_view parameter)
 }
 PatientPosition parsePatientPosition(std::string_view text, std::string_view parameter) {
   return parseNamed(text, parameter, kPositions);
+}
+
+std::string toString(PetDecayCorrection correction) {
+  switch (correction) {
+    case PetDecayCorrection::None:
+      return "NONE";
+    case PetDecayCorrection::Start:
+      return "START";
+    case PetDecayCorrection::Admin:
+      return "ADMIN";
+  }
+  return "?";
+}
+
+PetDecayCorrection parseDecayCorrection(std::string_view text, std::string_view parameter) {
+  return parseNamed(text, parameter, kDecayCorrections);
+}
+
+const std::vector<PetRadionuclide>& knownPetRadionuclides() {
+  // Codes: PS3.16 CID 4020 (SNOMED CT). Half-lives in s and beta+ fractions as PET scanners
+  // commonly write them (F-18: 109.77 min, 96.7 %).
+  static const std::vector<PetRadionuclide> known{
+      {"F-18", {"77004003", "SCT", "^18^Fluorine"}, 6586.2, 0.967},
+      {"C-11", {"40565003", "SCT", "^11^Carbon"}, 1223.4, 0.998},
+      {"N-13", {"21576001", "SCT", "^13^Nitrogen"}, 597.9, 0.998},
+      {"O-15", {"129504001", "SCT", "^15^Oxygen"}, 122.24, 0.999},
+      {"Ga-68", {"35337001", "SCT", "^68^Gallium"}, 4057.74, 0.889},
+      {"Rb-82", {"79197006", "SCT", "^82^Rubidium"}, 75.45, 0.950},
+  };
+  return known;
+}
+
+namespace {
+
+// "F-18", "f18", "18F" -> "f18".
+std::string radionuclideKey(std::string_view name) {
+  std::string letters, digits;
+  for (const char c : name) {
+    if (std::isalpha(static_cast<unsigned char>(c)))
+      letters += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (std::isdigit(static_cast<unsigned char>(c)))
+      digits += c;
+    else if (c != '-' && c != ' ' && c != '^')
+      return {};
+  }
+  return letters + digits;
+}
+
+// The older SNOMED-RT codes of the same radionuclides (files written before the SNOMED CT
+// migration carry them).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kSrtCodes{{
+    {"C-111A1", "F-18"},
+    {"C-105A1", "C-11"},
+    {"C-107A1", "N-13"},
+    {"C-B1038", "O-15"},
+    {"C-131A3", "Ga-68"},
+    {"C-159A2", "Rb-82"},
+}};
+
+}  // namespace
+
+const PetRadionuclide& petRadionuclide(std::string_view name, std::string_view parameter) {
+  const std::string key = radionuclideKey(name);
+  for (const PetRadionuclide& r : knownPetRadionuclides())
+    if (!key.empty() && radionuclideKey(r.name) == key) return r;
+  std::string names;
+  for (const PetRadionuclide& r : knownPetRadionuclides())
+    names += (names.empty() ? "" : ", ") + r.name;
+  throw ParameterError(parameter,
+                       "unknown radionuclide '" + std::string(name) + "' (choose " + names + ")");
+}
+
+const PetRadionuclide* petRadionuclideOfCode(std::string_view codeValue) {
+  for (const PetRadionuclide& r : knownPetRadionuclides())
+    if (r.code.value == codeValue) return &r;
+  for (const auto& [srt, name] : kSrtCodes)
+    if (srt == codeValue) return &petRadionuclide(name);
+  return nullptr;
+}
+
+std::string normaliseDateTime(std::string_view text, std::string_view parameter) {
+  if (text.empty()) return {};
+  const auto bad = [&](const std::string& why) {
+    return ParameterError(parameter, "'" + std::string(text) + "' " + why +
+                                         " (a date-time is YYYYMMDDHHMMSS or "
+                                         "YYYY-MM-DDTHH:MM:SS, seconds may have up to 6 decimals)");
+  };
+  // The digits of date and time, whichever punctuation the ISO form uses.
+  std::string digits, fraction;
+  std::size_t i = 0;
+  const bool iso = text.size() > 4 && text[4] == '-';
+  for (; i < text.size() && text[i] != '.'; ++i) {
+    const char c = text[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digits += c;
+    } else if (!iso || !((c == '-' && (digits.size() == 4 || digits.size() == 6)) ||
+                         ((c == 'T' || c == ' ') && digits.size() == 8) ||
+                         (c == ':' && (digits.size() == 10 || digits.size() == 12)))) {
+      throw bad("is not a date-time");
+    }
+  }
+  if (i < text.size()) {
+    fraction = std::string(text.substr(i + 1));
+    if (fraction.empty() || fraction.size() > 6 ||
+        !std::all_of(fraction.begin(), fraction.end(),
+                     [](unsigned char c) { return std::isdigit(c); }))
+      throw bad("has a bad fraction of a second");
+  }
+  if (digits.size() != 14) throw bad("needs a date and a time to the second");
+  const auto number = [&](std::size_t at, std::size_t n) {
+    return std::stoi(digits.substr(at, n));
+  };
+  const std::chrono::year_month_day day{std::chrono::year(number(0, 4)),
+                                        std::chrono::month(static_cast<unsigned>(number(4, 2))),
+                                        std::chrono::day(static_cast<unsigned>(number(6, 2)))};
+  if (!day.ok() || number(0, 4) < 1900) throw bad("is not a valid date");
+  if (number(8, 2) > 23 || number(10, 2) > 59 || number(12, 2) > 59)
+    throw bad("is not a valid time");
+  return fraction.empty() ? digits : digits + "." + fraction;
+}
+
+std::string petUnitsOf(const DicomExportOptions& options) {
+  if (!options.petUnits.empty()) return options.petUnits;
+  return options.pet.activityConcentration ? "BQML" : "PROPCNTS";
 }
 
 std::vector<PatientPosition> allPatientPositions() {

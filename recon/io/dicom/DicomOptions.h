@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,83 @@ struct DicomProvenance {
   std::string parameters;         // free text (JSON is fine), at most 10240 characters
 };
 
+// --- PET (PET Image Storage; docs/dicom.md, "PET") ---------------------------------------------
+
+// Decay Correction (0054,1102): the values are not decay corrected (NONE), or corrected to the
+// acquisition start, which is the Series Date/Time (START), or to the radiopharmaceutical's
+// administration (ADMIN).
+enum class PetDecayCorrection { None, Start, Admin };
+std::string toString(PetDecayCorrection correction);  // "NONE", "START", "ADMIN"
+// "none", "start", "admin" (case-insensitive); ParameterError naming `parameter` otherwise.
+PetDecayCorrection parseDecayCorrection(std::string_view text,
+                                        std::string_view parameter = "decay-correction");
+
+// A coded entry (Code Value, Coding Scheme Designator, Code Meaning).
+struct DicomCode {
+  std::string value, scheme, meaning;
+  bool operator==(const DicomCode&) const = default;
+};
+
+// A PET radionuclide: its code in CID 4020 "PET Radionuclide" (SNOMED CT, scheme SCT, as the
+// current PS3.16 lists it), half-life and positron (beta+) branching fraction. The half-lives and
+// fractions are the values scanners commonly write; a site's dose calibrator library may differ
+// by a few 0.1 %, which DicomPetAcquisition::halfLifeS / positronFraction override.
+struct PetRadionuclide {
+  std::string name;  // "F-18"
+  DicomCode code;    // (77004003, SCT, "^18^Fluorine")
+  double halfLifeS = 0;
+  double positronFraction = 0;
+};
+// F-18, C-11, N-13, O-15, Ga-68, Rb-82.
+const std::vector<PetRadionuclide>& knownPetRadionuclides();
+// By name: "F-18", "f18", "18F" (case and dashes ignored); ParameterError naming `parameter` with
+// the known names otherwise.
+const PetRadionuclide& petRadionuclide(std::string_view name,
+                                       std::string_view parameter = "radionuclide");
+// By its code value (SCT, or the older SRT code such as C-111A1); nullptr when unknown.
+const PetRadionuclide* petRadionuclideOfCode(std::string_view codeValue);
+
+// A DICOM date-time (DT) from "YYYYMMDDHHMMSS[.FFFFFF]" or ISO "YYYY-MM-DDTHH:MM:SS[.FFFFFF]" (a
+// space for the T is fine): the DICOM form "YYYYMMDDHHMMSS[.FFFFFF]". Local time, no zone offset:
+// injection and scan are timed by the same clock. Empty stays empty. ParameterError naming
+// `parameter` for anything else (a date that does not exist, 25:00, a missing time).
+std::string normaliseDateTime(std::string_view text, std::string_view parameter);
+
+// What a PET series says about its acquisition (PET Series, PET Isotope, PET Image and Patient
+// Study modules). The export checks every field (ParameterError naming it, with the CLI option's
+// name) and writes what is known; zero or empty means unknown and is left out where DICOM lets
+// it be, so a file never claims a dose or a time nobody gave. Read back by readDicomSeries.
+struct DicomPetAcquisition {
+  // The caller says the values are activity concentrations in Bq/mL: Units default to BQML
+  // (DicomExportOptions::petUnits empty), which needs actualFrameDurationMs.
+  bool activityConcentration = false;
+  std::string radionuclide = "F-18";       // a name of knownPetRadionuclides(): code and defaults
+  std::optional<double> halfLifeS;         // empty: the radionuclide's (6586.2 s for F-18)
+  std::optional<double> positronFraction;  // empty: the radionuclide's (0.967 for F-18)
+  std::string radiopharmaceutical = "Fluorodeoxyglucose";  // (0018,0031), free text
+  double totalDoseBq = 0;  // Radionuclide Total Dose (0018,1074) at injection; 0: unknown
+  // Radiopharmaceutical Start DateTime (0018,1078), the injection; normaliseDateTime's forms.
+  std::string injectionDateTime;
+  // Start of the acquisition (frame): Series and Acquisition Date/Time, the decay reference of
+  // START. Empty: the export's time (then there can be no injection time).
+  std::string acquisitionDateTime;
+  PetDecayCorrection decayCorrection = PetDecayCorrection::None;
+  // Decay Factor (0054,1321), written in every image when decay corrected. Empty: computed,
+  // exp(lambda t) with t from the decay reference to the Frame Reference Time.
+  std::optional<double> decayFactor;
+  // Frame Reference Time (0054,1300), ms from the acquisition start. Empty: computed, the time
+  // within the frame at which the activity equals its frame average (PS3.3 C.8.9.4.1.5).
+  std::optional<double> frameReferenceTimeMs;
+  std::int64_t actualFrameDurationMs = 0;  // Actual Frame Duration (0018,1242); 0: unknown
+  double patientWeightKg = 0;              // Patient's Weight (0010,1030), for SUV; 0: unknown
+  // Corrected Image (0028,0051): NORM, ATTN, SCAT, RAN, DTIM, DCAL, ... (PET defined terms). DECY
+  // follows decayCorrection: added when decay corrected, refused when NONE.
+  std::vector<std::string> correctedImage;
+  std::string reconstructionMethod;          // (0054,1103); empty: "<algorithm> <variant> <n> it"
+  std::string countsSource = "EMISSION";     // or TRANSMISSION
+  std::string seriesType = "STATIC\\IMAGE";  // or "WHOLE BODY\\IMAGE"
+};
+
 // Half-open index range [begin, end) of one axis; end < 0 means "to the end".
 struct IndexRange {
   std::int64_t begin = 0;
@@ -98,8 +176,10 @@ struct DicomExportOptions {
   double waterAttenuationPerMm = 0.0206;
   std::string nativeUnits = "1/mm";  // what the volume's values are, for DicomValueMode::Native
   // PET Units (0054,1001): BQML, CNTS, PROPCNTS, ... (PROPCNTS: proportional to counts, what an
-  // uncalibrated emission reconstruction is).
-  std::string petUnits = "PROPCNTS";
+  // uncalibrated emission reconstruction is). Empty: BQML when pet.activityConcentration, else
+  // PROPCNTS.
+  std::string petUnits;
+  DicomPetAcquisition pet;  // PET Image only
   PatientPosition patientPosition = PatientPosition::HFS;
   IndexRange slices;  // z
   IndexRange cropX;   // columns
@@ -107,5 +187,9 @@ struct DicomExportOptions {
   DicomIdentity identity;
   DicomProvenance provenance;
 };
+
+// The Units a PET export writes: petUnits, or when that is empty BQML for activity
+// concentrations (pet.activityConcentration) and PROPCNTS otherwise.
+std::string petUnitsOf(const DicomExportOptions& options);
 
 }  // namespace tomowb::io::dicom

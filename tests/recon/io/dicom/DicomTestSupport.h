@@ -7,6 +7,7 @@
 #include <string>
 
 #include "recon/core/Volume.h"
+#include "recon/io/dicom/DicomOptions.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::test {
@@ -19,6 +20,42 @@ inline Volume randomAttenuationVolume(VolumeShape shape, const Eigen::Vector3d& 
   std::uniform_real_distribution<float> value(0.0f, 0.05f);
   for (float& x : v.voxels()) x = value(generator);
   return v;
+}
+
+// Activity concentrations in Bq/mL: a warm background (about 5 kBq/mL) and a hot sphere whose
+// contrast grows with z, so every slice has its own largest value (and its own PET slope).
+inline Volume randomActivityVolume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
+                                   const Eigen::Vector3d& originMm, std::uint64_t seed) {
+  Volume v(shape, voxelSizeMm, originMm);
+  std::mt19937_64 generator(seed);
+  std::uniform_real_distribution<float> noise(0.8f, 1.2f);
+  const Eigen::Vector3d centre(0.5 * double(shape.nx - 1), 0.5 * double(shape.ny - 1), 0.0);
+  for (std::int64_t z = 0; z < v.nz(); ++z)
+    for (std::int64_t y = 0; y < v.ny(); ++y)
+      for (std::int64_t x = 0; x < v.nx(); ++x) {
+        const double r = Eigen::Vector2d(double(x) - centre.x(), double(y) - centre.y()).norm();
+        const double hot = r < 0.3 * double(std::min(shape.nx, shape.ny)) ? 4.0 + double(z) : 1.0;
+        v.at(x, y, z) = static_cast<float>(5000.0 * hot) * noise(generator);
+      }
+  return v;
+}
+
+// Every PET attribute a viewer needs for SUV: F-18 FDG, 350 MBq injected at 09:00, a 10-minute
+// static frame from 10:00, decay corrected to its start, 72.5 kg.
+inline io::dicom::DicomPetAcquisition fullPetAcquisition() {
+  io::dicom::DicomPetAcquisition pet;
+  pet.activityConcentration = true;
+  pet.radionuclide = "F-18";
+  pet.radiopharmaceutical = "Fluorodeoxyglucose";
+  pet.totalDoseBq = 350e6;
+  pet.injectionDateTime = "2026-03-02T09:00:00";
+  pet.acquisitionDateTime = "20260302100000";
+  pet.decayCorrection = io::dicom::PetDecayCorrection::Start;
+  pet.actualFrameDurationMs = 600000;
+  pet.patientWeightKg = 72.5;
+  pet.correctedImage = {"NORM", "ATTN", "SCAT", "RAN"};
+  pet.reconstructionMethod = "DIRECT-RAMLA 10it 120views 400ps";
+  return pet;
 }
 
 struct CommandOutput {
