@@ -39,6 +39,8 @@ std::unique_ptr<Command> makeVariantsCommand(CLI::App& app);
 std::vector<std::unique_ptr<Command>> makeDicomCommands(CLI::App& app);
 // `compare`, `sweep` and `rerun` (docs/qa.md).
 std::vector<std::unique_ptr<Command>> makeQaCommands(CLI::App& app);
+// `pet simulate`, `pet histo` and `pet recon` (docs/pet.md).
+std::vector<std::unique_ptr<Command>> makePetCommands(CLI::App& app);
 
 // Prints `summary` as JSON on stdout when --json is given.
 void printJson(const GlobalOptions& global, const nlohmann::json& summary);

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   commands.push_back(makeVariantsCommand(app));
   for (auto& command : makeDicomCommands(app)) commands.push_back(std::move(command));
   for (auto& command : makeQaCommands(app)) commands.push_back(std::move(command));
+  for (auto& command : makePetCommands(app)) commands.push_back(std::move(command));
 
   try {
     app.parse(argc, argv);
