@@ -377,52 +377,16 @@ class PetReconCommand : public Command {
   int run(const GlobalOptions& global) override {
     io::OutputSet files(&interruptToken());
     const bool listMode = isListModeFile(in_);
-    files.addInput(in_, "-i", listMode ? "list mode" : "histo-images", false);
-    if (!listMode) {
-      for (const char* role : {"data", "multiplicative", "additive"})
-        if (std::filesystem::exists(pet::histoImagePathFor(in_, role)))
-          files.addInput(pet::histoImagePathFor(in_, role), "-i", std::string("histo ") + role,
-                         false);
-    }
-    files.addInput(histo_.mu, "--mu", "attenuation map");
-    files.addOutput(out_, "-o");
-    if (!global.noRecord) files.addOutput(qa::runRecordPathFor(out_), "run record");
+    addFiles(files, listMode, global.noRecord);
     files.check();
     // The options first: a bad value fails before the data is read.
-    pet::PetReconParams params;
-    params.recon.algorithm = pet::parseEmAlgorithm(algorithm_, "--algorithm");
-    params.recon.iterations = iterations_;
-    params.recon.subsets = subsets_;
-    params.recon.lambda0 = lambda0_;
-    params.recon.betaPasses = beta_;
-    params.recon.kernel.profile = pet::parseLorWidthProfile(lorKernel_, "--lor-kernel");
-    params.recon.kernel.radialFwhmMm = lorFwhm_;
-    params.recon.kernel.axialFwhmMm = axialFwhm_;
-    params.recon.kernel.tofFwhmPs = tofFwhm_ ? *tofFwhm_ : 0.0;
-    if (tofFwhm_ && !(*tofFwhm_ > 0 && *tofFwhm_ < 1e5))
-      throw ParameterError("--tof-fwhm-ps", "must be in (0, 100000) ps");
-    params.recon.device = device_ == "gpu" ? VariantDevice::Gpu : VariantDevice::Cpu;
-    if (device_ == "gpu") requireGpu("--device");
-    params.recon.forwardVariant = forward_;
-    params.recon.backVariant = back_;
-    params.recon.publishEvery = 0;
-    params.positronFraction = positronFraction_;
-    params.decayCorrection = decayCorrection_;
+    const pet::PetReconParams params = buildParams();
     std::optional<pet::PetPhantom> phantom;
     if (reportMetrics_) phantom = phantom_.build();
 
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     JobContext context(interruptToken(), &bar);
-    pet::PetHistoSet set;
-    if (listMode) {
-      const pet::ListModeData lm = readEvents(in_);
-      std::optional<Volume> mu;
-      if (!histo_.mu.empty()) mu = io::readVolume(histo_.mu);
-      set = pet::makeHistoSet(lm.header, lm.events, mu ? &*mu : nullptr,
-                              histo_.build(lm.header.scanner), context);
-    } else {
-      set = pet::readHistoSet(in_);
-    }
+    const pet::PetHistoSet set = loadSet(listMode, context);
     pet::DirectMetricsFn metrics;
     if (phantom)
       metrics = [&](const Volume& x) {
@@ -432,55 +396,110 @@ class PetReconCommand : public Command {
         out.emplace_back("noise", q.noise);
         return out;
       };
-    pet::PetReconResult r = pet::reconstructHistoSet(set, params, context, metrics);
+    const pet::PetReconResult r = pet::reconstructHistoSet(set, params, context, metrics);
     context.throwIfCancelled();
-    const bool bqml = units_ == "bqml";
-    io::writeVolume(files.staged(out_), bqml ? r.activityBqPerMl : r.emissions);
-    const iterative::IterativeReport& report = r.report;
-    if (!global.noRecord) {
-      qa::RunRecord record = startRunRecord({"-o", "--out"}, out_, device_ == "gpu");
-      addInputs(record, files);
-      record.algorithm = "DIRECT " + pet::toString(params.recon.algorithm);
-      record.variant = report.backVariant;
-      record.forwardVariant = report.forwardVariant;
-      record.parameters = {{"algorithm", pet::toString(params.recon.algorithm)},
-                           {"iterations", iterations_},
-                           {"subsets", subsets_},
-                           {"lorKernel", lorKernel_},
-                           {"tofFwhmPs", tofFwhm_ ? *tofFwhm_ : set.scanner.tofFwhmPs},
-                           {"deposition", pet::toString(set.deposition)},
-                           {"views", set.data.viewCount()},
-                           {"grid", gridToJson(set.data.grid())},
-                           {"units", units_},
-                           {"attenuation", set.attenuationCorrected},
-                           {"randoms", !set.additive.empty()}};
-      record.timings = {{"total", report.totalSeconds},
-                        {"forward", report.forwardSeconds},
-                        {"back", report.backprojectSeconds},
-                        {"histo", set.seconds}};
-      if (!report.iterations.empty()) {
-        nlohmann::json m = nlohmann::json::object();
-        for (const auto& [name, value] : report.iterations.back().metrics) m[name] = value;
-        record.metrics = m;
-      }
-      record.device["report"] = report.device;
-      finishRunRecord(record, files, qa::runRecordPathFor(out_), {out_});
-    }
+    io::writeVolume(files.staged(out_), units_ == "bqml" ? r.activityBqPerMl : r.emissions);
+    if (!global.noRecord) writeRecord(files, set, r.report);
     files.commit();
     bar.finish();
-    for (const std::string& w : report.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (!global.quiet && !global.json) {
-      const VolumeGrid& g = set.data.grid();
-      std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm, %s\n", out_.c_str(),
-                  static_cast<long long>(g.shape.nx), static_cast<long long>(g.shape.ny),
-                  static_cast<long long>(g.shape.nz), g.voxelSizeMm.x(),
-                  bqml ? "Bq/mL" : "emissions per voxel");
-      std::printf("DIRECT %s: %zu iterations, %d views, %s + %s on %s; %s\n",
-                  pet::toString(params.recon.algorithm).c_str(), report.iterations.size(),
-                  set.data.viewCount(), report.forwardVariant.c_str(), report.backVariant.c_str(),
-                  report.device.c_str(), formatSeconds(report.totalSeconds).c_str());
-      if (phantom) printMetricsTable(report.iterations);
+    for (const std::string& w : r.report.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!global.quiet && !global.json) printSummary(set, r.report, phantom.has_value());
+    printJson(global, summaryJson(set, r.report));
+    return kExitOk;
+  }
+
+ private:
+  void addFiles(io::OutputSet& files, bool listMode, bool noRecord) const {
+    files.addInput(in_, "-i", listMode ? "list mode" : "histo-images", false);
+    if (!listMode)
+      for (const char* role : {"data", "multiplicative", "additive"})
+        if (std::filesystem::exists(pet::histoImagePathFor(in_, role)))
+          files.addInput(pet::histoImagePathFor(in_, role), "-i", std::string("histo ") + role,
+                         false);
+    files.addInput(histo_.mu, "--mu", "attenuation map");
+    files.addOutput(out_, "-o");
+    if (!noRecord) files.addOutput(qa::runRecordPathFor(out_), "run record");
+  }
+
+  pet::PetReconParams buildParams() const {
+    pet::PetReconParams params;
+    params.recon.algorithm = pet::parseEmAlgorithm(algorithm_, "--algorithm");
+    params.recon.iterations = iterations_;
+    params.recon.subsets = subsets_;
+    params.recon.lambda0 = lambda0_;
+    params.recon.betaPasses = beta_;
+    params.recon.kernel.profile = pet::parseLorWidthProfile(lorKernel_, "--lor-kernel");
+    params.recon.kernel.radialFwhmMm = lorFwhm_;
+    params.recon.kernel.axialFwhmMm = axialFwhm_;
+    params.recon.kernel.tofFwhmPs = tofFwhm_ ? *tofFwhm_ : 0.0;  // 0: the scanner's
+    if (tofFwhm_ && !(*tofFwhm_ > 0 && *tofFwhm_ < 1e5))
+      throw ParameterError("--tof-fwhm-ps", "must be in (0, 100000) ps");
+    params.recon.device = device_ == "gpu" ? VariantDevice::Gpu : VariantDevice::Cpu;
+    if (device_ == "gpu") requireGpu("--device");
+    params.recon.forwardVariant = forward_;
+    params.recon.backVariant = back_;
+    params.recon.publishEvery = 0;
+    params.positronFraction = positronFraction_;
+    params.decayCorrection = decayCorrection_;
+    return params;
+  }
+
+  pet::PetHistoSet loadSet(bool listMode, JobContext& context) const {
+    if (!listMode) return pet::readHistoSet(in_);
+    const pet::ListModeData lm = readEvents(in_);
+    std::optional<Volume> mu;
+    if (!histo_.mu.empty()) mu = io::readVolume(histo_.mu);
+    return pet::makeHistoSet(lm.header, lm.events, mu ? &*mu : nullptr,
+                             histo_.build(lm.header.scanner), context);
+  }
+
+  void writeRecord(io::OutputSet& files, const pet::PetHistoSet& set,
+                   const iterative::IterativeReport& report) const {
+    qa::RunRecord record = startRunRecord({"-o", "--out"}, out_, device_ == "gpu");
+    addInputs(record, files);
+    record.algorithm = "DIRECT " + algorithm_;
+    record.variant = report.backVariant;
+    record.forwardVariant = report.forwardVariant;
+    record.parameters = {{"algorithm", algorithm_},
+                         {"iterations", iterations_},
+                         {"subsets", subsets_},
+                         {"lorKernel", lorKernel_},
+                         {"tofFwhmPs", tofFwhm_ ? *tofFwhm_ : set.scanner.tofFwhmPs},
+                         {"deposition", pet::toString(set.deposition)},
+                         {"views", set.data.viewCount()},
+                         {"grid", gridToJson(set.data.grid())},
+                         {"units", units_},
+                         {"attenuation", set.attenuationCorrected},
+                         {"randoms", !set.additive.empty()}};
+    record.timings = {{"total", report.totalSeconds},
+                      {"forward", report.forwardSeconds},
+                      {"back", report.backprojectSeconds},
+                      {"histo", set.seconds}};
+    if (!report.iterations.empty()) {
+      nlohmann::json m = nlohmann::json::object();
+      for (const auto& [name, value] : report.iterations.back().metrics) m[name] = value;
+      record.metrics = m;
     }
+    record.device["report"] = report.device;
+    finishRunRecord(record, files, qa::runRecordPathFor(out_), {out_});
+  }
+
+  void printSummary(const pet::PetHistoSet& set, const iterative::IterativeReport& report,
+                    bool table) const {
+    const VolumeGrid& g = set.data.grid();
+    std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm, %s\n", out_.c_str(),
+                static_cast<long long>(g.shape.nx), static_cast<long long>(g.shape.ny),
+                static_cast<long long>(g.shape.nz), g.voxelSizeMm.x(),
+                units_ == "bqml" ? "Bq/mL" : "emissions per voxel");
+    std::printf("DIRECT %s: %zu iterations, %d views, %s + %s on %s; %s\n", algorithm_.c_str(),
+                report.iterations.size(), set.data.viewCount(), report.forwardVariant.c_str(),
+                report.backVariant.c_str(), report.device.c_str(),
+                formatSeconds(report.totalSeconds).c_str());
+    if (table) printMetricsTable(report.iterations);
+  }
+
+  nlohmann::json summaryJson(const pet::PetHistoSet& set,
+                             const iterative::IterativeReport& report) const {
     nlohmann::json iterations = nlohmann::json::array();
     for (const IterationRecord& it : report.iterations) {
       nlohmann::json j = {
@@ -488,20 +507,18 @@ class PetReconCommand : public Command {
       for (const auto& [name, value] : it.metrics) j[name] = value;
       iterations.push_back(j);
     }
-    printJson(global, {{"command", "pet recon"},
-                       {"input", in_},
-                       {"output", out_},
-                       {"units", units_},
-                       {"grid", gridToJson(set.data.grid())},
-                       {"forward", report.forwardVariant},
-                       {"back", report.backVariant},
-                       {"device", report.device},
-                       {"iterations", iterations},
-                       {"seconds", report.totalSeconds}});
-    return kExitOk;
+    return {{"command", "pet recon"},
+            {"input", in_},
+            {"output", out_},
+            {"units", units_},
+            {"grid", gridToJson(set.data.grid())},
+            {"forward", report.forwardVariant},
+            {"back", report.backVariant},
+            {"device", report.device},
+            {"iterations", iterations},
+            {"seconds", report.totalSeconds}};
   }
 
- private:
   CLI::App* sub_ = nullptr;
   std::string in_, out_;
   HistoOptions histo_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -102,29 +103,32 @@ void checkSameLayout(const HistoImages& a, const HistoImages& b, const char* wha
     throw ParameterError(what, "its grid or views differ from the data's");
 }
 
+// Linear weights of the two neighbours of coordinate f along an axis of n voxels (0 for a
+// neighbour outside); false when neither is inside.
+bool axisWeights(double f, std::int64_t n, std::int64_t& first, double weights[2]) {
+  const double floor = std::floor(f);
+  first = static_cast<std::int64_t>(floor);
+  if (first < -1 || first >= n) return false;
+  const double w = f - floor;
+  weights[0] = first >= 0 ? 1 - w : 0.0;
+  weights[1] = first + 1 < n ? w : 0.0;
+  return true;
+}
+
 // Trilinear sample of a volume at continuous voxel coordinates, 0 beyond the outer centres' cells.
 float trilinear(const Volume& v, double fx, double fy, double fz) {
-  const double x0 = std::floor(fx), y0 = std::floor(fy), z0 = std::floor(fz);
-  const auto ix = static_cast<std::int64_t>(x0), iy = static_cast<std::int64_t>(y0),
-             iz = static_cast<std::int64_t>(z0);
-  if (ix < -1 || iy < -1 || iz < -1 || ix >= v.nx() || iy >= v.ny() || iz >= v.nz()) return 0.0f;
-  const double wx = fx - x0, wy = fy - y0, wz = fz - z0;
+  std::int64_t x0 = 0, y0 = 0, z0 = 0;
+  double wx[2], wy[2], wz[2];
+  if (!axisWeights(fx, v.nx(), x0, wx) || !axisWeights(fy, v.ny(), y0, wy) ||
+      !axisWeights(fz, v.nz(), z0, wz))
+    return 0.0f;
   double sum = 0;
-  for (int dz = 0; dz < 2; ++dz) {
-    const std::int64_t z = iz + dz;
-    if (z < 0 || z >= v.nz()) continue;
-    const double w2 = dz ? wz : 1 - wz;
-    for (int dy = 0; dy < 2; ++dy) {
-      const std::int64_t y = iy + dy;
-      if (y < 0 || y >= v.ny()) continue;
-      const double w1 = w2 * (dy ? wy : 1 - wy);
+  for (int dz = 0; dz < 2; ++dz)
+    for (int dy = 0; dy < 2; ++dy)
       for (int dx = 0; dx < 2; ++dx) {
-        const std::int64_t x = ix + dx;
-        if (x < 0 || x >= v.nx()) continue;
-        sum += w1 * (dx ? wx : 1 - wx) * double(v.at(x, y, z));
+        const double w = wz[dz] * wy[dy] * wx[dx];
+        if (w > 0) sum += w * double(v.at(x0 + dx, y0 + dy, z0 + dz));
       }
-    }
-  }
   return static_cast<float>(sum);
 }
 
@@ -203,7 +207,7 @@ void fillLineIntegrals(const Volume& mu, const VolumeGrid& grid, const Eigen::Ve
   const VolumeShape& s = grid.shape;
   const double spacing = params.planeSpacingVoxels * grid.voxelSizeMm.minCoeff();
   // The plane grid (radial p, axial q) over the projections of the grid's voxel centres.
-  double pMin = INFINITY, pMax = -INFINITY, qMin = INFINITY, qMax = -INFINITY;
+  double pMin = std::numeric_limits<double>::infinity(), pMax = -pMin, qMin = pMin, qMax = -pMin;
   for (int corner = 0; corner < 8; ++corner) {
     const Eigen::Vector3d c =
         grid.originMm + grid.voxelSizeMm.cwiseProduct(Eigen::Vector3d(
@@ -219,7 +223,8 @@ void fillLineIntegrals(const Volume& mu, const VolumeGrid& grid, const Eigen::Ve
   std::vector<double> plane(static_cast<std::size_t>(np * nq));
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t node = 0; node < np * nq; ++node) {
-    const double p = pMin + double(node % np) * spacing, q = qMin + double(node / np) * spacing;
+    const std::int64_t column = node % np, row = node / np;
+    const double p = pMin + double(column) * spacing, q = qMin + double(row) * spacing;
     plane[static_cast<std::size_t>(node)] =
         attenuationLineIntegral(mu, p * radial + q * axial, tof, params.stepMuVoxels);
   }
@@ -309,7 +314,7 @@ HistoImages detectionProbabilities(const ScannerModel& scanner, const VolumeGrid
 double attenuationLineIntegral(const Volume& mu, const Eigen::Vector3d& pointMm,
                                const Eigen::Vector3d& direction, double stepMuVoxels) {
   // Clip the line to the map's box (the outer voxels' cells, where trilinear samples can be > 0).
-  double sLow = -INFINITY, sHigh = INFINITY;
+  double sHigh = std::numeric_limits<double>::infinity(), sLow = -sHigh;
   for (int k = 0; k < 3; ++k) {
     const double n = double(k == 0 ? mu.nx() : k == 1 ? mu.ny() : mu.nz());
     const double low = mu.originMm()[k] - mu.voxelSizeMm()[k];
