@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <numbers>
 
 #include "gui/OpenProjectionsDialog.h"
@@ -29,6 +30,7 @@
 #include "recon/io/MrcIo.h"
 #include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
+#include "recon/pet/ListModeFile.h"
 #ifdef TOMOWB_HAVE_DICOM
 #include "recon/io/dicom/DicomImport.h"
 #endif
@@ -163,7 +165,7 @@ DataPanel::DataPanel(Workspace& workspace, QWidget* parent)
   connect(list_, &QTreeWidget::customContextMenuRequested, this, &DataPanel::showContextMenu);
   for (auto signal :
        {&Workspace::projectionsChanged, &Workspace::geometryChanged, &Workspace::phantomChanged,
-        &Workspace::volumesChanged, &Workspace::currentVolumeChanged})
+        &Workspace::volumesChanged, &Workspace::currentVolumeChanged, &Workspace::petDataChanged})
     connect(&workspace_, signal, this, &DataPanel::rebuildList);
   connect(&workspace_, &Workspace::projectionsChanged, this, &DataPanel::updatePreprocessAction);
   rebuildList();
@@ -182,7 +184,8 @@ QStringList DataPanel::nameFilters() {
     all += QStringLiteral(" *.tif *.tiff");
   }
   perFormat << tr("NumPy array (*.npy)") << tr("RabbitCT projections (*.rct)")
-            << tr("Run records (*.run.json)");
+            << tr("Run records (*.run.json)") << tr("TOF-PET list mode (*.lm)");
+  all += QStringLiteral(" *.lm");
 #ifdef TOMOWB_HAVE_DICOM
   // DICOM files without an extension are picked with "All files" and recognised by content.
   perFormat << tr("DICOM CT or PET images (*.dcm *.dicom)");
@@ -274,6 +277,26 @@ void DataPanel::openDemo(DemoKind kind, int size) {
   queue_.clear();
   loader_->startDemo(kind, size);
   setBusy(true, loader_->currentLabel());
+}
+
+void DataPanel::simulatePet(const PetSimulationRequest& request) {
+  if (loader_->busy()) {
+    onFailed(tr("Simulate PET scan: wait for %1 to finish loading").arg(loader_->currentLabel()));
+    return;
+  }
+  queue_.clear();
+  loader_->startPetSimulation(request);
+  setBusy(true, loader_->currentLabel());
+}
+
+void DataPanel::showOpenListModeDialog() {
+  QSettings settings;
+  const QString dir = settings.value("lastOpenDir", QDir::homePath()).toString();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open TOF-PET list mode"), dir,
+                                                    tr("TOF-PET list mode (*.lm);;All files (*)"));
+  if (path.isEmpty()) return;
+  settings.setValue("lastOpenDir", QFileInfo(path).absolutePath());
+  openFiles({path});
 }
 
 void DataPanel::startNext() {
@@ -478,7 +501,15 @@ void DataPanel::onLoaded(const LoadResult& result) {
     startNext();
     return;
   }
-  if (result.projections) {
+  if (result.pet) {
+    // PET list mode is a data set of its own: projections and their phantom go.
+    workspace_.setPetData(result.pet);
+    if (result.pet->activity) {
+      const int index = workspace_.addVolume(
+          {tr("PET phantom: activity (Bq/mL)"), QString(), result.pet->activity, -1});
+      workspace_.setCurrentVolume(index);
+    }
+  } else if (result.projections) {
     // New projections are a new data set: the workspace drops the old one's phantom (it must
     // never be the truth for these), then the data's own phantom, if any, is set. Derived
     // projections (preprocessing) stay with the phantom of the data they came from.
@@ -551,6 +582,19 @@ void DataPanel::rebuildList() {
       bold.setBold(true);
       item->setFont(0, bold);
     }
+  }
+  if (const auto& pet = workspace_.petData()) {
+    auto* item = new QTreeWidgetItem(list_);
+    item->setText(0,
+                  tr("PET list mode: %1\n%2 prompts · %3 delayed · %4")
+                      .arg(pet->name, countText(pet->promptCount()), countText(pet->delayedCount()),
+                           QString::fromStdString(pet->header.scanner.name)));
+    item->setData(0, kKindRole, PetItem);
+    item->setData(0, kPathRole, pet->sourcePath);
+    QString tip = pet->sourcePath.isEmpty() ? tr("simulated in this window") : pet->sourcePath;
+    if (!pet->warnings.isEmpty())
+      tip += QStringLiteral("\n\n") + pet->warnings.join(QStringLiteral("\n"));
+    item->setToolTip(0, tip);
   }
   if (workspace_.phantom()) {
     auto* item = new QTreeWidgetItem(list_);
@@ -629,6 +673,7 @@ void DataPanel::fillContextMenu(QMenu& menu, QTreeWidgetItem* item) {
     QAction* info =
         menu.addAction(tr("Show file &info"), this, [this, item] { showFileInfo(item); });
     info->setEnabled(!item->data(0, kPathRole).toString().isEmpty() || kind != PhantomItem);
+    if (kind == PetItem) info->setText(tr("Show list-mode &header"));
     if (kind == ProjectionsItem) {
       const int index = item->data(0, kIndexRole).toInt();
       QAction* preprocessItem = menu.addAction(tr("&Preprocess…"), this, [this, index] {
@@ -683,6 +728,9 @@ void DataPanel::closeItem(QTreeWidgetItem* item) {
       workspace_.setCnrPhantom(nullptr);
       workspace_.setPhantom(nullptr, {});
       break;
+    case PetItem:
+      workspace_.setPetData(nullptr);
+      break;
     default:
       break;
   }
@@ -691,7 +739,11 @@ void DataPanel::closeItem(QTreeWidgetItem* item) {
 void DataPanel::showFileInfo(QTreeWidgetItem* item) {
   const QString path = item->data(0, kPathRole).toString();
   QString text;
-  if (!path.isEmpty()) {
+  if (item->data(0, kKindRole).toInt() == PetItem) {
+    // The list-mode header as the file (or the simulation) has it.
+    if (const auto& pet = workspace_.petData())
+      text = QString::fromStdString(pet::listModeHeaderToJson(pet->header).dump(2));
+  } else if (!path.isEmpty()) {
     // describeFile reads the header and scans values up to 256 MiB: well under a second.
     QApplication::setOverrideCursor(Qt::WaitCursor);
     try {

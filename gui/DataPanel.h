@@ -10,7 +10,10 @@
 // (builds with DCMTK) open as volumes named after their series, with the reader's warnings on the
 // entry; a folder with several series asks which one first. Recent files live in QSettings
 // ("recentFiles", newest first, at most 10). An unreadable file gives a message box naming the file
-// and the problem; the window stays usable and the next queued file still opens.
+// and the problem; the window stays usable and the next queued file still opens. TOF-PET list mode
+// (*.lm) opens as PET data (Workspace::setPetData), and simulatePet() makes a PET scan on the
+// loader's thread (same progress bar and Cancel); a scan simulated here brings its phantom's
+// activity map as a volume ("PET phantom: activity (Bq/mL)").
 // A stack that says nothing about what it holds (.npy, TIFF, an MRC file that is not a tilt
 // series: LoadTask::mayHoldEither) asks "projections or volume?" first; "Projections…" opens
 // OpenProjectionsDialog to attach a geometry (File > Open projections… opens it directly). The
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "gui/core/LoadTask.h"
+#include "gui/core/PetData.h"
 
 class QAction;
 class QLabel;
@@ -94,6 +98,11 @@ class DataPanel : public QWidget {
   // TIFF series.
   void openFiles(const QStringList& paths);
   void openDemo(tomowb::gui::DemoKind kind, int size = 128);
+  // Simulates a TOF-PET scan of the PET phantom (LoadTask::startPetSimulation); the result
+  // becomes the workspace's PET data.
+  void simulatePet(const tomowb::gui::PetSimulationRequest& request);
+  // File > Open list-mode…: a file dialog for *.lm, then openFiles().
+  void showOpenListModeDialog();
   void showOpenDialog();
   void showOpenFolderDialog();
   // File > Open projections…: OpenProjectionsDialog (non-modal), then openProjections().
@@ -126,7 +135,7 @@ class DataPanel : public QWidget {
   void runRecordLoaded(const tomowb::gui::LoadResult& result);
 
  private:
-  enum ItemKind { ProjectionsItem = 1, PhantomItem, VolumeItem };
+  enum ItemKind { ProjectionsItem = 1, PhantomItem, VolumeItem, PetItem };
 
   void startNext();
   void onLoaded(const LoadResult& result);

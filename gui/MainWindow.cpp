@@ -50,6 +50,7 @@
 #include "gui/core/FdkRun.h"
 #include "gui/core/GuiRunRecords.h"
 #include "gui/core/IterativeRun.h"
+#include "gui/core/PetRun.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
@@ -60,6 +61,7 @@
 #include "render/SliceRoi.h"
 #ifdef TOMOWB_HAVE_DICOM
 #include "gui/DicomExportDialog.h"
+#include "gui/core/PetDicomExport.h"
 #include "recon/io/GeometryJson.h"
 #include "recon/io/dicom/Sha256.h"
 #endif
@@ -191,8 +193,12 @@ void MainWindow::createPanels() {
   auto* etButton = new QPushButton(tr("Open demo: electron tomography"), welcome_);
   etButton->setObjectName(QStringLiteral("welcomeEtDemoButton"));
   etButton->setToolTip(tr("Tilt series of a cell specimen, -60..+60 degrees: run SIRT on it"));
+  auto* petButton = new QPushButton(tr("Open demo: TOF-PET phantom"), welcome_);
+  petButton->setObjectName(QStringLiteral("welcomePetDemoButton"));
+  petButton->setToolTip(
+      tr("Simulates a small TOF list-mode scan of the PET phantom: reconstruct it with DIRECT"));
   auto* openButton = new QPushButton(tr("Open file…"), welcome_);
-  for (QPushButton* b : {demoButton, cnrButton, etButton, openButton}) {
+  for (QPushButton* b : {demoButton, cnrButton, etButton, petButton, openButton}) {
     b->setMinimumHeight(36);
     buttons->addWidget(b);
   }
@@ -203,6 +209,7 @@ void MainWindow::createPanels() {
   connect(cnrButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::Cnr); });
   connect(etButton, &QPushButton::clicked, this,
           [this] { openDemo(DemoKind::ElectronTomography); });
+  connect(petButton, &QPushButton::clicked, this, &MainWindow::openPetDemo);
   connect(openButton, &QPushButton::clicked, this, [this] { dataPanel_->showOpenDialog(); });
 
   viewArea_ = new ViewArea(centre_);
@@ -223,6 +230,7 @@ void MainWindow::createPanels() {
   convergencePanel_ = new ConvergencePanel(*runs_, this);
   algorithmPanel_->setRunController(runs_.get());
   projectionBrowser_ = new ProjectionBrowser(this);
+  createPetPanels();
 }
 
 QDockWidget* MainWindow::addDock(QWidget* panel, const QString& title, const QString& objectName,
@@ -252,7 +260,7 @@ void MainWindow::createDocks() {
                                   Qt::LeftDockWidgetArea);
   QDockWidget* consistency = addDock(consistencyView_, tr("Consistency"),
                                      QStringLiteral("consistencyDock"), Qt::LeftDockWidgetArea);
-  QDockWidget* algorithm = addDock(algorithmPanel_, tr("Algorithm"),
+  QDockWidget* algorithm = addDock(algorithmPages_, tr("Algorithm"),
                                    QStringLiteral("algorithmDock"), Qt::RightDockWidgetArea);
   QDockWidget* throughput = addDock(throughputPanel_, tr("Throughput"),
                                     QStringLiteral("throughputDock"), Qt::RightDockWidgetArea);
@@ -278,6 +286,7 @@ void MainWindow::createDocks() {
   algorithmDock_ = algorithm;
   runListDock_ = runList;
   geometryDock_ = geometry;
+  createPetDocks();
 }
 
 void MainWindow::sizeDocks() {
@@ -312,6 +321,7 @@ void MainWindow::connectSignals() {
       const bool iterative = run != nullptr && ConvergencePanel::isIterative(run->spec.algorithm);
       cnrPanel_->setVolume(workspace_->preview(), workspace_->previewLabel(),
                            iteration < 0 && iterative ? CnrPanel::kTableOnly : iteration);
+      if (run != nullptr && run->spec.algorithm == kPetAlgorithmId) onPetPreview();
     }
   });
   // The geometry editor's edits and selected view drive the consistency overlay.
@@ -409,8 +419,14 @@ void MainWindow::onRunStarted(int id) {
   duringScreenshotTaken_ = false;
   previewsShown_ = 0;
   updateRunActions();
-  // An iterative run: show its residual curve as it falls.
   const RunInfo* info = runs_->run(id);
+  // A DIRECT run: its contrast recovery and noise as they rise.
+  if (info != nullptr && info->spec.algorithm == kPetAlgorithmId && petQualityDock_ != nullptr) {
+    petQualityDock_->show();
+    petQualityDock_->raise();
+    return;
+  }
+  // An iterative run: show its residual curve as it falls.
   if (info == nullptr || !ConvergencePanel::isIterative(info->spec.algorithm)) return;
   if (auto* dock = findChild<QDockWidget*>(QStringLiteral("convergenceDock"))) {
     dock->show();
@@ -437,7 +453,8 @@ void MainWindow::onRunPreview(int id, std::shared_ptr<const Volume> volume, cons
 }
 
 void MainWindow::showWelcomeIfEmpty() {
-  const bool empty = !workspace_->projections() && workspace_->volumes().empty();
+  const bool empty =
+      !workspace_->projections() && !workspace_->petData() && workspace_->volumes().empty();
   if (!empty && compareViewShown()) return;  // the compare view stays until it is closed
   centre_->setCurrentWidget(empty ? welcome_ : static_cast<QWidget*>(viewArea_));
 }
@@ -451,6 +468,8 @@ void MainWindow::openFiles(const QStringList& paths) {
 }
 
 int MainWindow::startRun() {
+  // PET list mode open: DIRECT (the algorithm dock shows its page).
+  if (workspace_->petData()) return startPetRun();
   QString why;
   if (!algorithmPanel_->validate(&why)) {
     statusBar()->showMessage(tr("Cannot run: %1").arg(why), 8000);
@@ -506,7 +525,11 @@ void MainWindow::onRunFinished(int id) {
         ConvergencePanel::isIterative(info->spec.algorithm))
       resultAfterPreviewsOfRun_ = id;
     workspace_->clearPreview();
-    const int index = workspace_->addVolume({name, QString(), info->result, id});
+    const int index =
+        workspace_->addVolume({info->spec.algorithm == kPetAlgorithmId
+                                   ? tr("%1 (%2)").arg(name, petResultUnits(info->spec.parameters))
+                                   : name,
+                               QString(), info->result, id});
     workspace_->setCurrentVolume(index);
     resultAfterPreviewsOfRun_ = -1;
     statusBar()->showMessage(tr("Run %1 finished in %2").arg(id).arg(humanSeconds(info->seconds)),
@@ -523,8 +546,15 @@ void MainWindow::writeRunRecordOf(int id) {
   try {
     // The projections and geometry the run used are the current ones: a run starts from them
     // and the window does not let them change under a run it shows.
+    // A PET run read list mode: its file (if any) is the input, and there is no geometry.
+    const bool pet = info->spec.algorithm == kPetAlgorithmId;
     const qa::RunRecord record =
-        makeGuiRunRecord(*info, workspace_->projectionsPath(), workspace_->geometry());
+        pet ? makeGuiRunRecord(*info,
+                               QString::fromStdString(
+                                   info->spec.parameters.value("input", nlohmann::json::object())
+                                       .value("path", std::string())),
+                               nullptr)
+            : makeGuiRunRecord(*info, workspace_->projectionsPath(), workspace_->geometry());
     const std::filesystem::path path = writeGuiRunRecord(runRecordsFolder_, record, id);
     runs_->setRecordPath(id, QString::fromStdString(path.string()));
   } catch (const std::exception& e) {
@@ -608,10 +638,10 @@ void MainWindow::openRunResult(int id) {
 }
 
 void MainWindow::updateRunActions() {
-  const bool haveProjections = workspace_->projections() != nullptr;
+  const bool haveProjections = workspace_->projections() != nullptr || workspace_->petData();
   runAction_->setEnabled(haveProjections);
   runAction_->setToolTip(haveProjections ? tr("Reconstruct (Ctrl+R)")
-                                         : tr("Open projections or the demo first"));
+                                         : tr("Open projections, PET list mode or a demo first"));
   cancelAction_->setEnabled(runs_->runningId() >= 0);
   saveVolumeAction_->setEnabled(workspace_->currentVolume() != nullptr);
   if (exportDicomAction_ != nullptr) {
@@ -662,6 +692,10 @@ void MainWindow::showDicomExportDialog() {
   const RunInfo* run = v->runId >= 0 ? runs_->run(v->runId) : nullptr;
   auto* dialog = new DicomExportDialog(v->volume, v->name, dicomProvenance(*v, run), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
+  // A DIRECT result: PET Image Storage, its units and the acquisition's radiopharmaceutical,
+  // decay correction and frame duration filled in.
+  if (run != nullptr && run->spec.algorithm == kPetAlgorithmId)
+    dialog->setOptions(petDicomExportOptions(run->spec.parameters, dialog->options()));
   connect(dialog, &DicomExportDialog::exportSucceeded, this,
           [this](const QString& summary) { statusBar()->showMessage(summary, 20000); });
   connect(dialog, &DicomExportDialog::exportCancelled, this,
@@ -693,6 +727,14 @@ void MainWindow::resetLayout() {
     dock->show();
   }
   sizeDocks();
+  // The PET docks belong to PET data; while it is open the CT/ET docks step aside.
+  hiddenForPet_.clear();
+  if (workspace_->petData()) {
+    onPetDataChanged();
+  } else {
+    petDataDock_->hide();
+    petQualityDock_->hide();
+  }
 }
 
 void MainWindow::restoreSettings() {

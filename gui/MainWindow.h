@@ -34,6 +34,10 @@ class ConvergencePanel;
 class DataPanel;
 class EventLoopMonitor;
 class GeometryPanel;
+class PetAlgorithmPanel;
+class PetDataPanel;
+class PetQualityPanel;
+struct PetSimulationRequest;
 class ProjectionBrowser;
 class RunController;
 class RunListPanel;
@@ -50,7 +54,7 @@ enum class Theme { System, Light, Dark };
 struct StartupOptions {
   QStringList files;
   bool demo = false;
-  QString demoName = QStringLiteral("shepp-logan");  // "shepp-logan", "cnr", "et" or "helical"
+  QString demoName = QStringLiteral("shepp-logan");  // "shepp-logan", "cnr", "et", "helical", "pet"
   int demoSize = 128;
   bool runAfterLoad = false;  // start a run once the data is there (the panel's algorithm)
   int volumeSize = 0;         // override the volume edge of that run (0: the panel's)
@@ -81,6 +85,11 @@ class MainWindow : public QMainWindow {
   ConvergencePanel& convergencePanel() { return *convergencePanel_; }
   CompareView& compareView() { return *compareView_; }
   RunListPanel& runListPanel() { return *runListPanel_; }
+  // TOF-PET (issue #20; MainWindowPet.cpp): the PET data dock, the algorithm dock's DIRECT page
+  // and the contrast-recovery dock.
+  PetDataPanel& petDataPanel() { return *petDataPanel_; }
+  PetAlgorithmPanel& petAlgorithmPanel() { return *petAlgorithmPanel_; }
+  PetQualityPanel& petQualityPanel() { return *petQualityPanel_; }
   EventLoopMonitor& eventLoopMonitor() { return *monitor_; }
   // File > Export DICOM series… (null when built without DCMTK).
   QAction* exportDicomAction() const { return exportDicomAction_; }
@@ -91,11 +100,20 @@ class MainWindow : public QMainWindow {
 
   // Opens the built-in demo (generated off the GUI thread).
   void openDemo(DemoKind kind, int size = 128);
+  // File > Simulate PET scan…: the dialog, then simulatePet. The PET demo simulates a small scan
+  // of the phantom (penn-labr3, 2e6 prompts, 100 x 100 x 16 voxels of 4 mm).
+  void showSimulatePetDialog();
+  void simulatePet(const PetSimulationRequest& request);
+  void openPetDemo();
+  static PetSimulationRequest petDemoRequest();
   void openFiles(const QStringList& paths);
   // Starts a run with the algorithm panel's algorithm and parameters (FDK, WBP, SIRT, OS-SIRT,
   // SART); returns the run id or -1 (with the reason in the status bar and a dialog) when the
   // parameters are not valid.
   int startRun();
+  // Starts DIRECT with the PET algorithm page's settings on the PET data (startRun does this when
+  // PET data are open); -1 with the reason when it cannot.
+  int startPetRun();
   void cancelRun();
   // The whole window as a PNG (VTK views included).
   bool saveWindowScreenshot(const QString& path);
@@ -159,6 +177,13 @@ class MainWindow : public QMainWindow {
   void saveCurrentVolume();
   // Opens DicomExportDialog for the current volume, with the provenance of its run (if any).
   void showDicomExportDialog();
+  // PET (MainWindowPet.cpp): the panels and docks, what changes when PET data come and go.
+  void createPetPanels();
+  void createPetDocks();
+  void createPetActions();
+  void onPetDataChanged();
+  // The PET run's result name and the percentile W/L of its iterates.
+  void onPetPreview();
   void exportViewScreenshot();
   void showShortcuts();
   void showAbout();
@@ -185,6 +210,14 @@ class MainWindow : public QMainWindow {
   CnrPanel* cnrPanel_ = nullptr;
   ConvergencePanel* convergencePanel_ = nullptr;
   ProjectionBrowser* projectionBrowser_ = nullptr;
+  PetDataPanel* petDataPanel_ = nullptr;
+  PetAlgorithmPanel* petAlgorithmPanel_ = nullptr;
+  PetQualityPanel* petQualityPanel_ = nullptr;
+  QStackedWidget* algorithmPages_ = nullptr;  // the catalogue's page, DIRECT's page
+  QDockWidget* petDataDock_ = nullptr;
+  QDockWidget* petQualityDock_ = nullptr;
+  // CT/ET docks (geometry, consistency, projections) put aside while PET data are open.
+  QList<QPointer<QDockWidget>> hiddenForPet_;
   QList<QDockWidget*> docks_;
   QDockWidget* dataDock_ = nullptr;
   QDockWidget* geometryDock_ = nullptr;
@@ -199,6 +232,9 @@ class MainWindow : public QMainWindow {
   QAction* demoAction_ = nullptr;
   QAction* cnrDemoAction_ = nullptr;
   QAction* etDemoAction_ = nullptr;
+  QAction* petDemoAction_ = nullptr;
+  QAction* simulatePetAction_ = nullptr;
+  QAction* openListModeAction_ = nullptr;
   QAction* saveVolumeAction_ = nullptr;
   QAction* exportDicomAction_ = nullptr;
   QAction* runAction_ = nullptr;

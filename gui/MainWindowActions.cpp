@@ -150,6 +150,8 @@ void MainWindow::createActions() {
   connect(etDemoAction_, &QAction::triggered, this,
           [this] { openDemo(DemoKind::ElectronTomography); });
 
+  createPetActions();
+
   saveVolumeAction_ = new QAction(tr("&Save volume as…"), this);
   saveVolumeAction_->setShortcut(QKeySequence::Save);
   connect(saveVolumeAction_, &QAction::triggered, this, &MainWindow::saveCurrentVolume);
@@ -208,11 +210,14 @@ void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(openAction_);
   file->addAction(openProjectionsAction_);
+  file->addAction(openListModeAction_);
+  file->addAction(simulatePetAction_);
   recentMenu_ = file->addMenu(tr("Open &recent"));
   file->addSeparator();
   file->addAction(demoAction_);
   file->addAction(cnrDemoAction_);
   file->addAction(etDemoAction_);
+  file->addAction(petDemoAction_);
   file->addSeparator();
   file->addAction(saveVolumeAction_);
   if (exportDicomAction_ != nullptr) file->addAction(exportDicomAction_);

@@ -47,6 +47,7 @@
 #include "gui/ExportFiles.h"
 #include "gui/GeometryPanel.h"
 #include "gui/MainWindow.h"
+#include "gui/PetAlgorithmPanel.h"
 #include "gui/ProjectionBrowser.h"
 #include "gui/RunListPanel.h"
 #include "gui/RunLogPanel.h"
@@ -239,7 +240,17 @@ void MainWindow::applyStartupOptions(const StartupOptions& options) {
   if (!options.livePreview) runs_->setPreviewIntervalMs(-1);
   if (!options.layout.isEmpty()) viewArea_->setLayoutByName(options.layout);
   const bool wantsData = options.demo || !options.files.isEmpty();
-  if (options.runAfterLoad && wantsData) {
+  const bool petDemo =
+      options.demo && options.demoName.compare(QStringLiteral("pet"), Qt::CaseInsensitive) == 0;
+  if (options.runAfterLoad && wantsData && petDemo) {
+    // The PET demo: DIRECT once its scan is simulated.
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(workspace_.get(), &Workspace::petDataChanged, this, [this, connection] {
+      if (!workspace_->petData()) return;
+      disconnect(*connection);
+      startStartupRun();
+    });
+  } else if (options.runAfterLoad && wantsData) {
     // Start the run when the data has arrived (the demo or the first projections file).
     auto connection = std::make_shared<QMetaObject::Connection>();
     *connection =
@@ -249,7 +260,9 @@ void MainWindow::applyStartupOptions(const StartupOptions& options) {
           startStartupRun();
         });
   }
-  if (options.demo) {
+  if (petDemo) {
+    openPetDemo();
+  } else if (options.demo) {
     DemoKind kind = DemoKind::SheppLogan;
     try {
       kind = demoKindFromName(options.demoName);
@@ -262,6 +275,11 @@ void MainWindow::applyStartupOptions(const StartupOptions& options) {
 }
 
 void MainWindow::startStartupRun() {
+  if (workspace_->petData() && startup_.iterations > 0) {
+    PetRunSettings pet = petAlgorithmPanel_->settings();
+    pet.iterations = startup_.iterations;
+    petAlgorithmPanel_->setSettings(pet);
+  }
   if (!startup_.algorithm.isEmpty()) algorithmPanel_->setAlgorithm(startup_.algorithm);
   // --iterations: for an algorithm that has them (the descriptor's "iterations" parameter).
   if (startup_.iterations > 0 && algorithmPanel_->descriptor().parameter("iterations") != nullptr)

@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption demo(
       QStringLiteral("demo"),
       QStringLiteral("open a built-in demo: shepp-logan (default), cnr, et (electron "
-                     "tomography tilt series) or helical (helical CT with Poisson noise)"),
+                     "tomography tilt series), helical (helical CT with Poisson noise) or pet "
+                     "(TOF-PET list mode of the PET phantom, reconstructed with DIRECT)"),
       QStringLiteral("kind"));
   const QCommandLineOption demoSize(QStringLiteral("demo-size"),
                                     QStringLiteral("demo volume edge in voxels (default 128; the "

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "gui/core/GuiRunRecords.h"
+#include "gui/core/PetData.h"
 #include "recon/core/Error.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/ProjectionsWithGeometry.h"
@@ -218,6 +219,8 @@ LoadKind LoadTask::resolveKind(const QString& path, LoadKind kind) {
 
 void LoadTask::startFile(const QString& path, LoadKind kind) {
   auto job = std::make_shared<Job>();
+  // List mode is read in chunks and stops at the token like a demo.
+  job->cancellable = isListModePath(path);
   job->work = [path, kind]([[maybe_unused]] JobContext& context) {
     if (isRunRecordPath(path)) {
       LoadResult r;
@@ -226,6 +229,14 @@ void LoadTask::startFile(const QString& path, LoadKind kind) {
       r.runRecord = std::make_shared<OpenedRunRecord>(openRunRecord(toPath(path)));
       r.volume = r.runRecord->volume;
       r.warnings = r.runRecord->warnings;
+      return r;
+    }
+    if (isListModePath(path)) {
+      LoadResult r;
+      r.path = path;
+      r.name = displayName(path);
+      r.pet = std::make_shared<PetDataSet>(readPetListMode(path, context));
+      r.warnings = r.pet->warnings;
       return r;
     }
 #ifdef TOMOWB_HAVE_DICOM
@@ -320,6 +331,18 @@ void LoadTask::startDemo(DemoKind kind, int size) {
                         : kind == DemoKind::Helical            ? tr("helical CT demo")
                                                                : tr("Shepp-Logan demo");
   launch(std::move(job), label);
+}
+
+void LoadTask::startPetSimulation(const PetSimulationRequest& request) {
+  auto job = std::make_shared<Job>();
+  job->cancellable = true;
+  job->work = [request](JobContext& context) {
+    LoadResult r;
+    r.pet = std::make_shared<PetDataSet>(simulatePetScan(request, context));
+    r.name = r.pet->name;
+    return r;
+  };
+  launch(std::move(job), tr("PET scan simulation"));
 }
 
 void LoadTask::startPreprocess(std::shared_ptr<const ProjectionStack> input,

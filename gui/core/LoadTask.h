@@ -7,7 +7,9 @@
 // *.dcm files, files without a known extension that start with DICOM's preamble, and folders
 // holding such files) is read with io::dicom::readDicomSeries, which stops at the token; a
 // folder with several series is listed first and the caller chooses (dicomSeries). The demo reports
-// real progress and stops within one view through the core's CancelToken. Needs only QtCore.
+// real progress and stops within one view through the core's CancelToken. TOF-PET list mode
+// (*.lm, or any file with the list-mode magic) is read in chunks with progress and cancel, and a
+// PET scan can be simulated the same way (startPetSimulation). Needs only QtCore.
 #pragma once
 
 #include <QObject>
@@ -24,6 +26,8 @@
 namespace tomowb::gui {
 
 struct OpenedRunRecord;
+struct PetDataSet;
+struct PetSimulationRequest;
 
 // What to read a file as. Auto decides by the format: RabbitCT, raw + JSON projection sidecars
 // and MRC tilt series are projections, everything else a volume. An MRC file is a tilt series
@@ -59,6 +63,8 @@ struct LoadResult {
   // A run record (*.run.json): the record and its output volume (also in `volume`) for the run
   // list, not a Data panel entry.
   std::shared_ptr<OpenedRunRecord> runRecord;
+  // TOF-PET list mode (a *.lm file, or a scan simulated by startPetSimulation): PetData.h.
+  std::shared_ptr<PetDataSet> pet;
   double seconds = 0;
 };
 
@@ -90,6 +96,9 @@ class LoadTask : public QObject {
   static bool isDicom(const QString& path);
   // Starts generating a demo data set (gui/core/DemoData.h) with real progress.
   void startDemo(DemoKind kind, int size);
+  // Starts simulating a TOF-PET scan of the PET phantom (PetData.h: simulatePetScan) with real
+  // progress; cancel stops it within one chunk of decays. LoadResult::pet holds it.
+  void startPetSimulation(const PetSimulationRequest& request);
   // Starts preprocessing `input` (crop, bin, log, normalise: preprocess::preprocessTiltSeries)
   // with real progress; cancel stops it within one view. The result is named `name` (see
   // preprocessedName), has derived = true and carries the core's warnings.

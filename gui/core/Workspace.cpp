@@ -1,6 +1,7 @@
 // Workspace: see the header.
 #include "gui/core/Workspace.h"
 
+#include "gui/core/PetData.h"
 #include "recon/core/Error.h"
 
 namespace tomowb::gui {
@@ -26,7 +27,25 @@ void Workspace::setProjections(std::shared_ptr<const ProjectionStack> projection
   emit projectionsChanged();
   emit geometryChanged();
   if (hadPhantom) emit phantomChanged();
+  // Projections are a CT or ET data set: PET data, if any, go (a null call from setPetData keeps
+  // its own).
+  if (!projectionEntries_.empty() && petData_) {
+    petData_.reset();
+    emit petDataChanged();
+  }
   emit dataSetReplaced();
+}
+
+void Workspace::setPetData(std::shared_ptr<const PetDataSet> data) {
+  if (!data) {
+    if (!petData_) return;
+    petData_.reset();
+    emit petDataChanged();
+    return;
+  }
+  setProjections(nullptr, {});  // a new data set: projections, phantom and ROIs go
+  petData_ = std::move(data);
+  emit petDataChanged();
 }
 
 std::shared_ptr<const ProjectionStack> Workspace::counts() const {
@@ -173,6 +192,8 @@ void Workspace::clearPreview() {
 }
 
 void Workspace::clear() {
+  const bool hadPet = petData_ != nullptr;
+  petData_.reset();
   projectionEntries_.clear();
   currentProjections_ = -1;
   phantom_.reset();
@@ -188,6 +209,7 @@ void Workspace::clear() {
   emit volumesChanged();
   emit currentVolumeChanged();
   emit previewChanged();
+  if (hadPet) emit petDataChanged();
   emit dataSetReplaced();
 }
 

@@ -20,6 +20,8 @@
 
 namespace tomowb::gui {
 
+struct PetDataSet;
+
 // One projections entry of the Data panel: a loaded file, a demo, or one made from another by
 // preprocessing. Each keeps its own edited geometry.
 struct NamedProjections {
@@ -82,6 +84,13 @@ class Workspace : public QObject {
   // result of a run queued on the current data set; false for another data set's run results.
   bool volumeFromCurrentData(const NamedVolume& volume) const;
 
+  // --- TOF-PET list mode (PetData.h): a data set of its own ---
+  // Replaces what is open (projections and their phantom go, as with setProjections: a new data
+  // set, dataSetReplaced) with PET data; nullptr drops the PET data only. Volumes stay.
+  // setProjections with projections drops the PET data in turn. Emits petDataChanged.
+  void setPetData(std::shared_ptr<const PetDataSet> data);
+  const std::shared_ptr<const PetDataSet>& petData() const { return petData_; }
+
   // --- the analytic phantom behind generated data (demo), for truth and consistency checks ---
   void setPhantom(std::shared_ptr<const phantom::Phantom> phantom, const QString& name);
   const std::shared_ptr<const phantom::Phantom>& phantom() const { return phantom_; }
@@ -112,6 +121,7 @@ class Workspace : public QObject {
   void phantomChanged();
   void countsChanged();
   void dataSetReplaced();  // setProjections: ROIs and other per-data state go
+  void petDataChanged();
   void volumesChanged();
   void currentVolumeChanged();  // also when a preview arrives or is cleared
   void previewChanged();
@@ -121,6 +131,7 @@ class Workspace : public QObject {
 
   std::vector<NamedProjections> projectionEntries_;
   int currentProjections_ = -1;
+  std::shared_ptr<const PetDataSet> petData_;
   std::shared_ptr<const phantom::Phantom> phantom_;
   std::shared_ptr<const phantom::CnrPhantom> cnrPhantom_;
   QString phantomName_;
