@@ -5,7 +5,8 @@
 // slab of a 144 x 144 x 16 grid at 4 mm, 40 x 3 views, 400 ps, 3e7 prompts without attenuation or
 // randoms (CPU simulator), OSEM with 10 subsets for 20 passes per kernel. The CRC of each kernel
 // at the matched noise (the highest level every curve reaches: see below) comes from linear
-// interpolation between iterations.
+// interpolation between iterations. On one H100 (2026-11-26): 8.5 s in all; at noise 0.811
+// variant1 0.467, invariant 0.486, variant2 0.563 (docs/pet.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>
