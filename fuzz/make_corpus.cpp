@@ -21,6 +21,7 @@
 #include "recon/io/NpyIo.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/TiffIo.h"
+#include "recon/pet/ListModeFile.h"
 
 namespace {
 
@@ -246,6 +247,37 @@ void geometrySeeds(const fs::path& out) {
  "detector": {"cols": 2, "rows": 1}}})");
 }
 
+// TOF-PET list mode (fuzz_listmode): the seed's scanner with a delayed event and simulation
+// truth, an empty file, and a tiny cylinder with records at the edges of every range.
+void listModeSeeds(const fs::path& out) {
+  pet::ListModeHeader header;
+  header.scanner = pet::scannerPreset("penn-labr3");
+  header.tofLsbPs = header.scanner.tofLsbPs;
+  header.acquisitionSeconds = 600;
+  header.scanStart = "2026-11-26T09:30:00";
+  header.source = "make_corpus";
+  header.simulation = pet::ListModeSimulationTruth{1, 100, 0.2079, 5.3e6, 2, 1};
+  std::vector<pet::ListModeEvent> events(4);
+  events[0] = {10, 20, 346, 25, -40, 0, 0};
+  events[1] = {671, 59, 0, 0, 120, pet::kEventRandom, 0};
+  events[2] = {5, 6, 300, 7, -120, pet::kEventDelayed, 0};
+  events[3] = {100, 30, 436, 30, 0, 0, 0};
+  pet::writeListMode(out / "penn-labr3.lm", header, events);
+  header.scanner = pet::scannerPreset("ring-930");
+  header.simulation.reset();
+  pet::writeListMode(out / "ring-930-empty.lm", header, {});
+  pet::ScannerModel tiny = pet::scannerPreset("ring-930");
+  tiny.name = "tiny";
+  tiny.crystalsPerRing = 4;
+  tiny.rings = 2;
+  tiny.radiusMm = 50;
+  tiny.transaxialFovMm = 60;
+  tiny.coincidenceWindowPs = 200;
+  header.scanner = tiny;
+  events = {{0, 0, 2, 1, 5, 0, 0}, {3, 1, 1, 0, -5, pet::kEventDelayed, 0}};
+  pet::writeListMode(out / "tiny.lm", header, events);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -257,7 +289,7 @@ int main(int argc, char** argv) {
   const fs::path work = fs::temp_directory_path() / "tomowb-make-corpus";
   fs::create_directories(work);
   for (const char* target :
-       {"raw_sidecar", "mhd", "npy", "rabbitct", "tiff", "geometry_json", "mrc"})
+       {"raw_sidecar", "mhd", "npy", "rabbitct", "tiff", "geometry_json", "mrc", "listmode"})
     fs::create_directories(root / target);
   rawSidecarSeeds(root / "raw_sidecar", work);
   metaImageSeeds(root / "mhd", work);
@@ -266,6 +298,7 @@ int main(int argc, char** argv) {
   tiffSeeds(root / "tiff");
   geometrySeeds(root / "geometry_json");
   mrcSeeds(root / "mrc");
+  listModeSeeds(root / "listmode");
   fs::remove_all(work);
   std::cout << "seed corpora written under " << root << "\n";
   return 0;

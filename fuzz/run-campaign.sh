@@ -41,6 +41,7 @@ dictFor() {
     mhd) echo fuzz/dict/mhd.dict ;;
     npy) echo fuzz/dict/npy.dict ;;
     raw_sidecar | geometry_json) echo fuzz/dict/json.dict ;;
+    listmode) echo fuzz/dict/listmode.dict ;;
     *) echo "" ;;
   esac
 }
