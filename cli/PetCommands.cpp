@@ -108,6 +108,7 @@ struct HistoOptions {
   std::string deposition = "nearest", mu;
   bool noRandoms = false;
   double smoothingSigma = 2.0;
+  std::string device = "cpu";  // recon: its --device; histo: --deposit-on
 
   void addTo(CLI::App& app) {
     grid.addTo(app);
@@ -129,6 +130,7 @@ struct HistoOptions {
     p.deposition = pet::parseDepositionMode(deposition, "--deposition");
     p.randomsCorrection = !noRandoms;
     p.background.smoothingSigmaVoxels = smoothingSigma;
+    p.device = device == "gpu" ? VariantDevice::Gpu : VariantDevice::Cpu;
     return p;
   }
 };
@@ -252,6 +254,9 @@ class PetHistoCommand : public Command {
     sub_->add_option("-o,--out", out_, "histo-image set to write (NAME.json + NAME.*.f32)")
         ->required();
     histo_.addTo(*sub_);
+    sub_->add_option("--device", histo_.device, "deposit on the cpu or the gpu")
+        ->check(CLI::IsMember({"cpu", "gpu"}))
+        ->capture_default_str();
   }
   CLI::App* subcommand() const override { return sub_; }
 
@@ -265,6 +270,7 @@ class PetHistoCommand : public Command {
     for (const char* role : {"data", "multiplicative", "additive"})
       files.addOutput(pet::histoImagePathFor(out_, role), std::string("-o (") + role + ")");
     files.check();
+    if (histo_.device == "gpu") requireGpu("--device");
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     JobContext context(interruptToken(), &bar);
     const pet::ListModeData lm = readEvents(in_);
@@ -449,8 +455,9 @@ class PetReconCommand : public Command {
     const pet::ListModeData lm = readEvents(in_);
     std::optional<Volume> mu;
     if (!histo_.mu.empty()) mu = io::readVolume(histo_.mu);
-    return pet::makeHistoSet(lm.header, lm.events, mu ? &*mu : nullptr,
-                             histo_.build(lm.header.scanner), context);
+    pet::HistoImagingParams histo = histo_.build(lm.header.scanner);
+    histo.device = device_ == "gpu" ? VariantDevice::Gpu : VariantDevice::Cpu;
+    return pet::makeHistoSet(lm.header, lm.events, mu ? &*mu : nullptr, histo, context);
   }
 
   void writeRecord(io::OutputSet& files, const pet::PetHistoSet& set,

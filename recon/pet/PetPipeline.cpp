@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "recon/core/Error.h"
+#include "recon/pet/GpuDirect.h"
 
 namespace tomowb::pet {
 
@@ -42,10 +43,15 @@ PetHistoSet makeHistoSet(const ListModeHeader& header, std::span<const ListModeE
   set.attenuationCorrected = muPerMm != nullptr;
 
   context.reportProgress("deposition", 0.0);
+  const bool gpu = params.device == VariantDevice::Gpu;
+  const auto deposit = [&](const DepositionParams& p, HistoImages& histo) {
+    return gpu ? depositEventsGpu(scanner, events, p, histo, params.gpu, context)
+               : depositEvents(scanner, events, p, histo, context);
+  };
   set.data = HistoImages(grid, views);
   DepositionParams prompts;
   prompts.mode = params.deposition;
-  set.prompts = depositEvents(scanner, events, prompts, set.data, context);
+  set.prompts = deposit(prompts, set.data);
   if (set.prompts.deposited == 0)
     throw ParameterError("list mode", "no prompt lands in the histo-images' grid and views (" +
                                           std::to_string(set.prompts.events) + " prompts)");

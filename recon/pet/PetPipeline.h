@@ -24,6 +24,7 @@
 #include "recon/pet/HistoImages.h"
 #include "recon/pet/ListModeFile.h"
 #include "recon/pet/ViewBinning.h"
+#include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::pet {
 
@@ -42,6 +43,10 @@ struct HistoImagingParams {
   BackgroundParams background;    // its deposition follows `deposition`
   SensitivityParams sensitivity;
   AttenuationParams attenuation;
+  // Where the events are deposited: the CPU (OpenMP) or the GPU (GpuDirect.h; nearest-voxel
+  // counts bit-identical to the CPU's). The corrections are computed on the CPU.
+  VariantDevice device = VariantDevice::Cpu;
+  GpuRunOptions gpu;
 };
 
 // The histo-images of one acquisition: d, m and b (b empty without randoms correction).
