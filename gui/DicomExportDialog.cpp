@@ -10,6 +10,9 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -127,6 +130,7 @@ DicomExportOptions DicomExportDialog::options() const {
   o.waterAttenuationPerMm = water_->value();
   o.nativeUnits = nativeUnits_->text().trimmed().toStdString();
   o.petUnits = petUnits_->currentText().toStdString();
+  o.pet = petAcquisition();
   o.patientPosition = static_cast<PatientPosition>(position_->currentData().toInt());
   o.slices = {firstSlice_->value(), std::int64_t{lastSlice_->value()} + 1};
   o.cropX = {firstX_->value(), std::int64_t{lastX_->value()} + 1};
@@ -164,8 +168,9 @@ void DicomExportDialog::setOptions(const DicomExportOptions& o) {
   values_->setCurrentIndex(values_->findData(static_cast<int>(o.values)));
   water_->setValue(o.waterAttenuationPerMm);
   nativeUnits_->setText(QString::fromStdString(o.nativeUnits));
-  const int pet = petUnits_->findText(QString::fromStdString(o.petUnits));
+  const int pet = petUnits_->findText(QString::fromStdString(io::dicom::petUnitsOf(o)));
   if (pet >= 0) petUnits_->setCurrentIndex(pet);
+  setPetAcquisition(o.pet);
   position_->setCurrentIndex(position_->findData(static_cast<int>(o.patientPosition)));
   const auto setRange = [](const io::dicom::IndexRange& r, QSpinBox* first, QSpinBox* last) {
     first->setValue(static_cast<int>(r.begin));
@@ -188,6 +193,7 @@ void DicomExportDialog::setOptions(const DicomExportOptions& o) {
   uidRoot_->setText(QString::fromStdString(id.uidRoot));
   provenance_ = o.provenance;
   seriesDescription_->setPlaceholderText(defaultSeriesDescription());
+  updatePetPlaceholders();
   updateEnabledFields();
   refreshSummary();
 }
@@ -210,6 +216,12 @@ void DicomExportDialog::updateEnabledFields() {
   water_->setEnabled(!pet && hu);
   nativeUnits_->setEnabled(!pet && !hu);
   petUnits_->setEnabled(pet);
+  // CT's value fields (HU, water, native units) mean nothing for PET, and PET's for CT: hidden.
+  for (QWidget* ctField :
+       std::initializer_list<QWidget*>{values_, water_, waterHint_, nativeUnits_})
+    valuesForm_->setRowVisible(ctField, !pet);
+  valuesForm_->setRowVisible(petUnits_, pet);
+  petBox_->setVisible(pet);
 }
 
 void DicomExportDialog::onPreviousStudyToggled(bool on) {

@@ -2,15 +2,18 @@
 // reconstructed volume to DICOM files in three clicks and a folder choice). The form fills
 // io::dicom::DicomExportOptions: the object type (CT Image, Enhanced CT, PET Image), lossless
 // compression, values (Hounsfield units from a stated water attenuation, or the volume's own
-// units), PET units, patient position, the identity tags (anonymous by default; a series can
-// join the study of the previous export of this session), an organisation UID root, and the
-// exported slice range and crop. A preview of the first exported slice (0.1-99.9 percentile
-// window, oriented as DICOM viewers show it) and a summary from io::dicom::planDicomExport
-// (files, size, units, rescale, worst rounding, warnings; a ParameterError in red with Export
-// disabled) follow every change. Export runs io::dicom::exportDicom on a worker thread with a
-// progress dialog whose Cancel stops it between slices; the core writes into a temporary folder
-// and renames it, so a cancelled or failed export leaves nothing, and an existing non-empty
-// folder is replaced only when the user says so (docs/gui.md, "Export DICOM").
+// units), PET units (BQML by default) and the PET acquisition (radionuclide, radiopharmaceutical,
+// dose, injection and scan times, decay correction, frame duration, weight, corrections; shown for
+// PET only, while CT's value fields are hidden), patient position, the identity tags (anonymous by
+// default; a series can join the study of the previous export of this session), an organisation UID
+// root, and the exported slice range and crop. A preview of the first exported slice (0.1-99.9
+// percentile window, oriented as DICOM viewers show it) and a summary from
+// io::dicom::planDicomExport (files, size, units, rescale, worst rounding, warnings; a
+// ParameterError in red with Export disabled) follow every change. Export runs
+// io::dicom::exportDicom on a worker thread with a progress dialog whose Cancel stops it between
+// slices; the core writes into a temporary folder and renames it, so a cancelled or failed export
+// leaves nothing, and an existing non-empty folder is replaced only when the user says so
+// (docs/gui.md, "Export DICOM").
 #pragma once
 
 #include <QDialog>
@@ -27,7 +30,10 @@
 
 class QCheckBox;
 class QComboBox;
+class QDateTimeEdit;
 class QDoubleSpinBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -106,6 +112,11 @@ class DicomExportDialog : public QDialog {
 
  private:
   void buildForm(const QString& volumeName);
+  // The PET acquisition's group (DicomExportDialogPet.cpp) and its values to and from the form.
+  QGroupBox* buildPetBox();
+  io::dicom::DicomPetAcquisition petAcquisition() const;
+  void setPetAcquisition(const io::dicom::DicomPetAcquisition& pet);
+  void updatePetPlaceholders();
   void buildProgressDialog();
   void scheduleSummary();
   void updatePreview();
@@ -143,6 +154,22 @@ class DicomExportDialog : public QDialog {
   QDoubleSpinBox* water_ = nullptr;
   QLineEdit* nativeUnits_ = nullptr;
   QComboBox* petUnits_ = nullptr;
+  QFormLayout* valuesForm_ = nullptr;
+  QLabel* waterHint_ = nullptr;
+  QGroupBox* petBox_ = nullptr;
+  QComboBox* radionuclide_ = nullptr;
+  QLineEdit* radiopharmaceutical_ = nullptr;
+  QDoubleSpinBox* doseMBq_ = nullptr;
+  QCheckBox* injectionKnown_ = nullptr;
+  QDateTimeEdit* injection_ = nullptr;
+  QCheckBox* scanStartKnown_ = nullptr;
+  QDateTimeEdit* scanStart_ = nullptr;
+  QComboBox* decayCorrection_ = nullptr;
+  QDoubleSpinBox* frameDurationS_ = nullptr;
+  QDoubleSpinBox* weightKg_ = nullptr;
+  QLineEdit* correctedImage_ = nullptr;
+  QLineEdit* reconstructionMethod_ = nullptr;
+  io::dicom::DicomPetAcquisition petUnshown_;  // the PET fields the form does not show
   QComboBox* position_ = nullptr;
   QLineEdit* patientName_ = nullptr;
   QLineEdit* patientId_ = nullptr;

@@ -32,10 +32,11 @@ using io::dicom::DicomObjectType;
 using io::dicom::DicomValueMode;
 using io::dicom::PatientPosition;
 
-// PS3.3 C.8.9.1.1.3 Units (0054,1001): the usual ones first; PROPCNTS (proportional to counts)
-// is what an uncalibrated reconstruction is.
-const char* const kPetUnits[] = {"PROPCNTS", "BQML", "CNTS", "CPS",     "PROPCPS", "GML",
-                                 "1CM",      "PCNT", "NONE", "MGMINML", "UMOLML"};
+// PS3.3 C.8.9.1.1.3 Units (0054,1001): the usual ones first. BQML (activity concentration, what
+// a calibrated reconstruction is) is the default; PROPCNTS (proportional to counts) is what an
+// uncalibrated one is.
+const char* const kPetUnits[] = {"BQML", "PROPCNTS", "CNTS", "CPS",     "PROPCPS", "GML",
+                                 "1CM",  "PCNT",     "NONE", "MGMINML", "UMOLML"};
 
 QSpinBox* indexSpin(std::int64_t count, std::int64_t value, const QString& accessibleName,
                     QWidget* parent) {
@@ -113,6 +114,7 @@ void DicomExportDialog::buildForm(const QString& volumeName) {
   // --- Values ---
   auto* valuesBox = new QGroupBox(tr("Values"), this);
   auto* valuesForm = new QFormLayout(valuesBox);
+  valuesForm_ = valuesForm;
   values_ = new QComboBox(valuesBox);
   values_->setObjectName(QStringLiteral("dicomValues"));
   values_->addItem(tr("Hounsfield units (HU)"), static_cast<int>(DicomValueMode::Hounsfield));
@@ -129,6 +131,7 @@ void DicomExportDialog::buildForm(const QString& volumeName) {
   valuesForm->addRow(tr("&Water μ"), water_);
   auto* waterHint =
       new QLabel(tr("water ≈ 0.0206 /mm near 60 keV (the demo phantoms' value)"), valuesBox);
+  waterHint_ = waterHint;
   waterHint->setWordWrap(true);
   QFont small = waterHint->font();
   small.setPointSizeF(small.pointSizeF() * 0.9);
@@ -142,10 +145,12 @@ void DicomExportDialog::buildForm(const QString& volumeName) {
   petUnits_->setObjectName(QStringLiteral("dicomPetUnits"));
   for (const char* unit : kPetUnits) petUnits_->addItem(QString::fromLatin1(unit));
   petUnits_->setToolTip(
-      tr("PET Units (0054,1001): PROPCNTS (proportional to counts) for an uncalibrated "
-         "reconstruction, BQML for activity concentration"));
+      tr("PET Units (0054,1001): BQML for activity concentration (Bq/mL), PROPCNTS "
+         "(proportional to counts) for an uncalibrated reconstruction"));
   valuesForm->addRow(tr("PET un&its"), petUnits_);
   left->addWidget(valuesBox);
+  petBox_ = buildPetBox();
+  left->addWidget(petBox_);
 
   // --- Slices and crop (first and last, inclusive, 0-based like the slice views) ---
   auto* selection = new QGroupBox(tr("Slices and crop"), this);

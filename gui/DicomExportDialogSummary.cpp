@@ -49,6 +49,34 @@ std::pair<float, float> percentileWindow(std::vector<float> values) {
   return {lo, hi > lo ? hi : lo + 1.0f};
 }
 
+// "16-bit integers × slope … + intercept …", PET's slope per slice as its range.
+QString rescaleText(const DicomExportPlan& p) {
+  if (!p.sliceRescaleSlopes.empty()) {
+    const auto [lo, hi] =
+        std::minmax_element(p.sliceRescaleSlopes.begin(), p.sliceRescaleSlopes.end());
+    if (*lo == *hi)
+      return DicomExportDialog::tr(
+                 "16-bit integers × a slope per slice (%1 in every slice) + intercept 0<br>")
+          .arg(number(*hi));
+    return DicomExportDialog::tr("16-bit integers × a slope per slice (%1 … %2) + intercept 0<br>")
+        .arg(number(*lo), number(*hi));
+  }
+  return DicomExportDialog::tr("16-bit integers × slope %1 + intercept %2%3<br>")
+      .arg(number(p.rescaleSlope), number(p.rescaleIntercept))
+      .arg(p.rescaleType.empty() ? QString()
+                                 : DicomExportDialog::tr(" (Rescale Type %1)")
+                                       .arg(QString::fromStdString(p.rescaleType)));
+}
+
+// The computed PET timing: Frame Reference Time and, when decay corrected, the Decay Factor.
+QString petText(const DicomExportPlan& p) {
+  QString text = DicomExportDialog::tr("<br>Frame reference time %1 s")
+                     .arg(number(p.petFrameReferenceTimeMs / 1000.0));
+  if (p.petDecayFactor)
+    text += DicomExportDialog::tr(", decay factor %1").arg(number(*p.petDecayFactor));
+  return text;
+}
+
 }  // namespace
 
 QString detail::humanBytes(double bytes) {
@@ -116,12 +144,8 @@ void DicomExportDialog::refreshSummary() {
             .arg(humanBytes(static_cast<double>(p.estimatedBytes)))
             .arg(o.compression == DicomCompression::None ? QString() : tr(" before compression")) +
         tr("Values in <b>%1</b>: %2 … %3<br>").arg(units, number(p.minValue), number(p.maxValue)) +
-        tr("16-bit integers × slope %1 + intercept %2%3<br>")
-            .arg(number(p.rescaleSlope), number(p.rescaleIntercept))
-            .arg(p.rescaleType.empty()
-                     ? QString()
-                     : tr(" (Rescale Type %1)").arg(QString::fromStdString(p.rescaleType))) +
-        tr("Worst rounding: ±%1 %2").arg(number(p.maxQuantisationError), units);
+        rescaleText(p) + tr("Worst rounding: ±%1 %2").arg(number(p.maxQuantisationError), units);
+    if (o.type == DicomObjectType::PetImage) text += petText(p);
     for (const std::string& w : p.warnings)
       text += QStringLiteral("<br><span style='color:#b26a00;'>\u26a0 %1</span>")
                   .arg(QString::fromStdString(w).toHtmlEscaped());

@@ -14,7 +14,9 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTimeEdit>
 #include <QDialogButtonBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
@@ -25,6 +27,7 @@
 #include <QStatusBar>
 #include <QTest>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -314,12 +317,141 @@ TEST_F(DicomExportDialogTest, PetUnitsApplyOnlyToPetAndTheWaterValueOnlyToHounsf
   EXPECT_FALSE(water->isEnabled());
   EXPECT_TRUE(units->isEnabled());
   EXPECT_EQ(dialog->plan()->units, "1/mm");
+  EXPECT_FALSE(petUnits->isVisibleTo(dialog.get()));
   type->setCurrentIndex(type->findData(static_cast<int>(io::dicom::DicomObjectType::PetImage)));
   EXPECT_TRUE(petUnits->isEnabled());
+  EXPECT_TRUE(petUnits->isVisibleTo(dialog.get()));
   EXPECT_FALSE(values->isEnabled());
-  EXPECT_EQ(dialog->options().petUnits, "PROPCNTS");
+  // PET defaults to activity concentrations, which need the frame's duration.
+  EXPECT_EQ(dialog->options().petUnits, "BQML");
+  EXPECT_TRUE(dialog->problem().contains(QStringLiteral("frame-duration")))
+      << dialog->problem().toStdString();
+  dialog->findChild<QDoubleSpinBox*>(QStringLiteral("dicomPetFrameDuration"))->setValue(300);
+  ASSERT_TRUE(dialog->plan().has_value()) << dialog->problem().toStdString();
+  EXPECT_EQ(dialog->plan()->units, "BQML");
+  petUnits->setCurrentIndex(petUnits->findText(QStringLiteral("PROPCNTS")));
   ASSERT_TRUE(dialog->plan().has_value()) << dialog->problem().toStdString();
   EXPECT_EQ(dialog->plan()->units, "PROPCNTS");
+}
+
+// A PET volume in Bq/mL: a warm disc with two hot spheres in some slices.
+std::shared_ptr<Volume> activityVolume(std::int64_t edge, std::int64_t slices) {
+  auto v = std::make_shared<Volume>(VolumeShape{edge, edge, slices}, Eigen::Vector3d(2.0, 2.0, 3.0),
+                                    Eigen::Vector3d(-double(edge - 1), -double(edge - 1), 0.0));
+  const double c = 0.5 * double(edge - 1);
+  for (std::int64_t z = 0; z < slices; ++z)
+    for (std::int64_t y = 0; y < edge; ++y)
+      for (std::int64_t x = 0; x < edge; ++x) {
+        const auto within = [&](double cx, double cy, double r) {
+          return std::hypot(double(x) - cx, double(y) - cy) < r * double(edge);
+        };
+        double activity = within(c, c, 0.42) ? 5000.0 : 0.0;
+        if (within(0.65 * double(edge), 0.4 * double(edge), 0.08)) activity = 20000.0 + 1000.0 * z;
+        if (within(0.35 * double(edge), 0.6 * double(edge), 0.05)) activity = 12000.0 + 500.0 * z;
+        v->at(x, y, z) = static_cast<float>(activity);
+      }
+  return v;
+}
+
+TEST_F(DicomExportDialogTest, PetShowsItsAcquisitionFieldsHidesCtsAndExportsThem) {
+  auto dialog = makeDialog(activityVolume(24, 6), dir / "pet");
+  auto* type = dialog->findChild<QComboBox*>(QStringLiteral("dicomType"));
+  auto* petBox = dialog->findChild<QWidget*>(QStringLiteral("dicomPetBox"));
+  ASSERT_NE(petBox, nullptr);
+  EXPECT_FALSE(petBox->isVisibleTo(dialog.get())) << "CT has no PET acquisition";
+  for (const char* ct : {"dicomValues", "dicomWater"})
+    EXPECT_TRUE(dialog->findChild<QWidget*>(QString::fromLatin1(ct))->isVisibleTo(dialog.get()))
+        << ct;
+  type->setCurrentIndex(type->findData(static_cast<int>(io::dicom::DicomObjectType::PetImage)));
+  EXPECT_TRUE(petBox->isVisibleTo(dialog.get()));
+  for (const char* ct : {"dicomValues", "dicomWater", "dicomNativeUnits"})
+    EXPECT_FALSE(dialog->findChild<QWidget*>(QString::fromLatin1(ct))->isVisibleTo(dialog.get()))
+        << ct << " is CT's";
+
+  // Fill the acquisition as a user would.
+  auto* decay = dialog->findChild<QComboBox*>(QStringLiteral("dicomPetDecayCorrection"));
+  decay->setCurrentIndex(decay->findData(static_cast<int>(io::dicom::PetDecayCorrection::Start)));
+  dialog->findChild<QDoubleSpinBox*>(QStringLiteral("dicomPetDose"))->setValue(350);
+  dialog->findChild<QDoubleSpinBox*>(QStringLiteral("dicomPetFrameDuration"))->setValue(600);
+  dialog->findChild<QDoubleSpinBox*>(QStringLiteral("dicomPetWeight"))->setValue(72.5);
+  dialog->findChild<QCheckBox*>(QStringLiteral("dicomPetInjectionKnown"))->setChecked(true);
+  dialog->findChild<QDateTimeEdit*>(QStringLiteral("dicomPetInjection"))
+      ->setDateTime(QDateTime(QDate(2026, 3, 2), QTime(9, 0)));
+  // The injection needs the scan's start: the summary names the field until it is given.
+  EXPECT_TRUE(dialog->problem().contains(QStringLiteral("acquisition-time")))
+      << dialog->problem().toStdString();
+  EXPECT_FALSE(dialog->exportButton()->isEnabled());
+  dialog->findChild<QCheckBox*>(QStringLiteral("dicomPetScanStartKnown"))->setChecked(true);
+  dialog->findChild<QDateTimeEdit*>(QStringLiteral("dicomPetScanStart"))
+      ->setDateTime(QDateTime(QDate(2026, 3, 2), QTime(10, 0)));
+  dialog->findChild<QLineEdit*>(QStringLiteral("dicomPetCorrected"))
+      ->setText(QStringLiteral("norm, attn scat,RAN"));
+  ASSERT_TRUE(dialog->problem().isEmpty()) << dialog->problem().toStdString();
+  const io::dicom::DicomExportOptions o = dialog->options();
+  EXPECT_TRUE(o.pet.activityConcentration);
+  EXPECT_EQ(o.pet.injectionDateTime, "20260302090000");
+  EXPECT_EQ(o.pet.acquisitionDateTime, "20260302100000");
+  EXPECT_EQ(o.pet.correctedImage, (std::vector<std::string>{"NORM", "ATTN", "SCAT", "RAN"}));
+  auto* summary = dialog->findChild<QLabel*>(QStringLiteral("dicomSummary"));
+  EXPECT_TRUE(summary->text().contains(QStringLiteral("a slope per slice")))
+      << summary->text().toStdString();
+  EXPECT_TRUE(summary->text().contains(QStringLiteral("decay factor 1.0319")))
+      << summary->text().toStdString();
+
+  ASSERT_TRUE(exportAndWait(*dialog)) << dialog->lastMessage().toStdString();
+  ASSERT_EQ(dialog->lastOutcome(), DicomExportDialog::Outcome::Succeeded)
+      << dialog->lastMessage().toStdString();
+  const io::dicom::DicomVolume back = readBack(dir / "pet");
+  EXPECT_EQ(back.units, "BQML");
+  ASSERT_TRUE(back.pet.has_value());
+  EXPECT_EQ(back.pet->totalDoseBq, 350e6);
+  EXPECT_EQ(back.pet->actualFrameDurationMs, 600000);
+  EXPECT_EQ(back.pet->patientWeightKg, 72.5);
+  EXPECT_EQ(back.pet->decayCorrection, io::dicom::PetDecayCorrection::Start);
+  EXPECT_EQ(back.pet->injectionDateTime, "20260302090000");
+
+  // And the other way: a read-back acquisition fills the form.
+  auto again = makeDialog(activityVolume(24, 6), dir / "again");
+  io::dicom::DicomExportOptions restored = o;
+  restored.pet = *back.pet;
+  again->setOptions(restored);
+  const io::dicom::DicomPetAcquisition shown = again->options().pet;
+  EXPECT_EQ(shown.injectionDateTime, "20260302090000");
+  EXPECT_EQ(shown.acquisitionDateTime, "20260302100000");
+  EXPECT_EQ(shown.totalDoseBq, 350e6);
+  EXPECT_EQ(shown.decayCorrection, io::dicom::PetDecayCorrection::Start);
+  EXPECT_EQ(shown.correctedImage,
+            (std::vector<std::string>{"NORM", "ATTN", "SCAT", "RAN", "DECY"}));
+}
+
+// Set TOMOWB_SCREENSHOT_DIR to keep docs/images/dicom-export-pet.png.
+TEST_F(DicomExportDialogTest, PetModeScreenshot) {
+  const char* screenshotDir = std::getenv("TOMOWB_SCREENSHOT_DIR");
+  if (!screenshotDir) GTEST_SKIP() << "TOMOWB_SCREENSHOT_DIR not set";
+  io::dicom::DicomProvenance provenance;
+  provenance.algorithm = "DIRECT";
+  provenance.variant = "direct.proj.cpu";
+  provenance.iterations = 10;
+  DicomExportDialog dialog(activityVolume(96, 16), QStringLiteral("DIRECT reconstruction"),
+                           provenance);
+  io::dicom::DicomExportOptions o = dialog.options();
+  o.type = io::dicom::DicomObjectType::PetImage;
+  o.petUnits = "BQML";
+  o.pet.totalDoseBq = 350e6;
+  o.pet.injectionDateTime = "20260302090000";
+  o.pet.acquisitionDateTime = "20260302100000";
+  o.pet.decayCorrection = io::dicom::PetDecayCorrection::Start;
+  o.pet.actualFrameDurationMs = 600000;
+  o.pet.patientWeightKg = 72.5;
+  o.pet.correctedImage = {"NORM", "ATTN", "SCAT", "RAN"};
+  dialog.setOptions(o);
+  dialog.setOutputFolder(QStringLiteral("/home/user/exports/DIRECT-direct.proj.cpu"));
+  dialog.findChild<QSpinBox*>(QStringLiteral("dicomFirstSlice"))->setValue(4);
+  dialog.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&dialog));
+  QTest::qWait(300);
+  EXPECT_TRUE(dialog.problem().isEmpty()) << dialog.problem().toStdString();
+  dialog.grab().save(QString::fromUtf8(screenshotDir) + "/dicom-export-pet.png");
 }
 
 TEST_F(DicomExportDialogTest, ASecondSeriesJoinsTheStudyOfThePreviousExport) {
