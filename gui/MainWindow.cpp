@@ -198,12 +198,19 @@ void MainWindow::createPanels() {
   petButton->setToolTip(
       tr("Simulates a small TOF list-mode scan of the PET phantom: reconstruct it with DIRECT"));
   auto* openButton = new QPushButton(tr("Open file…"), welcome_);
-  for (QPushButton* b : {demoButton, cnrButton, etButton, petButton, openButton}) {
+  for (QPushButton* b : {demoButton, cnrButton, etButton, openButton}) {
     b->setMinimumHeight(36);
     buttons->addWidget(b);
   }
   buttons->addStretch(1);
   welcomeLayout->addLayout(buttons);
+  // TOF-PET on a row of its own: the page's width (the central area's minimum) stays as it was.
+  auto* petRow = new QHBoxLayout;
+  petButton->setMinimumHeight(36);
+  petRow->addStretch(1);
+  petRow->addWidget(petButton);
+  petRow->addStretch(1);
+  welcomeLayout->addLayout(petRow);
   welcomeLayout->addStretch(3);
   connect(demoButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::SheppLogan); });
   connect(cnrButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::Cnr); });
@@ -411,6 +418,7 @@ void MainWindow::onCurrentVolumeChanged() {
     if (const RunInfo* info = runs_->run(v->runId); info != nullptr && !info->iterations.empty())
       iteration = info->iterations.back().iteration;
   cnrPanel_->setVolume(v ? v->volume : nullptr, v ? v->name : QString(), iteration);
+  showPetTruthWindow();
   updateRunActions();  // Save volume and Export DICOM follow the volume shown
 }
 
@@ -435,7 +443,12 @@ void MainWindow::onRunStarted(int id) {
 }
 
 void MainWindow::onRunPreview(int id, std::shared_ptr<const Volume> volume, const QString& label) {
-  workspace_->showPreview(std::move(volume), tr("run %1: %2").arg(id).arg(label));
+  if (const RunInfo* run = runs_->run(id); run != nullptr && run->spec.algorithm == kPetAlgorithmId)
+    workspace_->showPreview(
+        std::move(volume),
+        tr("run %1 (%2): %3").arg(id).arg(petResultUnits(run->spec.parameters), label));
+  else
+    workspace_->showPreview(std::move(volume), tr("run %1: %2").arg(id).arg(label));
   ++previewsShown_;
   if (id != startupRunId_) return;
   // The tour measures CNR while the run goes on: ROIs once there is something to see.
@@ -525,11 +538,14 @@ void MainWindow::onRunFinished(int id) {
         ConvergencePanel::isIterative(info->spec.algorithm))
       resultAfterPreviewsOfRun_ = id;
     workspace_->clearPreview();
-    const int index =
-        workspace_->addVolume({info->spec.algorithm == kPetAlgorithmId
-                                   ? tr("%1 (%2)").arg(name, petResultUnits(info->spec.parameters))
-                                   : name,
-                               QString(), info->result, id});
+    // A PET image says its units first (the views' titles are cut at their right edge).
+    const int index = workspace_->addVolume(
+        {info->spec.algorithm == kPetAlgorithmId
+             ? tr("run %1 (%2): %3")
+                   .arg(id)
+                   .arg(petResultUnits(info->spec.parameters), info->spec.title)
+             : name,
+         QString(), info->result, id});
     workspace_->setCurrentVolume(index);
     resultAfterPreviewsOfRun_ = -1;
     statusBar()->showMessage(tr("Run %1 finished in %2").arg(id).arg(humanSeconds(info->seconds)),

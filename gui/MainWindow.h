@@ -101,7 +101,7 @@ class MainWindow : public QMainWindow {
   // Opens the built-in demo (generated off the GUI thread).
   void openDemo(DemoKind kind, int size = 128);
   // File > Simulate PET scan…: the dialog, then simulatePet. The PET demo simulates a small scan
-  // of the phantom (penn-labr3, 2e6 prompts, 100 x 100 x 16 voxels of 4 mm).
+  // of the phantom (penn-labr3, 2e6 prompts, no attenuation, 100 x 100 x 17 voxels of 4 mm).
   void showSimulatePetDialog();
   void simulatePet(const PetSimulationRequest& request);
   void openPetDemo();
@@ -182,8 +182,11 @@ class MainWindow : public QMainWindow {
   void createPetDocks();
   void createPetActions();
   void onPetDataChanged();
-  // The PET run's result name and the percentile W/L of its iterates.
+  // The percentile W/L of a PET run's iterates.
   void onPetPreview();
+  // The phantom's activity map shown: a window from 0 to its maximum (the hot spheres are too
+  // few voxels for the 99.9 % percentile).
+  void showPetTruthWindow();
   void exportViewScreenshot();
   void showShortcuts();
   void showAbout();

@@ -10,7 +10,6 @@
 #include <QMessageBox>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QTimer>
 #include <algorithm>
 #include <exception>
 
@@ -26,13 +25,11 @@
 #include "gui/core/PetRun.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
+#include "render/OrthoViews.h"
 
 namespace tomowb::gui {
 
 namespace {
-
-// The side columns' widths of the default layout (MainWindow::sizeDocks).
-constexpr int kSideDockWidths[2] = {340, 360};
 
 // The page of a stacked widget shown takes its own size; the hidden one asks for none, so the
 // dock's scroll area fits the page shown.
@@ -58,7 +55,7 @@ PetSimulationRequest MainWindow::petDemoRequest() {
   r.attenuation = false;
   r.voxelMm = 4.0;
   r.size = 100;   // 400 mm: the 350 mm cylinder
-  r.slices = 16;  // 64 mm about the spheres' plane
+  r.slices = 17;  // 68 mm about the spheres' plane, one slice through it
   return r;
 }
 
@@ -148,15 +145,6 @@ void MainWindow::onPetDataChanged() {
     petDataDock_->raise();
     algorithmDock_->show();
     algorithmDock_->raise();
-    // Docks re-laid out around the newly shown one may come back narrow: the PET forms need the
-    // width the CT forms get.
-    QTimer::singleShot(0, this, [this] {
-      if (dataDock_->width() < kSideDockWidths[0] || algorithmDock_->width() < kSideDockWidths[1])
-        resizeDocks({dataDock_, algorithmDock_},
-                    {std::max(dataDock_->width(), kSideDockWidths[0]),
-                     std::max(algorithmDock_->width(), kSideDockWidths[1])},
-                    Qt::Horizontal);
-    });
   } else {
     petDataDock_->hide();
     for (const QPointer<QDockWidget>& dock : hiddenForPet_)
@@ -190,6 +178,15 @@ int MainWindow::startPetRun() {
     QMessageBox::warning(this, tr("Cannot run"), QString::fromStdString(e.what()));
     return -1;
   }
+}
+
+void MainWindow::showPetTruthWindow() {
+  const NamedVolume* v = workspace_->currentVolume();
+  const auto& data = workspace_->petData();
+  if (v == nullptr || !data || !data->activity || v->volume != data->activity) return;
+  float peak = 0;
+  for (const float value : data->activity->voxels()) peak = std::max(peak, value);
+  if (peak > 0) viewArea_->orthoViews().setWindowLevel(double(peak), 0.5 * double(peak));
 }
 
 void MainWindow::onPetPreview() {

@@ -1,6 +1,7 @@
 // PetDataPanel: see the header.
 #include "gui/PetDataPanel.h"
 
+#include <QCheckBox>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QImage>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include "gui/core/PetHistoView.h"
 #include "gui/core/Workspace.h"
@@ -99,6 +101,12 @@ PetDataPanel::PetDataPanel(Workspace& workspace, QWidget* parent)
   sliceSlider_->setAccessibleName(tr("Histo-image slice"));
   sliceLabel_ = new QLabel(browser);
   sliceLabel_->setObjectName(QStringLiteral("petSliceLabel"));
+  sumSlices_ = new QCheckBox(tr("&Sum of all slices"), browser);
+  sumSlices_->setObjectName(QStringLiteral("petSumSlices"));
+  sumSlices_->setChecked(true);
+  sumSlices_->setToolTip(
+      tr("One view holds a small share of the prompts: its slices are sparse, their sum shows "
+         "the object"));
   imageLabel_ = new QLabel(browser);
   imageLabel_->setObjectName(QStringLiteral("petHistoImage"));
   imageLabel_->setFixedSize(kImagePixels, kImagePixels);
@@ -116,6 +124,7 @@ PetDataPanel::PetDataPanel(Workspace& workspace, QWidget* parent)
   browserLayout->addWidget(viewSlider_);
   browserLayout->addWidget(sliceLabel_);
   browserLayout->addWidget(sliceSlider_);
+  browserLayout->addWidget(sumSlices_);
   auto* imageRow = new QHBoxLayout;
   imageRow->addStretch(1);
   imageRow->addWidget(imageLabel_);
@@ -132,6 +141,7 @@ PetDataPanel::PetDataPanel(Workspace& workspace, QWidget* parent)
     requestView();
   });
   connect(sliceSlider_, &QSlider::valueChanged, this, &PetDataPanel::drawSlice);
+  connect(sumSlices_, &QCheckBox::toggled, this, &PetDataPanel::drawSlice);
   connect(openButton_, &QPushButton::clicked, this, &PetDataPanel::openInSliceViews);
   connect(&workspace_, &Workspace::petDataChanged, this, &PetDataPanel::onDataChanged);
   onDataChanged();
@@ -168,6 +178,10 @@ int PetDataPanel::currentSlice() const {
 
 void PetDataPanel::setSlice(int slice) {
   sliceSlider_->setValue(slice);
+}
+
+void PetDataPanel::setSumOfSlices(bool sum) {
+  sumSlices_->setChecked(sum);
 }
 
 QString PetDataPanel::viewText() const {
@@ -296,21 +310,33 @@ void PetDataPanel::drawSlice() {
                            .arg(slice + 1)
                            .arg(grid.shape.nz)
                            .arg(grid.originMm.z() + slice * grid.voxelSizeMm.z(), 0, 'f', 1));
+  const bool sum = sumSlices_->isChecked();
+  sliceSlider_->setEnabled(!sum);
+  if (sum) sliceLabel_->setText(tr("All %1 slices, summed").arg(grid.shape.nz));
   if (!image_ || slice >= image_->nz()) return;
   const Volume& v = *image_;
-  float peak = 0;
+  // The plane shown: one slice, or the sum over z.
+  std::vector<float> plane(static_cast<std::size_t>(v.nx() * v.ny()), 0.0f);
+  for (std::int64_t z = sum ? 0 : slice; z < (sum ? v.nz() : slice + 1); ++z)
+    for (std::int64_t y = 0; y < v.ny(); ++y)
+      for (std::int64_t x = 0; x < v.nx(); ++x)
+        plane[static_cast<std::size_t>(y * v.nx() + x)] += v.at(x, y, z);
   double total = 0;
-  for (const float value : v.voxels()) {
-    peak = std::max(peak, value);
-    total += value;
-  }
+  for (const float value : v.voxels()) total += value;
   // One scale for every slice of the view (its maximum), so slices compare.
+  float peak = 0;
+  if (sum) {
+    for (const float value : plane) peak = std::max(peak, value);
+  } else {
+    for (const float value : v.voxels()) peak = std::max(peak, value);
+  }
   QImage picture(static_cast<int>(v.nx()), static_cast<int>(v.ny()), QImage::Format_RGB32);
   for (std::int64_t y = 0; y < v.ny(); ++y) {
     // y up, as the slice views show the axial plane.
     auto* row = reinterpret_cast<QRgb*>(picture.scanLine(static_cast<int>(v.ny() - 1 - y)));
     for (std::int64_t x = 0; x < v.nx(); ++x) {
-      const double t = peak > 0 ? double(v.at(x, y, slice)) / double(peak) : 0.0;
+      const float value = plane[static_cast<std::size_t>(y * v.nx() + x)];
+      const double t = peak > 0 ? double(value) / double(peak) : 0.0;
       const auto c = render::colourAt(render::ColourMap::Hot, t);
       row[x] = qRgb(int(std::lround(c[0] * 255)), int(std::lround(c[1] * 255)),
                     int(std::lround(c[2] * 255)));
@@ -319,8 +345,8 @@ void PetDataPanel::drawSlice() {
   imageLabel_->setPixmap(QPixmap::fromImage(
       picture.scaled(kImagePixels, kImagePixels, Qt::KeepAspectRatio, Qt::FastTransformation)));
   imageCaption_->setText(
-      tr("%1 prompts in this view; up to %2 per voxel. Each prompt sits at its most likely "
-         "point: the TOF blur (%3 mm) runs along the view's azimuth.")
+      tr("%1 prompts in this view; up to %2 per pixel shown. Each prompt sits at its most "
+         "likely point: the TOF blur (%3 mm) runs along the view's azimuth.")
           .arg(countText(static_cast<std::int64_t>(std::llround(total))))
           .arg(peak, 0, 'f', 0)
           .arg(pet::kSpeedOfLightMmPerPs * data_->header.scanner.tofFwhmPs / 2.0, 0, 'f', 0));

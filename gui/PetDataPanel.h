@@ -4,10 +4,10 @@
 // isotope, where they came from), and a histo-image browser (reference/direct-tof-pet.md,
 // section 2.2): a view slider (the DIRECT view's azimuth and tilt in degrees) and a z slider over
 // the prompts of that view deposited at their most likely points (PetHistoView.h), drawn in a
-// small image with a hot colour map; "Open in slice views" adds the view's histo-image to the
-// workspace as a volume. The image of a view is made on a worker thread (cancelled and redone
-// when the slider moves on), so the window never waits for it. Without PET data it says how to
-// get some.
+// small image with a hot colour map (one slice, or the sum of all, the default); "Open in slice
+// views" adds the view's histo-image to the workspace as a volume. The image of a view is made on a
+// worker thread (cancelled and redone when the slider moves on), so the window never waits for it.
+// Without PET data it says how to get some.
 #pragma once
 
 #include <QWidget>
@@ -18,6 +18,7 @@
 #include "recon/job/CancelToken.h"
 #include "recon/pet/ViewBinning.h"
 
+class QCheckBox;
 class QGroupBox;
 class QLabel;
 class QPushButton;
@@ -46,6 +47,9 @@ class PetDataPanel : public QWidget {
   void setView(int view);
   int currentSlice() const;
   void setSlice(int slice);
+  // Shows the sum over every slice instead of the slice chosen (the default: one view's slice
+  // holds few prompts).
+  void setSumOfSlices(bool sum);
   // The histo-image of the current view once made (null before, or without data).
   const std::shared_ptr<const Volume>& viewImage() const { return image_; }
   int viewImageView() const { return imageView_; }
@@ -82,6 +86,7 @@ class PetDataPanel : public QWidget {
   QSlider* viewSlider_ = nullptr;
   QLabel* viewLabel_ = nullptr;
   QSlider* sliceSlider_ = nullptr;
+  QCheckBox* sumSlices_ = nullptr;
   QLabel* sliceLabel_ = nullptr;
   QLabel* imageLabel_ = nullptr;
   QLabel* imageCaption_ = nullptr;

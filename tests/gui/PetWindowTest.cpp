@@ -240,7 +240,7 @@ TEST_F(PetWindowTest, SimulateReconstructWatchContrastRecoveryAndExportPetDicom)
 }
 
 // The PET demo as File > Open demo: TOF-PET phantom makes it (penn-labr3, 2e6 prompts), DIRECT
-// OSEM 5 iterations of 10 subsets on the CPU: screenshots for docs/images (pet-*.png) when
+// OSEM 5 iterations of 2 subsets on the CPU: screenshots for docs/images (pet-*.png) when
 // TOMOWB_SCREENSHOT_DIR is set; skipped otherwise (a minute on two cores).
 TEST_F(PetWindowTest, PetDemoScreenshots) {
   const QString dir = screenshotDir();
@@ -251,6 +251,7 @@ TEST_F(PetWindowTest, PetDemoScreenshots) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
   window.openPetDemo();
   ASSERT_TRUE(test::waitFor([&] { return window.workspace().petData() != nullptr; }, 180000));
+  QTest::qWait(300);
   ASSERT_TRUE(test::waitFor([&] { return window.petDataPanel().viewImage() != nullptr; }, 60000));
   saveShot(window, QStringLiteral("pet-data-panel.png"));
   savePngAtomically(QDir(dir).filePath(QStringLiteral("pet-data-dock.png")),
@@ -258,7 +259,7 @@ TEST_F(PetWindowTest, PetDemoScreenshots) {
 
   PetRunSettings s = window.petAlgorithmPanel().settings();
   s.iterations = 5;
-  s.subsets = 10;
+  s.subsets = 2;  // 10 subset updates: contrast without the noise of many more
   s.device = VariantDevice::Cpu;
   s.forwardVariant.clear();
   s.backVariant.clear();
