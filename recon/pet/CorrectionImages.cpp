@@ -199,11 +199,81 @@ void fillDetection(const Acceptance& a, const ViewCell& cell, const VolumeGrid& 
   }
 }
 
+// Where a mu map can be > 0 (trilinear samples reach one voxel beyond a voxel's centre).
+struct MuBox {
+  Eigen::Vector3d low, high;
+  bool empty = false;
+};
+
+// The whole map's box.
+MuBox boxOf(const Volume& mu) {
+  MuBox box;
+  for (int k = 0; k < 3; ++k) {
+    const double n = double(k == 0 ? mu.nx() : k == 1 ? mu.ny() : mu.nz());
+    box.low[k] = mu.originMm()[k] - mu.voxelSizeMm()[k];
+    box.high[k] = mu.originMm()[k] + n * mu.voxelSizeMm()[k];
+  }
+  return box;
+}
+
+// The box around the voxels with mu > 0 (lines are integrated only there: a body in a wide map
+// takes a fraction of its box).
+MuBox supportOf(const Volume& mu) {
+  std::int64_t lowIndex[3] = {mu.nx(), mu.ny(), mu.nz()}, highIndex[3] = {-1, -1, -1};
+  for (std::int64_t z = 0; z < mu.nz(); ++z)
+    for (std::int64_t y = 0; y < mu.ny(); ++y)
+      for (std::int64_t x = 0; x < mu.nx(); ++x)
+        if (mu.at(x, y, z) > 0) {
+          const std::int64_t i[3] = {x, y, z};
+          for (int k = 0; k < 3; ++k) {
+            lowIndex[k] = std::min(lowIndex[k], i[k]);
+            highIndex[k] = std::max(highIndex[k], i[k]);
+          }
+        }
+  MuBox box;
+  box.empty = highIndex[0] < 0;
+  for (int k = 0; k < 3; ++k) {
+    box.low[k] = mu.originMm()[k] + double(lowIndex[k] - 1) * mu.voxelSizeMm()[k];
+    box.high[k] = mu.originMm()[k] + double(highIndex[k] + 1) * mu.voxelSizeMm()[k];
+  }
+  return box;
+}
+
+// The midpoint-rule integral of mu along the line through `point`, clipped to `box`.
+double integrateLine(const Volume& mu, const MuBox& box, const Eigen::Vector3d& point,
+                     const Eigen::Vector3d& direction, double stepMuVoxels) {
+  if (box.empty) return 0.0;
+  double sHigh = std::numeric_limits<double>::infinity(), sLow = -sHigh;
+  for (int k = 0; k < 3; ++k) {
+    if (direction[k] == 0) {
+      if (point[k] <= box.low[k] || point[k] >= box.high[k]) return 0.0;
+      continue;
+    }
+    double a = (box.low[k] - point[k]) / direction[k], b = (box.high[k] - point[k]) / direction[k];
+    if (a > b) std::swap(a, b);
+    sLow = std::max(sLow, a);
+    sHigh = std::min(sHigh, b);
+  }
+  if (!(sHigh > sLow)) return 0.0;
+  const double step = stepMuVoxels * mu.voxelSizeMm().minCoeff();
+  const auto steps = static_cast<std::int64_t>(std::ceil((sHigh - sLow) / step));
+  const double h = (sHigh - sLow) / double(steps);
+  const Eigen::Vector3d inverse = mu.voxelSizeMm().cwiseInverse();
+  double sum = 0;
+  for (std::int64_t i = 0; i < steps; ++i) {
+    const Eigen::Vector3d p = point + (sLow + (double(i) + 0.5) * h) * direction;
+    const Eigen::Vector3d f = (p - mu.originMm()).cwiseProduct(inverse);
+    sum += trilinear(mu, f.x(), f.y(), f.z());
+  }
+  return sum * h;
+}
+
 // The integral of mu along direction `tof` through every voxel centre of the grid, into `out`:
 // integrals on a plane grid perpendicular to `tof` (axes `radial`, `axial`), read bilinearly.
-void fillLineIntegrals(const Volume& mu, const VolumeGrid& grid, const Eigen::Vector3d& tof,
-                       const Eigen::Vector3d& radial, const Eigen::Vector3d& axial,
-                       const AttenuationParams& params, std::span<float> out) {
+void fillLineIntegrals(const Volume& mu, const MuBox& support, const VolumeGrid& grid,
+                       const Eigen::Vector3d& tof, const Eigen::Vector3d& radial,
+                       const Eigen::Vector3d& axial, const AttenuationParams& params,
+                       std::span<float> out) {
   const VolumeShape& s = grid.shape;
   const double spacing = params.planeSpacingVoxels * grid.voxelSizeMm.minCoeff();
   // The plane grid (radial p, axial q) over the projections of the grid's voxel centres.
@@ -226,7 +296,7 @@ void fillLineIntegrals(const Volume& mu, const VolumeGrid& grid, const Eigen::Ve
     const std::int64_t column = node % np, row = node / np;
     const double p = pMin + double(column) * spacing, q = qMin + double(row) * spacing;
     plane[static_cast<std::size_t>(node)] =
-        attenuationLineIntegral(mu, p * radial + q * axial, tof, params.stepMuVoxels);
+        integrateLine(mu, support, p * radial + q * axial, tof, params.stepMuVoxels);
   }
 #pragma omp parallel for schedule(static)
   for (std::int64_t index = 0; index < s.voxelCount(); ++index) {
@@ -313,33 +383,7 @@ HistoImages detectionProbabilities(const ScannerModel& scanner, const VolumeGrid
 
 double attenuationLineIntegral(const Volume& mu, const Eigen::Vector3d& pointMm,
                                const Eigen::Vector3d& direction, double stepMuVoxels) {
-  // Clip the line to the map's box (the outer voxels' cells, where trilinear samples can be > 0).
-  double sHigh = std::numeric_limits<double>::infinity(), sLow = -sHigh;
-  for (int k = 0; k < 3; ++k) {
-    const double n = double(k == 0 ? mu.nx() : k == 1 ? mu.ny() : mu.nz());
-    const double low = mu.originMm()[k] - mu.voxelSizeMm()[k];
-    const double high = mu.originMm()[k] + n * mu.voxelSizeMm()[k];
-    if (direction[k] == 0) {
-      if (pointMm[k] <= low || pointMm[k] >= high) return 0.0;
-      continue;
-    }
-    double a = (low - pointMm[k]) / direction[k], b = (high - pointMm[k]) / direction[k];
-    if (a > b) std::swap(a, b);
-    sLow = std::max(sLow, a);
-    sHigh = std::min(sHigh, b);
-  }
-  if (!(sHigh > sLow)) return 0.0;
-  const double step = stepMuVoxels * mu.voxelSizeMm().minCoeff();
-  const auto steps = static_cast<std::int64_t>(std::ceil((sHigh - sLow) / step));
-  const double h = (sHigh - sLow) / double(steps);
-  const Eigen::Vector3d inverse = mu.voxelSizeMm().cwiseInverse();
-  double sum = 0;
-  for (std::int64_t i = 0; i < steps; ++i) {
-    const Eigen::Vector3d p = pointMm + (sLow + (double(i) + 0.5) * h) * direction;
-    const Eigen::Vector3d f = (p - mu.originMm()).cwiseProduct(inverse);
-    sum += trilinear(mu, f.x(), f.y(), f.z());
-  }
-  return sum * h;
+  return integrateLine(mu, boxOf(mu), pointMm, direction, stepMuVoxels);
 }
 
 HistoImages attenuationFactors(const Volume& mu, const VolumeGrid& grid, const ViewBinning& views,
@@ -347,12 +391,13 @@ HistoImages attenuationFactors(const Volume& mu, const VolumeGrid& grid, const V
   params.validate();
   views.validate();
   checkAttenuationMap(mu);
+  const MuBox support = supportOf(mu);
   HistoImages out(grid, views);
   for (int v = 0; v < views.count(); ++v) {
     context.throwIfCancelled();
     const ViewFrame f = views.frame(v);
     std::span<float> image = out.view(v);
-    fillLineIntegrals(mu, grid, f.tof, f.radial, f.axial, params, image);
+    fillLineIntegrals(mu, support, grid, f.tof, f.radial, f.axial, params, image);
     for (float& value : image) value = std::exp(-value);
     context.reportProgress("attenuation", double(v + 1) / views.count());
   }
@@ -367,6 +412,7 @@ HistoImages multiplicativeFactors(const ScannerModel& scanner, const VolumeGrid&
   sensitivity.validate();
   attenuation.validate();
   checkAttenuationMap(*muPerMm);
+  const MuBox support = supportOf(*muPerMm);
   const Acceptance a = acceptanceOf(scanner, views);
   HistoImages m(grid, views);
   const auto n = static_cast<std::size_t>(grid.shape.voxelCount());
@@ -382,7 +428,7 @@ HistoImages multiplicativeFactors(const ScannerModel& scanner, const VolumeGrid&
                           (k + 0.5) * views.tiltStepRad() / parts;
       Eigen::Vector3d tof, radial, axial;
       tiltedFrame(f.azimuthRad, tilt, tof, radial, axial);
-      fillLineIntegrals(*muPerMm, grid, tof, radial, axial, attenuation, integral);
+      fillLineIntegrals(*muPerMm, support, grid, tof, radial, axial, attenuation, integral);
 #pragma omp parallel for schedule(static)
       for (std::size_t i = 0; i < n; ++i)
         out[i] += static_cast<float>(double(epsilon[i]) * std::exp(-double(integral[i])));
