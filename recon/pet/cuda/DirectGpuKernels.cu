@@ -127,18 +127,23 @@ __global__ void backRegKernel(const float* __restrict__ histo, const ViewTable* 
   if (!columnOf(s, x, y)) return;
   const int z0 = blockIdx.y * kRegSlices;
   const std::size_t plane = std::size_t(s.nx) * s.ny;
-  float acc[kRegSlices] = {};
+  // Each view summed on its own, then added to the total: one long float sum over every view's
+  // offsets would lose about sqrt(views) in precision.
+  float total[kRegSlices] = {};
   for (int k = 0; k < viewCount; ++k) {
     const int view = views[k];
     const ViewTable t = tables[view];
     const int cls = s.classCount == 1 ? 0 : __ldg(t.classMap + y * s.nx + x);
+    float acc[kRegSlices] = {};
     gatherGroups(histo + std::size_t(view) * plane * s.nz, t, t.groupBack, cls, x, y, z0, s, false,
                  acc);
+#pragma unroll
+    for (int j = 0; j < kRegSlices; ++j) total[j] += acc[j];
   }
   float* dst = out + std::size_t(y) * s.nx + x;
 #pragma unroll
   for (int j = 0; j < kRegSlices; ++j)
-    if (z0 + j < s.nz) dst[std::size_t(z0 + j) * plane] += acc[j];
+    if (z0 + j < s.nz) dst[std::size_t(z0 + j) * plane] += total[j];
 }
 
 // Per-block counters, added to the global ones once per block.
