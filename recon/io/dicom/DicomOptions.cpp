@@ -4,9 +4,11 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 #include "recon/core/Error.h"
+#include "recon/io/dicom/DicomUid.h"
 
 namespace tomowb::io::dicom {
 
@@ -65,6 +67,45 @@ constexpr std::array<std::pair<std::string_view, PatientPosition>, 8> kPositions
     {"ffdr", PatientPosition::FFDR},
     {"ffdl", PatientPosition::FFDL},
 }};
+
+constexpr std::size_t kMaxLo = 64;
+
+void requireLength(std::string_view value, std::size_t max, std::string_view parameter) {
+  if (value.size() > max)
+    throw ParameterError(parameter, "at most " + std::to_string(max) + " characters, got " +
+                                        std::to_string(value.size()));
+  if (value.find('\\') != std::string_view::npos)
+    throw ParameterError(parameter, "must not contain a backslash");
+}
+
+bool allDigits(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+void requireDate(std::string_view value, std::string_view parameter) {
+  if (value.empty()) return;
+  if (value.size() != 8 || !allDigits(value))
+    throw ParameterError(parameter, "a date is YYYYMMDD, got '" + std::string(value) + "'");
+  const int month = std::stoi(std::string(value.substr(4, 2)));
+  const int day = std::stoi(std::string(value.substr(6, 2)));
+  if (month < 1 || month > 12 || day < 1 || day > 31)
+    throw ParameterError(parameter, "'" + std::string(value) + "' is not a valid date");
+}
+
+void requireTime(std::string_view value, std::string_view parameter) {
+  if (value.empty()) return;
+  if (value.size() != 6 || !allDigits(value) || std::stoi(std::string(value.substr(0, 2))) > 23 ||
+      std::stoi(std::string(value.substr(2, 2))) > 59 ||
+      std::stoi(std::string(value.substr(4, 2))) > 59)
+    throw ParameterError(parameter, "a time is HHMMSS, got '" + std::string(value) + "'");
+}
+
+void requireUid(std::string_view uid, std::string_view parameter) {
+  if (!uid.empty() && !isValidUid(uid))
+    throw ParameterError(parameter, "'" + std::string(uid) +
+                                        "' is not a valid UID (digits and dots, at most 64 "
+                                        "characters, no leading zero in a component)");
+}
 
 }  // namespace
 
@@ -238,6 +279,7 @@ std::string petUnitsOf(const DicomExportOptions& options) {
 
 std::vector<PatientPosition> allPatientPositions() {
   std::vector<PatientPosition> all;
+  all.reserve(kPositions.size());
   for (const auto& [name, value] : kPositions) all.push_back(value);
   return all;
 }
@@ -262,6 +304,40 @@ std::string describe(PatientPosition position) {
       return "feet first, decubitus left";
   }
   return "?";
+}
+
+void checkExportOptions(const DicomExportOptions& o) {
+  const DicomIdentity& id = o.identity;
+  requireLength(id.patientName, kMaxLo, "patient-name");
+  requireLength(id.patientId, kMaxLo, "patient-id");
+  requireDate(id.patientBirthDate, "patient-birth-date");
+  if (!id.patientSex.empty() && id.patientSex != "M" && id.patientSex != "F" &&
+      id.patientSex != "O")
+    throw ParameterError("patient-sex", "M, F, O or empty, got '" + id.patientSex + "'");
+  requireUid(id.studyInstanceUid, "study-uid");
+  requireUid(id.seriesInstanceUid, "series-uid");
+  requireUid(id.frameOfReferenceUid, "frame-of-reference-uid");
+  if (!id.uidRoot.empty()) checkUidRoot(id.uidRoot);
+  requireLength(id.studyId, 16, "study-id");
+  requireLength(id.studyDescription, kMaxLo, "study-description");
+  requireDate(id.studyDate, "study-date");
+  requireTime(id.studyTime, "study-time");
+  requireLength(id.accessionNumber, 16, "accession-number");
+  requireLength(id.referringPhysicianName, kMaxLo, "referring-physician");
+  requireLength(id.institutionName, kMaxLo, "institution");
+  requireLength(id.seriesDescription, kMaxLo, "series-description");
+  if (id.seriesNumber < 0 || id.seriesNumber > 99999)
+    throw ParameterError("series-number",
+                         "must be 0..99999, got " + std::to_string(id.seriesNumber));
+  if (o.values == DicomValueMode::Hounsfield && o.type != DicomObjectType::PetImage &&
+      !(o.waterAttenuationPerMm > 0 && std::isfinite(o.waterAttenuationPerMm)))
+    throw ParameterError("water-attenuation",
+                         "must be > 0 /mm, got " + std::to_string(o.waterAttenuationPerMm));
+  requireLength(o.nativeUnits, kMaxLo, "units");
+  requireLength(o.provenance.algorithm, kMaxLo, "algorithm");
+  requireLength(o.provenance.variant, kMaxLo, "variant");
+  if (o.provenance.parameters.size() > 10240)
+    throw ParameterError("parameters", "at most 10240 characters");
 }
 
 }  // namespace tomowb::io::dicom

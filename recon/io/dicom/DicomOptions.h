@@ -192,4 +192,9 @@ struct DicomExportOptions {
 // concentrations (pet.activityConcentration) and PROPCNTS otherwise.
 std::string petUnitsOf(const DicomExportOptions& options);
 
+// The identity, value and provenance fields checked as DICOM takes them (lengths, dates, times,
+// UIDs, series number, water attenuation): ParameterError naming the field. planDicomExport runs
+// it, and checks the grid and the PET acquisition itself.
+void checkExportOptions(const DicomExportOptions& options);
+
 }  // namespace tomowb::io::dicom
