@@ -3,8 +3,9 @@
 // voxelised activity map (EmissionTable: alias table over voxels, then uniform in the voxel); its
 // photon pair flies along u with u_z uniform in +-sin(emissionBandDeg) (the band's share of
 // isotropic pairs, sin(band), is reported so absolute sensitivities stay right) and phi uniform;
-// the photons leave through the cylinder (closed form) or the flat module planes (DetectorHits.h);
-// hits off the crystals are lost; optionally the second photon is turned by the acollinearity;
+// each photon is followed to the surface through the crystal centres (the mean depth of
+// interaction: the cylinder in closed form, or the flat module planes; DetectorHits.h); hits off
+// the crystals are lost; optionally the second photon is turned by the acollinearity;
 // each hit is moved by the positioning blur along the face and snapped to a crystal; the crystal
 // pair must pass the axial acceptance and the transaxial field of view; the pair survives
 // attenuation with probability exp(-integral of mu along both photon paths) from an optional
