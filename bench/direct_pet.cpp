@@ -8,9 +8,11 @@
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -24,6 +26,7 @@
 #include "recon/iterative/EmRule.h"
 #include "recon/iterative/OrderedSubsetSolver.h"
 #include "recon/pet/GpuDirect.h"
+#include "recon/pet/GpuListModeSimulator.h"
 #include "recon/pet/ListModeSimulator.h"
 #include "recon/pet/PetImageQuality.h"
 #include "recon/pet/PetPipeline.h"
@@ -91,6 +94,36 @@ double meanOffsets(const pet::DirectKernels& k) {
   return sum / k.views().count();
 }
 
+// parallelproj's images, measured with our ROI code: one row per image, sorted by name.
+int measurePeerImages(const std::string& folder, const std::string& out) {
+  const pet::PetPhantom phantom;
+  const VolumeGrid grid = VolumeGrid::centred({144, 144, 48}, Eigen::Vector3d::Constant(4.0));
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().extension() == ".raw" &&
+        entry.path().filename().string().rfind("pp_lm_", 0) == 0)
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  std::ostringstream md;
+  md << "## parallelproj's images measured with PetImageQuality\n\n"
+     << "| image | mean hot CRC | noise |\n|---|---|---|\n";
+  for (const auto& f : files) {
+    Volume v = grid.makeVolume();
+    std::ifstream in(f, std::ios::binary);
+    in.read(reinterpret_cast<char*>(v.data()), std::streamsize(v.voxels().size() * sizeof(float)));
+    if (!in) {
+      md << "| " << f.filename().string() << " | unreadable (size?) | |\n";
+      continue;
+    }
+    const pet::PetImageQuality q = pet::measurePetImageQuality(v, phantom);
+    md << "| " << f.filename().string() << " | " << fixed(q.meanHotCrc, 3) << " | "
+       << fixed(100 * q.noise, 1) << " % |\n";
+  }
+  std::ofstream(out) << md.str();
+  std::printf("%s", md.str().c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace tomowb::bench
 
@@ -116,13 +149,21 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-sweeps", sweeps, "skip the kernel-size sweeps");
   double ramlaLambda0 = 1.0;
   app.add_option("--ramla-lambda0", ramlaLambda0, "RAMLA's first relaxation in the quality rows");
+  bool gpuSimulator = false;
+  app.add_flag("--gpu-simulator", gpuSimulator, "simulate the quality rows' events on the GPU");
   bool qualityAttenuation = true;
   app.add_flag("!--no-attenuation", qualityAttenuation,
                "simulate the image-quality phantom without attenuation (and correct for none)");
   bool timing = true;
   app.add_flag("!--no-timing", timing,
                "skip the projector, iteration and deposition timings (image quality only)");
+  std::string peerImages;
+  app.add_option(
+      "--peer-images", peerImages,
+      "only measure parallelproj's images (pp_lm_<events>_it<k>.raw, 144x144x48 at 4 mm) "
+      "in this folder with PetImageQuality, and write that table");
   CLI11_PARSE(app, argc, argv);
+  if (!peerImages.empty()) return measurePeerImages(peerImages, out);
 
   std::ostringstream md;
   md << "# DIRECT TOF-PET on the GPU (issue #20)\n\n"
@@ -406,7 +447,10 @@ int main(int argc, char** argv) {
     sp.seed = 20261126;
     sp.requestedPrompts = static_cast<std::int64_t>(qualityEvents.back());
     const double simStart = omp_get_wtime();
-    sim = pet::simulateListMode(qs, activity, muUsed, sp, context);
+    if (gpuSimulator)
+      sim = pet::simulateListModeGpu(qs, activity, muUsed, sp, {}, context);
+    else
+      sim = pet::simulateListMode(qs, activity, muUsed, sp, context);
     simSeconds = omp_get_wtime() - simStart;
     fullHeader = pet::simulatedListModeHeader(qs, sp, sim.report);
     if (!qualityDir.empty()) {
@@ -436,10 +480,10 @@ int main(int argc, char** argv) {
     md << "## Image quality, " << scientific(count) << " prompts of the seed's phantom\n\n"
        << "penn-labr3, 400 ps, " << (qualityAttenuation ? "attenuation and " : "no attenuation, ")
        << "randoms (10 %) simulated and corrected; simulation of "
-       << scientific(double(sim.report.prompts())) << " prompts " << fixed(simSeconds, 1)
-       << " s (CPU, " << omp_get_max_threads() << " threads), deposition and corrections "
-       << fixed(histoSeconds, 1) << " s (CPU). gather-reg on the GPU; RAMLA lambda0 "
-       << fixed(ramlaLambda0, 3)
+       << scientific(double(sim.report.prompts())) << " prompts " << fixed(simSeconds, 1) << " s ("
+       << (gpuSimulator ? "GPU" : "CPU, " + std::to_string(omp_get_max_threads()))
+       << " threads), deposition and corrections " << fixed(histoSeconds, 1)
+       << " s (CPU). gather-reg on the GPU; RAMLA lambda0 " << fixed(ramlaLambda0, 3)
        << ", beta 5 passes. Mean hot-sphere CRC / noise (SD / mean, 50 mm disc) per iteration.\n\n"
        << "| algorithm | LOR kernel | it 1 | it 2 | it 5 | it 10 | it 20 | CRC hot at 8 % noise | "
           "s / "
