@@ -502,13 +502,7 @@ void DataPanel::onLoaded(const LoadResult& result) {
     return;
   }
   if (result.pet) {
-    // PET list mode is a data set of its own: projections and their phantom go.
-    workspace_.setPetData(result.pet);
-    if (result.pet->activity) {
-      const int index = workspace_.addVolume(
-          {tr("PET phantom: activity (Bq/mL)"), QString(), result.pet->activity, -1});
-      workspace_.setCurrentVolume(index);
-    }
+    onPetLoaded(result);
   } else if (result.projections) {
     // New projections are a new data set: the workspace drops the old one's phantom (it must
     // never be the truth for these), then the data's own phantom, if any, is set. Derived
@@ -552,6 +546,33 @@ void DataPanel::onFailed(const QString& message) {
   startNext();
 }
 
+void DataPanel::onPetLoaded(const LoadResult& result) {
+  // PET list mode is a data set of its own: projections and their phantom go. A scan simulated
+  // here brings its phantom's activity (the truth) as a volume.
+  workspace_.setPetData(result.pet);
+  if (result.pet->activity) {
+    const int index = workspace_.addVolume(
+        {tr("PET phantom: activity (Bq/mL)"), QString(), result.pet->activity, -1});
+    workspace_.setCurrentVolume(index);
+  }
+}
+
+void DataPanel::addPetItem() {
+  const auto& pet = workspace_.petData();
+  if (!pet) return;
+  auto* item = new QTreeWidgetItem(list_);
+  item->setText(0,
+                tr("PET list mode: %1\n%2 prompts · %3 delayed · %4")
+                    .arg(pet->name, countText(pet->promptCount()), countText(pet->delayedCount()),
+                         QString::fromStdString(pet->header.scanner.name)));
+  item->setData(0, kKindRole, PetItem);
+  item->setData(0, kPathRole, pet->sourcePath);
+  QString tip = pet->sourcePath.isEmpty() ? tr("simulated in this window") : pet->sourcePath;
+  if (!pet->warnings.isEmpty())
+    tip += QStringLiteral("\n\n") + pet->warnings.join(QStringLiteral("\n"));
+  item->setToolTip(0, tip);
+}
+
 void DataPanel::rebuildList() {
   list_->clear();
   const auto& entries = workspace_.projectionEntries();
@@ -583,19 +604,7 @@ void DataPanel::rebuildList() {
       item->setFont(0, bold);
     }
   }
-  if (const auto& pet = workspace_.petData()) {
-    auto* item = new QTreeWidgetItem(list_);
-    item->setText(0,
-                  tr("PET list mode: %1\n%2 prompts · %3 delayed · %4")
-                      .arg(pet->name, countText(pet->promptCount()), countText(pet->delayedCount()),
-                           QString::fromStdString(pet->header.scanner.name)));
-    item->setData(0, kKindRole, PetItem);
-    item->setData(0, kPathRole, pet->sourcePath);
-    QString tip = pet->sourcePath.isEmpty() ? tr("simulated in this window") : pet->sourcePath;
-    if (!pet->warnings.isEmpty())
-      tip += QStringLiteral("\n\n") + pet->warnings.join(QStringLiteral("\n"));
-    item->setToolTip(0, tip);
-  }
+  addPetItem();
   if (workspace_.phantom()) {
     auto* item = new QTreeWidgetItem(list_);
     item->setText(0, tr("Phantom: %1\n%2")

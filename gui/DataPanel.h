@@ -139,6 +139,8 @@ class DataPanel : public QWidget {
 
   void startNext();
   void onLoaded(const LoadResult& result);
+  void onPetLoaded(const LoadResult& result);
+  void addPetItem();  // the PET data's row of the list
   void chooseDicomSeries(const LoadResult& listing);
   void onFailed(const QString& message);
   void onProgress(double fraction);

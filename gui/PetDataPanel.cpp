@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <span>
 #include <vector>
 
 #include "gui/core/PetHistoView.h"
@@ -35,6 +36,34 @@ QString layoutText(const pet::ScannerModel& s) {
                    .arg(s.modules)
                    .arg(s.crystalsPerModule())
              : PetDataPanel::tr("cylinder");
+}
+
+// The plane the browser shows: one slice, or the sum over z.
+std::vector<float> planeOf(const Volume& v, int slice, bool sum) {
+  std::vector<float> plane(static_cast<std::size_t>(v.nx() * v.ny()), 0.0f);
+  const std::int64_t first = sum ? 0 : slice, end = sum ? v.nz() : slice + 1;
+  for (std::int64_t z = first; z < end; ++z)
+    for (std::int64_t y = 0; y < v.ny(); ++y)
+      for (std::int64_t x = 0; x < v.nx(); ++x)
+        plane[static_cast<std::size_t>(y * v.nx() + x)] += v.at(x, y, z);
+  return plane;
+}
+
+// The plane in the hot colour map from 0 to `peak`, y up as the slice views show the axial plane.
+QImage hotImage(const std::vector<float>& plane, int nx, int ny, float peak) {
+  QImage picture(nx, ny, QImage::Format_RGB32);
+  for (int y = 0; y < ny; ++y) {
+    auto* row = reinterpret_cast<QRgb*>(picture.scanLine(ny - 1 - y));
+    for (int x = 0; x < nx; ++x) {
+      const float value = plane[static_cast<std::size_t>(y) * static_cast<std::size_t>(nx) +
+                                static_cast<std::size_t>(x)];
+      const double t = peak > 0 ? double(value) / double(peak) : 0.0;
+      const auto c = render::colourAt(render::ColourMap::Hot, t);
+      row[x] = qRgb(int(std::lround(c[0] * 255)), int(std::lround(c[1] * 255)),
+                    int(std::lround(c[2] * 255)));
+    }
+  }
+  return picture;
 }
 
 QString secondsText(double seconds) {
@@ -315,33 +344,14 @@ void PetDataPanel::drawSlice() {
   if (sum) sliceLabel_->setText(tr("All %1 slices, summed").arg(grid.shape.nz));
   if (!image_ || slice >= image_->nz()) return;
   const Volume& v = *image_;
-  // The plane shown: one slice, or the sum over z.
-  std::vector<float> plane(static_cast<std::size_t>(v.nx() * v.ny()), 0.0f);
-  for (std::int64_t z = sum ? 0 : slice; z < (sum ? v.nz() : slice + 1); ++z)
-    for (std::int64_t y = 0; y < v.ny(); ++y)
-      for (std::int64_t x = 0; x < v.nx(); ++x)
-        plane[static_cast<std::size_t>(y * v.nx() + x)] += v.at(x, y, z);
+  const std::vector<float> plane = planeOf(v, slice, sum);
   double total = 0;
   for (const float value : v.voxels()) total += value;
   // One scale for every slice of the view (its maximum), so slices compare.
   float peak = 0;
-  if (sum) {
-    for (const float value : plane) peak = std::max(peak, value);
-  } else {
-    for (const float value : v.voxels()) peak = std::max(peak, value);
-  }
-  QImage picture(static_cast<int>(v.nx()), static_cast<int>(v.ny()), QImage::Format_RGB32);
-  for (std::int64_t y = 0; y < v.ny(); ++y) {
-    // y up, as the slice views show the axial plane.
-    auto* row = reinterpret_cast<QRgb*>(picture.scanLine(static_cast<int>(v.ny() - 1 - y)));
-    for (std::int64_t x = 0; x < v.nx(); ++x) {
-      const float value = plane[static_cast<std::size_t>(y * v.nx() + x)];
-      const double t = peak > 0 ? double(value) / double(peak) : 0.0;
-      const auto c = render::colourAt(render::ColourMap::Hot, t);
-      row[x] = qRgb(int(std::lround(c[0] * 255)), int(std::lround(c[1] * 255)),
-                    int(std::lround(c[2] * 255)));
-    }
-  }
+  for (const float value : sum ? std::span<const float>(plane) : v.voxels())
+    peak = std::max(peak, value);
+  const QImage picture = hotImage(plane, static_cast<int>(v.nx()), static_cast<int>(v.ny()), peak);
   imageLabel_->setPixmap(QPixmap::fromImage(
       picture.scaled(kImagePixels, kImagePixels, Qt::KeepAspectRatio, Qt::FastTransformation)));
   imageCaption_->setText(

@@ -53,11 +53,13 @@ PetQualityPanel::PetQualityPanel(RunController& runs, QWidget* parent)
   crcChart_->setTitle(tr("Contrast recovery (1 = full)"));
   crcChart_->setAxisTitles(tr("iteration"), tr("CRC"));
   crcChart_->setMinimumHeight(170);
+  crcChart_->setLegendAtLeft(true);  // the recovery rises to the right
   noiseChart_ = new render::ChartView(splitter);
   noiseChart_->setObjectName(QStringLiteral("petNoiseChart"));
   noiseChart_->setTitle(tr("Background noise (SD / mean)"));
   noiseChart_->setAxisTitles(tr("iteration"), tr("noise"));
   noiseChart_->setMinimumHeight(140);
+  noiseChart_->setLegendAtLeft(true);  // so does the noise
   splitter->addWidget(crcChart_);
   splitter->addWidget(noiseChart_);
   splitter->setStretchFactor(0, 3);

@@ -118,6 +118,11 @@ void ChartView::setLegendVisible(bool visible) {
   requestRender();
 }
 
+void ChartView::setLegendAtLeft(bool left) {
+  chart_->GetLegend()->SetHorizontalAlignment(left ? vtkChartLegend::LEFT : vtkChartLegend::RIGHT);
+  requestRender();
+}
+
 void ChartView::setLogScaleX(bool logarithmic) {
   logX_ = logarithmic;
   for (Series& s : series_) syncTable(s);

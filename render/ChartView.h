@@ -47,6 +47,9 @@ class ChartView : public VtkOpenGLWidget {
   QString xAxisTitle() const { return xTitle_; }
   QString yAxisTitle() const { return yTitle_; }
   void setLegendVisible(bool visible);
+  // The legend in the plot's top-left corner instead of its top-right one (curves that rise to the
+  // right leave that corner free).
+  void setLegendAtLeft(bool left);
   // Logarithmic axes (residuals over iterations, the sweep's time and error). The chart plots
   // log10 of the values itself, with the range and ticks of qa::logAxisFor: degenerate data (all
   // values equal, one point) still get at least a decade, and the tick labels read in the

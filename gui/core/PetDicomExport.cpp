@@ -35,8 +35,12 @@ io::dicom::DicomExportOptions petDicomExportOptions(const nlohmann::json& parame
   const double seconds = input.value("acquisitionSeconds", 0.0);
   if (seconds > 0)
     pet.actualFrameDurationMs = std::max<std::int64_t>(1, std::llround(seconds * 1e3));
-  pet.decayCorrection = parameters.value("decayCorrection", false) ? PetDecayCorrection::Start
-                                                                   : PetDecayCorrection::None;
+  // Decay corrected to the scan start by the run, or simulated without decay (the values are the
+  // activity at the start already, which SUV needs).
+  pet.decayCorrection =
+      parameters.value("decayCorrection", false) || input.value("decayFree", false)
+          ? PetDecayCorrection::Start
+          : PetDecayCorrection::None;
   const std::string scanStart = input.value("scanStart", std::string());
   if (!scanStart.empty()) {
     try {

@@ -270,6 +270,8 @@ RunSpec makePetRun(std::shared_ptr<const PetDataSet> data, const PetRunSettings&
     // viewer's SUV needs (PetDicomExport.h), which then reads about 1 in the background.
     const double activityBq = data->simulation->activityBq;
     p["input"]["phantomActivityBq"] = activityBq;
+    // The window's simulator lets nothing decay: the values are the activity at the scan start.
+    p["input"]["decayFree"] = true;
     p["input"]["phantomMassKg"] = activityBq / data->phantom->params().backgroundBqPerMl * 1e-3;
   }
 
