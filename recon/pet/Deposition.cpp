@@ -147,58 +147,76 @@ void spreadEvent(const EventGeometryTables& t, const EventPoint& e, DepositionMo
   }
 }
 
-DepositionReport depositEvents(const ScannerModel& scanner, std::span<const ListModeEvent> events,
-                               const DepositionParams& params, HistoImages& histo,
-                               JobContext& context) {
-  const auto started = std::chrono::steady_clock::now();
-  const EventGeometryTableSet tableSet(scanner, histo.grid(), histo.views());
-  const EventGeometryTables& t = tableSet.tables();
-  const auto n = static_cast<std::int64_t>(events.size());
-  DepositionReport report;
-  report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
+namespace {
 
-  // Pass 1: each event's view (or why it has none), in parallel.
-  std::vector<std::int32_t> viewOf(static_cast<std::size_t>(n), -1);
+// Pass 1: each event's view (-1 outside the tilt acceptance, -2 degenerate, -3 another stream),
+// in parallel, counted into the report.
+std::vector<std::int32_t> classifyEvents(const EventGeometryTables& t,
+                                         std::span<const ListModeEvent> events, EventStream stream,
+                                         DepositionReport& report, JobContext& context) {
+  const auto n = static_cast<std::int64_t>(events.size());
+  std::vector<std::int32_t> viewOf(static_cast<std::size_t>(n), -3);
   std::uint64_t inStreamCount = 0, outsideTilt = 0, degenerate = 0;
-  constexpr std::int64_t kChunk = 1 << 16;
-  for (std::int64_t begin = 0; begin < n; begin += kChunk * 64) {
+  constexpr std::int64_t kBatch = std::int64_t{1} << 22;
+  for (std::int64_t begin = 0; begin < n; begin += kBatch) {
     context.throwIfCancelled();
-    const std::int64_t end = std::min(n, begin + kChunk * 64);
+    const std::int64_t end = std::min(n, begin + kBatch);
 #pragma omp parallel for reduction(+ : inStreamCount, outsideTilt, degenerate) schedule(static)
     for (std::int64_t i = begin; i < end; ++i) {
       const ListModeEvent& ev = events[static_cast<std::size_t>(i)];
-      if (!inStream(ev, params.stream)) continue;
+      if (!inStream(ev, stream)) continue;
       ++inStreamCount;
+      std::int32_t& v = viewOf[static_cast<std::size_t>(i)];
       if (ev.crystal1 == ev.crystal2 && ev.ring1 == ev.ring2) {
         ++degenerate;
-        viewOf[static_cast<std::size_t>(i)] = -2;
+        v = -2;
         continue;
       }
-      const EventPoint p = locateEvent(t, ev.crystal1, ev.ring1, ev.crystal2, ev.ring2, ev.tofLsb);
-      if (p.view < 0) ++outsideTilt;
-      viewOf[static_cast<std::size_t>(i)] = p.view;
+      v = locateEvent(t, ev.crystal1, ev.ring1, ev.crystal2, ev.ring2, ev.tofLsb).view;
+      if (v < 0) ++outsideTilt;
     }
     context.reportProgress("deposit", 0.3 * double(end) / double(std::max<std::int64_t>(n, 1)));
   }
   report.events = inStreamCount;
   report.outsideTilt = outsideTilt;
   report.degenerate = degenerate;
+  return viewOf;
+}
 
-  // Pass 2: bucket the events by view (stable: event order within a view), then each thread
-  // owns whole views, so every view's sum is made in the same order whatever the thread count.
-  const int views = histo.viewCount();
-  std::vector<std::int64_t> start(static_cast<std::size_t>(views) + 1, 0);
+// Pass 2: the events of each view in event order (a counting sort): start[v]..start[v + 1] of
+// `order` are view v's event indices.
+void bucketByView(const std::vector<std::int32_t>& viewOf, int views,
+                  std::vector<std::int64_t>& start, std::vector<std::int64_t>& order) {
+  start.assign(static_cast<std::size_t>(views) + 1, 0);
   for (std::int32_t v : viewOf)
     if (v >= 0) ++start[static_cast<std::size_t>(v) + 1];
   for (int v = 0; v < views; ++v) start[v + 1] += start[v];
-  std::vector<std::int64_t> order(static_cast<std::size_t>(start[views]));
-  {
-    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const std::int32_t v = viewOf[static_cast<std::size_t>(i)];
-      if (v >= 0) order[static_cast<std::size_t>(next[v]++)] = i;
-    }
+  order.assign(static_cast<std::size_t>(start[views]), 0);
+  std::vector<std::int64_t> next(start.begin(), start.end() - 1);
+  for (std::size_t i = 0; i < viewOf.size(); ++i) {
+    const std::int32_t v = viewOf[i];
+    if (v >= 0) order[static_cast<std::size_t>(next[v]++)] = static_cast<std::int64_t>(i);
   }
+}
+
+}  // namespace
+
+DepositionReport depositEvents(const ScannerModel& scanner, std::span<const ListModeEvent> events,
+                               const DepositionParams& params, HistoImages& histo,
+                               JobContext& context) {
+  const auto started = std::chrono::steady_clock::now();
+  const EventGeometryTableSet tableSet(scanner, histo.grid(), histo.views());
+  const EventGeometryTables& t = tableSet.tables();
+  DepositionReport report;
+  report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
+  const std::vector<std::int32_t> viewOf =
+      classifyEvents(t, events, params.stream, report, context);
+
+  // Pass 3: each thread owns whole views, so every view's sum is made in the same order whatever
+  // the thread count.
+  const int views = histo.viewCount();
+  std::vector<std::int64_t> start, order;
+  bucketByView(viewOf, views, start, order);
   const double tofSigmaMm = scanner.tofSigmaMm();
   std::uint64_t deposited = 0, outsideGrid = 0;
   std::atomic<bool> cancelled{false};

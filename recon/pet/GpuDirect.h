@@ -50,6 +50,8 @@ class GpuEventDeposition {
   double uploadSeconds() const noexcept;
 
  private:
+  void launch(const DepositionParams& params);
+  void addInto(const DepositionParams& params, HistoImages& histo);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

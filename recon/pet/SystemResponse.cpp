@@ -106,6 +106,49 @@ double gaussianDensity(double t, double sigma) {
   return std::exp(-0.5 * t * t / (sigma * sigma)) / (std::sqrt(2.0 * std::numbers::pi) * sigma);
 }
 
+// The classes of one azimuth's transverse pixels: |rho| in steps of `step` (the last class
+// takes the rest), the second half for rho < 0 when asymmetric.
+std::vector<std::uint16_t> classMapOf(const VolumeGrid& grid, double phi, int baseClasses,
+                                      double step, bool asymmetric) {
+  const std::int64_t nx = grid.shape.nx, ny = grid.shape.ny;
+  const double s = std::sin(phi), c = std::cos(phi);
+  std::vector<std::uint16_t> map(static_cast<std::size_t>(nx * ny));
+  for (std::int64_t y = 0; y < ny; ++y)
+    for (std::int64_t x = 0; x < nx; ++x) {
+      const double wx = grid.originMm.x() + double(x) * grid.voxelSizeMm.x();
+      const double wy = grid.originMm.y() + double(y) * grid.voxelSizeMm.y();
+      const double rho = -wx * s + wy * c;
+      const long quantised = std::lround(std::abs(rho) / step);
+      int cls = baseClasses == 1 ? 0 : static_cast<int>(std::min<long>(quantised, baseClasses - 1));
+      if (asymmetric && rho < 0) cls += baseClasses;
+      map[static_cast<std::size_t>(y * nx + x)] = static_cast<std::uint16_t>(cls);
+    }
+  return map;
+}
+
+// The integer offsets inside the ellipsoid of semi-axes `semi` (along t, r, a) of a view frame,
+// sorted by (dz, dy, dx).
+std::vector<KernelOffset> supportOf(const ViewFrame& f, const Eigen::Vector3d& voxel,
+                                    const Eigen::Vector3d& semi) {
+  int half[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    const double extent = std::sqrt(semi[0] * semi[0] * f.tof[axis] * f.tof[axis] +
+                                    semi[1] * semi[1] * f.radial[axis] * f.radial[axis] +
+                                    semi[2] * semi[2] * f.axial[axis] * f.axial[axis]);
+    half[axis] = static_cast<int>(std::floor(extent / voxel[axis] + 1e-9));
+  }
+  std::vector<KernelOffset> list;
+  for (int dz = -half[2]; dz <= half[2]; ++dz)
+    for (int dy = -half[1]; dy <= half[1]; ++dy)
+      for (int dx = -half[0]; dx <= half[0]; ++dx) {
+        const Eigen::Vector3d d(dx * voxel.x(), dy * voxel.y(), dz * voxel.z());
+        const double t = d.dot(f.tof) / semi[0], r = d.dot(f.radial) / semi[1],
+                     a = d.dot(f.axial) / semi[2];
+        if (t * t + r * r + a * a <= 1.0 + 1e-12) list.push_back({dx, dy, dz});
+      }
+  return list;
+}
+
 }  // namespace
 
 DirectKernels::DirectKernels(const VolumeGrid& grid, const ViewBinning& views,
@@ -116,9 +159,8 @@ DirectKernels::DirectKernels(const VolumeGrid& grid, const ViewBinning& views,
   const Eigen::Vector3d& voxel = grid.voxelSizeMm;
   if (std::abs(voxel.x() - voxel.y()) > 1e-9 * voxel.x())
     throw ParameterError("grid", "DIRECT needs square transverse voxels (x and y sizes equal)");
-  const std::int64_t nx = grid.shape.nx, ny = grid.shape.ny;
   classStepMm_ = voxel.x();
-  fovEdgeMm_ = params.fovEdgeMm > 0 ? params.fovEdgeMm : 0.5 * double(nx) * voxel.x();
+  fovEdgeMm_ = params.fovEdgeMm > 0 ? params.fovEdgeMm : 0.5 * double(grid.shape.nx) * voxel.x();
   if (params.profile == LorWidthProfile::Variant1 && !(fovEdgeMm_ > params.referenceRadiusMm))
     throw ParameterError("reference-radius-mm",
                          "must lie inside the FOV edge (" + std::to_string(fovEdgeMm_) + " mm)");
@@ -126,27 +168,9 @@ DirectKernels::DirectKernels(const VolumeGrid& grid, const ViewBinning& views,
                               ? 1
                               : static_cast<int>(std::lround(fovEdgeMm_ / classStepMm_)) + 1;
   classCount_ = params.asymmetric ? 2 * baseClasses : baseClasses;
-
-  // Class maps per azimuth.
-  classMaps_.resize(static_cast<std::size_t>(views.azimuths));
-  for (int a = 0; a < views.azimuths; ++a) {
-    const double phi = (a + 0.5) * views.azimuthStepRad();
-    const double s = std::sin(phi), c = std::cos(phi);
-    std::vector<std::uint16_t>& map = classMaps_[static_cast<std::size_t>(a)];
-    map.resize(static_cast<std::size_t>(nx * ny));
-    for (std::int64_t y = 0; y < ny; ++y)
-      for (std::int64_t x = 0; x < nx; ++x) {
-        const double wx = grid.originMm.x() + double(x) * voxel.x();
-        const double wy = grid.originMm.y() + double(y) * voxel.y();
-        const double rho = -wx * s + wy * c;
-        int cls = baseClasses == 1
-                      ? 0
-                      : static_cast<int>(std::min<double>(std::lround(std::abs(rho) / classStepMm_),
-                                                          baseClasses - 1));
-        if (params.asymmetric && rho < 0) cls += baseClasses;
-        map[static_cast<std::size_t>(y * nx + x)] = static_cast<std::uint16_t>(cls);
-      }
-  }
+  for (int a = 0; a < views.azimuths; ++a)
+    classMaps_.push_back(classMapOf(grid, (a + 0.5) * views.azimuthStepRad(), baseClasses,
+                                    classStepMm_, params.asymmetric));
 
   // Per class: the radial sigma and the side (for asymmetric kernels).
   std::vector<double> sigmaR(static_cast<std::size_t>(classCount_)), side(sigmaR.size(), 1.0);
@@ -159,52 +183,31 @@ DirectKernels::DirectKernels(const VolumeGrid& grid, const ViewBinning& views,
   }
   const double sigmaT = params.tofSigmaMm();
   const double sigmaA = params.axialFwhmMm / kFwhmPerSigma;
-  const double T = params.truncationSigmas;
-  const double semiT = T * sigmaT, semiA = T * sigmaA;
-  const double semiR = params.asymmetric ? T * 2.0 * maxSigmaR + maxSigmaR : T * maxSigmaR;
+  const double cut = params.truncationSigmas;
+  const Eigen::Vector3d semi(
+      cut * sigmaT, params.asymmetric ? cut * 2.0 * maxSigmaR + maxSigmaR : cut * maxSigmaR,
+      cut * sigmaA);
   const double cellVolume = voxel.x() * voxel.y() * voxel.z();
 
-  offsets_.resize(static_cast<std::size_t>(views.count()));
-  values_.resize(offsets_.size());
-  sums_.resize(offsets_.size());
   std::uint64_t tableBytes = 0;
   for (int v = 0; v < views.count(); ++v) {
     const ViewFrame f = views.frame(v);
-    int half[3];
-    for (int axis = 0; axis < 3; ++axis) {
-      const double extent = std::sqrt(semiT * semiT * f.tof[axis] * f.tof[axis] +
-                                      semiR * semiR * f.radial[axis] * f.radial[axis] +
-                                      semiA * semiA * f.axial[axis] * f.axial[axis]);
-      half[axis] = static_cast<int>(std::floor(extent / voxel[axis] + 1e-9));
-    }
-    std::vector<KernelOffset>& list = offsets_[static_cast<std::size_t>(v)];
-    for (int dz = -half[2]; dz <= half[2]; ++dz)
-      for (int dy = -half[1]; dy <= half[1]; ++dy)
-        for (int dx = -half[0]; dx <= half[0]; ++dx) {
-          const Eigen::Vector3d d(dx * voxel.x(), dy * voxel.y(), dz * voxel.z());
-          const double t = d.dot(f.tof) / semiT, r = d.dot(f.radial) / semiR,
-                       a = d.dot(f.axial) / semiA;
-          if (t * t + r * r + a * a <= 1.0 + 1e-12) list.push_back({dx, dy, dz});
-        }
+    std::vector<KernelOffset> list = supportOf(f, voxel, semi);
     const auto n = static_cast<std::int64_t>(list.size());
     tableBytes += std::uint64_t(n) * std::uint64_t(classCount_) * sizeof(double);
     checkHostAllocation(tableBytes, "the DIRECT kernel tables");
-    std::vector<double>& vals = values_[static_cast<std::size_t>(v)];
-    vals.assign(static_cast<std::size_t>(n * classCount_), 0.0);
-    std::vector<double>& sums = sums_[static_cast<std::size_t>(v)];
-    sums.assign(static_cast<std::size_t>(classCount_), 0.0);
+    std::vector<double> vals(static_cast<std::size_t>(n * classCount_), 0.0);
+    std::vector<double> sums(static_cast<std::size_t>(classCount_), 0.0);
     for (int cls = 0; cls < classCount_; ++cls) {
       double sum = 0;
       double* row = vals.data() + static_cast<std::ptrdiff_t>(cls) * n;
       for (std::int64_t i = 0; i < n; ++i) {
         const KernelOffset& o = list[static_cast<std::size_t>(i)];
         const Eigen::Vector3d d(o.dx * voxel.x(), o.dy * voxel.y(), o.dz * voxel.z());
-        const double value =
-            gaussianDensity(d.dot(f.tof), sigmaT) *
-            radialDensity(d.dot(f.radial), sigmaR[cls], params.asymmetric, side[cls]) *
-            gaussianDensity(d.dot(f.axial), sigmaA);
-        row[i] = value;
-        sum += value;
+        row[i] = gaussianDensity(d.dot(f.tof), sigmaT) *
+                 radialDensity(d.dot(f.radial), sigmaR[cls], params.asymmetric, side[cls]) *
+                 gaussianDensity(d.dot(f.axial), sigmaA);
+        sum += row[i];
       }
       sums[cls] = sum * cellVolume;
       if (sum > 0)
@@ -216,6 +219,9 @@ DirectKernels::DirectKernels(const VolumeGrid& grid, const ViewBinning& views,
       reach_.dy = std::max(reach_.dy, std::abs(o.dy));
       reach_.dz = std::max(reach_.dz, std::abs(o.dz));
     }
+    offsets_.push_back(std::move(list));
+    values_.push_back(std::move(vals));
+    sums_.push_back(std::move(sums));
   }
 }
 

@@ -105,43 +105,76 @@ double GpuEventDeposition::uploadSeconds() const noexcept {
   return impl_->uploadSeconds;
 }
 
+namespace {
+
+// The TOF kernel's samples along the LOR (TofKernel mode): half-width, spacing, sigma, sum.
+struct TofSamples {
+  int half = 0;
+  float step = 0, sigma = 1, norm = 1;
+};
+
+TofSamples tofSamples(const EventGeometryTables& t, double tofSigmaMm, double sigmas) {
+  TofSamples k;
+  k.step = 0.5f / std::max({t.inverseVoxelMm[0], t.inverseVoxelMm[1], t.inverseVoxelMm[2]});
+  k.sigma = static_cast<float>(tofSigmaMm);
+  k.half = static_cast<int>(std::ceil(sigmas * k.sigma / k.step));
+  double sum = 0;
+  for (int i = -k.half; i <= k.half; ++i) {
+    const double s = double(i) * double(k.step);
+    sum += std::exp(-0.5 * s * s / (double(k.sigma) * double(k.sigma)));
+  }
+  k.norm = static_cast<float>(sum);
+  return k;
+}
+
+}  // namespace
+
+void GpuEventDeposition::launch(const DepositionParams& params) {
+  Impl& m = *impl_;
+  const bool delayed = params.stream == EventStream::Delayed;
+  if (params.mode == DepositionMode::Nearest) {
+    gpu::launchDepositNearest(m.events.as<ListModeEvent>(), m.eventCount, m.tables, delayed,
+                              m.counts.as<unsigned int>(), m.counters.as<unsigned long long>(),
+                              m.stream);
+    return;
+  }
+  const TofSamples k = params.mode == DepositionMode::TofKernel
+                           ? tofSamples(m.host.tables(), m.tofSigmaMm, params.tofKernelSigmas)
+                           : TofSamples{};
+  gpu::launchDepositWeighted(m.events.as<ListModeEvent>(), m.eventCount, m.tables, delayed, k.half,
+                             k.step, k.sigma, k.norm, m.histo.as<float>(),
+                             m.counters.as<unsigned long long>(), m.stream);
+}
+
+void GpuEventDeposition::addInto(const DepositionParams& params, HistoImages& histo) {
+  Impl& m = *impl_;
+  if (params.mode == DepositionMode::Nearest) {
+    TOMOWB_CUDA_CHECK(cudaMemsetAsync(m.histo.as<void>(), 0, m.cells * sizeof(float), m.stream),
+                      "deposition");
+    gpu::launchAddCounts(m.counts.as<unsigned int>(), m.cells, m.histo.as<float>(), m.stream);
+  }
+  // The device sum goes to a host buffer, then adds into what `histo` holds.
+  std::vector<float> sums(m.cells);
+  cuda::copyNow(sums.data(), m.histo.as<void>(), m.cells * sizeof(float), cudaMemcpyDeviceToHost,
+                m.stream, "histo-images");
+  float* out = histo.data();
+  for (std::size_t i = 0; i < m.cells; ++i) out[i] += sums[i];
+}
+
 DepositionReport GpuEventDeposition::deposit(const DepositionParams& params, HistoImages* histo) {
   Impl& m = *impl_;
   TOMOWB_CUDA_CHECK(cudaSetDevice(m.device), "selecting the GPU");
-  const bool delayed = params.stream == EventStream::Delayed;
   TOMOWB_CUDA_CHECK(
       cudaMemsetAsync(m.counters.as<void>(), 0,
                       gpu::kDepositionCounters * sizeof(unsigned long long), m.stream),
       "deposition");
+  const bool nearest = params.mode == DepositionMode::Nearest;
+  TOMOWB_CUDA_CHECK(
+      cudaMemsetAsync(nearest ? m.counts.as<void>() : m.histo.as<void>(), 0, m.cells * 4, m.stream),
+      "deposition");
   cuda::Event start, stop;
-  if (params.mode == DepositionMode::Nearest) {
-    TOMOWB_CUDA_CHECK(
-        cudaMemsetAsync(m.counts.as<void>(), 0, m.cells * sizeof(unsigned int), m.stream),
-        "deposition");
-    TOMOWB_CUDA_CHECK(cudaEventRecord(start, m.stream), "deposition");
-    gpu::launchDepositNearest(m.events.as<ListModeEvent>(), m.eventCount, m.tables, delayed,
-                              m.counts.as<unsigned int>(), m.counters.as<unsigned long long>(),
-                              m.stream);
-  } else {
-    TOMOWB_CUDA_CHECK(cudaMemsetAsync(m.histo.as<void>(), 0, m.cells * sizeof(float), m.stream),
-                      "deposition");
-    int half = 0;
-    float step = 0, sigma = 1, norm = 1;
-    if (params.mode == DepositionMode::TofKernel) {
-      const auto& inv = m.host.tables().inverseVoxelMm;
-      step = 0.5f / std::max({inv[0], inv[1], inv[2]});
-      sigma = static_cast<float>(m.tofSigmaMm);
-      half = static_cast<int>(std::ceil(params.tofKernelSigmas * sigma / step));
-      double sum = 0;
-      for (int k = -half; k <= half; ++k)
-        sum += std::exp(-0.5 * (k * step) * (k * step) / (sigma * sigma));
-      norm = static_cast<float>(sum);
-    }
-    TOMOWB_CUDA_CHECK(cudaEventRecord(start, m.stream), "deposition");
-    gpu::launchDepositWeighted(m.events.as<ListModeEvent>(), m.eventCount, m.tables, delayed, half,
-                               step, sigma, norm, m.histo.as<float>(),
-                               m.counters.as<unsigned long long>(), m.stream);
-  }
+  TOMOWB_CUDA_CHECK(cudaEventRecord(start, m.stream), "deposition");
+  launch(params);
   TOMOWB_CUDA_CHECK(cudaGetLastError(), "deposition kernel");
   TOMOWB_CUDA_CHECK(cudaEventRecord(stop, m.stream), "deposition");
   TOMOWB_CUDA_CHECK(cudaEventSynchronize(stop), "deposition");
@@ -156,19 +189,7 @@ DepositionReport GpuEventDeposition::deposit(const DepositionParams& params, His
   report.outsideTilt = c[2];
   report.outsideGrid = c[3];
   report.degenerate = c[4];
-  if (histo) {
-    if (params.mode == DepositionMode::Nearest) {
-      TOMOWB_CUDA_CHECK(cudaMemsetAsync(m.histo.as<void>(), 0, m.cells * sizeof(float), m.stream),
-                        "deposition");
-      gpu::launchAddCounts(m.counts.as<unsigned int>(), m.cells, m.histo.as<float>(), m.stream);
-    }
-    // The device sum goes to a host buffer, then adds into what `histo` holds.
-    std::vector<float> sums(m.cells);
-    cuda::copyNow(sums.data(), m.histo.as<void>(), m.cells * sizeof(float), cudaMemcpyDeviceToHost,
-                  m.stream, "histo-images");
-    float* out = histo->data();
-    for (std::size_t i = 0; i < m.cells; ++i) out[i] += sums[i];
-  }
+  if (histo) addInto(params, *histo);
   return report;
 }
 

@@ -113,6 +113,34 @@ struct HostTables {
   std::vector<Where> where;
 };
 
+// The support's (dx, dy) columns: offsets sorted by (dy, dx, dz), runs of consecutive dz cut
+// into groups of at most kRun; `members` gets each group's offset indices.
+std::vector<gpu::Group> groupsOf(std::span<const KernelOffset> offsets,
+                                 std::vector<std::vector<int>>& members) {
+  std::vector<int> order(offsets.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const KernelOffset &p = offsets[a], &q = offsets[b];
+    return std::tie(p.dy, p.dx, p.dz) < std::tie(q.dy, q.dx, q.dz);
+  });
+  std::vector<gpu::Group> groups;
+  members.clear();
+  for (int idx : order) {
+    const KernelOffset& o = offsets[idx];
+    const bool extend = !groups.empty() && groups.back().dx == o.dx && groups.back().dy == o.dy &&
+                        groups.back().count < gpu::kRun &&
+                        groups.back().dz0 + groups.back().count == o.dz;
+    if (extend) {
+      ++groups.back().count;
+      members.back().push_back(idx);
+    } else {
+      groups.push_back({short(o.dx), short(o.dy), short(o.dz), 1});
+      members.push_back({idx});
+    }
+  }
+  return groups;
+}
+
 HostTables buildTables(const DirectKernels& k) {
   HostTables h;
   const int classes = k.classCount();
@@ -135,30 +163,8 @@ HostTables buildTables(const DirectKernels& k) {
                         0};
     for (const KernelOffset& o : offsets) h.offsets.push_back(make_int4(o.dx, o.dy, o.dz, 0));
     for (double value : values) h.values.push_back(static_cast<float>(value));
-    // Groups: offsets sorted by (dy, dx, dz), runs of consecutive dz cut into kRun.
-    std::vector<int> order(static_cast<std::size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int a, int b) {
-      const KernelOffset &p = offsets[a], &q = offsets[b];
-      return std::tie(p.dy, p.dx, p.dz) < std::tie(q.dy, q.dx, q.dz);
-    });
     std::vector<std::vector<int>> members;  // per group: offset indices
-    std::vector<gpu::Group> groups;
-    for (int idx : order) {
-      const KernelOffset& o = offsets[idx];
-      bool extend = false;
-      if (!groups.empty()) {
-        gpu::Group& g = groups.back();
-        extend = g.dx == o.dx && g.dy == o.dy && g.count < gpu::kRun && g.dz0 + g.count == o.dz;
-      }
-      if (extend) {
-        ++groups.back().count;
-        members.back().push_back(idx);
-      } else {
-        groups.push_back({short(o.dx), short(o.dy), short(o.dz), 1});
-        members.push_back({idx});
-      }
-    }
+    const std::vector<gpu::Group> groups = groupsOf(offsets, members);
     w.groupCount = static_cast<int>(groups.size());
     h.groups.insert(h.groups.end(), groups.begin(), groups.end());
     for (int c = 0; c < classes; ++c)
@@ -236,6 +242,10 @@ class GpuDirectPair final : public DirectPair {
       texture_ = std::make_unique<TextureVolume>(shape_.nx, shape_.ny, shape_.nz);
     if (forward == GpuDirectScheme::Fft || back == GpuDirectScheme::Fft) prepareFft();
   }
+  GpuDirectPair(const GpuDirectPair&) = delete;
+  GpuDirectPair& operator=(const GpuDirectPair&) = delete;
+  GpuDirectPair(GpuDirectPair&&) = delete;
+  GpuDirectPair& operator=(GpuDirectPair&&) = delete;
   ~GpuDirectPair() override {
     if (planForward_) cufftDestroy(planForward_);
     if (planInverse_) cufftDestroy(planInverse_);
