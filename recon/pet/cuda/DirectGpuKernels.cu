@@ -157,6 +157,24 @@ __device__ void flushCounters(BlockCounters& shared, unsigned long long* counter
     atomicAdd(counters + threadIdx.x, (unsigned long long)shared.values[threadIdx.x]);
 }
 
+// The event's view and most likely point when it belongs to the stream, lies within the tilt
+// acceptance and joins two crystals; counted in the block's counters either way.
+__device__ bool locateInStream(const ListModeEvent& e, const EventGeometryTables& t, bool delayed,
+                               BlockCounters& c, EventPoint& p) {
+  if (((e.flags & kEventDelayed) != 0) != delayed) return false;
+  atomicAdd(&c.values[0], 1u);
+  if (e.crystal1 == e.crystal2 && e.ring1 == e.ring2) {
+    atomicAdd(&c.values[4], 1u);
+    return false;
+  }
+  p = locateEvent(t, e.crystal1, e.ring1, e.crystal2, e.ring2, e.tofLsb);
+  if (p.view < 0) {
+    atomicAdd(&c.values[2], 1u);
+    return false;
+  }
+  return true;
+}
+
 __global__ void depositNearestKernel(const ListModeEvent* events, std::size_t count,
                                      EventGeometryTables t, bool delayed, unsigned int* counts,
                                      unsigned long long* counters) {
@@ -166,18 +184,8 @@ __global__ void depositNearestKernel(const ListModeEvent* events, std::size_t co
   const std::size_t perView = std::size_t(t.nx) * t.ny * t.nz;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const ListModeEvent e = events[i];
-    if (((e.flags & kEventDelayed) != 0) != delayed) continue;
-    atomicAdd(&c.values[0], 1u);
-    if (e.crystal1 == e.crystal2 && e.ring1 == e.ring2) {
-      atomicAdd(&c.values[4], 1u);
-      continue;
-    }
-    const EventPoint p = locateEvent(t, e.crystal1, e.ring1, e.crystal2, e.ring2, e.tofLsb);
-    if (p.view < 0) {
-      atomicAdd(&c.values[2], 1u);
-      continue;
-    }
+    EventPoint p;
+    if (!locateInStream(events[i], t, delayed, c, p)) continue;
     const std::int64_t voxel = nearestVoxel(t, p.x, p.y, p.z);
     if (voxel < 0) {
       atomicAdd(&c.values[3], 1u);
@@ -228,18 +236,8 @@ __global__ void depositWeightedKernel(const ListModeEvent* events, std::size_t c
   const std::size_t perView = std::size_t(t.nx) * t.ny * t.nz;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const ListModeEvent e = events[i];
-    if (((e.flags & kEventDelayed) != 0) != delayed) continue;
-    atomicAdd(&c.values[0], 1u);
-    if (e.crystal1 == e.crystal2 && e.ring1 == e.ring2) {
-      atomicAdd(&c.values[4], 1u);
-      continue;
-    }
-    const EventPoint p = locateEvent(t, e.crystal1, e.ring1, e.crystal2, e.ring2, e.tofLsb);
-    if (p.view < 0) {
-      atomicAdd(&c.values[2], 1u);
-      continue;
-    }
+    EventPoint p;
+    if (!locateInStream(events[i], t, delayed, c, p)) continue;
     float* view = histo + std::size_t(p.view) * perView;
     bool any = false;
     if (half == 0) {
