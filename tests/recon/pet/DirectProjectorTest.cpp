@@ -10,6 +10,7 @@
 
 #include "recon/operator/AdjointTest.h"
 #include "recon/pet/DirectPair.h"
+#include "recon/pet/PetTestSupport.h"
 #include "recon/pet/SystemResponse.h"
 #include "support/TestSupport.h"
 
@@ -194,22 +195,6 @@ TEST(DirectPairCpu, VariantForwardAndBackDiffer) {
   EXPECT_NEAR(std::accumulate(f.begin(), f.end(), 0.0), 1.0, 1e-9);
 }
 
-// FWHM of a sampled profile by linear interpolation at half maximum (mm).
-double fwhm(const std::vector<double>& profile, double spacing) {
-  const auto peak = std::max_element(profile.begin(), profile.end());
-  const double half = *peak / 2;
-  const auto ip = peak - profile.begin();
-  auto crossing = [&](int dir) {
-    for (std::ptrdiff_t i = ip;; i += dir) {
-      const std::ptrdiff_t next = i + dir;
-      if (next < 0 || next >= std::ptrdiff_t(profile.size())) return double(i);
-      if (profile[next] < half)
-        return double(i) + dir * (profile[i] - half) / (profile[i] - profile[next]);
-    }
-  };
-  return (crossing(1) - crossing(-1)) * spacing;
-}
-
 TEST(DirectPairCpu, DeltaBlobHasTheTofWidthAlongTAndTheLorWidthAcross) {
   // View at azimuth ~0 (1 of 64 azimuths: phi = 1.4 deg), no tilt: t ~ x, r ~ y. 2 mm voxels.
   const ViewBinning views{64, 1, 0.1};
@@ -229,8 +214,8 @@ TEST(DirectPairCpu, DeltaBlobHasTheTofWidthAlongTAndTheLorWidthAcross) {
     alongY[i] = f[static_cast<std::size_t>((zc * 96 + i) * 96 + c)];
   }
   // 400 ps: 60 mm along t (within half a voxel), the 10 mm LOR width across (within 10 %).
-  EXPECT_NEAR(fwhm(alongX, 2.0), 60.0 * std::cos(views.frame(0).azimuthRad), 1.0);
-  EXPECT_NEAR(fwhm(alongY, 2.0), 10.0, 1.0);
+  EXPECT_NEAR(profileFwhm(alongX, 2.0), 60.0 * std::cos(views.frame(0).azimuthRad), 1.0);
+  EXPECT_NEAR(profileFwhm(alongY, 2.0), 10.0, 1.0);
 }
 
 TEST(DirectPairCpu, PairMatchesFloat64OperatorsAndIsThreadCountIndependent) {

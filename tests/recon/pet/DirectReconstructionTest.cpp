@@ -17,6 +17,7 @@
 #include "recon/pet/PetImageQuality.h"
 #include "recon/pet/PetPhantom.h"
 #include "recon/pet/PetPipeline.h"
+#include "recon/pet/PetTestSupport.h"
 
 namespace tomowb::pet {
 namespace {
@@ -32,22 +33,6 @@ double metric(const IterationRecord& r, const std::string& name) {
     if (key == name) return value;
   ADD_FAILURE() << "no metric '" << name << "' in iteration " << r.iteration;
   return NAN;
-}
-
-// FWHM of a sampled profile by linear interpolation at half maximum (mm).
-double fwhm(const std::vector<double>& profile, double spacing) {
-  const auto peak = std::max_element(profile.begin(), profile.end());
-  const double half = *peak / 2;
-  const auto ip = peak - profile.begin();
-  auto crossing = [&](int dir) {
-    for (std::ptrdiff_t i = ip;; i += dir) {
-      const std::ptrdiff_t next = i + dir;
-      if (next < 0 || next >= std::ptrdiff_t(profile.size())) return double(i);
-      if (profile[next] < half)
-        return double(i) + dir * (profile[i] - half) / (profile[i] - profile[next]);
-    }
-  };
-  return (crossing(1) - crossing(-1)) * spacing;
 }
 
 TEST(DirectReconstruction, SubsetsInterleaveAzimuthsAndTilts) {
@@ -200,7 +185,8 @@ void expectPointResolution(const Eigen::Vector3d& pointMm) {
     alongY[static_cast<std::size_t>(i)] = x.at(16, i, 3);
   }
   for (int i = 0; i < 7; ++i) alongZ[static_cast<std::size_t>(i)] = x.at(16, 16, i);
-  const double fx = fwhm(alongX, 4.0), fy = fwhm(alongY, 4.0), fz = fwhm(alongZ, 4.0);
+  const double fx = profileFwhm(alongX, 4.0), fy = profileFwhm(alongY, 4.0),
+               fz = profileFwhm(alongZ, 4.0);
   std::printf("point at (%.0f, %.0f, %.0f) mm: FWHM x %.2f, y %.2f, z %.2f mm (%.1f s)\n",
               pointMm.x(), pointMm.y(), pointMm.z(), fx, fy, fz, secondsSince(started));
   EXPECT_LE(fx, 5.8);
