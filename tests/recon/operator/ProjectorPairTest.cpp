@@ -116,7 +116,15 @@ TEST(ProjectorPair, EveryRegisteredCpuPairPassesTheAdjointTestIffItIsMatched) {
           // lengths) about 2e-5 off each other on these small problems, both far above 1e-6.
           // Not within a family: SF-TR and SF-TT ("sf-tr", "sf-tt") differ only in the axial
           // footprint, 4e-7 apart on this narrow cone.
-          EXPECT_GT(check.relativeError, 10 * AdjointCheck::kMatchedTolerance);
+          // One draw of zero-mean vectors sees a mismatch x'(A' - B)y as a random sum whose
+          // size is near zero now and then (1 draw in about 60 fell below 1e-5 for Joseph
+          // against SF), so an unmatched pair must show it in the largest of four draws.
+          double largest = check.relativeError;
+          for (std::uint64_t draw = 1; draw < 4; ++draw)
+            largest = std::max(
+                largest,
+                checkAdjoint(*pair, seed + draw * 0x9E3779B97F4A7C15ull, context).relativeError);
+          EXPECT_GT(largest, 10 * AdjointCheck::kMatchedTolerance);
           ++unmatchedPairs;
         }
       }
