@@ -37,12 +37,16 @@ std::string IterationLog::record(int iteration, const IterationTotals& t, double
       static_cast<double>(iteration) / params_.iterations);
 
   // The stop rule: go on while the weighted residual still falls by at least the fraction asked.
+  // The user's "stop and keep" is checked after it, so a run that converged says so.
+  const std::string userStop = context_.stopRequested() && iteration < params_.iterations
+                                   ? stoppedByUser(iteration, params_.iterations)
+                                   : std::string();
   const std::size_t n = report_.iterations.size();
-  if (params_.stopRelativeChange <= 0 || n < 2) return {};
+  if (params_.stopRelativeChange <= 0 || n < 2) return userStop;
   const double before = report_.iterations[n - 2].weightedResidualNorm;
   const double now = report_.iterations[n - 1].weightedResidualNorm;
   const double change = before > 0 ? (before - now) / before : 0.0;
-  if (change >= params_.stopRelativeChange) return {};
+  if (change >= params_.stopRelativeChange) return userStop;
   char text[160];
   std::snprintf(text, sizeof text, "the weighted residual fell by %.3g (< %.3g) in iteration %zu",
                 change, params_.stopRelativeChange, n);
@@ -61,6 +65,11 @@ void IterationLog::publish(const op::ProjectorPair& pair, const op::Array& x, in
   if (scratch_.empty()) scratch_ = pair.problem().grid.makeVolume();
   pair.ops().download(x, scratch_.voxels());
   context_.publishIntermediate(scratch_, label);
+}
+
+std::string stoppedByUser(int done, int planned) {
+  return "stopped by the user after " + std::to_string(done) + " of " + std::to_string(planned) +
+         " iterations";
 }
 
 double dataNormOf(const ProjectionStack& projections) {

@@ -35,7 +35,8 @@ class IterationLog {
                double dataNorm);
 
   // Records iteration `iteration` (1-based) and tells the context. Returns why the run stops
-  // (the stop rule fired) or an empty string.
+  // (the stop rule fired, or the user asked to stop and keep the iterate: stoppedByUser()) or an
+  // empty string.
   std::string record(int iteration, const IterationTotals& totals, double seconds,
                      const std::string& objectiveName, double objective,
                      std::vector<std::pair<std::string, double>> metrics = {});
@@ -51,6 +52,10 @@ class IterationLog {
   double dataNorm_;
   Volume scratch_;  // a device iterate downloaded for the views
 };
+
+// The stop reason of a run the user stopped after `done` of `planned` iterations
+// (JobContext::stopRequested): "stopped by the user after 3 of 50 iterations".
+std::string stoppedByUser(int done, int planned);
 
 // ||b|| of the measured projections, summed in float64 in order.
 double dataNormOf(const ProjectionStack& projections);

@@ -40,6 +40,9 @@ class JobContext {
 
   const CancelToken& cancelToken() const noexcept { return *cancel_; }
   void throwIfCancelled() const { cancel_->throwIfRequested(); }
+  // "Stop and keep the current iterate" (CancelToken.h): iterative solvers end after the
+  // iteration in progress and return its iterate.
+  bool stopRequested() const noexcept { return cancel_->stopRequested(); }
 
   void reportProgress(std::string_view stage, double fraction) const {
     if (progress_) progress_->report(stage, fraction);

@@ -63,6 +63,7 @@
 #include "recon/device/CudaResources.h"
 #include "recon/device/GpuDevices.h"
 #include "recon/device/GpuRunSupport.h"
+#include "recon/iterative/IterationLog.h"
 #include "recon/iterative/cuda/DeviceSirt.h"
 #include "recon/projector/JosephProjector.h"
 #include "recon/projector/SingleAxisGeometry.h"
@@ -231,6 +232,12 @@ void runLockStep(SirtRun& run, DeviceSirt& gpu, std::size_t index, PhaseBarrier&
                         params.stopRelativeChange, it);
           outcome.stopReason = text;
         }
+      }
+      // "Stop and keep" (JobContext::stopRequested): every slab ends after this iteration, so
+      // the volume is the whole iterate it; the intermediate follows from publishedLast.
+      if (!converged && it < params.iterations && run.context->stopRequested()) {
+        outcome.stopReason = iterative::stoppedByUser(it, params.iterations);
+        converged = true;
       }
       if (publish) {
         run.context->publishIntermediate(*run.volume, "iteration " + std::to_string(it));
@@ -650,6 +657,10 @@ void reconstructIterativeGpu(const ProjectionStack& projections,
         "the stop rule (relative change " + std::to_string(params.stopRelativeChange) +
         ") was not applied: the volume ran as " + std::to_string(run.slabs.size()) +
         " slabs one after another, so the whole volume's residual was known only at the end");
+  if (!run.lockStep && context.stopRequested())
+    report.warnings.push_back(
+        "the request to stop and keep the iterate was not honoured: the volume ran as " +
+        std::to_string(run.slabs.size()) + " slabs one after another, each through all iterations");
   report.setupSeconds = outcome.setupSeconds;
   report.forwardSeconds = outcome.forwardSeconds;
   report.backprojectSeconds = outcome.backSeconds;
