@@ -37,6 +37,8 @@ std::unique_ptr<Command> makeConvertCommand(CLI::App& app);
 std::unique_ptr<Command> makeVariantsCommand(CLI::App& app);
 // `export dicom` and `import dicom` (a message saying why when the build has no DCMTK).
 std::vector<std::unique_ptr<Command>> makeDicomCommands(CLI::App& app);
+// `dicom echo|send|query`: a PACS or other DICOM node (DicomNetworkCommands.cpp).
+std::vector<std::unique_ptr<Command>> makeDicomNetworkCommands(CLI::App& app);
 // `compare`, `sweep` and `rerun` (docs/qa.md).
 std::vector<std::unique_ptr<Command>> makeQaCommands(CLI::App& app);
 // `pet simulate`, `pet histo` and `pet recon` (docs/pet.md).

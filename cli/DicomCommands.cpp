@@ -630,6 +630,7 @@ std::vector<std::unique_ptr<Command>> makeDicomCommands(CLI::App& app) {
   commands.push_back(std::make_unique<NoDicomCommand>(*exportApp, "a volume as a DICOM series"));
   commands.push_back(std::make_unique<NoDicomCommand>(*importApp, "a DICOM series to a volume"));
 #endif
+  for (auto& command : makeDicomNetworkCommands(app)) commands.push_back(std::move(command));
   return commands;
 }
 

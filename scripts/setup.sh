@@ -13,8 +13,8 @@ packages=(
   qt6-base-dev libqt6opengl6-dev libqt6svg6 libvtk9-dev xvfb xauth libgl1-mesa-dri
   # DICOM export and import (DCMTK), OpenSSL for SHA-256 hashes (run records, provenance), the
   # independent checkers the DICOM tests run: dciodvfy (dicom3tools), gdcminfo (libgdcm-tools)
-  # and dcmdump (dcmtk)
-  libdcmtk-dev libssl-dev dicom3tools libgdcm-tools dcmtk
+  # and dcmdump (dcmtk); orthanc, the PACS the send-to-PACS tests start (their own, on free ports)
+  libdcmtk-dev libssl-dev dicom3tools libgdcm-tools dcmtk orthanc
   # Compiler cache shared by the build folders; dpkg-dev for the .deb (CPack)
   ccache dpkg-dev file
 )
