@@ -47,6 +47,7 @@ RunSpec makeCatalogRun(const catalog::AlgorithmDescriptor& descriptor,
                 QString::fromStdString(parameters.value(slot.field, std::string()));
   if (!variants.isEmpty()) spec.title += QLatin1Char(' ') + variants;
   spec.parameters = parameters;
+  spec.iterative = descriptor.iterative;
   if (descriptor.acceptsInitialVolume)
     spec.parameters["warmStart"] = inputs.initialVolume != nullptr;
   if (descriptor.acceptsMask) spec.parameters["mask"] = inputs.mask != nullptr;

@@ -234,6 +234,7 @@ RunSpec makePetRun(std::shared_ptr<const PetDataSet> data, const PetRunSettings&
 
   RunSpec spec;
   spec.algorithm = kPetAlgorithmId;
+  spec.iterative = true;  // ML-EM, OSEM, RAMLA: EM passes (EmRule)
   QString label = QString::fromStdString(pet::toString(settings.algorithm)).toUpper();
   if (label == QStringLiteral("MLEM")) label = QStringLiteral("ML-EM");
   spec.title = QStringLiteral("DIRECT %1 %2x%3x%4 %5 + %6")

@@ -103,6 +103,8 @@ class RunController::Worker : public ProgressSink,
     thread_ = std::thread([this] { run(); });
   }
   void requestCancel() { token_.request(); }
+  void requestStop() { token_.requestStop(); }
+  bool stopRequested() const { return token_.stopRequested(); }
   void join() {
     if (thread_.joinable()) thread_.join();
   }
@@ -282,6 +284,19 @@ bool RunController::cancel(int id) {
   return false;
 }
 
+bool RunController::stopAndKeep(int id) {
+  if (!canStopAndKeep(id)) return false;
+  worker_->requestStop();
+  appendLog(id, QStringLiteral("stop requested: the iterate after the current iteration is kept"));
+  return true;
+}
+
+bool RunController::canStopAndKeep(int id) const {
+  const auto it = runs_.find(id);
+  return it != runs_.end() && it->second.state == RunState::Running && it->second.spec.iterative &&
+         worker_ && worker_->id() == id && !worker_->stopRequested();
+}
+
 bool RunController::moveQueued(int id, int delta) {
   auto it = std::find(queue_.begin(), queue_.end(), id);
   if (it == queue_.end()) return false;
@@ -402,7 +417,9 @@ void RunController::onIterations(int id) {
 void RunController::onWorkerDone(int id, bool cancelled, const QString& error,
                                  std::shared_ptr<Volume> result, const nlohmann::json& report,
                                  double seconds) {
+  bool stoppedByUser = false;
   if (worker_ && worker_->id() == id) {
+    stoppedByUser = worker_->stopRequested();
     worker_->join();
     onIterations(id);  // anything the worker reported after the last delivery
     worker_.reset();
@@ -435,8 +452,13 @@ void RunController::onWorkerDone(int id, bool cancelled, const QString& error,
         {"report", report},
     };
     if (!error.isEmpty()) info.record["error"] = error.toStdString();
+    const std::string stopReason = report.is_object() ? report.value("stopReason", "") : "";
+    if (stoppedByUser && info.state == RunState::Finished)
+      info.record["stoppedByUser"] = stopReason.rfind("stopped by the user", 0) == 0;
     switch (info.state) {
       case RunState::Finished:
+        if (info.record.value("stoppedByUser", false))
+          appendLog(id, QString::fromStdString(stopReason));
         appendLog(id, QStringLiteral("finished in %1 s").arg(seconds, 0, 'f', 2));
         emit runFinished(id);
         break;

@@ -39,6 +39,9 @@ struct RunSpec {
   QString algorithm;          // "fdk", "wbp", "sirt", "os-sirt", "sart"
   nlohmann::json parameters;  // everything needed to run it again (saved in the run record)
   std::function<std::shared_ptr<Volume>(JobContext& context, nlohmann::json& report)> execute;
+  // Iterates (SIRT, CGLS, PWLS, OSEM...): "Stop and keep" may end it after the iteration in
+  // progress with that iterate as its result (RunController::stopAndKeep).
+  bool iterative = false;
 };
 
 struct TelemetrySample {
@@ -77,6 +80,12 @@ class RunController : public QObject {
   // Queued: removed from the queue (state Cancelled). Running: asks it to stop; it ends as
   // Cancelled within one slab or view block. Returns false for an ended or unknown run.
   bool cancel(int id);
+  // Running and iterative (RunSpec::iterative): asks it to end after the iteration in progress
+  // and keep that iterate; it ends as Finished, its record saying "stopped by the user after k of
+  // N iterations" (stopReason) and "stoppedByUser": true. Returns false otherwise.
+  bool stopAndKeep(int id);
+  // True while `id` runs and can be stopped with its iterate kept (and was not asked already).
+  bool canStopAndKeep(int id) const;
   // Moves a queued run `delta` places (negative: earlier). Returns false if it is not queued.
   bool moveQueued(int id, int delta);
   // Forgets an ended run (and its result). Returns false for queued/running/unknown runs.

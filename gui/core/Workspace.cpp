@@ -1,6 +1,8 @@
 // Workspace: see the header.
 #include "gui/core/Workspace.h"
 
+#include <algorithm>
+
 #include "gui/core/PetData.h"
 #include "recon/core/Error.h"
 
@@ -176,6 +178,40 @@ void Workspace::setCurrentVolume(int index) {
   if (index < -1 || index >= static_cast<int>(volumes_.size())) return;
   current_ = index;
   emit currentVolumeChanged();
+}
+
+void Workspace::removeVolume(int index) {
+  if (index < 0 || index >= static_cast<int>(volumes_.size())) return;
+  volumes_.erase(volumes_.begin() + index);
+  const int before = current_;
+  if (current_ == index)
+    current_ = volumes_.empty() ? -1 : std::max(0, index - 1);
+  else if (current_ > index)
+    --current_;
+  emit volumesChanged();
+  // The entry shown went (or moved): the views follow.
+  if (before == index || current_ != before) emit currentVolumeChanged();
+}
+
+void Workspace::noteVolumeSaved(const Volume* volume, const QString& path) {
+  if (volume == nullptr) return;
+  bool changed = false;
+  for (NamedVolume& v : volumes_)
+    if (v.volume.get() == volume) {
+      v.savedPath = path;
+      changed = true;
+    }
+  if (changed) emit volumesChanged();
+}
+
+std::vector<int> Workspace::unsavedResultIndices() const {
+  std::vector<int> unsaved;
+  for (std::size_t i = 0; i < volumes_.size(); ++i) {
+    const NamedVolume& v = volumes_[i];
+    if (v.runId >= 0 && v.volume && v.sourcePath.isEmpty() && v.savedPath.isEmpty())
+      unsaved.push_back(static_cast<int>(i));
+  }
+  return unsaved;
 }
 
 void Workspace::showPreview(std::shared_ptr<const Volume> volume, const QString& label) {

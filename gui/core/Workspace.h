@@ -40,6 +40,9 @@ struct NamedVolume {
   QString sourcePath;  // empty for generated volumes
   std::shared_ptr<const Volume> volume;
   int runId = -1;  // the run that made it, or -1
+  // Where a run's result was last saved or exported (Save volume, DICOM export, a session);
+  // empty: not saved yet, so closing or quitting asks first (SafetyNet.h).
+  QString savedPath;
 };
 
 class Workspace : public QObject {
@@ -106,6 +109,12 @@ class Workspace : public QObject {
   const NamedVolume* currentVolume() const;
   int currentVolumeIndex() const { return current_; }
   void setCurrentVolume(int index);
+  // Closes one volume: the views fall back to the one listed before it (or the next, or none).
+  void removeVolume(int index);
+  // Notes that `volume` was saved or exported to `path` (every entry showing it).
+  void noteVolumeSaved(const Volume* volume, const QString& path);
+  // Run results not saved or exported yet (savedPath empty, not loaded from a file).
+  std::vector<int> unsavedResultIndices() const;
   // Replace the pixels of the current live preview (a run's intermediate volume) without adding
   // an entry: the views show it until the run ends.
   void showPreview(std::shared_ptr<const Volume> volume, const QString& label);
