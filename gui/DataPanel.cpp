@@ -25,6 +25,7 @@
 
 #include "gui/OpenProjectionsDialog.h"
 #include "gui/PreprocessDialog.h"
+#include "gui/core/ErrorWording.h"
 #include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
 #include "recon/io/MrcIo.h"
@@ -274,6 +275,7 @@ void DataPanel::openFiles(const QStringList& paths) {
 }
 
 void DataPanel::openDemo(DemoKind kind, int size) {
+  lastDemo_ = DemoRequest{kind, size};
   queue_.clear();
   loader_->startDemo(kind, size);
   setBusy(true, loader_->currentLabel());
@@ -538,8 +540,12 @@ void DataPanel::onFailed(const QString& message) {
   emit loadFailed(message);
   if (showsErrorDialogs_) {
     // Non-modal: the window stays usable and the next queued file opens meanwhile.
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open file"), message,
-                                QMessageBox::Ok, this);
+    // Lab-staff words first, the reader's exact detail after (ErrorWording.h).
+    const ErrorWording wording =
+        wordLoadError(message.toStdString(), message.section(QLatin1Char(':'), 0, 0).toStdString());
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open file"),
+                                QString::fromStdString(wording.plain), QMessageBox::Ok, this);
+    box->setInformativeText(message);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
   }
@@ -673,12 +679,7 @@ bool DataPanel::triggerContextMenuAction(int row, const QString& text) {
 void DataPanel::fillContextMenu(QMenu& menu, QTreeWidgetItem* item) {
   if (item) {
     const int kind = item->data(0, kKindRole).toInt();
-    QAction* close = menu.addAction(tr("&Close"), this, [this, item] { closeItem(item); });
-    if (kind == VolumeItem) {
-      // TODO(#5): Workspace has no removeVolume() yet; volumes go with "Close all".
-      close->setEnabled(false);
-      close->setText(tr("&Close (volumes close with Close all)"));
-    }
+    menu.addAction(tr("&Close"), this, [this, item] { closeItem(item); });
     QAction* info =
         menu.addAction(tr("Show file &info"), this, [this, item] { showFileInfo(item); });
     info->setEnabled(!item->data(0, kPathRole).toString().isEmpty() || kind != PhantomItem);
@@ -722,7 +723,7 @@ void DataPanel::fillContextMenu(QMenu& menu, QTreeWidgetItem* item) {
     }
     menu.addSeparator();
   }
-  menu.addAction(tr("Close &all"), this, [this] { workspace_.clear(); })
+  menu.addAction(tr("Close &all…"), this, [this] { closeAll(); })
       ->setEnabled(list_->topLevelItemCount() > 0);
   menu.addAction(tr("&Open…"), this, &DataPanel::showOpenDialog);
   menu.addAction(tr("Open &projections…"), this, [this] { showOpenProjectionsDialog(); });
@@ -740,9 +741,22 @@ void DataPanel::closeItem(QTreeWidgetItem* item) {
     case PetItem:
       workspace_.setPetData(nullptr);
       break;
+    case VolumeItem: {
+      const int index = item->data(0, kIndexRole).toInt();
+      if (!closeGuard_ || closeGuard_({index})) workspace_.removeVolume(index);
+      break;
+    }
     default:
       break;
   }
+}
+
+bool DataPanel::closeAll() {
+  std::vector<int> all(workspace_.volumes().size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  if (closeGuard_ && !closeGuard_(all)) return false;
+  workspace_.clear();
+  return true;
 }
 
 void DataPanel::showFileInfo(QTreeWidgetItem* item) {

@@ -25,6 +25,7 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -92,6 +93,19 @@ class DataPanel : public QWidget {
   bool triggerContextMenuAction(int row, const QString& text);
   // The reader's warnings about the workspace's volume `index` (DICOM), or none.
   QStringList volumeWarnings(int index) const;
+  // Asked before volumes are closed (one with its Close, all with Close all): true lets them go.
+  // The window's SafetyNet asks about unsaved results; without a guard everything closes.
+  using CloseGuard = std::function<bool(const std::vector<int>& volumeIndices)>;
+  void setCloseGuard(CloseGuard guard) { closeGuard_ = std::move(guard); }
+  // Close all of the context menu: asks the guard about every volume, then clears the workspace.
+  // Returns false when the guard said no.
+  bool closeAll();
+  // The demo last asked for (openDemo), for a session to record; none before the first.
+  struct DemoRequest {
+    DemoKind kind;
+    int size;
+  };
+  const std::optional<DemoRequest>& lastDemo() const { return lastDemo_; }
 
  public slots:
   // Opens each file in turn (projections or volume, decided by the format); folders are read as
@@ -163,6 +177,8 @@ class DataPanel : public QWidget {
   bool showsErrorDialogs_ = true;
   DicomSeriesChooser chooseSeries_;
   StackKindChooser chooseStackKind_;
+  CloseGuard closeGuard_;
+  std::optional<DemoRequest> lastDemo_;
   // Reader warnings of loaded volumes, by volume (NamedVolume has no place for them).
   std::vector<std::pair<std::weak_ptr<const Volume>, QStringList>> volumeWarnings_;
 

@@ -40,6 +40,7 @@
 #include "gui/ProjectionBrowser.h"
 #include "gui/RunListPanel.h"
 #include "gui/RunLogPanel.h"
+#include "gui/SafetyNet.h"
 #include "gui/SpecimenRois.h"
 #include "gui/SweepDialog.h"
 #include "gui/ThroughputPanel.h"
@@ -149,6 +150,7 @@ MainWindow::MainWindow(QWidget* parent)
   monitor_ = new EventLoopMonitor(this);
   createPanels();
   createDocks();
+  safetyNet_ = new SafetyNet(*this);
   createActions();
   createMenus();
   createToolBar();
@@ -683,6 +685,7 @@ bool MainWindow::saveCurrentVolumeTo(const QString& path) {
   if (v == nullptr) return false;
   try {
     io::writeVolume(path.toStdString(), *v->volume);  // written to a temporary name, then renamed
+    safetyNet_->noteCurrentVolumeSaved(path);
     // A run's result: NAME.run.json beside it, the run's record with this output.
     const RunInfo* run = v->runId >= 0 ? runs_->run(v->runId) : nullptr;
     if (run != nullptr && !run->recordPath.isEmpty()) {
@@ -713,7 +716,10 @@ void MainWindow::showDicomExportDialog() {
   if (run != nullptr && run->spec.algorithm == kPetAlgorithmId)
     dialog->setOptions(petDicomExportOptions(run->spec.parameters, dialog->options()));
   connect(dialog, &DicomExportDialog::exportSucceeded, this,
-          [this](const QString& summary) { statusBar()->showMessage(summary, 20000); });
+          [this, dialog, volume = v->volume](const QString& summary) {
+            workspace_->noteVolumeSaved(volume.get(), dialog->outputFolder());
+            statusBar()->showMessage(summary, 20000);
+          });
   connect(dialog, &DicomExportDialog::exportCancelled, this,
           [this](const QString& message) { statusBar()->showMessage(message, 8000); });
   dialog->open();
@@ -784,8 +790,14 @@ void MainWindow::closeEvent(QCloseEvent* event) {
       return;
     }
   }
+  // Unsaved results: Save…/Discard/Cancel (SafetyNet.h); scripted runs are not asked.
+  if (startup_.screenshotDir.isEmpty() && isVisible() && !safetyNet_->confirmQuit()) {
+    event->ignore();
+    return;
+  }
   hideCompareView();  // the side docks come back before the layout is saved
   saveSettings();
+  safetyNet_->noteCleanExit();
   event->accept();
 }
 

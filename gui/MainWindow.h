@@ -40,6 +40,7 @@ class PetQualityPanel;
 struct PetSimulationRequest;
 class ProjectionBrowser;
 class RunController;
+class SafetyNet;
 class RunListPanel;
 class RunLogPanel;
 class ThroughputPanel;
@@ -85,6 +86,8 @@ class MainWindow : public QMainWindow {
   ConvergencePanel& convergencePanel() { return *convergencePanel_; }
   CompareView& compareView() { return *compareView_; }
   RunListPanel& runListPanel() { return *runListPanel_; }
+  // Unsaved-results questions, sessions, autosave, "Stop and keep" (SafetyNet.h).
+  SafetyNet& safetyNet() { return *safetyNet_; }
   // TOF-PET (issue #20; MainWindowPet.cpp): the PET data dock, the algorithm dock's DIRECT page
   // and the contrast-recovery dock.
   PetDataPanel& petDataPanel() { return *petDataPanel_; }
@@ -208,6 +211,7 @@ class MainWindow : public QMainWindow {
   ConsistencyView* consistencyView_ = nullptr;
   AlgorithmPanel* algorithmPanel_ = nullptr;
   RunListPanel* runListPanel_ = nullptr;
+  SafetyNet* safetyNet_ = nullptr;
   RunLogPanel* runLogPanel_ = nullptr;
   ThroughputPanel* throughputPanel_ = nullptr;
   CnrPanel* cnrPanel_ = nullptr;

@@ -49,6 +49,7 @@
 #include "gui/ProjectionBrowser.h"
 #include "gui/RunListPanel.h"
 #include "gui/RunLogPanel.h"
+#include "gui/SafetyNet.h"
 #include "gui/SweepDialog.h"
 #include "gui/ThroughputPanel.h"
 #include "gui/ViewArea.h"
@@ -219,6 +220,9 @@ void MainWindow::createMenus() {
   file->addAction(etDemoAction_);
   file->addAction(petDemoAction_);
   file->addSeparator();
+  file->addAction(safetyNet_->openSessionAction());
+  file->addAction(safetyNet_->saveSessionAction());
+  file->addSeparator();
   file->addAction(saveVolumeAction_);
   if (exportDicomAction_ != nullptr) file->addAction(exportDicomAction_);
   file->addAction(screenshotAction_);
@@ -266,6 +270,7 @@ void MainWindow::createMenus() {
   run->addSeparator();
   run->addAction(runAction_);
   run->addAction(cancelAction_);
+  run->addAction(safetyNet_->stopAndKeepAction());
   run->addSeparator();
   run->addAction(runListPanel_->goldenReferenceAction());
   run->addAction(compareAction_);
@@ -294,6 +299,7 @@ void MainWindow::createToolBar() {
   bar->addSeparator();
   bar->addAction(runAction_);
   bar->addAction(cancelAction_);
+  bar->addAction(safetyNet_->stopAndKeepAction());
   bar->addSeparator();
   bar->addAction(compareAction_);
   bar->addAction(screenshotAction_);

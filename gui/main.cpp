@@ -12,6 +12,7 @@
 #include "gui/AlgorithmPanel.h"
 #include "gui/MainWindow.h"
 #include "gui/Resources.h"
+#include "gui/SafetyNet.h"
 #include "gui/core/DemoData.h"
 #include "recon/catalog/Builtins.h"
 #include "render/VtkOpenGLWidget.h"
@@ -147,5 +148,11 @@ int main(int argc, char** argv) {
   tomowb::gui::MainWindow window;
   window.show();
   QTimer::singleShot(0, &window, [&window, options] { window.applyStartupOptions(options); });
+  // Crash recovery and the 5-minute autosave (SafetyNet.h): for people, not scripted runs.
+  if (options.screenshotDir.isEmpty() && !options.quitAfterRun)
+    QTimer::singleShot(0, &window, [&window] {
+      window.safetyNet().offerRecovery();
+      window.safetyNet().startAutosave();
+    });
   return QApplication::exec();
 }
