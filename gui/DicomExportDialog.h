@@ -35,6 +35,7 @@ class QDoubleSpinBox;
 class QFormLayout;
 class QGroupBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
@@ -42,6 +43,8 @@ class QSpinBox;
 class QTimer;
 
 namespace tomowb::gui {
+
+class PacsSender;
 
 class DicomExportDialog : public QDialog {
   Q_OBJECT
@@ -104,6 +107,17 @@ class DicomExportDialog : public QDialog {
   QString lastMessage() const { return lastMessage_; }
   const std::optional<io::dicom::DicomExportResult>& lastResult() const { return result_; }
 
+  // "Send to PACS" (DicomExportDialogPacs.cpp): after a successful export, send the series to
+  // the chosen node (QSettings' list) and report how many instances arrived; the dialog closes
+  // when all did and stays open with the problem otherwise. exportSucceeded then carries both.
+  QCheckBox* sendToPacsBox() const { return sendToPacs_; }
+  QComboBox* pacsNodeBox() const { return pacsNode_; }
+  PacsSender* pacsSender() const { return pacsSender_; }
+  // Reloads the node list from QSettings (after the node editor or a test changed it).
+  void reloadPacsNodes();
+  bool isSendingToPacs() const;
+  QString lastPacsMessage() const { return lastPacsMessage_; }
+
  signals:
   // After a successful export: one line for the status bar (folder, files, quantisation error).
   void exportSucceeded(const QString& summary);
@@ -129,6 +143,12 @@ class DicomExportDialog : public QDialog {
   void onWorkerDone(std::optional<io::dicom::DicomExportResult> result, bool cancelled,
                     const QString& error);
   QString defaultSeriesDescription() const;
+  QLayout* buildPacsRow();
+  void editPacsNodes();
+  // Starts the send of the last export when asked for; false when not asked or not possible
+  // (the reason is appended to lastMessage_).
+  bool startPacsSend();
+  void onPacsSendDone(bool ok, const QString& message);
 
   std::shared_ptr<const Volume> volume_;
   io::dicom::DicomProvenance provenance_;
@@ -198,6 +218,10 @@ class DicomExportDialog : public QDialog {
   QProgressBar* progressBar_ = nullptr;
   QPushButton* progressCancel_ = nullptr;
   QTimer* summaryTimer_ = nullptr;
+  QCheckBox* sendToPacs_ = nullptr;
+  QComboBox* pacsNode_ = nullptr;
+  PacsSender* pacsSender_ = nullptr;
+  QString lastPacsMessage_;
 };
 
 }  // namespace tomowb::gui

@@ -170,6 +170,8 @@ void DicomExportDialog::onWorkerDone(std::optional<io::dicom::DicomExportResult>
     previous.lastSeriesNumber = exportOptions_.identity.seriesNumber;
     previousStudyStorage() = previous;
     QSettings().setValue(kLastParentKey, QFileInfo(exportFolder_).absolutePath());
+    // With "Send to PACS", the dialog reports and closes when the send has ended.
+    if (startPacsSend()) return;
     emit exportSucceeded(lastMessage_);
     accept();
   } else if (cancelled) {
@@ -197,7 +199,8 @@ void DicomExportDialog::onWorkerDone(std::optional<io::dicom::DicomExportResult>
 }
 
 void DicomExportDialog::updateExportButton() {
-  exportButton_->setEnabled(plan_.has_value() && !outputFolder().isEmpty() && !isExporting());
+  exportButton_->setEnabled(plan_.has_value() && !outputFolder().isEmpty() && !isExporting() &&
+                            !isSendingToPacs());
   exportButton_->setToolTip(
       plan_ ? (outputFolder().isEmpty() ? tr("Choose a folder first") : tr("Write the series"))
             : problem_);

@@ -290,6 +290,7 @@ void DicomExportDialog::buildForm(const QString& volumeName) {
   folderRow->addWidget(folder_, 1);
   folderRow->addWidget(browse);
   layout->addLayout(folderRow);
+  layout->addLayout(buildPacsRow());  // "Send to PACS" (DicomExportDialogPacs.cpp)
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   exportButton_ = buttons->addButton(tr("E&xport"), QDialogButtonBox::AcceptRole);
   exportButton_->setObjectName(QStringLiteral("dicomExportButton"));

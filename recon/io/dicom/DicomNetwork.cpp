@@ -163,6 +163,48 @@ std::string statusText(Uint16 status) {
   return std::string(DU_cstoreStatusString(status)) + " (status " + hex + ")";
 }
 
+// Each SOP class with each file's own transfer syntax, and with the uncompressed ones (DcmSCU
+// decompresses a file when only those are accepted).
+void offerForFiles(Association& association, const std::vector<FileHeader>& headers) {
+  std::map<std::string, std::set<std::string>> syntaxesByClass;
+  for (const FileHeader& h : headers) syntaxesByClass[h.sopClass].insert(h.transferSyntax);
+  for (const auto& [sopClass, syntaxes] : syntaxesByClass) {
+    for (const std::string& ts : syntaxes)
+      if (ts != UID_LittleEndianExplicitTransferSyntax &&
+          ts != UID_LittleEndianImplicitTransferSyntax)
+        association.offer(sopClass, {ts});
+    association.offerUncompressed(sopClass);
+  }
+}
+
+constexpr const char* kNotStored = "not stored: ";
+
+// One C-STORE; fills `status`. Returns why the rest cannot be sent (the connection was lost), or
+// nothing.
+std::string sendFile(Association& association, const FileHeader& header, const fs::path& file,
+                     DicomStoreFileStatus& status) {
+  const T_ASC_PresentationContextID presentation = association.scu().findAnyPresentationContextID(
+      header.sopClass.c_str(), header.transferSyntax.c_str());
+  if (presentation == 0) {
+    status.message = "not sent: the node accepts no object of this kind (" + header.sopClass + ")";
+    return {};
+  }
+  Uint16 dimse = 0;
+  const OFCondition cond =
+      association.scu().sendSTORERequest(presentation, OFFilename(file.c_str()), nullptr, dimse);
+  if (cond.bad()) {
+    status.message = kNotStored + conditionText(cond);
+    if (!association.scu().isConnected())
+      return "not sent: the connection was lost (" + conditionText(cond) + ")";
+    return {};
+  }
+  status.sent = true;
+  status.dimseStatus = dimse;
+  status.stored = dimse == 0 || isWarningStatus(dimse);
+  if (!status.stored || dimse != 0) status.message = statusText(dimse);
+  return {};
+}
+
 std::string getText(DcmItem& item, const DcmTagKey& key) {
   OFString value;
   if (item.findAndGetOFStringArray(key, value).good()) return value.c_str();
@@ -260,66 +302,35 @@ DicomStoreResult storeToDicomNode(const DicomNode& node, const std::vector<fs::p
   initialiseDcmtk();
   validateDicomNode(node);
   const auto start = std::chrono::steady_clock::now();
-  DicomStoreResult result;
   if (files.empty()) throw ParameterError("files", "there is nothing to send");
   std::vector<FileHeader> headers;
   headers.reserve(files.size());
-  std::map<std::string, std::set<std::string>> syntaxesByClass;
-  for (const fs::path& file : files) {
-    headers.push_back(readHeader(file));
-    syntaxesByClass[headers.back().sopClass].insert(headers.back().transferSyntax);
-  }
+  for (const fs::path& file : files) headers.push_back(readHeader(file));
   Association association(node);
-  for (const auto& [sopClass, syntaxes] : syntaxesByClass) {
-    for (const std::string& ts : syntaxes)
-      if (ts != UID_LittleEndianExplicitTransferSyntax &&
-          ts != UID_LittleEndianImplicitTransferSyntax)
-        association.offer(sopClass, {ts});
-    association.offerUncompressed(sopClass);
-  }
+  offerForFiles(association, headers);
   association.open();
 
   const std::string stage = "Sending to " + node.describe();
+  DicomStoreResult result;
   result.files.resize(files.size());
-  std::string interruption;
+  std::string interruption;  // once set, the rest are not sent, for this reason
   for (std::size_t i = 0; i < files.size(); ++i) {
     DicomStoreFileStatus& status = result.files[i];
     status.file = files[i];
     status.sopInstanceUid = headers[i].sopInstance;
     status.seriesInstanceUid = headers[i].series;
     status.studyInstanceUid = headers[i].study;
+    if (interruption.empty() && context.cancelToken().requested()) {
+      association.abort();
+      result.cancelled = true;
+      interruption = "not sent: cancelled";
+    }
     if (!interruption.empty()) {
       status.message = interruption;
       continue;
     }
-    if (context.cancelToken().requested()) {
-      association.abort();
-      result.cancelled = true;
-      interruption = "not sent: cancelled";
-      status.message = interruption;
-      continue;
-    }
     context.reportProgress(stage, static_cast<double>(i) / static_cast<double>(files.size()));
-    const T_ASC_PresentationContextID presentation = association.scu().findAnyPresentationContextID(
-        headers[i].sopClass.c_str(), headers[i].transferSyntax.c_str());
-    if (presentation == 0) {
-      status.message =
-          "not sent: the node accepts no object of this kind (" + headers[i].sopClass + ")";
-      continue;
-    }
-    Uint16 dimse = 0;
-    const OFCondition cond = association.scu().sendSTORERequest(
-        presentation, OFFilename(files[i].c_str()), nullptr, dimse);
-    if (cond.bad()) {
-      status.message = "not stored: " + conditionText(cond);
-      if (!association.scu().isConnected())
-        interruption = "not sent: the connection was lost (" + conditionText(cond) + ")";
-      continue;
-    }
-    status.sent = true;
-    status.dimseStatus = dimse;
-    status.stored = dimse == 0 || isWarningStatus(dimse);
-    if (!status.stored || dimse != 0) status.message = statusText(dimse);
+    interruption = sendFile(association, headers[i], files[i], status);
   }
   if (!result.cancelled) {
     association.release();
@@ -328,7 +339,7 @@ DicomStoreResult storeToDicomNode(const DicomNode& node, const std::vector<fs::p
   for (const DicomStoreFileStatus& s : result.files) {
     if (s.stored)
       ++result.storedCount;
-    else if (s.sent || (s.message.rfind("not stored", 0) == 0))
+    else if (s.sent || s.message.rfind(kNotStored, 0) == 0)
       ++result.failedCount;
     else
       ++result.notSentCount;
