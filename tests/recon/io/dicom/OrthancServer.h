@@ -1,7 +1,7 @@
 // A real Orthanc (Debian's `orthanc` package, /usr/sbin/Orthanc) for the tests of sending to a
 // PACS: started on two free ports with its own configuration and storage in a temporary folder,
-// accepting the calling AE title "TOMOWB" only (echo, store and find), and stopped (SIGTERM, then
-// SIGKILL) when the object goes.
+// accepting the calling AE title "TOMOWB" only (echo, store and find), and killed when the object
+// goes.
 #pragma once
 
 #include <arpa/inet.h>
@@ -61,7 +61,45 @@ inline bool portAnswers(int port) {
 
 class OrthancServer {
  public:
-  OrthancServer() : dicomPort_(freeTcpPort()), httpPort_(freeTcpPort()) {
+  // Tests run in parallel processes, each with its own Orthanc: a port another one took between
+  // our pick and Orthanc's bind makes it stop at once, and we try again on new ports.
+  OrthancServer() {
+    for (int attempt = 1;; ++attempt) {
+      dicomPort_ = freeTcpPort();
+      httpPort_ = freeTcpPort();
+      if (start()) return;
+      if (attempt == 3) throw std::runtime_error("Orthanc stopped while starting:\n" + log());
+    }
+  }
+  ~OrthancServer() { stop(); }
+  OrthancServer(const OrthancServer&) = delete;
+  OrthancServer& operator=(const OrthancServer&) = delete;
+
+  int dicomPort() const { return dicomPort_; }
+  const std::filesystem::path& storage() const { return storage_; }
+
+  std::string log() const {
+    std::ifstream in(logPath_);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  // Every stored DICOM file, copied into `to` (one flat folder the DICOM reader can take).
+  std::size_t copyStoredFiles(const std::filesystem::path& to) const {
+    std::filesystem::create_directories(to);
+    std::size_t n = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(storage_))
+      if (entry.is_regular_file()) {
+        std::filesystem::copy_file(entry.path(), to / (entry.path().filename().string() + ".dcm"));
+        ++n;
+      }
+    return n;
+  }
+
+ private:
+  // Starts Orthanc on the chosen ports; false when it stopped while starting.
+  bool start() {
     std::filesystem::create_directories(folder_ / "storage");
     std::filesystem::create_directories(folder_ / "index");
     const nlohmann::json config{
@@ -106,14 +144,17 @@ class OrthancServer {
               static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // Ready when its DICOM port accepts connections; a start-up failure ends the process.
+    // Ready when its DICOM port accepts connections and it is still running (not another
+    // process's Orthanc on that port); a start-up failure ends the process.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!portAnswers(dicomPort_)) {
+    for (;;) {
+      const bool answers = portAnswers(dicomPort_);
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
-        throw std::runtime_error("Orthanc stopped while starting:\n" + log());
+        return false;
       }
+      if (answers) return true;
       if (std::chrono::steady_clock::now() > deadline) {
         stop();
         throw std::runtime_error("Orthanc did not open port " + std::to_string(dicomPort_) +
@@ -122,46 +163,13 @@ class OrthancServer {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
-  ~OrthancServer() { stop(); }
-  OrthancServer(const OrthancServer&) = delete;
-  OrthancServer& operator=(const OrthancServer&) = delete;
 
-  int dicomPort() const { return dicomPort_; }
-  const std::filesystem::path& storage() const { return storage_; }
-
-  std::string log() const {
-    std::ifstream in(logPath_);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  // Every stored DICOM file, copied into `to` (one flat folder the DICOM reader can take).
-  std::size_t copyStoredFiles(const std::filesystem::path& to) const {
-    std::filesystem::create_directories(to);
-    std::size_t n = 0;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(storage_))
-      if (entry.is_regular_file()) {
-        std::filesystem::copy_file(entry.path(), to / (entry.path().filename().string() + ".dcm"));
-        ++n;
-      }
-    return n;
-  }
-
- private:
+  // SIGKILL: its storage is thrown away with the folder, and a graceful stop takes seconds.
   void stop() {
     if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    ::kill(pid_, SIGKILL);
     int status = 0;
-    while (::waitpid(pid_, &status, WNOHANG) != pid_) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    ::waitpid(pid_, &status, 0);
     pid_ = -1;
   }
 
@@ -169,7 +177,7 @@ class OrthancServer {
   std::filesystem::path folder_ = dir_.path();
   std::filesystem::path storage_ = folder_ / "storage";
   std::filesystem::path configPath_, logPath_;
-  int dicomPort_, httpPort_;
+  int dicomPort_ = 0, httpPort_ = 0;
   pid_t pid_ = -1;
 };
 
