@@ -71,11 +71,11 @@ class Reader {
     const json& j = parent.at(key);
     if (!j.is_object())
       fail(field, "must be an object with \"path\", got " + std::string(j.type_name()));
-    const QString absolute = qstr(text(j, "path", field + ".path"));
+    QString absolute = qstr(text(j, "path", field + ".path"));
     const QString relative = qstr(text(j, "relative", field + ".relative"));
     if (absolute.isEmpty() && relative.isEmpty()) fail(field, "has neither path nor relative");
     if (!relative.isEmpty()) {
-      const QString moved = QDir::cleanPath(folder_.absoluteFilePath(relative));
+      QString moved = QDir::cleanPath(folder_.absoluteFilePath(relative));
       if (QFileInfo::exists(moved) || absolute.isEmpty()) return moved;
     }
     return absolute;
@@ -129,6 +129,69 @@ json sessionToJson(const SessionData& s, const QString& sessionPath) {
   return j;
 }
 
+namespace {
+
+SessionData::Projections readProjections(const Reader& in, const json& pj) {
+  SessionData::Projections p;
+  p.name = qstr(in.text(pj, "name", "projections.name"));
+  p.path = in.path(pj, "file", "projections.file");
+  if (pj.contains("demo") && !pj.at("demo").is_null()) {
+    const json& demo = in.object(pj, "demo", "projections.demo");
+    p.demoKind = qstr(in.text(demo, "kind", "projections.demo.kind"));
+    p.demoSize = in.integer(demo, "size", "projections.demo.size", 0);
+    if (p.demoKind.isEmpty()) in.fail("projections.demo.kind", "missing");
+    if (p.demoSize < 1)
+      in.fail("projections.demo.size", "must be >= 1, got " + std::to_string(p.demoSize));
+  }
+  if (pj.contains("geometry")) p.geometry = pj.at("geometry");
+  if (!p.geometry.is_null() && !p.geometry.is_object())
+    in.fail("projections.geometry", "must be an object or null");
+  return p;
+}
+
+SessionData::Run readRun(const Reader& in, const json& rj, const std::string& f) {
+  if (!rj.is_object()) in.fail(f, "must be an object");
+  SessionData::Run r;
+  r.id = in.integer(rj, "id", f + ".id", -1);
+  if (r.id < 0) in.fail(f + ".id", "missing or negative");
+  r.title = qstr(in.text(rj, "title", f + ".title"));
+  r.algorithm = qstr(in.text(rj, "algorithm", f + ".algorithm"));
+  if (r.algorithm.isEmpty()) in.fail(f + ".algorithm", "missing");
+  r.state = qstr(in.text(rj, "state", f + ".state", "finished"));
+  if (rj.contains("parameters")) r.parameters = rj.at("parameters");
+  if (rj.contains("record")) r.record = rj.at("record");
+  if (!r.parameters.is_object()) in.fail(f + ".parameters", "must be an object");
+  if (!r.record.is_object()) in.fail(f + ".record", "must be an object");
+  r.seconds = in.number(rj, "seconds", f + ".seconds");
+  r.recordPath = in.path(rj, "recordFile", f + ".recordFile");
+  r.resultPath = in.path(rj, "result", f + ".result");
+  return r;
+}
+
+SessionData::VolumeEntry readVolumeEntry(const Reader& in, const json& vj, const std::string& f) {
+  if (!vj.is_object()) in.fail(f, "must be an object");
+  SessionData::VolumeEntry v;
+  v.name = qstr(in.text(vj, "name", f + ".name"));
+  v.path = in.path(vj, "file", f + ".file");
+  v.runId = in.integer(vj, "run", f + ".run", -1);
+  if (vj.contains("current") && !vj.at("current").is_boolean())
+    in.fail(f + ".current", "must be true or false");
+  v.current = vj.value("current", false);
+  return v;
+}
+
+// The array `key` (absent: empty), each element read by `read(in, element, "key[i]")`.
+template <typename Read>
+void readArray(const Reader& in, const json& j, const char* key, Read read) {
+  if (!j.contains(key)) return;
+  const json& array = j.at(key);
+  if (!array.is_array()) in.fail(key, "must be an array");
+  for (std::size_t i = 0; i < array.size(); ++i)
+    read(array[i], std::string(key) + "[" + std::to_string(i) + "]");
+}
+
+}  // namespace
+
 SessionData sessionFromJson(const json& j, const QString& sessionPath) {
   const Reader in(sessionPath);
   if (!j.is_object())
@@ -142,66 +205,14 @@ SessionData sessionFromJson(const json& j, const QString& sessionPath) {
                            std::to_string(kSessionFormatVersion) + ", got " +
                            std::to_string(version));
   SessionData s;
-  if (j.contains("projections") && !j.at("projections").is_null()) {
-    const json& pj = in.object(j, "projections", "projections");
-    SessionData::Projections p;
-    p.name = qstr(in.text(pj, "name", "projections.name"));
-    p.path = in.path(pj, "file", "projections.file");
-    if (pj.contains("demo") && !pj.at("demo").is_null()) {
-      const json& demo = in.object(pj, "demo", "projections.demo");
-      p.demoKind = qstr(in.text(demo, "kind", "projections.demo.kind"));
-      p.demoSize = in.integer(demo, "size", "projections.demo.size", 0);
-      if (p.demoKind.isEmpty()) in.fail("projections.demo.kind", "missing");
-      if (p.demoSize < 1)
-        in.fail("projections.demo.size", "must be >= 1, got " + std::to_string(p.demoSize));
-    }
-    if (pj.contains("geometry")) p.geometry = pj.at("geometry");
-    if (!p.geometry.is_null() && !p.geometry.is_object())
-      in.fail("projections.geometry", "must be an object or null");
-    s.projections = std::move(p);
-  }
+  if (j.contains("projections") && !j.at("projections").is_null())
+    s.projections = readProjections(in, in.object(j, "projections", "projections"));
   s.petPath = in.path(j, "pet", "pet");
-  if (j.contains("runs")) {
-    const json& runs = j.at("runs");
-    if (!runs.is_array()) in.fail("runs", "must be an array");
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const std::string f = "runs[" + std::to_string(i) + "]";
-      const json& rj = runs[i];
-      if (!rj.is_object()) in.fail(f, "must be an object");
-      SessionData::Run r;
-      r.id = in.integer(rj, "id", f + ".id", -1);
-      if (r.id < 0) in.fail(f + ".id", "missing or negative");
-      r.title = qstr(in.text(rj, "title", f + ".title"));
-      r.algorithm = qstr(in.text(rj, "algorithm", f + ".algorithm"));
-      if (r.algorithm.isEmpty()) in.fail(f + ".algorithm", "missing");
-      r.state = qstr(in.text(rj, "state", f + ".state", "finished"));
-      if (rj.contains("parameters")) r.parameters = rj.at("parameters");
-      if (rj.contains("record")) r.record = rj.at("record");
-      if (!r.parameters.is_object()) in.fail(f + ".parameters", "must be an object");
-      if (!r.record.is_object()) in.fail(f + ".record", "must be an object");
-      r.seconds = in.number(rj, "seconds", f + ".seconds");
-      r.recordPath = in.path(rj, "recordFile", f + ".recordFile");
-      r.resultPath = in.path(rj, "result", f + ".result");
-      s.runs.push_back(std::move(r));
-    }
-  }
-  if (j.contains("volumes")) {
-    const json& volumes = j.at("volumes");
-    if (!volumes.is_array()) in.fail("volumes", "must be an array");
-    for (std::size_t i = 0; i < volumes.size(); ++i) {
-      const std::string f = "volumes[" + std::to_string(i) + "]";
-      const json& vj = volumes[i];
-      if (!vj.is_object()) in.fail(f, "must be an object");
-      SessionData::VolumeEntry v;
-      v.name = qstr(in.text(vj, "name", f + ".name"));
-      v.path = in.path(vj, "file", f + ".file");
-      v.runId = in.integer(vj, "run", f + ".run", -1);
-      if (vj.contains("current") && !vj.at("current").is_boolean())
-        in.fail(f + ".current", "must be true or false");
-      v.current = vj.value("current", false);
-      s.volumes.push_back(std::move(v));
-    }
-  }
+  readArray(in, j, "runs",
+            [&](const json& e, const std::string& f) { s.runs.push_back(readRun(in, e, f)); });
+  readArray(in, j, "volumes", [&](const json& e, const std::string& f) {
+    s.volumes.push_back(readVolumeEntry(in, e, f));
+  });
   if (j.contains("rois")) {
     s.rois = j.at("rois");
     if (!s.rois.is_array()) in.fail("rois", "must be an array");
