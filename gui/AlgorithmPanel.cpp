@@ -236,6 +236,7 @@ void AlgorithmPanel::connectWidgets() {
   connect(projectors_, &ProjectorChoice::changed, this, changed);
   connect(inputs_, &RunInputsBox::changed, this, changed);
   connect(algorithm_, &QComboBox::currentIndexChanged, this, &AlgorithmPanel::onAlgorithmChanged);
+  connect(device_, &QComboBox::activated, this, [this] { userChoseDevice_ = true; });
   connect(device_, &QComboBox::currentIndexChanged, this, [this] {
     if (updating_) return;
     fillProjectors();
@@ -344,10 +345,68 @@ void AlgorithmPanel::fillDevices() {
     item->setEnabled(false);
     item->setToolTip(QString::fromStdString(cuda::gpuStatus()));
   }
+  const auto enabled = [&](int item) {
+    return item >= 0 && (!model || model->item(item) == nullptr || model->item(item)->isEnabled());
+  };
   const int keep = device_->findData(previous);
-  const bool keepEnabled =
-      keep >= 0 && (!model || model->item(keep) == nullptr || model->item(keep)->isEnabled());
-  device_->setCurrentIndex(keep >= 0 && keepEnabled && previous >= 0 ? keep : 0);
+  if (enabled(keep) && (previous >= 0 || userChoseDevice_)) {
+    device_->setCurrentIndex(keep);
+    return;
+  }
+  // Until the user picks a device: the fastest GPU where the algorithm runs on one.
+  const int fastest = gpuVariant ? device_->findData(cuda::fastestGpu(gpus)) : -1;
+  device_->setCurrentIndex(enabled(fastest) ? fastest : 0);
+}
+
+bool AlgorithmPanel::setDevice(int gpuIndex, QString* why) {
+  const int item = device_->findData(gpuIndex < 0 ? -1 : gpuIndex);
+  auto* model = qobject_cast<QStandardItemModel*>(device_->model());
+  if (item < 0 || (model && model->item(item) && !model->item(item)->isEnabled())) {
+    if (why != nullptr)
+      *why = item < 0 ? tr("there is no GPU %1 (%2)")
+                            .arg(gpuIndex)
+                            .arg(QString::fromStdString(cuda::gpuStatus()))
+                      : model->item(item)->toolTip();
+    return false;
+  }
+  userChoseDevice_ = true;
+  device_->setCurrentIndex(item);  // fills the projector lists for the device
+  return true;
+}
+
+bool AlgorithmPanel::setVariant(const QString& name, QString* why) {
+  const KernelVariant* variant = VariantRegistry::builtins().find(name.toStdString());
+  if (variant == nullptr) {
+    if (why != nullptr) *why = tr("no kernel variant is called %1").arg(name);
+    return false;
+  }
+  const catalog::ProjectorSlot* slot = nullptr;
+  for (const catalog::ProjectorSlot& s : descriptor().projectors)
+    if (s.role == variant->role) slot = &s;
+  if (slot == nullptr) {
+    if (why != nullptr)
+      *why = tr("%1 is not a kernel of %2").arg(name, QString::fromStdString(descriptor().id));
+    return false;
+  }
+  if (variant->needsGpu && gpuIndex() < 0) {
+    const int fastest = cuda::fastestGpu(cuda::listGpuDevices());
+    if (fastest < 0) {
+      if (why != nullptr)
+        *why = tr("%1 needs a GPU: %2").arg(name, QString::fromStdString(cuda::gpuStatus()));
+      return false;
+    }
+    if (!setDevice(fastest, why)) return false;
+  } else if (!variant->needsGpu && gpuIndex() >= 0) {
+    setDevice(-1);
+  }
+  if (!projectors_->choose(slot->role, name)) {
+    if (why != nullptr)
+      *why =
+          tr("%1 is not offered for this data (see its tool tip in the algorithm panel)").arg(name);
+    return false;
+  }
+  refresh();
+  return true;
 }
 
 void AlgorithmPanel::fillProjectors() {

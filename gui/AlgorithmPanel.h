@@ -122,8 +122,17 @@ class AlgorithmPanel : public QWidget {
   bool validate(QString* why) const;
   // CPU threads the run should use (0: all, OpenMP's default).
   int threadCount() const;
-  // The GPU chosen (its listGpuDevices() index), or -1 for the CPU.
+  // The GPU chosen (its listGpuDevices() index), or -1 for the CPU. Until the user picks one, the
+  // fastest GPU (cuda::fastestGpu) is chosen wherever the algorithm has a GPU variant.
   int gpuIndex() const;
+  // Chooses the CPU (-1) or a GPU by its index, as the user would (false with the reason in
+  // `why` when it is not offered: no such GPU, or no GPU variant of the algorithm).
+  bool setDevice(int gpuIndex, QString* why = nullptr);
+  // Chooses a kernel variant by name for the role it serves (the FDK backprojector, a forward
+  // projector or a backprojector), switching to the fastest GPU first for a GPU variant when
+  // the CPU is chosen. False with the reason in `why` when no role of the algorithm takes it or
+  // the data's geometry refuses it.
+  bool setVariant(const QString& name, QString* why = nullptr);
   // The GPU memory limit in bytes (the FDK backprojectors'); 0: the device's free memory.
   std::uint64_t gpuMemoryLimitBytes() const;
   // nx = ny = nz = edge, with the voxel size scaled to keep the in-plane extent.
@@ -169,6 +178,7 @@ class AlgorithmPanel : public QWidget {
   const catalog::AlgorithmCatalog& catalog_;
   const RunController* runs_ = nullptr;
   bool updating_ = false;
+  bool userChoseDevice_ = false;  // the device box keeps the user's choice over the default
   bool tiltSeries_ = false;
   Eigen::Vector3d gridCentreMm_ = Eigen::Vector3d::Zero();  // where the grid is centred
   PresetStore presetStore_;

@@ -35,8 +35,10 @@
 #include "gui/ConsistencyView.h"
 #include "gui/ConvergencePanel.h"
 #include "gui/DataPanel.h"
+#include "gui/DockLayout.h"
 #include "gui/ExportFiles.h"
 #include "gui/GeometryPanel.h"
+#include "gui/MeasurementsPanel.h"
 #include "gui/ProjectionBrowser.h"
 #include "gui/RunListPanel.h"
 #include "gui/RunLogPanel.h"
@@ -45,7 +47,9 @@
 #include "gui/SweepDialog.h"
 #include "gui/ThroughputPanel.h"
 #include "gui/ViewArea.h"
+#include "gui/WheelGuard.h"
 #include "gui/core/CatalogRun.h"
+#include "gui/core/DataUnits.h"
 #include "gui/core/DemoData.h"
 #include "gui/core/EventLoopMonitor.h"
 #include "gui/core/FdkRun.h"
@@ -156,7 +160,9 @@ MainWindow::MainWindow(QWidget* parent)
   createToolBar();
   createStatusBar();
   connectSignals();
-  resize(1500, 950);
+  WheelGuard::install();
+  dockSizes_ = new DockSizeKeeper(this);
+  resize(sizeWithinScreen(this, QSize(1500, 950)));
   defaultState_ = saveState();  // the arrangement of createDocks(), for View > Reset layout
   restoreSettings();
   updateRunActions();
@@ -186,6 +192,7 @@ void MainWindow::createPanels() {
                               "here), or start with a built-in demo:</p>"),
                            welcome_);
   title->setAlignment(Qt::AlignCenter);
+  title->setWordWrap(true);
   welcomeLayout->addWidget(title);
   auto* buttons = new QHBoxLayout;
   buttons->addStretch(1);
@@ -200,19 +207,15 @@ void MainWindow::createPanels() {
   petButton->setToolTip(
       tr("Simulates a small TOF list-mode scan of the PET phantom: reconstruct it with DIRECT"));
   auto* openButton = new QPushButton(tr("Open file…"), welcome_);
-  for (QPushButton* b : {demoButton, cnrButton, etButton, openButton}) {
+  // One column: the page (and so the window) stays narrow enough for small screens.
+  auto* column = new QVBoxLayout;
+  for (QPushButton* b : {demoButton, cnrButton, etButton, petButton, openButton}) {
     b->setMinimumHeight(36);
-    buttons->addWidget(b);
+    column->addWidget(b);
   }
+  buttons->addLayout(column);
   buttons->addStretch(1);
   welcomeLayout->addLayout(buttons);
-  // TOF-PET on a row of its own: the page's width (the central area's minimum) stays as it was.
-  auto* petRow = new QHBoxLayout;
-  petButton->setMinimumHeight(36);
-  petRow->addStretch(1);
-  petRow->addWidget(petButton);
-  petRow->addStretch(1);
-  welcomeLayout->addLayout(petRow);
   welcomeLayout->addStretch(3);
   connect(demoButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::SheppLogan); });
   connect(cnrButton, &QPushButton::clicked, this, [this] { openDemo(DemoKind::Cnr); });
@@ -226,6 +229,7 @@ void MainWindow::createPanels() {
   centre_->addWidget(welcome_);
   centre_->addWidget(viewArea_);
   centre_->addWidget(compareView_);
+  sizeStackByCurrentPage(centre_);
   setCentralWidget(centre_);
 
   dataPanel_ = new DataPanel(*workspace_, this);
@@ -248,9 +252,8 @@ QDockWidget* MainWindow::addDock(QWidget* panel, const QString& title, const QSt
   dock->setObjectName(objectName);
   // A scroll area lets a tall panel (the geometry form, the algorithm panel) share a column
   // with others on a small screen instead of pushing the window past the screen's height.
-  auto* scroll = new QScrollArea(dock);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
+  // Side docks never scroll sideways (as wide as their panel); the bottom row's tables may.
+  auto* scroll = new PanelScrollArea(dock, area != Qt::BottomDockWidgetArea);
   scroll->setWidget(panel);
   dock->setWidget(scroll);
   dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
@@ -262,7 +265,9 @@ QDockWidget* MainWindow::addDock(QWidget* panel, const QString& title, const QSt
 
 void MainWindow::createDocks() {
   // Left: what is open and how it was scanned; right: how to reconstruct it and how runs go;
-  // bottom: runs, log and projections.
+  // bottom: runs, log and projections. The right column runs down to the status bar: the
+  // algorithm panel gets the window's height (the bottom row spans the views and the left).
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   QDockWidget* data =
       addDock(dataPanel_, tr("Data"), QStringLiteral("dataDock"), Qt::LeftDockWidgetArea);
   QDockWidget* geometry = addDock(geometryPanel_, tr("Geometry"), QStringLiteral("geometryDock"),
@@ -275,6 +280,10 @@ void MainWindow::createDocks() {
                                     QStringLiteral("throughputDock"), Qt::RightDockWidgetArea);
   QDockWidget* cnr =
       addDock(cnrPanel_, tr("CNR"), QStringLiteral("cnrDock"), Qt::RightDockWidgetArea);
+  // ROI statistics, rulers and the line profile of the slice views (issue #21, point 7).
+  QDockWidget* measurements =
+      addDock(new MeasurementsPanel(viewArea_->orthoViews(), this), tr("Measurements"),
+              QStringLiteral("measurementsDock"), Qt::RightDockWidgetArea);
   QDockWidget* convergence = addDock(convergencePanel_, tr("Convergence"),
                                      QStringLiteral("convergenceDock"), Qt::RightDockWidgetArea);
   QDockWidget* runList =
@@ -287,6 +296,7 @@ void MainWindow::createDocks() {
   geometry->raise();
   tabifyDockWidget(throughput, cnr);
   tabifyDockWidget(cnr, convergence);
+  tabifyDockWidget(convergence, measurements);
   throughput->raise();
   tabifyDockWidget(runList, runLog);
   tabifyDockWidget(runLog, projections);
@@ -303,15 +313,37 @@ void MainWindow::sizeDocks() {
   resizeDocks({dataDock_, algorithmDock_}, {340, 360}, Qt::Horizontal);
   resizeDocks({dataDock_, geometryDock_}, {170, 600}, Qt::Vertical);
   resizeDocks({runListDock_}, {170}, Qt::Vertical);
+  // The whole algorithm panel (Run included) above the plots, or the plots behind its tab when
+  // the column is too short for both (DockLayout.h).
+  fitAlgorithmDock(*this, algorithmDock_,
+                   findChild<QDockWidget*>(QStringLiteral("throughputDock")));
+  dockSizes_->remember();
 }
+
+namespace {
+// The views' units and data key follow the workspace (ViewArea: contrast that follows the data).
+void followData(ViewArea& view, const Workspace& workspace) {
+  view.setDataKey(QString::number(workspace.dataSet()));
+  view.setDisplayUnits(displayUnitsOf(workspace, view.displayUnits().showsHu()));
+}
+}  // namespace
 
 void MainWindow::connectSignals() {
   // Data in: show the views instead of the welcome page; a new volume is shown.
   connect(workspace_.get(), &Workspace::projectionsChanged, this, [this] {
     projectionBrowser_->setProjections(workspace_->projections());
+    followData(*viewArea_, *workspace_);
+    // Until these data have a reconstruction, the views show the data themselves.
+    const NamedVolume* shown = workspace_->currentVolume();
+    if (workspace_->projections() &&
+        (shown == nullptr || !workspace_->volumeFromCurrentData(*shown)))
+      viewArea_->showProjections(workspace_->projections(), workspace_->projectionsName());
     showWelcomeIfEmpty();
     updateRunActions();
   });
+  // The demo's phantom comes after its projections: with it, water's mu (HU available).
+  connect(workspace_.get(), &Workspace::phantomChanged, this,
+          [this] { followData(*viewArea_, *workspace_); });
   // ROIs belong to the data they were drawn on: new projections (a new data set) drop them.
   connect(workspace_.get(), &Workspace::dataSetReplaced, this, [this] {
     viewArea_->setRois({});
@@ -410,9 +442,12 @@ void MainWindow::connectSignals() {
 
 void MainWindow::onCurrentVolumeChanged() {
   const NamedVolume* v = workspace_->currentVolume();
+  followData(*viewArea_, *workspace_);
   if (v != nullptr)
     viewArea_->setVolume(v->volume, v->name, false,
                          v->runId >= 0 && v->runId == resultAfterPreviewsOfRun_);
+  else if (workspace_->projections() && !viewArea_->showsProjections())
+    viewArea_->showProjections(workspace_->projections(), workspace_->projectionsName());
   showWelcomeIfEmpty();
   // An iterative run's result is its last iterate: its CNR point goes at that iteration.
   int iteration = -1;
@@ -426,6 +461,7 @@ void MainWindow::onCurrentVolumeChanged() {
 
 void MainWindow::onRunStarted(int id) {
   monitor_->reset();
+  viewArea_->beginRun();  // its first preview gets its own contrast (unless the user's W/L fits)
   duringScreenshotTaken_ = false;
   previewsShown_ = 0;
   updateRunActions();
@@ -453,6 +489,8 @@ void MainWindow::onRunPreview(int id, std::shared_ptr<const Volume> volume, cons
     workspace_->showPreview(std::move(volume), tr("run %1: %2").arg(id).arg(label));
   ++previewsShown_;
   if (id != startupRunId_) return;
+  previewTimesMs_.push_back(static_cast<double>(runClock_.nsecsElapsed()) / 1e6);
+  if (firstSliceSinceLaunchMs_ < 0) firstSliceSinceLaunchMs_ = processAgeMs();
   // The tour measures CNR while the run goes on: ROIs once there is something to see.
   if (startup_.tour && previewsShown_ == 1 && workspace_->phantom()) placePhantomRois();
   // Command-line screenshots: one while the slices fill in (an iterative run: once a third of
@@ -476,6 +514,15 @@ void MainWindow::showWelcomeIfEmpty() {
 
 void MainWindow::openDemo(DemoKind kind, int size) {
   dataPanel_->openDemo(kind, size);
+  if (kind != DemoKind::SheppLogan && kind != DemoKind::Cnr) return;
+  // A cone-beam demo of size N reconstructs N^3 voxels over the field of view (--demo-size 128:
+  // 128^3, not the field of view's 126 x 126 x 150), once its projections are in.
+  auto once = std::make_shared<QMetaObject::Connection>();
+  *once = connect(workspace_.get(), &Workspace::phantomChanged, this, [this, once, size] {
+    if (!workspace_->phantom()) return;  // the old data's phantom going
+    disconnect(*once);
+    algorithmPanel_->setVolumeEdge(size);
+  });
 }
 
 void MainWindow::openFiles(const QStringList& paths) {
@@ -628,6 +675,8 @@ void MainWindow::onRunEnded(int id) {
     // Back to what was shown before the run.
     if (const NamedVolume* v = workspace_->currentVolume())
       viewArea_->setVolume(v->volume, v->name, false);
+    else if (workspace_->projections())  // the data, as before the run
+      viewArea_->showProjections(workspace_->projections(), workspace_->projectionsName());
     statusBar()->showMessage(tr("Run %1 cancelled: nothing was kept").arg(id), 8000);
   }
   runProgress_->setVisible(runs_->runningId() >= 0);
@@ -715,6 +764,10 @@ void MainWindow::showDicomExportDialog() {
   // decay correction and frame duration filled in.
   if (run != nullptr && run->spec.algorithm == kPetAlgorithmId)
     dialog->setOptions(petDicomExportOptions(run->spec.parameters, dialog->options()));
+  else  // HU only for CT data with a known water value; the volume's own values otherwise
+    dialog->setDataUnits(workspace_->volumeFromCurrentData(*v) && v->runId >= 0
+                             ? displayUnitsOf(*workspace_)
+                             : DisplayUnits{});
   connect(dialog, &DicomExportDialog::exportSucceeded, this,
           [this, dialog, volume = v->volume](const QString& summary) {
             workspace_->noteVolumeSaved(volume.get(), dialog->outputFolder());
@@ -843,7 +896,12 @@ void MainWindow::showEvent(QShowEvent* event) {
   // Dock sizes only take once the window is laid out: the default arrangement is made here, on
   // the first show (unless a saved one was restored), and remembered for View > Reset layout.
   QTimer::singleShot(0, this, [this] {
-    if (!restoredState_) sizeDocks();
+    // The docks' first layout may have widened the window past the screen: back inside it.
+    resize(sizeWithinScreen(this, size()));
+    if (!restoredState_)
+      sizeDocks();
+    else
+      dockSizes_->remember();  // the restored sizes are the ones to give back after a resize
   });
 }
 

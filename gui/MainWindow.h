@@ -6,11 +6,13 @@
 // open) and the RunController (what runs); panels talk through those, not to each other.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
 #include <QStringList>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 class QAction;
 class QDockWidget;
@@ -32,6 +34,7 @@ class CompareView;
 class ConsistencyView;
 class ConvergencePanel;
 class DataPanel;
+class DockSizeKeeper;
 class EventLoopMonitor;
 class GeometryPanel;
 class PetAlgorithmPanel;
@@ -66,7 +69,15 @@ struct StartupOptions {
   QString layout;             // "four-up" or "one-up"
   bool livePreview = true;    // false: no intermediate volumes (to measure their cost)
   bool tour = false;          // with screenshotDir: also shoot each main dock after the run
+  QString device;             // "cpu", "gpu" (the fastest) or "gpu:N"; empty: the panel's default
+  QStringList variants;       // kernel variants, one run each in turn (empty: the panel's)
+  bool compare = false;       // after the runs: the compare view on the last two
+  bool sweep = false;         // after the runs: the variant sweep on the device
+  bool measure = false;       // after the runs: responsiveness.json (MainWindowAutomation.cpp)
 };
+
+// Milliseconds since this process started (/proc/self/stat; -1 if unknown): launch timings.
+double processAgeMs();
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -94,6 +105,8 @@ class MainWindow : public QMainWindow {
   PetAlgorithmPanel& petAlgorithmPanel() { return *petAlgorithmPanel_; }
   PetQualityPanel& petQualityPanel() { return *petQualityPanel_; }
   EventLoopMonitor& eventLoopMonitor() { return *monitor_; }
+  // When the window first appeared, in ms after launch (main.cpp; responsiveness.json).
+  void setLaunchToWindowMs(double ms) { launchToWindowMs_ = ms; }
   // File > Export DICOM series… (null when built without DCMTK).
   QAction* exportDicomAction() const { return exportDicomAction_; }
 
@@ -231,6 +244,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* algorithmDock_ = nullptr;
   QDockWidget* runListDock_ = nullptr;
   QByteArray defaultState_;
+  DockSizeKeeper* dockSizes_ = nullptr;  // the docks' sizes given back when the window grows
   bool restoredState_ = false;
   bool shownOnce_ = false;
 
@@ -276,6 +290,22 @@ class MainWindow : public QMainWindow {
   // After the command-line run ended: its screenshots, then the tour, then maybe quit.
   void finishStartupRun(bool ok, bool iterativeRun);
   void takeTourScreenshots(const std::function<void()>& done);
+  // MainWindowAutomation.cpp: --device and --variant before each run, then after the runs the
+  // next variant's run, --compare, --sweep and --measure in turn, then `done`.
+  int startupVariantIndex_ = 0;
+  std::vector<int> startupRunIds_;
+  std::vector<double> previewTimesMs_;  // of the running startup run, from its start
+  QElapsedTimer runClock_;
+  double firstSliceSinceLaunchMs_ = -1;
+  std::vector<double> stallsDuringRunMs_;
+  QString startupFileSuffix() const;
+  bool applyStartupDevice(QString* why);
+  void afterStartupRun(const std::function<void()>& done);
+  void startupCompare(const std::function<void()>& next);
+  void startupSweep(const std::function<void()>& next);
+  void startupMeasure(const std::function<void()>& next);
+  nlohmann::json startupRunTimings(int id) const;
+  double launchToWindowMs_ = -1;
 };
 
 }  // namespace tomowb::gui

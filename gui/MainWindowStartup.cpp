@@ -34,6 +34,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <numbers>
 #include <thread>
@@ -90,25 +91,34 @@ void MainWindow::finishStartupRun(bool ok, bool iterativeRun) {
   if (!startup_.screenshotDir.isEmpty()) {
     QDir().mkpath(startup_.screenshotDir);
     const QDir dir(startup_.screenshotDir);
-    saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-after-run.png")));
-    viewArea_->saveScreenshot(dir.filePath(QStringLiteral("tomowb-views.png")));
+    // One run: the names scripts/screenshots.sh expects; several (--variant a,b): "-a", "-b".
+    const QString suffix = startupFileSuffix();
+    saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-after-run%1.png").arg(suffix)));
+    viewArea_->saveScreenshot(dir.filePath(QStringLiteral("tomowb-views%1.png").arg(suffix)));
     // Iterative runs: the whole algorithm panel (the dock shows only its top) and the
     // convergence plots at their full size too.
     if (iterativeRun) {
-      savePngAtomically(dir.filePath(QStringLiteral("tomowb-algorithm.png")),
+      savePngAtomically(dir.filePath(QStringLiteral("tomowb-algorithm%1.png").arg(suffix)),
                         algorithmPanel_->grab());
-      convergencePanel_->exportPng(dir.filePath(QStringLiteral("tomowb-convergence-panel.png")));
+      convergencePanel_->exportPng(
+          dir.filePath(QStringLiteral("tomowb-convergence-panel%1.png").arg(suffix)));
     }
-    writeRunSummary(startupRunId_, dir.filePath(QStringLiteral("run-summary.json")));
+    writeRunSummary(startupRunId_, dir.filePath(QStringLiteral("run-summary%1.json").arg(suffix)));
+    // Every run's summary under its id too, for --measure's report.
+    writeRunSummary(startupRunId_,
+                    dir.filePath(QStringLiteral("run-summary-%1.json").arg(startupRunId_)));
   }
   auto finish = [this, ok] {
     emit startupRunDone(ok);
     if (startup_.quitAfterRun) QApplication::exit(ok ? 0 : 1);
   };
-  if (startup_.tour && !startup_.screenshotDir.isEmpty())
-    takeTourScreenshots(finish);
-  else
-    finish();
+  auto tourThenFinish = [this, finish] {
+    if (startup_.tour && !startup_.screenshotDir.isEmpty())
+      takeTourScreenshots(finish);
+    else
+      finish();
+  };
+  afterStartupRun(tourThenFinish);
 }
 
 void MainWindow::takeTourScreenshots(const std::function<void()>& done) {
@@ -231,6 +241,7 @@ void MainWindow::writeRunSummary(int id, const QString& path) {
       {"previewsShown", previewsShown_},
       {"livePreview", startup_.livePreview},
       {"record", info != nullptr ? info->record : nlohmann::json()},
+      {"timings", startupRunTimings(id)},
   };
   saveTextAtomically(path, QString::fromStdString(summary.dump(2) + "\n"));
 }
@@ -285,8 +296,18 @@ void MainWindow::startStartupRun() {
   if (startup_.iterations > 0 && algorithmPanel_->descriptor().parameter("iterations") != nullptr)
     algorithmPanel_->setAlgorithmParameters({{"iterations", startup_.iterations}});
   if (startup_.volumeSize > 0) algorithmPanel_->setVolumeEdge(startup_.volumeSize);
+  QString why;
+  if (!applyStartupDevice(&why)) {
+    std::fprintf(stderr, "tomowb: %s\n", qPrintable(why));
+    statusBar()->showMessage(why, 10000);
+    emit startupRunDone(false);
+    if (startup_.quitAfterRun) QApplication::exit(2);
+    return;
+  }
   // Let the window show the loaded data before the run starts.
   QTimer::singleShot(200, this, [this] {
+    previewTimesMs_.clear();
+    runClock_.start();
     startupRunId_ = startRun();
     if (startupRunId_ < 0) {
       emit startupRunDone(false);

@@ -4,10 +4,13 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QGuiApplication>
+#include <QMessageBox>
 #include <QSettings>
 #include <QTimer>
 #include <cstdio>
 #include <exception>
+#include <string_view>
 
 #include "gui/AlgorithmPanel.h"
 #include "gui/MainWindow.h"
@@ -15,10 +18,18 @@
 #include "gui/SafetyNet.h"
 #include "gui/core/DemoData.h"
 #include "recon/catalog/Builtins.h"
+#include "recon/variant/VariantRegistry.h"
 #include "render/VtkOpenGLWidget.h"
 
 int main(int argc, char** argv) {
   tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
+  // --help and --version print and exit: they need no display.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if ((a == "--help" || a == "-h" || a == "--version" || a == "-v" || a == "--help-all") &&
+        qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+      qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
   tomowb::render::VtkOpenGLWidget::configureDefaultSurfaceFormat();
   QApplication app(argc, argv);
   tomowb::gui::initResources();
@@ -81,8 +92,30 @@ int main(int argc, char** argv) {
                                 QStringLiteral("with --screenshot-dir: after the run, also save a "
                                                "screenshot of each main dock (CNR ROIs are "
                                                "placed on the CNR demo's inserts)"));
+  const QCommandLineOption device(
+      QStringLiteral("device"),
+      QStringLiteral("device of the run: cpu, gpu (the fastest GPU) or gpu:N (default: the "
+                     "fastest GPU where the algorithm has a GPU variant, else the CPU)"),
+      QStringLiteral("device"));
+  const QCommandLineOption variant(
+      QStringLiteral("variant"),
+      QStringLiteral("kernel variant of the run (fdk.bp.tex, et.fp.fast, ...; tomowb-cli "
+                     "variants lists them); several, comma-separated, run one after another"),
+      QStringLiteral("names"));
+  const QCommandLineOption compare(QStringLiteral("compare"),
+                                   QStringLiteral("after the runs, open the compare view on the "
+                                                  "last two (screenshot tomowb-compare.png)"));
+  const QCommandLineOption sweep(QStringLiteral("sweep"),
+                                 QStringLiteral("after the runs, sweep every kernel variant on "
+                                                "the device (screenshot tomowb-sweep.png)"));
+  const QCommandLineOption measure(
+      QStringLiteral("measure"),
+      QStringLiteral("with --screenshot-dir: after the runs, measure responsiveness (launch to "
+                     "window, first slice, UI stalls, window/level drag frame rate) into "
+                     "responsiveness.json"));
   parser.addOptions({demo, demoSize, run, algorithm, iterations, volumeSize, screenshots,
-                     quitAfterRun, layout, resetSettings, noPreview, tour});
+                     quitAfterRun, layout, resetSettings, noPreview, tour, device, variant, compare,
+                     sweep, measure});
   // "--demo" alone means the Shepp-Logan demo: accept it without a value.
   QStringList arguments = QApplication::arguments();
   for (int i = 1; i < arguments.size(); ++i)
@@ -144,9 +177,52 @@ int main(int argc, char** argv) {
   options.layout = parser.value(layout);
   options.livePreview = !parser.isSet(noPreview);
   options.tour = parser.isSet(tour);
+  if (parser.isSet(device)) {
+    const QString d = parser.value(device).toLower();
+    const bool gpuN = d.startsWith(QStringLiteral("gpu:"));
+    if (d != QStringLiteral("cpu") && d != QStringLiteral("gpu") &&
+        !(gpuN && d.mid(4).toInt(&ok) >= 0 && ok)) {
+      std::fprintf(stderr, "tomowb: --device must be cpu, gpu or gpu:N\n");
+      return 2;
+    }
+    options.device = d;
+  }
+  if (parser.isSet(variant)) {
+    for (const QString& name : parser.value(variant).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+      if (!tomowb::VariantRegistry::builtins().find(name.trimmed().toStdString())) {
+        std::fprintf(stderr,
+                     "tomowb: --variant: no kernel variant is called '%s' (tomowb-cli "
+                     "variants lists them)\n",
+                     qPrintable(name));
+        return 2;
+      }
+      options.variants << name.trimmed();
+    }
+  }
+  options.compare = parser.isSet(compare);
+  options.sweep = parser.isSet(sweep);
+  options.measure = parser.isSet(measure);
 
+  // The views draw with OpenGL: without it (no GLX or EGL on this display) say so and stop,
+  // instead of crashing inside the first view.
+  if (const QString why = tomowb::render::VtkOpenGLWidget::openGlProblem(); !why.isEmpty()) {
+    const QString text =
+        QStringLiteral(
+            "Tomo Workbench needs OpenGL 3.2 for its slice and 3-D views, and this "
+            "display offers none: %1.\n\nStart it on a display with OpenGL (under "
+            "Xvfb: Mesa's GLX, `xvfb-run -s \"+extension GLX\"`), or use tomowb-cli, "
+            "which needs no display.")
+            .arg(why);
+    std::fprintf(stderr, "tomowb: %s\n", qPrintable(text));
+    if (!options.quitAfterRun && QGuiApplication::platformName() != QStringLiteral("offscreen"))
+      QMessageBox::critical(nullptr, QStringLiteral("Tomo Workbench"), text);
+    return 3;
+  }
   tomowb::gui::MainWindow window;
   window.show();
+  // The first turn of the event loop after show(): the window is on screen.
+  QTimer::singleShot(0, &window,
+                     [&window] { window.setLaunchToWindowMs(tomowb::gui::processAgeMs()); });
   QTimer::singleShot(0, &window, [&window, options] { window.applyStartupOptions(options); });
   // Crash recovery and the 5-minute autosave (SafetyNet.h): for people, not scripted runs.
   if (options.screenshotDir.isEmpty() && !options.quitAfterRun)

@@ -14,6 +14,7 @@
 #include <QGuiApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QOffscreenSurface>
 #include <QOpenGLContext>
 #include <QOpenGLFunctions>
 #include <QSurfaceFormat>
@@ -79,6 +80,27 @@ void VtkOpenGLWidget::configureDefaultSurfaceFormat() {
   format.setStencilBufferSize(0);
   format.setSamples(0);
   QSurfaceFormat::setDefaultFormat(format);
+}
+
+QString VtkOpenGLWidget::openGlProblem() {
+  QOpenGLContext context;
+  context.setFormat(QSurfaceFormat::defaultFormat());
+  if (!context.create())
+    return QStringLiteral("the display (Qt platform '%1') offers no OpenGL (no GLX or EGL)")
+        .arg(QGuiApplication::platformName());
+  QOffscreenSurface surface;
+  surface.setFormat(context.format());
+  surface.create();
+  if (!surface.isValid() || !context.makeCurrent(&surface))
+    return QStringLiteral("an OpenGL context was created but cannot draw (Qt platform '%1')")
+        .arg(QGuiApplication::platformName());
+  const QSurfaceFormat got = context.format();
+  context.doneCurrent();
+  if (got.version() < qMakePair(3, 2))
+    return QStringLiteral("the display offers OpenGL %1.%2 only")
+        .arg(got.majorVersion())
+        .arg(got.minorVersion());
+  return {};
 }
 
 VtkOpenGLWidget::VtkOpenGLWidget(QWidget* parent) : QOpenGLWidget(parent) {
@@ -205,6 +227,11 @@ void VtkOpenGLWidget::initializeGL() {
   window_->GetState()->Reset();
   window_->GetState()->vtkglDepthFunc(GL_LEQUAL);  // Qt leaves GL_LESS
   contextReady_ = true;
+  // A new context (the first, or another after the widget moved to another window: a dock
+  // floated or docked again) has none of VTK's framebuffers, and Qt calls no resizeGL when the
+  // size stayed: render before the next blit, or it copies an empty framebuffer (black charts
+  // after re-docking, ux-review-2026-11.md section 5).
+  renderNeeded_ = true;
   // The context goes away when the widget is reparented to another window (VTK's resources
   // must go first) or in QOpenGLWidget's destructor (ours has already released them and cut
   // this connection, since this object is no longer a VtkOpenGLWidget by then).

@@ -32,6 +32,9 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   // OpenGL 3.2 core, double buffered, depth 24, no multisampling; and xcb + GLX, because Debian's
   // VTK 9.1 (GLEW) cannot initialise on EGL. Call once before constructing the QApplication.
   static void configureDefaultSurfaceFormat();
+  // Empty when this display gives an OpenGL context of the default format (3.2 core), else why
+  // not ("the display offers no OpenGL (GLX or EGL)"). Call after QApplication exists.
+  static QString openGlProblem();
 
   vtkGenericOpenGLRenderWindow* renderWindow() const;
   vtkGenericRenderWindowInteractor* interactor() const;

@@ -2,8 +2,13 @@
 #include "gui/core/EventLoopMonitor.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tomowb::gui {
+
+namespace {
+constexpr std::size_t kMaxSamples = 100000;
+}  // namespace
 
 EventLoopMonitor::EventLoopMonitor(QObject* parent, int periodMs)
     : QObject(parent), periodMs_(periodMs) {
@@ -18,6 +23,7 @@ EventLoopMonitor::EventLoopMonitor(QObject* parent, int periodMs)
 void EventLoopMonitor::reset() {
   maxStallMs_ = 0;
   lastStallMs_ = 0;
+  stalls_.clear();
   lastBeatNs_ = clock_.nsecsElapsed();
 }
 
@@ -32,6 +38,18 @@ void EventLoopMonitor::beat() {
   // The stall is how much later than its period the beat came.
   lastStallMs_ = std::max(0.0, gapMs - periodMs_);
   maxStallMs_ = std::max(maxStallMs_, lastStallMs_);
+  if (stalls_.size() >= kMaxSamples)
+    stalls_.erase(stalls_.begin(), stalls_.begin() + kMaxSamples / 2);
+  stalls_.push_back(lastStallMs_);
+}
+
+double EventLoopMonitor::stallPercentileMs(double p) const {
+  if (stalls_.empty()) return 0.0;
+  std::vector<double> sorted = stalls_;
+  std::sort(sorted.begin(), sorted.end());
+  const double rank = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(sorted.size());
+  const auto index = static_cast<std::size_t>(std::max(1.0, std::ceil(rank))) - 1;
+  return sorted[std::min(index, sorted.size() - 1)];
 }
 
 }  // namespace tomowb::gui

@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
+#include <vector>
 
 namespace tomowb::gui {
 
@@ -21,6 +22,11 @@ class EventLoopMonitor : public QObject {
   void excuse();
   double maxStallMs() const { return maxStallMs_; }  // longest gap beyond the period
   double lastStallMs() const { return lastStallMs_; }
+  // Every beat's stall since reset() (0 for a beat on time), oldest first: for percentiles (the
+  // responsiveness benchmark's p99). At most the last 100 000 beats (about 17 minutes).
+  const std::vector<double>& stallsMs() const { return stalls_; }
+  // The p-th percentile (0..100, nearest rank) of stallsMs(); 0 before any beat.
+  double stallPercentileMs(double p) const;
 
  private:
   void beat();
@@ -30,6 +36,7 @@ class EventLoopMonitor : public QObject {
   qint64 lastBeatNs_ = 0;
   double maxStallMs_ = 0;
   double lastStallMs_ = 0;
+  std::vector<double> stalls_;
 };
 
 }  // namespace tomowb::gui

@@ -39,6 +39,7 @@ class PetRunContext : public ProgressSink,
   void publish(const Volume& volume, std::string_view label, double valueScale) override {
     outer_.publishIntermediate(volume, label, valueScale * scale_);
   }
+  bool wantsVolumeNow() const override { return outer_.intermediateWantedNow(); }
   void iterationDone(const IterationRecord& record) override { outer_.reportIteration(record); }
 
  private:

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace tomowb::cuda {
@@ -20,6 +21,20 @@ struct GpuDevice {
 
 // Never throws: no driver, no device or a broken runtime give an empty list.
 std::vector<GpuDevice> listGpuDevices();
+
+// The listGpuDevices() index of the GPU expected to run the kernels fastest: the most
+// multiprocessors, then the newer architecture, then the most memory (the first listed on a
+// tie); -1 for an empty list. The window's default device (issue #21, point 9).
+inline int fastestGpu(const std::vector<GpuDevice>& gpus) {
+  const GpuDevice* best = nullptr;
+  for (const GpuDevice& g : gpus) {
+    const auto key = [](const GpuDevice& d) {
+      return std::make_tuple(d.multiprocessors, d.computeMajor, d.computeMinor, d.totalMemoryBytes);
+    };
+    if (best == nullptr || key(g) > key(*best)) best = &g;
+  }
+  return best != nullptr ? best->index : -1;
+}
 
 // Why the list is empty ("no CUDA-capable device", "CUDA driver version is insufficient", "built
 // without CUDA"), or the runtime and driver versions when it is not.

@@ -194,6 +194,7 @@ class IntermediateForwarder : public IntermediateVolumeSink {
   void publish(const Volume& volume, std::string_view label, double valueScale) override {
     outer_.publishIntermediate(volume, label, valueScale);
   }
+  bool wantsVolumeNow() const override { return outer_.intermediateWantedNow(); }
 
  private:
   const JobContext& outer_;

@@ -20,6 +20,10 @@ struct IntermediateVolumeSink {
   // brings the values to the units of the final result: a backprojection that has summed n of
   // N views publishes N/n, so a preview is displayed with the final window/level; iterates 1.
   virtual void publish(const Volume& volume, std::string_view label, double valueScale) = 0;
+  // False when a volume published now would be dropped (the window still holds an unshown one,
+  // or its next one is not due yet). Producers whose publication costs (a GPU download) ask
+  // first; the default takes every volume.
+  virtual bool wantsVolumeNow() const { return true; }
 };
 
 class JobContext {
@@ -57,6 +61,10 @@ class JobContext {
   }
 
   bool wantsIntermediates() const noexcept { return intermediates_ != nullptr; }
+  // Whether a volume published now would be taken (see IntermediateVolumeSink::wantsVolumeNow).
+  bool intermediateWantedNow() const {
+    return intermediates_ != nullptr && intermediates_->wantsVolumeNow();
+  }
   void publishIntermediate(const Volume& volume, std::string_view label,
                            double valueScale = 1.0) const {
     if (intermediates_) intermediates_->publish(volume, label, valueScale);

@@ -20,6 +20,7 @@
 #include "gui/core/DemoData.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
+#include "recon/device/GpuDevices.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::gui {
@@ -311,6 +312,40 @@ TEST(AlgorithmPanelText, LengthsInTheUnitThatSuitsThem) {
   EXPECT_EQ(lengthText(4e-6), QString("4 nm"));
   EXPECT_EQ(lengthText(0.256e-3 * 4), QString("1.024 \u00b5m"));
   EXPECT_EQ(lengthText(204.8), QString("204.8 mm"));
+}
+
+// The device box (issue #21, point 9): the fastest GPU by default where the algorithm has a GPU
+// variant and a GPU is present, else the CPU; the automation's setDevice and setVariant choose
+// as the user would, and refuse what is not offered with the reason.
+TEST_F(AlgorithmPanelTest, DefaultsToTheFastestGpuAndChoosesDevicesAndVariantsByName) {
+  load(DemoKind::SheppLogan);
+  ASSERT_EQ(panel.algorithm(), "fdk");
+  const std::vector<cuda::GpuDevice> gpus = cuda::listGpuDevices();
+  EXPECT_EQ(panel.gpuIndex(), cuda::fastestGpu(gpus));
+  QString why;
+  EXPECT_FALSE(panel.setDevice(97, &why));
+  EXPECT_TRUE(why.contains(QStringLiteral("no GPU 97"))) << why.toStdString();
+  EXPECT_TRUE(panel.setDevice(-1, &why)) << why.toStdString();
+  EXPECT_EQ(panel.gpuIndex(), -1);
+  // The CPU stays the user's choice when the algorithm changes and comes back.
+  ASSERT_TRUE(panel.setAlgorithm(QStringLiteral("wbp")));
+  ASSERT_TRUE(panel.setAlgorithm(QStringLiteral("fdk")));
+  EXPECT_EQ(panel.gpuIndex(), -1);
+  EXPECT_TRUE(panel.setVariant(QStringLiteral("fdk.bp.cpu-f64"), &why)) << why.toStdString();
+  EXPECT_EQ(panel.params().variant, "fdk.bp.cpu-f64");
+  EXPECT_FALSE(panel.setVariant(QStringLiteral("no.such.kernel"), &why));
+  EXPECT_TRUE(why.contains(QStringLiteral("no kernel variant"))) << why.toStdString();
+  EXPECT_FALSE(panel.setVariant(QStringLiteral("et.fp.cpu"), &why));
+  EXPECT_TRUE(why.contains(QStringLiteral("not a kernel of fdk"))) << why.toStdString();
+  const bool gpuKernel = panel.setVariant(QStringLiteral("fdk.bp.tex"), &why);
+  if (gpus.empty() || !VariantRegistry::builtins().find("fdk.bp.tex")) {
+    EXPECT_FALSE(gpuKernel);
+    EXPECT_EQ(panel.gpuIndex(), -1);
+  } else {
+    EXPECT_TRUE(gpuKernel) << why.toStdString();
+    EXPECT_EQ(panel.gpuIndex(), cuda::fastestGpu(gpus));
+    EXPECT_EQ(panel.params().variant, "fdk.bp.tex");
+  }
 }
 
 }  // namespace

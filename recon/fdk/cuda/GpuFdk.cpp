@@ -203,6 +203,14 @@ struct SharedProgress {
   double filterSeconds = 0, backprojectSeconds = 0, voxelUpdates = 0;
 };
 
+// A partial sum goes out as a preview when the context wants one now (the window takes one
+// every half second): a GPU run of a few seconds shows its volume filling in (issue #21).
+bool previewDue(SharedProgress& shared, const JobContext& context) {
+  if (!context.wantsIntermediates()) return false;
+  std::lock_guard lock(shared.mutex);
+  return context.intermediateWantedNow();
+}
+
 // One device thread: buffers sized by the plan, tasks taken from the shared queue.
 void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobContext& context) {
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
@@ -261,6 +269,23 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     shape.zMovesUW = setup.zMovesUW;
     const std::size_t taskFloats =
         std::size_t(shape.nx) * std::size_t(shape.ny) * std::size_t(shape.nz);
+    // The slab on the GPU into its place in the host volume, on the compute stream.
+    const auto downloadSlab = [&] {
+      float* dst = setup.volume->data();
+      const std::size_t nx = std::size_t(setup.volume->nx());
+      const std::size_t ny = std::size_t(setup.volume->ny());
+      if (plan.axis == fdk::GpuSplitAxis::Z) {
+        TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst + std::size_t(box.z0) * nx * ny, volume.as<void>(),
+                                          taskFloats * 4, cudaMemcpyDeviceToHost, compute),
+                          "downloading the volume");
+      } else {
+        TOMOWB_CUDA_CHECK(
+            cudaMemcpy2DAsync(dst + std::size_t(box.y0) * nx, nx * ny * 4, volume.as<void>(),
+                              nx * std::size_t(box.ny) * 4, nx * std::size_t(box.ny) * 4,
+                              std::size_t(box.nz), cudaMemcpyDeviceToHost, compute),
+            "downloading the volume");
+      }
+    };
     TOMOWB_CUDA_CHECK(cudaMemsetAsync(volume.as<void>(), 0, taskFloats * 4, compute),
                       "zeroing the slab");
     KernelInput inputs[2] = {KernelInput(*setup.kernel, chunkViews, int(taskRows), int(fcols)),
@@ -310,6 +335,18 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
                             volume.as<float>(), shape, setup.spec, compute);
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
       times.push_back(std::move(ct));
+      // One slab holds the whole volume: its partial sum over views [0, v0 + n) is a preview,
+      // downloaded in stream order and scaled to the final units like the CPU backprojector's.
+      if (setup.tasks.size() == 1 && c + 1 < chunks && previewDue(shared, context)) {
+        downloadSlab();
+        TOMOWB_CUDA_CHECK(cudaStreamSynchronize(compute), "a preview of the volume");
+        const std::int64_t done = v0 + n;
+        std::lock_guard lock(shared.mutex);
+        context.publishIntermediate(
+            *setup.volume,
+            "backprojected " + std::to_string(done) + " of " + std::to_string(views) + " views",
+            double(views) / double(done));
+      }
       // Keep at most two chunks in flight; report the older one.
       if (c >= 1) {
         TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - 1)]->bpEnd), "backprojection");
@@ -321,22 +358,19 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     }
     // The task's slab back into the host volume.
     TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, compute), "timing");
-    float* dst = setup.volume->data();
-    const std::size_t nx = std::size_t(setup.volume->nx()), ny = std::size_t(setup.volume->ny());
-    if (plan.axis == fdk::GpuSplitAxis::Z) {
-      TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst + std::size_t(box.z0) * nx * ny, volume.as<void>(),
-                                        taskFloats * 4, cudaMemcpyDeviceToHost, compute),
-                        "downloading the volume");
-    } else {
-      TOMOWB_CUDA_CHECK(
-          cudaMemcpy2DAsync(dst + std::size_t(box.y0) * nx, nx * ny * 4, volume.as<void>(),
-                            nx * std::size_t(box.ny) * 4, nx * std::size_t(box.ny) * 4,
-                            std::size_t(box.nz), cudaMemcpyDeviceToHost, compute),
-          "downloading the volume");
-    }
+    downloadSlab();
     TOMOWB_CUDA_CHECK(cudaEventRecord(downloadEnd, compute), "timing");
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskEnd, compute), "timing");
     TOMOWB_CUDA_CHECK(cudaEventSynchronize(taskEnd), "the GPU task");
+    // Several slabs: each finished one is a preview (the others still zero).
+    if (setup.tasks.size() > 1 && t + 1 < std::int64_t(setup.tasks.size()) &&
+        previewDue(shared, context)) {
+      std::lock_guard lock(shared.mutex);
+      context.publishIntermediate(*setup.volume,
+                                  "backprojected slab " + std::to_string(t + 1) + " of " +
+                                      std::to_string(setup.tasks.size()),
+                                  1.0);
+    }
 
     // Telemetry of the task: per chunk, from the CUDA events.
     std::lock_guard lock(shared.mutex);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -71,6 +72,11 @@ struct SirtRun {
   std::string planText;
   // Run state.
   std::mutex contextMutex;  // calls into the context from device threads
+  // Live previews of lock-step runs: whether the context wants one at the next publishing
+  // iteration, asked between iterations so that every device thread downloads its slab for the
+  // same iterations (a download per iteration would slow a fast run for previews the window
+  // drops).
+  std::atomic<bool> previewWanted{true};
   std::atomic<std::int64_t> nextSlab{0}, nextMaskSlab{0};
   std::atomic<unsigned> rowMaxBits{0};
 };

@@ -193,8 +193,10 @@ void runLockStep(SirtRun& run, DeviceSirt& gpu, std::size_t index, PhaseBarrier&
     part.back[std::size_t(it - 1)] = t.back;
     publishIterationTelemetry(run, gpu.device(), t, voxels);
     const bool last = it == params.iterations;
+    // Every publishEvery iterations when the context wants a volume then (run.previewWanted,
+    // the same for every device thread), and the last iterate.
     const bool publish = run.context->wantsIntermediates() && params.publishEvery > 0 &&
-                         (it % params.publishEvery == 0 || last);
+                         ((it % params.publishEvery == 0 && run.previewWanted.load()) || last);
     if (publish) gpu.download(0, slab, false);
     const bool ok = barrier.arrive([&] {
       double residual2 = 0, weighted2 = 0, fp = 0, bp = 0;
@@ -246,6 +248,7 @@ void runLockStep(SirtRun& run, DeviceSirt& gpu, std::size_t index, PhaseBarrier&
         outcome.publishedLast = false;
       }
       if (converged) stop = true;
+      run.previewWanted = run.context->intermediateWantedNow();
     });
     if (!ok) return;  // another thread failed: it reports the error
     if (stop) break;
@@ -294,6 +297,17 @@ void runStreamed(SirtRun& run, DeviceSirt& gpu, std::vector<SlabCurve>& curves,
                                   double(done) / total);
     }
     gpu.download(set, slab, overlap);
+    // A finished slab is a preview (the slabs not yet run are zero) when the context wants one.
+    if (haveNext && run.context->wantsIntermediates() && params.publishEvery > 0) {
+      std::lock_guard lock(run.contextMutex);
+      if (run.context->intermediateWantedNow()) {
+        gpu.finish();  // the slab's download has landed
+        run.context->publishIntermediate(*run.volume,
+                                         "slab " + std::to_string(current + 1) + " of " +
+                                             std::to_string(run.slabs.size()) + " done (" +
+                                             std::to_string(params.iterations) + " iterations)");
+      }
+    }
     if (haveNext && !overlap) gpu.upload(set, run.slabs[next]);
     if (overlap) set = 1 - set;
     current = next;
@@ -625,6 +639,7 @@ void reconstructIterativeGpu(const ProjectionStack& projections,
     run.devices = devices;
     planRun(run, usable);
     run.nextSlab = 0;
+    run.previewWanted = true;
     run.nextMaskSlab = 0;
     run.rowMaxBits = 0;
     bool beforeWork = false;

@@ -29,5 +29,24 @@ TEST(GpuDevices, StatusExplainsAnEmptyList) {
   EXPECT_FALSE(gpuStatus().empty());
 }
 
+// The window's default device: the GPU with the most multiprocessors, whatever the listing
+// order; newer architecture and more memory break ties; none for an empty list. No GPU needed.
+TEST(GpuDevices, FastestGpuHasTheMostMultiprocessors) {
+  EXPECT_EQ(fastestGpu({}), -1);
+  const auto gpu = [](int index, int sms, int major, std::uint64_t gib) {
+    GpuDevice d;
+    d.index = index;
+    d.multiprocessors = sms;
+    d.computeMajor = major;
+    d.totalMemoryBytes = gib << 30;
+    return d;
+  };
+  EXPECT_EQ(fastestGpu({gpu(0, 46, 8, 24), gpu(1, 132, 9, 80), gpu(2, 108, 8, 80)}), 1);
+  EXPECT_EQ(fastestGpu({gpu(3, 108, 8, 80), gpu(0, 46, 8, 24)}), 3);
+  EXPECT_EQ(fastestGpu({gpu(0, 132, 9, 80), gpu(1, 132, 9, 141)}), 1);
+  EXPECT_EQ(fastestGpu({gpu(0, 132, 8, 80), gpu(1, 132, 9, 80)}), 1);
+  EXPECT_EQ(fastestGpu({gpu(5, 132, 9, 80), gpu(6, 132, 9, 80)}), 5);
+}
+
 }  // namespace
 }  // namespace tomowb::cuda

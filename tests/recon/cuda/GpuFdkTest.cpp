@@ -361,6 +361,67 @@ TEST(GpuFdk, CancellingARunThrowsCancelled) {
   EXPECT_THROW((void)fdk::reconstructFdk(projections, params, context), Cancelled);
 }
 
+// Live previews (issue #21, point 9): a run on one slab hands out its partial sums while it
+// runs, each after more views, scaled to the final units; they change nothing in the result,
+// and a sink that wants no volume now gets none (the run skips the download).
+TEST(GpuFdk, LivePreviewsArePartialSumsAndLeaveTheResultAlone) {
+  TOMOWB_SKIP_WITHOUT_GPU();
+  const phantom::Phantom ph = phantom::modifiedSheppLogan3d(60.0);
+  const ProjectionStack projections =
+      phantom::projectPhantom(ph, circularConeBeam(phantomScan(200)));
+  fdk::FdkParams params;
+  params.volume = fdk::VolumeGrid::centred({96, 96, 80}, Eigen::Vector3d::Constant(1.4));
+  params.variant = "fdk.bp.layered16";
+  params.gpu.tunables.clear();
+  params.gpu.memoryLimitBytes = (std::uint64_t{256} << 20) + (64u << 20);  // several chunks
+  struct Previews : IntermediateVolumeSink {
+    bool wanted = true;
+    std::vector<std::string> labels;
+    std::vector<double> scales;
+    double largest = 0;
+    bool finite = true;
+    void publish(const Volume& v, std::string_view label, double scale) override {
+      labels.emplace_back(label);
+      scales.push_back(scale);
+      for (float x : v.voxels()) {
+        finite = finite && std::isfinite(x);
+        largest = std::max(largest, std::abs(double(x)));
+      }
+    }
+    bool wantsVolumeNow() const override { return wanted; }
+  };
+  JobContext plain;
+  fdk::FdkReport report;
+  const Volume expected = fdk::reconstructFdk(projections, params, plain, &report);
+  ASSERT_EQ(report.plan.find("slabs"), std::string::npos) << report.plan;
+  Previews previews;
+  CancelToken token;
+  JobContext context(token, nullptr, nullptr, &previews);
+  const Volume got = fdk::reconstructFdk(projections, params, context);
+  for (std::int64_t i = 0; i < got.voxelCount(); ++i)
+    ASSERT_EQ(got.voxels()[i], expected.voxels()[i]) << "voxel " << i;
+  ASSERT_GE(previews.labels.size(), 1u) << report.plan;
+  EXPECT_TRUE(previews.finite);
+  EXPECT_GT(previews.largest, 0.0);
+  int before = 0;
+  for (std::size_t i = 0; i < previews.labels.size(); ++i) {
+    int done = 0, total = 0;
+    ASSERT_EQ(
+        std::sscanf(previews.labels[i].c_str(), "backprojected %d of %d views", &done, &total), 2)
+        << previews.labels[i];
+    EXPECT_EQ(total, 200);
+    EXPECT_GT(done, before) << previews.labels[i];
+    EXPECT_LT(done, 200) << "the last chunk is the result, not a preview";
+    EXPECT_DOUBLE_EQ(previews.scales[i], 200.0 / done);
+    before = done;
+  }
+  Previews unwanted;
+  unwanted.wanted = false;
+  JobContext quiet(token, nullptr, nullptr, &unwanted);
+  (void)fdk::reconstructFdk(projections, params, quiet);
+  EXPECT_TRUE(unwanted.labels.empty());
+}
+
 TEST(GpuFdk, TwoGpusGiveTheOneGpuResult) {
   TOMOWB_SKIP_WITHOUT_GPU();
   if (listGpuDevices().size() < 2) GTEST_SKIP() << "needs two GPUs; " << gpuStatus();

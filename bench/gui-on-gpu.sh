@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The window on the GPU machine (issue #21, point 9), in two device calls made back to back
+# (each carries one archive of scripts/gui-pack.sh: the device tool takes 64 MiB a call):
+#   bench/gui-on-gpu.sh unpack   carry [".guipack/tomowb.tar.xz", ".gl"] (also builds the gpu
+#                                preset's tomowb_test_cuda and runs the GPU FDK, SIRT and device
+#                                tests behind the window's previews and default device)
+#   bench/gui-on-gpu.sh run      carry [".guipack/mesa.tar.xz", ".gl"]
+# `run` starts the packed Xvfb (GLX through Mesa's swrast, the client's GLX through NVIDIA's
+# vendor library), then runs the window's own GUI tests, and a scripted session (scripts/
+# gui-session.sh): the demo with GPU FDK of 512^3 in two kernel variants, the compare view, the
+# ET demo with GPU SIRT and the variant sweep, each with screenshots and run summaries (live
+# preview times, event-loop stalls) and responsiveness.json. Results go to $OUT (at most 8 files
+# come back: the screenshots travel as one tar).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-/tmp/gui-on-gpu-out}"
+mkdir -p "$out"
+here=$PWD/.guipack/run
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+case "${1:-}" in
+  unpack)
+    rm -rf "$here" && mkdir -p "$here"
+    tar -xJf .guipack/tomowb.tar.xz -C "$here" && echo "unpacked the window into $here"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.txt"
+    # The core's GPU tests behind the window's live previews and default device (gpu preset).
+    {
+      start=$(date +%s)
+      cmake --preset gpu >/dev/null && timeout 300 cmake --build build-gpu -j 16 --target tomowb_test_cuda 2>&1 | tail -3
+      echo "build: $(($(date +%s) - start)) s"
+      build-gpu/tests/tomowb_test_cuda --gtest_filter='GpuFdk.*:GpuDevices.*:GpuEtSirt.*' 2>&1 | tail -40
+    } >"$out/gpu-tests.txt" 2>&1
+    tail -5 "$out/gpu-tests.txt"
+    exit 0
+    ;;
+  run) ;;
+  *)
+    echo "usage: bench/gui-on-gpu.sh unpack|run" >&2
+    exit 2
+    ;;
+esac
+[ -x "$here/tomowb/bin/tomowb" ] || { echo "gui-on-gpu.sh: run 'unpack' first (the warm machine keeps it)" >&2; exit 1; }
+tar -xJf .guipack/mesa.tar.xz -C "$here"
+ln -sf "$here/tomowb/bin/xkbcomp" /usr/bin/xkbcomp
+# shellcheck disable=SC1091
+source "$here/tomowb/env.sh"
+# The GUI tests start tomowb and tomowb-cli and read test data by the paths of the build here
+# (/work/main/build/..., /work/main/tests/data): give them those paths.
+if [ "$PWD" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s "$PWD" /work/main; fi
+mkdir -p build/gui build/cli
+ln -sf "$here/tomowb/bin/tomowb" build/gui/tomowb
+ln -sf "$here/tomowb/bin/tomowb-cli" build/cli/tomowb-cli
+Xvfb :99 -screen 0 2560x1600x24 +extension GLX -nolisten tcp -xkbdir "$XKB_DIR" >"$out/xvfb.log" 2>&1 &
+xvfb=$!
+trap 'kill $xvfb 2>/dev/null' EXIT
+sleep 2
+export DISPLAY=:99
+shots=$(mktemp -d)
+{
+  echo "== GPU"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  echo "== the window's GUI tests on this machine"
+  start=$(date +%s)
+  timeout 420 tomowb_test_gui --gtest_brief=1 2>&1 | tail -60
+  echo "GUI tests: exit ${PIPESTATUS[0]} after $(($(date +%s) - start)) s"
+} >"$out/gui-tests.txt" 2>&1
+TOMOWB=tomowb timeout 420 bash scripts/gui-session.sh "$shots" gpu >"$out/session.txt" 2>&1
+echo "session: exit $?" >>"$out/session.txt"
+tar -C "$shots" -cf "$out/screens.tar" .
+cp "$shots"/fdk/responsiveness.json "$out/responsiveness-gpu.json" 2>/dev/null || true
+ls -la "$out"
