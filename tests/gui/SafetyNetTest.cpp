@@ -21,10 +21,12 @@
 #include "gui/MainWindow.h"
 #include "gui/Resources.h"
 #include "gui/SafetyNet.h"
+#include "gui/ViewArea.h"
 #include "gui/core/DemoData.h"
 #include "gui/core/RunController.h"
 #include "gui/core/Workspace.h"
 #include "recon/iterative/IterativeReconstruction.h"
+#include "render/SliceRoi.h"
 
 namespace tomowb::gui {
 namespace {
