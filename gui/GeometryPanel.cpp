@@ -4,6 +4,7 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -24,6 +25,7 @@
 #include <numbers>
 
 #include "gui/WeightProfileWidget.h"
+#include "gui/DockLayout.h"
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
 #include "recon/fdk/FdkWeights.h"
@@ -273,7 +275,7 @@ void GeometryPanel::buildForm() {
   formLayout->addWidget(perViewGroup_);
   formLayout->addStretch(1);
 
-  auto* scroll = new QScrollArea;
+  auto* scroll = new PanelScrollArea;  // as wide as the form: its labels and fields never cut
   scroll->setWidget(formHost);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -283,7 +285,7 @@ void GeometryPanel::buildForm() {
   errorLabel_->setStyleSheet(QStringLiteral("color: #c0392b;"));
   errorLabel_->hide();
 
-  auto* fileRow = new QHBoxLayout;
+  auto* fileRow = new QGridLayout;  // two rows of two: the dock stays narrow
   auto* importButton = new QPushButton(tr("Import JSON…"));
   importButton->setToolTip(
       tr("Read a geometry file (tomowb-geometry JSON, vector or builder form)."));
@@ -295,8 +297,11 @@ void GeometryPanel::buildForm() {
          "count and detector size)."));
   revertButton_ = new QPushButton(tr("Revert"));
   revertButton_->setToolTip(tr("Back to the geometry the workspace uses."));
-  for (QPushButton* b : {importButton, exportButton, applyButton_, revertButton_})
-    fileRow->addWidget(b);
+  int cell = 0;
+  for (QPushButton* b : {importButton, exportButton, applyButton_, revertButton_}) {
+    fileRow->addWidget(b, cell / 2, cell % 2);
+    ++cell;
+  }
   connect(importButton, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Import geometry"), QString(),
                                                       tr("Geometry JSON (*.json);;All files (*)"));

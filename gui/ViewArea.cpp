@@ -17,6 +17,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "render/ColourMaps.h"
@@ -64,6 +65,8 @@ ViewArea::ViewArea(QWidget* parent) : QWidget(parent) {
   splitter->addWidget(histogram_);
   splitter->setStretchFactor(0, 5);
   splitter->setStretchFactor(1, 1);
+  splitter->setCollapsible(0, false);
+  splitter_ = splitter;
   layout->addWidget(splitter, 1);
 
   QSettings settings;
@@ -226,7 +229,21 @@ void ViewArea::updateHistogram() {
 void ViewArea::setHistogramVisible(bool visible) {
   histogram_->setVisible(visible);
   if (histogramAction_->isChecked() != visible) histogramAction_->setChecked(visible);
+  keepHistogramShort();
   updateHistogram();
+}
+
+void ViewArea::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);  // the splitter has its new height already
+  keepHistogramShort();
+}
+
+void ViewArea::keepHistogramShort() {
+  if (!histogram_->isVisibleTo(this)) return;
+  const int total = splitter_->height() - splitter_->handleWidth();
+  const int cap = std::max(histogram_->minimumHeight(), total / 4);
+  const int now = splitter_->sizes().value(1);
+  if (now > cap) splitter_->setSizes({total - cap, cap});
 }
 
 void ViewArea::applyPreset(int index) {

@@ -21,6 +21,7 @@
 class QAction;
 class QComboBox;
 class QLabel;
+class QSplitter;
 class QToolBar;
 
 namespace tomowb::render {
@@ -80,16 +81,20 @@ class ViewArea : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void buildToolBar();
   void reloadPresetCombo();
   void updateHistogram();
+  // The slice views win space over the histogram strip: it takes at most a quarter of the height.
+  void keepHistogramShort();
   void chooseScreenshotFile();
 
   render::OrthoViews* orthoViews_ = nullptr;
   render::VolumeView3D* volumeView_ = nullptr;
   render::HistogramView* histogram_ = nullptr;
+  QSplitter* splitter_ = nullptr;  // the slice views above the histogram strip
   QToolBar* toolBar_ = nullptr;
   QComboBox* layoutCombo_ = nullptr;
   QComboBox* presetCombo_ = nullptr;

@@ -72,7 +72,7 @@ HistogramView::HistogramView(QWidget* parent) : VtkOpenGLWidget(parent) {
     plot->SetColor(255, 200, 50, 255);
     plot->SetWidth(2.0);
   }
-  setMinimumSize(160, 90);
+  setMinimumSize(160, 48);  // short: the slice views above it win the height (ViewArea)
 }
 
 HistogramView::~HistogramView() = default;

@@ -28,6 +28,10 @@ namespace {
 pid_t startPrivateXvfb() {
   const char* xvfb = "/usr/bin/Xvfb";
   if (access(xvfb, X_OK) != 0) return -1;
+  // TOMOWB_TEST_XVFB_SCREEN ("1366x768x24"): the screen size, for the layout tests that run once
+  // per screen size (tests/CMakeLists.txt).
+  const char* screenVariable = std::getenv("TOMOWB_TEST_XVFB_SCREEN");
+  const std::string screen = screenVariable != nullptr ? screenVariable : "1600x1000x24";
   // A display number unlikely to clash with parallel test processes.
   for (int attempt = 0; attempt < 20; ++attempt) {
     const int display = 100 + static_cast<int>((getpid() * 7 + attempt * 13) % 800);
@@ -46,7 +50,7 @@ pid_t startPrivateXvfb() {
       dup2(null, STDOUT_FILENO);
       dup2(null, STDERR_FILENO);
       for (int fd = 3; fd < 1024; ++fd) close(fd);
-      execl(xvfb, "Xvfb", name.c_str(), "-screen", "0", "1600x1000x24", "-nolisten", "tcp",
+      execl(xvfb, "Xvfb", name.c_str(), "-screen", "0", screen.c_str(), "-nolisten", "tcp",
             static_cast<char*>(nullptr));
       _exit(127);
     }
