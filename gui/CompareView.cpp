@@ -157,6 +157,14 @@ void CompareView::buildUi() {
   second->addSpacing(8);
   second->addWidget(new QLabel(tr("Profile:"), this));
   second->addWidget(profileCombo_);
+  // Own contrast per pane: on by itself when A's and B's value ranges differ strongly.
+  auto* ownContrast = new QCheckBox(tr("Own contrast per pane"), this);
+  ownContrast->setObjectName(QStringLiteral("compareOwnContrast"));
+  ownContrast->setToolTip(
+      tr("A and B each in their own 0.1–99.9 % window (a drag changes one pane); off: one "
+         "window for both, A's"));
+  second->addSpacing(8);
+  second->addWidget(ownContrast);
   second->addStretch(1);
 
   banner_ = new QLabel(this);
@@ -168,6 +176,11 @@ void CompareView::buildUi() {
 
   views_ = new render::CompareViews(this);
   views_->setMinimumHeight(220);
+  connect(ownContrast, &QCheckBox::toggled, views_, &render::CompareViews::setOwnContrast);
+  connect(views_, &render::CompareViews::ownContrastChanged, ownContrast, [ownContrast](bool on) {
+    const QSignalBlocker block(ownContrast);
+    ownContrast->setChecked(on);
+  });
 
   profileChart_ = new render::ChartView(this);
   profileChart_->setObjectName(QStringLiteral("compareProfileChart"));

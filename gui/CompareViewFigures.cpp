@@ -11,6 +11,7 @@
 
 #include "gui/CompareView.h"
 #include "gui/CompareViewInternal.h"
+#include "recon/core/DisplayUnits.h"
 #include "render/ChartView.h"
 
 namespace tomowb::gui {
@@ -283,10 +284,15 @@ void CompareView::updateProfile() {
   Eigen::Vector3d from = line->first, to = line->second;
   from[v->axisIndex()] = to[v->axisIndex()] = v->slicePositionMm();
   const LineProfile p = lineProfile(*a, *b, from, to);
+  // Distances in the unit the voxel size reads best in: nm for a tomogram, not 1e-5 mm.
+  const LengthUnit unit = lengthUnitFor(a->voxelSizeMm().minCoeff());
+  const QString axis = tr("distance along the line (%1)").arg(QString::fromStdString(symbol(unit)));
+  profileChart_->setAxisTitles(axis, tr("value"));
+  profileDifferenceChart_->setAxisTitles(axis, tr("A - B"));
   std::vector<double> x, ya, yb, xd, yd;
   for (std::size_t i = 0; i < p.distanceMm.size(); ++i) {
     if (std::isfinite(p.a[i]) && std::isfinite(p.b[i])) {
-      x.push_back(p.distanceMm[i]);
+      x.push_back(p.distanceMm[i] / millimetresPer(unit));
       ya.push_back(p.a[i]);
       yb.push_back(p.b[i]);
       yd.push_back(p.difference[i]);

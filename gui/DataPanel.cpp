@@ -28,6 +28,7 @@
 #include "gui/core/ErrorWording.h"
 #include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
+#include "recon/core/DisplayUnits.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
@@ -45,8 +46,9 @@ constexpr int kIndexRole = Qt::UserRole + 1;
 constexpr int kPathRole = Qt::UserRole + 2;
 const char* const kRecentFilesKey = "recentFiles";
 
-QString mmText(double mm) {
-  return QString::number(mm, 'g', 4);
+// Lengths in the unit their size reads best in ("0.35 nm" for a tilt series, not "3.5e-07 mm").
+QString lengthNumber(double mm, LengthUnit unit) {
+  return QString::number(mm / millimetresPer(unit), 'g', 4);
 }
 
 QString geometryText(const Geometry& g) {
@@ -64,17 +66,24 @@ QString geometryText(const Geometry& g) {
                      .arg(g.detector().cols)
                      .arg(g.detector().rows)
                      .arg(beam);
-  if (g.viewCount() > 0) text += DataPanel::tr(" · %1 mm pitch").arg(mmText(g.view(0).u.norm()));
+  if (g.viewCount() > 0) {
+    const double pitch = g.view(0).u.norm();
+    const LengthUnit unit = lengthUnitFor(pitch);
+    text += DataPanel::tr(" · %1 %2 pitch")
+                .arg(lengthNumber(pitch, unit), QString::fromStdString(symbol(unit)));
+  }
   return text;
 }
 
 QString volumeText(const Volume& v) {
   const Eigen::Vector3d& s = v.voxelSizeMm();
-  return DataPanel::tr("%1 × %2 × %3 · %4 × %5 × %6 mm")
+  const LengthUnit unit = lengthUnitFor(s.minCoeff());
+  return DataPanel::tr("%1 × %2 × %3 · %4 × %5 × %6 %7")
       .arg(v.nx())
       .arg(v.ny())
       .arg(v.nz())
-      .arg(mmText(s.x()), mmText(s.y()), mmText(s.z()));
+      .arg(lengthNumber(s.x(), unit), lengthNumber(s.y(), unit), lengthNumber(s.z(), unit),
+           QString::fromStdString(symbol(unit)));
 }
 
 }  // namespace

@@ -109,6 +109,18 @@ DicomExportDialog::DicomExportDialog(std::shared_ptr<const Volume> volume,
   refreshSummary();
 }
 
+void DicomExportDialog::setDataUnits(const DisplayUnits& units) {
+  io::dicom::DicomExportOptions o = options();
+  if (o.type == io::dicom::DicomObjectType::PetImage) return;  // PET has units of its own
+  if (units.huAvailable()) {
+    o.values = io::dicom::DicomValueMode::Hounsfield;
+    o.waterAttenuationPerMm = *units.waterPerMm();
+  } else {
+    o.values = io::dicom::DicomValueMode::Native;
+  }
+  setOptions(o);
+}
+
 DicomExportDialog::~DicomExportDialog() {
   if (worker_.joinable()) {
     cancel_->request();

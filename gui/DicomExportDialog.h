@@ -23,6 +23,7 @@
 #include <optional>
 #include <thread>
 
+#include "recon/core/DisplayUnits.h"
 #include "recon/core/Volume.h"
 #include "recon/io/dicom/DicomExport.h"
 #include "recon/io/dicom/DicomOptions.h"
@@ -73,6 +74,10 @@ class DicomExportDialog : public QDialog {
   // What the form says (valid or not), and the reverse.
   io::dicom::DicomExportOptions options() const;
   void setOptions(const io::dicom::DicomExportOptions& options);
+  // The values' default for data in these units (issue #21, point 5): HU with the data's water
+  // value only for CT attenuation that knows it; the volume's own values otherwise (ET, PET, a
+  // volume from a file, CT without a water value).
+  void setDataUnits(const DisplayUnits& units);
   QString outputFolder() const;
   void setOutputFolder(const QString& folder);
   // Empty when the options are valid; else the problem, as the summary shows it.

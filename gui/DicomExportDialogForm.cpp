@@ -255,7 +255,7 @@ void DicomExportDialog::buildForm(const QString& volumeName) {
   middle->addStretch(1);
 
   // --- Preview and summary ---
-  auto* previewBox = new QGroupBox(tr("First exported slice"), this);
+  auto* previewBox = new QGroupBox(tr("Middle exported slice"), this);
   auto* previewLayout = new QVBoxLayout(previewBox);
   preview_ = new QLabel(previewBox);
   preview_->setObjectName(QStringLiteral("dicomPreview"));

@@ -10,6 +10,7 @@
 
 #include "gui/DicomExportDialog.h"
 #include "gui/DicomExportDialogInternal.h"
+#include "recon/core/DisplayUnits.h"
 
 namespace tomowb::gui {
 
@@ -24,6 +25,7 @@ using io::dicom::DicomCompression;
 using io::dicom::DicomExportOptions;
 using io::dicom::DicomExportPlan;
 using io::dicom::DicomObjectType;
+using io::dicom::DicomValueMode;
 
 // Planning reads every exported voxel once: up to this many voxels it follows each keystroke,
 // above it waits for a pause in the typing (a 512^3 volume takes about 0.2 s per pass).
@@ -146,6 +148,18 @@ void DicomExportDialog::refreshSummary() {
         tr("Values in <b>%1</b>: %2 … %3<br>").arg(units, number(p.minValue), number(p.maxValue)) +
         rescaleText(p) + tr("Worst rounding: ±%1 %2").arg(number(p.maxQuantisationError), units);
     if (o.type == DicomObjectType::PetImage) text += petText(p);
+    // HU far outside air..metal: the data are not CT attenuation in 1/mm (an ET tomogram gave
+    // 10^12 HU in the review), or the water value is wrong.
+    if (o.type != DicomObjectType::PetImage && o.values == DicomValueMode::Hounsfield &&
+        (p.minValue < kPlausibleHuMin || p.maxValue > kPlausibleHuMax))
+      text += QStringLiteral("<br><span style='color:#c62828;'>\u26a0 %1</span>")
+                  .arg(tr("HU from %1 to %2 make no sense (CT spans %3 … %4 HU): these values are "
+                          "not attenuation in 1/mm, or the water value is wrong. Export the "
+                          "volume's own values instead.")
+                           .arg(number(p.minValue), number(p.maxValue))
+                           .arg(kPlausibleHuMin)
+                           .arg(kPlausibleHuMax)
+                           .toHtmlEscaped());
     for (const std::string& w : p.warnings)
       text += QStringLiteral("<br><span style='color:#b26a00;'>\u26a0 %1</span>")
                   .arg(QString::fromStdString(w).toHtmlEscaped());
@@ -167,10 +181,12 @@ void DicomExportDialog::updatePreview() {
   }
   const DicomExportPlan& p = *plan_;
   const Volume& v = *volume_;
+  // The middle exported slice: the first is often an empty edge slice (a black preview).
+  const std::int64_t z = p.z0 + p.slices / 2;
   std::vector<float> values;
   values.reserve(static_cast<std::size_t>(p.columns * p.rows));
   for (std::int64_t y = p.y0; y < p.y0 + p.rows; ++y)
-    for (std::int64_t x = p.x0; x < p.x0 + p.columns; ++x) values.push_back(v.at(x, y, p.z0));
+    for (std::int64_t x = p.x0; x < p.x0 + p.columns; ++x) values.push_back(v.at(x, y, z));
   const auto [lo, hi] = percentileWindow(values);
   // Row 0 at the top, columns to the right: as a DICOM viewer shows the slice (row direction
   // +x, column direction +y for head first supine).
@@ -194,8 +210,8 @@ void DicomExportDialog::updatePreview() {
       size, Qt::IgnoreAspectRatio, enlarging ? Qt::FastTransformation : Qt::SmoothTransformation)));
   previewCaption_->setText(tr("Slice %1 (z = %2 mm), window %3 … %4 (0.1–99.9 %); the volume's "
                               "own values, before the mapping")
-                               .arg(p.z0)
-                               .arg(shortNumber(v.worldPosition(0, 0, double(p.z0)).z()))
+                               .arg(z)
+                               .arg(shortNumber(v.worldPosition(0, 0, double(z)).z()))
                                .arg(shortNumber(lo), shortNumber(hi)));
 }
 

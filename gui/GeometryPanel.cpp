@@ -23,9 +23,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
-#include "gui/WeightProfileWidget.h"
 #include "gui/DockLayout.h"
+#include "gui/WeightProfileWidget.h"
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
 #include "recon/fdk/FdkWeights.h"
@@ -68,6 +69,23 @@ std::optional<Box> workspaceBox(const Workspace& ws) {
   if (ws.phantom())
     return Box{ws.phantom()->boxMinMm(), ws.phantom()->boxMaxMm(), QObject::tr("the phantom")};
   return std::nullopt;
+}
+
+// Points whose projections must land on the detector: the ellipse inscribed in the box's
+// mid-height section (32 points) and the box's axis at its top and bottom.
+std::vector<Eigen::Vector3d> truncationProbes(const Eigen::Vector3d& lo,
+                                              const Eigen::Vector3d& hi) {
+  constexpr int kRingPoints = 32;
+  const Eigen::Vector3d centre = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
+  std::vector<Eigen::Vector3d> probes;
+  for (int i = 0; i < kRingPoints; ++i) {
+    const double a = 2.0 * std::numbers::pi * i / kRingPoints;
+    probes.emplace_back(centre.x() + half.x() * std::cos(a), centre.y() + half.y() * std::sin(a),
+                        centre.z());
+  }
+  probes.emplace_back(centre.x(), centre.y(), lo.z());
+  probes.emplace_back(centre.x(), centre.y(), hi.z());
+  return probes;
 }
 
 }  // namespace
@@ -603,8 +621,12 @@ void GeometryPanel::updateWarnings() {
                    .arg(data->rows()),
                true);
 
-  // Truncation: a corner of the box projects outside the detector (or behind the source).
+  // Truncation: the object (or the volume) leaves the detector sideways or above and below. What
+  // a rotation scans is a cylinder about z: the box's corners leave the detector of every scan
+  // (the review's "the volume box leaves the detector in 192 of 192 views" on the demo), so the
+  // probes are the box's inscribed cylinder at mid-height and the axis at its top and bottom.
   if (const auto box = workspaceBox(workspace_)) {
+    const std::vector<Eigen::Vector3d> probes = truncationProbes(box->lo, box->hi);
     const std::int64_t step = std::max<std::int64_t>(1, g.viewCount() / kMaxTruncationViews);
     std::int64_t truncated = 0, checked = 0, first = -1;
     for (std::int64_t i = 0; i < g.viewCount(); i += step, ++checked) {
@@ -614,10 +636,8 @@ void GeometryPanel::updateWarnings() {
           arc ? std::optional<ArcFrame>(arcFrame(g, i)) : std::nullopt;
       const ProjectionMatrix P = arc ? ProjectionMatrix::Zero() : g.projectionMatrix(i);
       bool outside = false;
-      for (int k = 0; k < 8 && !outside; ++k) {
-        const Eigen::Vector4d corner((k & 1) ? box->hi.x() : box->lo.x(),
-                                     (k & 2) ? box->hi.y() : box->lo.y(),
-                                     (k & 4) ? box->hi.z() : box->lo.z(), 1.0);
+      for (std::size_t k = 0; k < probes.size() && !outside; ++k) {
+        const Eigen::Vector4d corner = probes[k].homogeneous();
         Eigen::Vector3d p = P * corner;
         if (frame) {
           const Eigen::Vector3d d = corner.head<3>() - frame->source;
@@ -628,9 +648,10 @@ void GeometryPanel::updateWarnings() {
           outside = true;
           break;
         }
+        // One pixel of slack: the field-of-view grid rounds its width up to whole voxels.
         const double c = p.x() / p.z(), r = p.y() / p.z();
-        outside = c < -0.5 || c > double(g.detector().cols) - 0.5 || r < -0.5 ||
-                  r > double(g.detector().rows) - 0.5;
+        outside = c < -1.5 || c > double(g.detector().cols) + 0.5 || r < -1.5 ||
+                  r > double(g.detector().rows) + 0.5;
       }
       if (outside) {
         ++truncated;

@@ -11,15 +11,18 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QSaveFile>
+#include <QScopedValueRollback>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
+#include "gui/core/TiltAngles.h"
 #include "render/ColourMaps.h"
 #include "render/HistogramView.h"
 #include "render/SliceView.h"
@@ -39,10 +42,6 @@ constexpr LayoutEntry kLayouts[] = {
     {"three-slices", "Three slices", render::OrthoViews::Layout::ThreeSlices},
     {"one-up", "One-up", render::OrthoViews::Layout::OneUp},
 };
-
-QString number(double v) {
-  return std::isfinite(v) ? QString::number(v, 'g', 5) : QString("-");
-}
 
 }  // namespace
 
@@ -76,14 +75,21 @@ ViewArea::ViewArea(QWidget* parent) : QWidget(parent) {
   connect(orthoViews_, &render::OrthoViews::roisChanged, this, &ViewArea::roisChanged);
   connect(orthoViews_, &render::OrthoViews::windowLevelChanged, histogram_,
           &render::HistogramView::setWindowLevel);
+  connect(orthoViews_, &render::OrthoViews::windowLevelChanged, this,
+          &ViewArea::onWindowLevelChanged);
   connect(orthoViews_, &render::OrthoViews::cursorMoved, this,
           [this](const Eigen::Vector3d& p, float value) {
-            QString text = QStringLiteral("x %1  y %2  z %3 mm")
-                               .arg(p.x(), 0, 'f', 2)
-                               .arg(p.y(), 0, 'f', 2)
-                               .arg(p.z(), 0, 'f', 2);
-            text += std::isfinite(value) ? tr("   value %1").arg(number(value))
-                                         : tr("   outside the volume");
+            const LengthUnit unit = units_.lengthUnit();
+            auto length = [unit](double mm) {
+              return QString::fromStdString(formatLengthValue(mm, unit));
+            };
+            QString text = QStringLiteral("x %1  y %2  z %3 %4")
+                               .arg(length(p.x()), length(p.y()), length(p.z()),
+                                    QString::fromStdString(symbol(unit)));
+            text +=
+                std::isfinite(value)
+                    ? tr("   value %1").arg(QString::fromStdString(shownUnits().formatValue(value)))
+                    : tr("   outside the volume");
             if (!label_.isEmpty()) text += QStringLiteral("   (%1)").arg(label_);
             emit cursorInfo(text);
           });
@@ -123,6 +129,18 @@ void ViewArea::buildToolBar() {
                                                QLineEdit::Normal, QString(), &ok);
     if (ok && !name.trimmed().isEmpty()) saveCurrentAsPreset(name.trimmed());
     reloadPresetCombo();
+  });
+
+  huAction_ = toolBar_->addAction(tr("HU"));
+  huAction_->setObjectName(QStringLiteral("huDisplayAction"));
+  huAction_->setCheckable(true);
+  huAction_->setEnabled(false);
+  huAction_->setToolTip(
+      tr("Show values in Hounsfield units (CT attenuation with a known water value only)"));
+  connect(huAction_, &QAction::toggled, this, [this](bool on) {
+    DisplayUnits units = units_;
+    units.setShowHu(on);
+    setDisplayUnits(units);
   });
 
   colourCombo_ = new QComboBox(toolBar_);
@@ -195,6 +213,19 @@ void ViewArea::reloadPresetCombo() {
   presetCombo_->clear();
   for (const render::WindowLevelPreset& p : presets_) presetCombo_->addItem(p.name);
   presetCombo_->addItem(tr("Save current W/L as preset\u2026"));
+  // A W/L set by dragging is none of the presets: the combo says so instead of a stale name.
+  presetCombo_->setPlaceholderText(tr("Custom W/L"));
+  // The CT presets are in HU: greyed out unless the views show HU.
+  if (auto* model = qobject_cast<QStandardItemModel*>(presetCombo_->model()))
+    for (int i = 0; i < static_cast<int>(presets_.size()); ++i)
+      if (presets_[static_cast<std::size_t>(i)].hounsfield && !units_.showsHu()) {
+        QStandardItem* item = model->item(i);
+        item->setEnabled(false);
+        item->setToolTip(units_.huAvailable()
+                             ? tr("A CT preset in HU: switch the views to HU first")
+                             : tr("A CT preset in HU: these data have no HU (CT attenuation "
+                                  "with a known water value only)"));
+      }
 }
 
 void ViewArea::showEvent(QShowEvent* event) {
@@ -206,15 +237,81 @@ void ViewArea::showEvent(QShowEvent* event) {
 void ViewArea::setVolume(std::shared_ptr<const Volume> volume, const QString& label,
                          bool livePreview, bool keepViewState) {
   label_ = label;
-  // Previews update the slices only; the 3-D view follows with the final volume.
-  orthoViews_->setVolume(std::move(volume), livePreview || keepViewState, !livePreview);
+  const bool hadVolume = orthoViews_->volume() != nullptr && !showingProjections_;
+  // Projections shown before: a new picture (slice, zoom, W/L of its own), not a frame of them.
+  bool keep = (livePreview || keepViewState) && !showingProjections_;
+  if (showingProjections_) {
+    showingProjections_ = false;
+    orthoViews_->setDisplayUnits(units_);
+    for (render::SliceView* v : orthoViews_->sliceViews()) v->setShowSliceInfo(true);
+    orthoViews_->view(render::SliceView::Axis::Axial)->setRowsDown(false);
+  }
+  // Previews update the slices only; the 3-D view follows with the final volume (a projection
+  // stack has no 3-D picture: it shows nothing there).
+  {
+    const QScopedValueRollback<bool> ours(settingWindowLevel_, true);
+    orthoViews_->setVolume(std::move(volume), keep, !livePreview && !settingProjections_);
+  }
+  if (settingProjections_) volumeView_->setVolume(nullptr);
   for (render::SliceView* v : orthoViews_->sliceViews()) v->setTitle(label);
   labelText_->setText(livePreview ? tr("%1 (live)").arg(label) : label);
-  if (!livePreview && !keepViewState) {
+  if (!orthoViews_->volume()) return;
+  if (keep) {
+    // A run's previews and its result follow their own values until the user drags W/L: the
+    // previous data's W/L made them white or black (reference/ux-review-2026-11.md).
+    if (autoWindowLevel_ || !hadVolume) applyAutoWindowLevel();
+  } else {
+    autoWindowLevel_ = true;  // a volume of its own: its percentile window (SliceView's default)
     const QSignalBlocker block(presetCombo_);
     presetCombo_->setCurrentIndex(0);  // the default is the first preset: 0.1-99.9 %
   }
   updateHistogram();
+}
+
+DisplayUnits ViewArea::shownUnits() const {
+  if (!showingProjections_) return units_;
+  // Line integrals or counts: no value unit (ET has none anyway, and keeps its view names).
+  DisplayUnits lengthsOnly = DisplayUnits::forModality(
+      units_.modality() == DataModality::ElectronTomography ? DataModality::ElectronTomography
+                                                            : DataModality::Unknown);
+  lengthsOnly.setLengthUnit(units_.lengthUnit());
+  return lengthsOnly;
+}
+
+void ViewArea::showProjections(std::shared_ptr<const ProjectionStack> projections,
+                               const QString& name) {
+  if (!projections || projections->viewCount() < 1) {
+    setVolume(nullptr, QString(), false);
+    return;
+  }
+  const ProjectionStack& p = *projections;
+  const View& first = p.geometry().view(0);
+  const double pitchU = first.u.norm(), pitchV = first.v.norm();
+  // [view][row][col] is a volume with x = column, y = row, z = view. The views are spaced so
+  // that the sinogram is as tall as a projection is wide.
+  const double viewSpacing =
+      pitchU * static_cast<double>(p.cols()) / static_cast<double>(p.viewCount());
+  auto volume = std::make_shared<Volume>(Volume::centred(
+      {p.cols(), p.rows(), p.viewCount()}, Eigen::Vector3d(pitchU, pitchV, viewSpacing)));
+  std::copy_n(p.data(), p.viewCount() * p.rows() * p.cols(), volume->data());
+  {
+    const QScopedValueRollback<bool> projections(settingProjections_, true);
+    setVolume(std::move(volume), name, false);  // its own percentile window
+  }
+  showingProjections_ = true;
+  orthoViews_->setDisplayUnits(shownUnits());
+  const bool tilts = isTiltSeries(p.geometry());
+  render::SliceView* views = orthoViews_->view(render::SliceView::Axis::Axial);
+  views->setRowsDown(true);
+  views->setTitle(
+      tr("%1: %2 (scroll for the others)\nPress Run (Ctrl+R) to reconstruct")
+          .arg(name, tilts ? tr("one tilt per slice") : tr("one projection per slice")));
+  orthoViews_->view(render::SliceView::Axis::Coronal)
+      ->setTitle(tr("Sinogram: one detector row over all %1 views").arg(p.viewCount()));
+  orthoViews_->view(render::SliceView::Axis::Sagittal)
+      ->setTitle(tr("One detector column over all %1 views").arg(p.viewCount()));
+  for (render::SliceView* v : orthoViews_->sliceViews()) v->setShowSliceInfo(false);
+  labelText_->setText(tr("%1: the projections (no reconstruction yet)").arg(name));
 }
 
 void ViewArea::updateHistogram() {
@@ -229,10 +326,26 @@ void ViewArea::updateHistogram() {
 void ViewArea::setHistogramVisible(bool visible) {
   histogram_->setVisible(visible);
   if (histogramAction_->isChecked() != visible) histogramAction_->setChecked(visible);
-  keepHistogramShort();
   updateHistogram();
 }
 
+void ViewArea::applyPreset(int index) {
+  if (index < 0 || index >= static_cast<int>(presets_.size()) || !orthoViews_->volume()) return;
+  const render::WindowLevelPreset& preset = presets_[static_cast<std::size_t>(index)];
+  if (preset.hounsfield && !units_.showsHu()) return;  // its numbers mean nothing here
+  render::WindowLevel wl = render::applyPreset(preset, orthoViews_->statistics());
+  if (preset.hounsfield) wl = {units_.widthToNative(wl.window), units_.toNative(wl.level)};
+  {
+    const QScopedValueRollback<bool> ours(settingWindowLevel_, true);
+    orthoViews_->setWindowLevel(wl.window, wl.level);
+  }
+  // The user's choice: it stays for re-runs on these data, as a drag does.
+  userWindowLevelKey_ = windowLevelKey();
+  userWindowLevel_ = orthoViews_->windowLevel();
+  keepHistogramShort();
+  autoWindowLevel_ = false;
+  const QSignalBlocker block(presetCombo_);
+  presetCombo_->setCurrentIndex(index);
 void ViewArea::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);  // the splitter has its new height already
   keepHistogramShort();
@@ -246,13 +359,73 @@ void ViewArea::keepHistogramShort() {
   if (now > cap) splitter_->setSizes({total - cap, cap});
 }
 
-void ViewArea::applyPreset(int index) {
-  if (index < 0 || index >= static_cast<int>(presets_.size()) || !orthoViews_->volume()) return;
-  const render::WindowLevel wl =
-      render::applyPreset(presets_[static_cast<std::size_t>(index)], orthoViews_->statistics());
-  orthoViews_->setWindowLevel(wl.window, wl.level);
+}
+
+QString ViewArea::presetText() const {
+  return presetCombo_->currentIndex() < 0 ? presetCombo_->placeholderText()
+                                          : presetCombo_->currentText();
+}
+
+QString ViewArea::windowLevelKey() const {
+  return dataKey_ + QLatin1Char('|') + QString::fromStdString(units_.valueSymbol());
+}
+
+void ViewArea::applyAutoWindowLevel() {
+  const render::WindowLevel wl = render::defaultWindowLevel(orthoViews_->statistics());
+  {
+    const QScopedValueRollback<bool> ours(settingWindowLevel_, true);
+    orthoViews_->setWindowLevel(wl.window, wl.level);
+  }
   const QSignalBlocker block(presetCombo_);
-  presetCombo_->setCurrentIndex(index);
+  presetCombo_->setCurrentIndex(0);
+}
+
+void ViewArea::onWindowLevelChanged() {
+  if (settingWindowLevel_ || !orthoViews_->volume()) return;
+  // A drag (or any W/L not set here): the user's contrast from now on, for these data.
+  userWindowLevelKey_ = windowLevelKey();
+  userWindowLevel_ = orthoViews_->windowLevel();
+  autoWindowLevel_ = false;
+  const QSignalBlocker block(presetCombo_);
+  presetCombo_->setCurrentIndex(-1);  // "Custom W/L", not the last preset's name
+}
+
+void ViewArea::setDisplayUnits(const DisplayUnits& units) {
+  const bool changed = !(units == units_);
+  units_ = units;
+  {
+    const QSignalBlocker block(huAction_);
+    huAction_->setEnabled(units_.huAvailable());
+    huAction_->setChecked(units_.showsHu());
+  }
+  if (!changed) return;
+  orthoViews_->setDisplayUnits(shownUnits());
+  const int current = presetCombo_->currentIndex();
+  reloadPresetCombo();
+  {
+    const QSignalBlocker block(presetCombo_);
+    presetCombo_->setCurrentIndex(current);
+  }
+  // Other units, other numbers: the user's W/L no longer applies; the data's window does.
+  userWindowLevelKey_.clear();
+  autoWindowLevel_ = true;
+  if (orthoViews_->volume()) applyAutoWindowLevel();
+}
+
+void ViewArea::setDataKey(const QString& key) {
+  if (key == dataKey_) return;
+  dataKey_ = key;
+  userWindowLevelKey_.clear();  // new data: nothing the user chose applies
+  autoWindowLevel_ = true;
+}
+
+void ViewArea::beginRun() {
+  // A re-run on the same data in the same units keeps the W/L the user set by hand.
+  autoWindowLevel_ = userWindowLevelKey_ != windowLevelKey();
+  if (!autoWindowLevel_ && orthoViews_->volume()) {
+    const QScopedValueRollback<bool> ours(settingWindowLevel_, true);
+    orthoViews_->setWindowLevel(userWindowLevel_.window, userWindowLevel_.level);
+  }
 }
 
 void ViewArea::saveCurrentAsPreset(const QString& name) {

@@ -13,7 +13,9 @@
 #include <memory>
 #include <vector>
 
+#include "recon/core/DisplayUnits.h"
 #include "recon/core/Volume.h"
+#include "recon/data/ProjectionStack.h"
 #include "render/OrthoViews.h"
 #include "render/SliceRoi.h"
 #include "render/WindowLevel.h"
@@ -21,8 +23,8 @@
 class QAction;
 class QComboBox;
 class QLabel;
-class QSplitter;
 class QToolBar;
+class QSplitter;
 
 namespace tomowb::render {
 class HistogramView;
@@ -46,6 +48,11 @@ class ViewArea : public QWidget {
   void setVolume(std::shared_ptr<const Volume> volume, const QString& label, bool livePreview,
                  bool keepViewState = false);
   const std::shared_ptr<const Volume>& volume() const { return orthoViews_->volume(); }
+  // Data before a reconstruction (issue #21, point 4): the projections as a stack, one view per
+  // slice of the first view (rows down) and the sinogram of each detector row in the second,
+  // titled so, with the hint to press Run; the next setVolume replaces them. nullptr clears.
+  void showProjections(std::shared_ptr<const ProjectionStack> projections, const QString& name);
+  bool showsProjections() const { return showingProjections_; }
   QString label() const { return label_; }
 
   // Axial, coronal, sagittal.
@@ -74,6 +81,23 @@ class ViewArea : public QWidget {
   void saveCurrentAsPreset(const QString& name);
   void setHistogramVisible(bool visible);
 
+  // --- contrast that follows the data (issue #21, point 1) ---
+  // The units of what is shown (MainWindow sets them from the data: nm for tomograms, HU where
+  // the data allow it). A change of units gives the volume its 0.1-99.9 % window (the user's
+  // W/L meant other numbers), greys the presets of other units and names the views.
+  void setDisplayUnits(const DisplayUnits& units);
+  const DisplayUnits& displayUnits() const { return units_; }
+  // Which data the views belong to (the workspace's data set). The user's W/L stays only for
+  // re-runs on the same data in the same units.
+  void setDataKey(const QString& key);
+  // A run starts: its live previews get the 0.1-99.9 % window of each preview unless the user
+  // set W/L by hand on these data in these units (then that W/L), and until the user drags W/L.
+  void beginRun();
+  // The user set W/L by hand (drag, preset) on the volume shown; false after each new data set.
+  bool windowLevelFromUser() const { return !userWindowLevelKey_.isEmpty(); }
+  // The preset combo's text: a preset's name, or "Custom" after a drag.
+  QString presetText() const;
+
  signals:
   void roisChanged();
   // "x 12.30  y -4.00  z 5.00 mm   value 0.1234   (recon #3)": for the status bar.
@@ -81,29 +105,45 @@ class ViewArea : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
-  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void buildToolBar();
   void reloadPresetCombo();
+  void resizeEvent(QResizeEvent* event) override;
   void updateHistogram();
-  // The slice views win space over the histogram strip: it takes at most a quarter of the height.
-  void keepHistogramShort();
   void chooseScreenshotFile();
 
   render::OrthoViews* orthoViews_ = nullptr;
   render::VolumeView3D* volumeView_ = nullptr;
+  // The slice views win space over the histogram strip: it takes at most a quarter of the height.
+  void keepHistogramShort();
   render::HistogramView* histogram_ = nullptr;
-  QSplitter* splitter_ = nullptr;  // the slice views above the histogram strip
   QToolBar* toolBar_ = nullptr;
   QComboBox* layoutCombo_ = nullptr;
   QComboBox* presetCombo_ = nullptr;
   QComboBox* colourCombo_ = nullptr;
+  QSplitter* splitter_ = nullptr;  // the slice views above the histogram strip
   QComboBox* roleCombo_ = nullptr;
   QAction* histogramAction_ = nullptr;
   QLabel* labelText_ = nullptr;
   std::vector<render::WindowLevelPreset> presets_;
   QString label_;
+  QAction* huAction_ = nullptr;
+  DisplayUnits units_;
+  QString dataKey_;
+  // dataKey_ and unit of the data on which the user last set W/L by hand (empty: none), and it.
+  QString userWindowLevelKey_;
+  render::WindowLevel userWindowLevel_;
+  bool autoWindowLevel_ = true;      // previews take their own percentile window
+  bool settingWindowLevel_ = false;  // our own W/L changes, not the user's
+  bool showingProjections_ = false;  // showProjections: line integrals, no value unit
+  bool settingProjections_ = false;  // inside showProjections
+
+  DisplayUnits shownUnits() const;
+
+  QString windowLevelKey() const;
+  void applyAutoWindowLevel();
+  void onWindowLevelChanged();
 };
 
 }  // namespace tomowb::gui

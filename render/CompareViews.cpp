@@ -114,8 +114,32 @@ void CompareViews::showVolumes(bool keepViewState) {
   view(Which::Single)->setVolume(flickerShowsB_ ? b_ : a_, keepViewState);
   view(Which::Difference)->setVolume(sameShape ? difference_ : nullptr, keepViewState);
   syncing_ = false;
-  // One window/level for A and B: A's default (0.1-99.9 %), also what Ctrl+double-click restores.
-  if (a_) {
+  // A new pair: each pane its own window when the two volumes' windows differ strongly (one
+  // shared window left the review's B pane blown out).
+  if (a_ && !keepViewState) {
+    const WindowLevel bDefault =
+        b_ ? render::defaultWindowLevel(computeStatistics(b_->voxels())) : WindowLevel{};
+    windowB_ = bDefault;
+    const bool own = b_ && contrastsDiffer(view(Which::A)->defaultWindowLevel(), bDefault);
+    if (own != ownContrast_) {
+      ownContrast_ = own;
+      emit ownContrastChanged(own);
+    }
+  }
+  if (a_ && ownContrast_) {
+    const WindowLevel aWindow = keepViewState ? wl : view(Which::A)->windowLevel();
+    syncing_ = true;
+    view(Which::A)->setWindowLevel(aWindow);
+    if (b_) {
+      view(Which::B)->setDefaultWindowLevel(
+          render::defaultWindowLevel(computeStatistics(b_->voxels())));
+      view(Which::B)->setWindowLevel(windowB_);
+    }
+    view(Which::Single)->setWindowLevel(flickerShowsB_ && b_ ? windowB_ : aWindow);
+    syncing_ = false;
+  } else if (a_) {
+    // One window/level for A and B: A's default (0.1-99.9 %), also what Ctrl+double-click
+    // restores.
     const WindowLevel shared = keepViewState ? wl : view(Which::A)->windowLevel();
     for (Which w : {Which::A, Which::B, Which::Single}) {
       view(w)->setDefaultWindowLevel(view(Which::A)->defaultWindowLevel());
@@ -157,6 +181,11 @@ void CompareViews::setMode(Mode mode) {
   CompareSliceView* single = view(Which::Single);
   const bool sameShape = a_ && b_ && a_->shape() == b_->shape();
   single->setVolume(a_, true);
+  if (ownContrast_ && a_) {  // the single view shows A now: A's window
+    syncing_ = true;
+    single->setWindowLevel(view(Which::A)->windowLevel());
+    syncing_ = false;
+  }
   single->setSwipeVolume(mode == Mode::Swipe && sameShape ? b_ : nullptr);
   applyMode();
 }
@@ -183,6 +212,11 @@ void CompareViews::flipFlicker() {
   flickerShowsB_ = !flickerShowsB_;
   // Same grid: SliceView swaps the voxel array; slice, zoom and window stay.
   view(Which::Single)->setVolume(flickerShowsB_ ? b_ : a_, true);
+  if (ownContrast_) {  // each volume in its own window
+    syncing_ = true;
+    view(Which::Single)->setWindowLevel(flickerShowsB_ ? windowB_ : view(Which::A)->windowLevel());
+    syncing_ = false;
+  }
   updateTitles();
   emit flickered(flickerShowsB_);
 }
@@ -239,6 +273,36 @@ WindowLevel CompareViews::windowLevel() const {
   return view(Which::A)->windowLevel();
 }
 
+WindowLevel CompareViews::windowLevelB() const {
+  return view(Which::B)->windowLevel();
+}
+
+bool CompareViews::contrastsDiffer(const WindowLevel& a, const WindowLevel& b) {
+  const double wide = std::max(a.window, b.window), narrow = std::min(a.window, b.window);
+  return !(narrow > 0.0) || wide > 3.0 * narrow || std::abs(a.level - b.level) > 0.5 * wide;
+}
+
+void CompareViews::setOwnContrast(bool on) {
+  if (on == ownContrast_) return;
+  ownContrast_ = on;
+  if (a_) {
+    syncing_ = true;
+    if (on && b_) {
+      windowB_ = render::defaultWindowLevel(computeStatistics(b_->voxels()));
+      view(Which::B)->setDefaultWindowLevel(windowB_);
+      view(Which::B)->setWindowLevel(windowB_);
+    } else {
+      const WindowLevel shared = view(Which::A)->windowLevel();
+      for (Which w : {Which::B, Which::Single}) {
+        view(w)->setDefaultWindowLevel(view(Which::A)->defaultWindowLevel());
+        view(w)->setWindowLevel(shared);
+      }
+    }
+    syncing_ = false;
+  }
+  emit ownContrastChanged(on);
+}
+
 void CompareViews::setWindowLevel(const WindowLevel& wl) {
   view(Which::A)->setWindowLevel(wl);
   followWindow(view(Which::A));
@@ -263,6 +327,19 @@ void CompareViews::followWindow(CompareSliceView* source) {
     halfWindow_ = 0.5 * wl.window;
     syncing_ = false;
     emit differenceHalfWindowChanged(halfWindow_);
+    return;
+  }
+  if (ownContrast_) {
+    // A's window reaches the flicker view while it shows A; B's while it shows B.
+    const bool isB = source == view(Which::B) ||
+                     (source == view(Which::Single) && flickerShowsB_ && mode_ == Mode::Flicker);
+    if (isB) windowB_ = source->windowLevel();
+    const Which pane = isB ? Which::B : Which::A;
+    if (view(pane) != source) view(pane)->setWindowLevel(source->windowLevel());
+    const bool singleShowsB = flickerShowsB_ && mode_ == Mode::Flicker;
+    if (singleShowsB == isB && view(Which::Single) != source)
+      view(Which::Single)->setWindowLevel(source->windowLevel());
+    syncing_ = false;
     return;
   }
   for (Which w : {Which::A, Which::B, Which::Single})

@@ -68,6 +68,15 @@ class CompareViews : public QWidget {
   void setCrosshair(const Eigen::Vector3d& worldMm);
   WindowLevel windowLevel() const;
   void setWindowLevel(const WindowLevel& wl);
+  // Own contrast per pane (issue #21, point 1; tomviz #538): A and B each keep their own window
+  // (B's 0.1-99.9 % window, and a drag in one pane leaves the other), and the flicker view uses
+  // the window of the volume it shows. Off: one window, A's. A new pair turns it on when the two
+  // volumes' windows differ strongly (contrastsDiffer), off otherwise.
+  void setOwnContrast(bool on);
+  bool ownContrast() const noexcept { return ownContrast_; }
+  WindowLevel windowLevelB() const;
+  // Widths more than 3 times apart, or centres more than half the wider width apart.
+  static bool contrastsDiffer(const WindowLevel& a, const WindowLevel& b);
 
   // One view as an image (device pixels), rendered now; it must be visible.
   QImage grab(Which which);
@@ -80,6 +89,7 @@ class CompareViews : public QWidget {
   void differenceHalfWindowChanged(double halfWindow);
   void lineDrawn(Eigen::Vector3d from, Eigen::Vector3d to);
   void flickered(bool showingB);
+  void ownContrastChanged(bool on);
 
  private:
   void buildViews();
@@ -104,6 +114,8 @@ class CompareViews : public QWidget {
   QTimer flicker_;
   bool flickerShowsB_ = false;
   bool syncing_ = false;
+  bool ownContrast_ = false;
+  WindowLevel windowB_;  // B's window while each pane has its own
 };
 
 }  // namespace tomowb::render

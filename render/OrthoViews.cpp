@@ -105,6 +105,10 @@ void OrthoViews::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSt
   if (volume_ && !keep) emit windowLevelChanged(windowLevel().window, windowLevel().level);
 }
 
+void OrthoViews::setDisplayUnits(const DisplayUnits& units) {
+  for (SliceView* v : views_) v->setDisplayUnits(units);
+}
+
 const VolumeStatistics& OrthoViews::statistics() {
   if (!statistics_.has_value())
     statistics_ = volume_ ? computeStatistics(volume_->voxels()) : VolumeStatistics{};

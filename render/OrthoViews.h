@@ -60,6 +60,8 @@ class OrthoViews : public QWidget {
   void setWindowLevel(double window, double level);
   ColourMap colourMap() const noexcept { return colourMap_; }
   void setColourMap(ColourMap map);
+  // Lengths, values and view names of the three slice views (SliceView::setDisplayUnits).
+  void setDisplayUnits(const DisplayUnits& units);
 
   Eigen::Vector3d crosshair() const noexcept { return crosshair_; }
   // Moves the crosshair and brings every slice view to the slice through it.

@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "recon/core/DisplayUnits.h"
 #include "recon/core/Volume.h"
 #include "render/ColourMaps.h"
 #include "render/SliceRoi.h"
@@ -102,6 +103,12 @@ class SliceView : public VtkOpenGLWidget {
   // First line of the overlay (the volume's name, "projection 12").
   void setTitle(const QString& title);
   void setShowSliceInfo(bool show);
+  // How lengths (scale bar, positions), values (cursor, W/L) and the view's name read: mm and
+  // native values by default, nm and "XY" for a tomogram, HU where the data allow it.
+  void setDisplayUnits(const DisplayUnits& units);
+  const DisplayUnits& displayUnits() const noexcept { return units_; }
+  // The view's name in these units ("Axial", or "XY" for a tomogram).
+  QString viewName() const;
 
   // --- coordinates and values ---
   // World point (mm) on the current slice under a widget position (logical pixels).
@@ -200,6 +207,7 @@ class SliceView : public VtkOpenGLWidget {
   bool showSliceInfo_ = true;
   bool cameraTouched_ = false;  // the user zoomed or panned: resizes no longer refit
   QString title_;
+  DisplayUnits units_;
   // Camera frame: right and up on screen, and towards the viewer.
   Eigen::Vector3d right_, up_, towards_;
 

@@ -37,10 +37,10 @@ QString roiLabel(const SliceRoi& roi) {
       .arg(roi.id);
 }
 
-// "1.5", "10", "0.25": a length without trailing zeros.
-QString lengthText(double mm) {
-  if (mm >= 1.0) return QString::number(mm, 'g', 6) + " mm";
-  return QString::number(mm * 1000.0, 'g', 6) + QString::fromUtf8(" \u00b5m");
+// "1.5 mm", "10 nm", "0.25 mm": a scale bar's length (1, 2 or 5 x 10^k) without trailing zeros.
+QString lengthText(double mm, LengthUnit unit) {
+  return QString::number(mm / millimetresPer(unit), 'g', 6) + " " +
+         QString::fromStdString(symbol(unit));
 }
 
 QString valueText(double v) {
@@ -204,12 +204,15 @@ void SliceView::updateScaleBar() {
   const double mmPerPixel = worldPerPixel();
   const double viewWidthMm = width() * mmPerPixel;
   if (volume_ && viewWidthMm > 0.0 && width() > 80) {
-    // The largest 1, 2 or 5 x 10^k mm not longer than a fifth of the view.
-    const double target = 0.2 * viewWidthMm;
+    // The largest 1, 2 or 5 x 10^k of the display's length unit (mm, or nm for a tomogram) not
+    // longer than a fifth of the view.
+    const double unitMm = millimetresPer(units_.lengthUnit());
+    const double target = 0.2 * viewWidthMm / unitMm;
     const double decade = std::pow(10.0, std::floor(std::log10(target)));
     double length = decade;
     for (double m : {2.0, 5.0})
       if (m * decade <= target) length = m * decade;
+    length *= unitMm;
     const double lengthPx = length / mmPerPixel * dpr;
     const double x1 = (width() - 16) * dpr, x0 = x1 - lengthPx, y = 14 * dpr, tick = 5 * dpr;
     const vtkIdType bar[2] = {points->InsertNextPoint(x0, y, 0), points->InsertNextPoint(x1, y, 0)};
@@ -220,7 +223,7 @@ void SliceView::updateScaleBar() {
     lines->InsertNextCell(2, bar);
     lines->InsertNextCell(2, left);
     lines->InsertNextCell(2, right);
-    scaleBarText_->SetInput(lengthText(length).toUtf8().constData());
+    scaleBarText_->SetInput(lengthText(length, units_.lengthUnit()).toUtf8().constData());
     scaleBarText_->GetPositionCoordinate()->SetValue(0.5 * (x0 + x1), y + 4 * dpr);
     scaleBarText_->SetVisibility(true);
   } else {
@@ -237,14 +240,17 @@ void SliceView::updateText() {
   if (volume_) {
     const char axisLetter = "xyz"[axisIndex()];
     if (showSliceInfo_ && sliceCount() > 1)
-      lines << QStringLiteral("%1  %2 = %3 mm  [%4/%5]")
-                   .arg(axisName(axis_))
+      lines << QStringLiteral("%1  %2 = %3  [%4/%5]")
+                   .arg(viewName())
                    .arg(QChar(axisLetter))
-                   .arg(slicePositionMm(), 0, 'f', 2)
+                   .arg(QString::fromStdString(units_.formatLength(slicePositionMm())))
                    .arg(slice_)
                    .arg(sliceCount() - 1);
-    lines << QStringLiteral("W %1  L %2")
-                 .arg(valueText(windowLevel_.window), valueText(windowLevel_.level));
+    lines << QStringLiteral("W %1  L %2 %3")
+                 .arg(valueText(units_.widthToDisplay(windowLevel_.window)),
+                      valueText(units_.toDisplay(windowLevel_.level)),
+                      QString::fromStdString(units_.valueSymbol()))
+                 .trimmed();
   }
   infoText_->SetInput(lines.join('\n').toUtf8().constData());
 }
@@ -254,13 +260,28 @@ void SliceView::updateCursorText(const Eigen::Vector3d& worldMm, float value) {
     cursorText_->SetInput("");
     return;
   }
-  cursorText_->SetInput(QStringLiteral("(%1, %2, %3) mm  value %4")
-                            .arg(worldMm.x(), 0, 'f', 2)
-                            .arg(worldMm.y(), 0, 'f', 2)
-                            .arg(worldMm.z(), 0, 'f', 2)
-                            .arg(valueText(value))
+  const LengthUnit unit = units_.lengthUnit();
+  cursorText_->SetInput(QStringLiteral("(%1, %2, %3) %4  value %5")
+                            .arg(QString::fromStdString(formatLengthValue(worldMm.x(), unit)),
+                                 QString::fromStdString(formatLengthValue(worldMm.y(), unit)),
+                                 QString::fromStdString(formatLengthValue(worldMm.z(), unit)),
+                                 QString::fromStdString(symbol(unit)),
+                                 QString::fromStdString(units_.formatValue(value)))
                             .toUtf8()
                             .constData());
+}
+
+void SliceView::setDisplayUnits(const DisplayUnits& units) {
+  if (units == units_) return;
+  units_ = units;
+  updateScaleBar();
+  updateText();
+  requestRender();
+}
+
+QString SliceView::viewName() const {
+  // DisplayUnits names the views by their normal: z, y, x; Axis is the normal's index.
+  return QString::fromStdString(units_.viewNames()[static_cast<std::size_t>(2 - axisIndex())]);
 }
 
 // --- ROIs ---------------------------------------------------------------------------------

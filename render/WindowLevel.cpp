@@ -102,10 +102,10 @@ std::vector<WindowLevelPreset> builtinWindowLevelPresets() {
       {"Mean \u00b1 3\u03c3", M::MeanSigma, 1, 0, 0.1, 99.9, 3},
       {"Full range", M::FullRange, 1, 0, 0.1, 99.9, 3},
       {"Difference (zero-centred)", M::Difference, 1, 0, 0.1, 99.9, 3},
-      {"CT soft tissue 400/40", M::Fixed, 400, 40, 0.1, 99.9, 3},
-      {"CT lung 1500/-600", M::Fixed, 1500, -600, 0.1, 99.9, 3},
-      {"CT bone 2500/480", M::Fixed, 2500, 480, 0.1, 99.9, 3},
-      {"CT brain 80/40", M::Fixed, 80, 40, 0.1, 99.9, 3},
+      {"CT soft tissue 400/40", M::Fixed, 400, 40, 0.1, 99.9, 3, true},
+      {"CT lung 1500/-600", M::Fixed, 1500, -600, 0.1, 99.9, 3, true},
+      {"CT bone 2500/480", M::Fixed, 2500, 480, 0.1, 99.9, 3, true},
+      {"CT brain 80/40", M::Fixed, 80, 40, 0.1, 99.9, 3, true},
   };
 }
 
@@ -174,6 +174,11 @@ std::vector<WindowLevelPreset> loadWindowLevelPresets(QSettings& settings) {
     p.lowPercent = settings.value("lowPercent", 0.1).toDouble();
     p.highPercent = settings.value("highPercent", 99.9).toDouble();
     p.sigmas = settings.value("sigmas", 3.0).toDouble();
+    // Lists saved before the flag existed: their CT presets are the built-in ones, named "CT ...".
+    p.hounsfield =
+        settings
+            .value("hounsfield", p.method == WindowLevelMethod::Fixed && p.name.startsWith("CT "))
+            .toBool();
     if (!p.name.isEmpty()) presets.push_back(p);
   }
   settings.endArray();
@@ -196,6 +201,7 @@ void saveWindowLevelPresets(QSettings& settings, const std::vector<WindowLevelPr
     settings.setValue("lowPercent", p.lowPercent);
     settings.setValue("highPercent", p.highPercent);
     settings.setValue("sigmas", p.sigmas);
+    settings.setValue("hounsfield", p.hounsfield);
   }
   settings.endArray();
   settings.endGroup();

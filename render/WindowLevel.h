@@ -58,6 +58,9 @@ struct WindowLevelPreset {
   double window = 1.0, level = 0.0;             // Fixed
   double lowPercent = 0.1, highPercent = 99.9;  // Percentile, Difference
   double sigmas = 3.0;                          // MeanSigma
+  // A Fixed window/level in Hounsfield units (the CT presets): it applies only to data shown in
+  // HU, and its numbers are converted to the stored values (ViewArea).
+  bool hounsfield = false;
   bool operator==(const WindowLevelPreset&) const = default;
 };
 

@@ -564,5 +564,30 @@ TEST_F(CompareViewTest, GoldenReferenceOfADemoFdkRunQueuesTheFloat64VariantAndCo
   }
 }
 
+// Issue #21, point 1: A and B of very different value ranges each get their own window (the
+// review's B pane was blown out by A's); a drag in one pane leaves the other; the toggle goes back
+// to one window; a pair of similar ranges shares one.
+TEST(CompareViews, PanesOfDifferentRangesGetTheirOwnContrast) {
+  render::CompareViews views;
+  views.resize(900, 400);
+  views.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&views));
+  auto a = ball({24, 24, 12});
+  auto b = std::make_shared<Volume>(*a);
+  for (std::int64_t i = 0; i < b->voxelCount(); ++i) b->data()[i] *= 1e4f;
+  QSignalSpy changed(&views, &render::CompareViews::ownContrastChanged);
+  views.setVolumes(a, b, nullptr, "WBP", "SIRT");
+  EXPECT_TRUE(views.ownContrast());
+  ASSERT_EQ(changed.count(), 1);
+  EXPECT_GT(views.windowLevelB().window, 1000.0 * views.windowLevel().window);
+  views.view(Which::A)->setWindowLevel(0.5, 0.25);  // a drag in A
+  EXPECT_GT(views.windowLevelB().window, 1000.0);   // B keeps its own
+  views.setOwnContrast(false);
+  EXPECT_EQ(views.windowLevelB(), views.windowLevel());
+  // Similar ranges: one window.
+  views.setVolumes(a, withBump(*a, 0.05, 12, 12, 6), nullptr, "A", "B");
+  EXPECT_FALSE(views.ownContrast());
+}
+
 }  // namespace
 }  // namespace tomowb::gui

@@ -21,6 +21,7 @@
 #include "gui/ConsistencyView.h"
 #include "gui/ConvergencePanel.h"
 #include "gui/DataPanel.h"
+#include "gui/GeometryPanel.h"
 #include "gui/MainWindow.h"
 #include "gui/Resources.h"
 #include "gui/ViewArea.h"
@@ -271,6 +272,49 @@ TEST_F(MainWindowTest, OpeningOtherProjectionsDropsTheDemoPhantomRoisAndResults)
   window.workspace().setCurrentVolume(static_cast<int>(window.workspace().volumes().size()) - 1);
   EXPECT_TRUE(predicted.wait(30000) || !predicted.isEmpty())
       << consistency->summary().toStdString();
+}
+
+// Issue #21, points 1, 4 and 5: the demo shows its data at once, with no warning it caused
+// itself, on a grid of the size asked for, in units that fit it; a run replaces the data with the
+// reconstruction; other data take their own units.
+TEST_F(MainWindowTest, TheDemoShowsItsDataCleanlyAndOtherDataTakeTheirOwnUnits) {
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  openSmallDemo(window);
+  QTest::qWait(300);
+  auto* geometry = window.findChild<GeometryPanel*>();
+  ASSERT_NE(geometry, nullptr);
+  EXPECT_TRUE(window.viewArea().showsProjections()) << "the views stay black until a run";
+  EXPECT_EQ(window.viewArea().volume()->nz(), window.workspace().projections()->viewCount());
+  EXPECT_GT(distinctColours(window.viewArea().grabViews()), 20) << "the projections look blank";
+  EXPECT_EQ(geometry->warnings().join("\n").indexOf("Truncation"), -1)
+      << geometry->warnings().join("\n").toStdString();
+  EXPECT_TRUE(window.viewArea().displayUnits().huAvailable());  // the phantom knows water's mu
+  if (const QString dir = qEnvironmentVariable("TOMOWB_SCREENSHOT_DIR"); !dir.isEmpty())
+    window.grab().save(dir + "/demo-loaded-projections.png");
+
+  QSignalSpy finished(&window.runs(), &RunController::runFinished);
+  ASSERT_GT(window.startRun(), 0);
+  ASSERT_TRUE(finished.wait(60000)) << "the run did not finish";
+  QTest::qWait(500);
+  EXPECT_FALSE(window.viewArea().showsProjections());
+  // --demo-size 32 reconstructs 32^3 voxels (not the field of view's own grid).
+  EXPECT_EQ(window.viewArea().volume()->shape(), (VolumeShape{32, 32, 32}));
+  EXPECT_EQ(geometry->warnings().join("\n").indexOf("Truncation"), -1)
+      << geometry->warnings().join("\n").toStdString();
+  if (const QString dir = qEnvironmentVariable("TOMOWB_SCREENSHOT_DIR"); !dir.isEmpty())
+    window.grab().save(dir + "/demo-after-run.png");
+
+  // A tilt series: nm and XY/XZ/YZ, no HU; its projections in the views, the CT result aside.
+  QSignalSpy loaded(&window.workspace(), &Workspace::projectionsChanged);
+  window.openDemo(DemoKind::ElectronTomography, 16);
+  ASSERT_TRUE(loaded.wait(30000)) << "the ET demo did not load";
+  QTest::qWait(300);
+  EXPECT_EQ(window.viewArea().displayUnits().lengthUnit(), LengthUnit::Nanometre);
+  EXPECT_FALSE(window.viewArea().displayUnits().huAvailable());
+  EXPECT_EQ(window.viewArea().sliceViews()[0]->viewName(), "XY");
+  EXPECT_TRUE(window.viewArea().showsProjections());
 }
 
 TEST_F(MainWindowTest, TheEventLoopKeepsRunningDuringARun) {

@@ -3,9 +3,12 @@
 // sinograms are browsable. Screenshots: /tmp/viewarea-fourup.png, /tmp/projectionbrowser.png.
 #include <gtest/gtest.h>
 
+#include <QAction>
+#include <QComboBox>
 #include <QFileInfo>
 #include <QImage>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 #include <memory>
@@ -125,6 +128,126 @@ std::shared_ptr<ProjectionStack> stripeProjections() {
     for (int r = 0; r < 24; ++r)
       for (int c = 0; c < 40; ++c) stack->at(v, r, c) = static_cast<float>(c == 10 + v ? 5 + r : 0);
   return stack;
+}
+
+// Issue #21, point 1: contrast that follows the data.
+TEST(ViewArea, ARunOnNewDataGetsItsOwnWindowNotThePreviousDatas) {
+  ViewArea area;
+  area.resize(900, 700);
+  area.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&area));
+  area.setDataKey("1");
+  area.setVolume(ballVolume(100.0f), "demo recon", false);
+  area.orthoViews().setWindowLevel(0.02, 0.01);  // the user's (a drag's) W/L on the demo
+  EXPECT_TRUE(area.windowLevelFromUser());
+  EXPECT_EQ(area.presetText(), "Custom W/L");  // not a stale preset name
+  // Other data (values about 1e4), a run: its first live preview gets its own window.
+  area.setDataKey("2");
+  area.beginRun();
+  area.setVolume(ballVolume(10000.0f), "run 2: preview", true);
+  const render::WindowLevel wl = area.orthoViews().windowLevel();
+  EXPECT_GT(wl.upper(), 5000.0) << "the preview kept the previous data's W/L: it saturates";
+  EXPECT_LT(wl.lower(), 1.0);
+  EXPECT_EQ(area.presetText(), "Percentile 0.1-99.9 %");
+  // A later preview with larger values follows them while the user has not dragged.
+  area.setVolume(ballVolume(20000.0f), "run 2: preview", true);
+  EXPECT_GT(area.orthoViews().windowLevel().upper(), 15000.0);
+}
+
+TEST(ViewArea, AReRunOnTheSameDataKeepsTheWindowTheUserSet) {
+  ViewArea area;
+  area.resize(900, 700);
+  area.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&area));
+  area.setDataKey("1");
+  area.setVolume(ballVolume(100.0f), "recon 1", false);
+  area.orthoViews().setWindowLevel(50, 25);
+  area.beginRun();
+  area.setVolume(ballVolume(200.0f), "run 2: preview", true);
+  EXPECT_EQ(area.orthoViews().windowLevel(), (render::WindowLevel{50, 25}));
+  area.setVolume(ballVolume(200.0f), "recon 2", false, true);  // the result after its previews
+  EXPECT_EQ(area.orthoViews().windowLevel(), (render::WindowLevel{50, 25}));
+  // A volume shown on its own (not a run's result) gets its own window.
+  area.setVolume(ballVolume(100.0f), "loaded", false);
+  EXPECT_NE(area.orthoViews().windowLevel().window, 50.0);
+}
+
+TEST(ViewArea, CtPresetsApplyOnlyToDataShownInHounsfieldUnits) {
+  ViewArea area;
+  area.resize(900, 700);
+  area.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&area));
+  auto volume = std::make_shared<Volume>(Volume::centred({32, 32, 8}, Eigen::Vector3d::Ones()));
+  for (std::int64_t i = 0; i < volume->voxelCount(); ++i)
+    volume->data()[i] = 0.0206f * static_cast<float>(i % 64) / 32.0f;
+  area.setVolume(volume, "ct", false);
+  int softTissue = -1;
+  for (int i = 0; i < static_cast<int>(area.presets().size()); ++i)
+    if (area.presets()[i].name.startsWith("CT soft tissue")) softTissue = i;
+  ASSERT_GE(softTissue, 0);
+  auto* model = qobject_cast<QStandardItemModel*>(
+      area.findChildren<QComboBox*>()[1]->model());  // layout, then W/L presets
+  ASSERT_NE(model, nullptr);
+  auto* hu = area.findChild<QAction*>("huDisplayAction");
+  ASSERT_NE(hu, nullptr);
+
+  // CT in 1/mm without a water value: no HU, the CT presets greyed out and refused.
+  area.setDisplayUnits(DisplayUnits::forModality(DataModality::TransmissionCt));
+  EXPECT_FALSE(hu->isEnabled());
+  EXPECT_FALSE(model->item(softTissue)->isEnabled());
+  EXPECT_TRUE(model->item(0)->isEnabled());
+  const render::WindowLevel before = area.orthoViews().windowLevel();
+  area.applyPreset(softTissue);
+  EXPECT_EQ(area.orthoViews().windowLevel(), before) << "a preset in HU applied to 1/mm data";
+
+  // With water's mu the views can show HU; then the preset converts to the stored values.
+  area.setDisplayUnits(DisplayUnits::forModality(DataModality::TransmissionCt, 0.02));
+  EXPECT_TRUE(hu->isEnabled());
+  EXPECT_FALSE(model->item(softTissue)->isEnabled());
+  hu->trigger();
+  EXPECT_TRUE(area.displayUnits().showsHu());
+  EXPECT_TRUE(model->item(softTissue)->isEnabled());
+  area.applyPreset(softTissue);
+  EXPECT_NEAR(area.orthoViews().windowLevel().window, 0.008, 1e-9);  // 400 HU
+  EXPECT_NEAR(area.orthoViews().windowLevel().level, 0.0208, 1e-9);  // 40 HU
+  EXPECT_EQ(area.presetText(), area.presets()[softTissue].name);
+  render::SliceView* axial = area.sliceViews()[0];
+  QSignalSpy info(&area, &ViewArea::cursorInfo);
+  QTest::mouseMove(axial, axial->widgetPositionOf(volume->worldPosition(16, 16, 4)).toPoint());
+  ASSERT_GE(info.count(), 1);
+  EXPECT_TRUE(info.last().at(0).toString().contains(" HU"))
+      << info.last().at(0).toString().toStdString();
+
+  // A change of units: the data's own window again.
+  area.setDisplayUnits(DisplayUnits::forModality(DataModality::ElectronTomography));
+  EXPECT_EQ(area.presetText(), "Percentile 0.1-99.9 %");
+  EXPECT_FALSE(hu->isEnabled());
+  EXPECT_EQ(axial->viewName(), "XY");
+  EXPECT_EQ(area.sliceViews()[1]->viewName(), "XZ");
+  EXPECT_EQ(area.sliceViews()[2]->viewName(), "YZ");
+}
+
+TEST(ViewArea, ShowsTheProjectionsAndASinogramUntilAVolumeComes) {
+  ViewArea area;
+  area.resize(900, 700);
+  area.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&area));
+  area.showProjections(stripeProjections(), "stripes");
+  EXPECT_TRUE(area.showsProjections());
+  ASSERT_TRUE(area.volume());
+  EXPECT_EQ(area.volume()->nx(), 40);  // columns
+  EXPECT_EQ(area.volume()->ny(), 24);  // rows
+  EXPECT_EQ(area.volume()->nz(), 12);  // views
+  // The middle view (6) lights column 16, row r with 5 + r.
+  EXPECT_FLOAT_EQ(area.volume()->at(16, 3, 6), 8.0f);
+  EXPECT_EQ(area.sliceViews()[0]->slice(), 6);  // the centre projection (12 views: slice 6)
+  EXPECT_GT(area.orthoViews().windowLevel().upper(), 20.0);  // the data's own window
+  area.grabViews().save("/tmp/viewarea-projections.png");
+  if (const QString dir = qEnvironmentVariable("TOMOWB_SCREENSHOT_DIR"); !dir.isEmpty())
+    area.grabViews().save(dir + "/viewarea-projections.png");
+  area.setVolume(ballVolume(100.0f), "recon 1", false);
+  EXPECT_FALSE(area.showsProjections());
+  EXPECT_EQ(area.volume()->nz(), 32);
 }
 
 TEST(ProjectionBrowser, ScrubsViewsAndShowsASinogram) {
