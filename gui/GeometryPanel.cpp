@@ -295,8 +295,6 @@ void GeometryPanel::buildForm() {
 
   auto* scroll = new PanelScrollArea;  // as wide as the form: its labels and fields never cut
   scroll->setWidget(formHost);
-  scroll->setWidgetResizable(true);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
   errorLabel_ = new QLabel;
   errorLabel_->setWordWrap(true);
