@@ -162,20 +162,36 @@ void ViewArea::buildToolBar() {
     action->setToolTip(tip);
     action->setCheckable(true);
     action->setObjectName(QStringLiteral("roiTool") + text.section(' ', 0, 0));
+    action->setData(static_cast<int>(tool));
     tools->addAction(action);
     connect(action, &QAction::triggered, this, [this, tool] { orthoViews_->setRoiTool(tool); });
     return action;
   };
+  // Each drawing tool draws one shape and goes back to window/level; Shift held at the release
+  // keeps it armed for the next one.
   addTool(QString(), tr("No ROI"), tr("Left-drag adjusts window/level"),
           render::SliceView::RoiTool::None)
       ->setChecked(true);
   addTool(QStringLiteral(":/tomowb/icons/roi-circle.svg"), tr("Circle ROI"),
-          tr("Drag from the centre to draw a circular ROI; click to select, Delete removes it"),
+          tr("Drag from the centre to draw a circular ROI (Shift at release: draw another); "
+             "click to select, Delete removes it"),
           render::SliceView::RoiTool::Circle);
   addTool(QStringLiteral(":/tomowb/icons/roi-rect.svg"), tr("Rectangle ROI"),
-          tr("Drag corner to corner to draw a rectangular ROI; click to select, Delete removes "
-             "it"),
+          tr("Drag corner to corner to draw a rectangular ROI (Shift at release: draw another); "
+             "click to select, Delete removes it"),
           render::SliceView::RoiTool::Rectangle);
+  addTool(QString(), tr("Ruler"),
+          tr("Drag to measure a distance (Shift at release: draw another); click a ruler to "
+             "select it, Delete removes it"),
+          render::SliceView::RoiTool::Ruler);
+  addTool(QString(), tr("Profile"),
+          tr("Drag a line: its profile (values along it) shows in the Measurements dock"),
+          render::SliceView::RoiTool::Profile);
+  connect(orthoViews_, &render::OrthoViews::roiToolChanged, this,
+          [tools](render::SliceView::RoiTool tool) {
+            for (QAction* action : tools->actions())
+              if (action->data().toInt() == static_cast<int>(tool)) action->setChecked(true);
+          });
   roleCombo_ = new QComboBox(toolBar_);
   roleCombo_->setToolTip(tr("Role of the next ROI for contrast-to-noise: signal or background"));
   roleCombo_->addItem(tr("Signal"), static_cast<int>(render::SliceRoi::Signal));
@@ -326,7 +342,21 @@ void ViewArea::updateHistogram() {
 void ViewArea::setHistogramVisible(bool visible) {
   histogram_->setVisible(visible);
   if (histogramAction_->isChecked() != visible) histogramAction_->setChecked(visible);
+  keepHistogramShort();
   updateHistogram();
+}
+
+void ViewArea::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);  // the splitter has its new height already
+  keepHistogramShort();
+}
+
+void ViewArea::keepHistogramShort() {
+  if (!histogram_->isVisibleTo(this)) return;
+  const int total = splitter_->height() - splitter_->handleWidth();
+  const int cap = std::max(histogram_->minimumHeight(), total / 4);
+  const int now = splitter_->sizes().value(1);
+  if (now > cap) splitter_->setSizes({total - cap, cap});
 }
 
 void ViewArea::applyPreset(int index) {
@@ -342,23 +372,9 @@ void ViewArea::applyPreset(int index) {
   // The user's choice: it stays for re-runs on these data, as a drag does.
   userWindowLevelKey_ = windowLevelKey();
   userWindowLevel_ = orthoViews_->windowLevel();
-  keepHistogramShort();
   autoWindowLevel_ = false;
   const QSignalBlocker block(presetCombo_);
   presetCombo_->setCurrentIndex(index);
-void ViewArea::resizeEvent(QResizeEvent* event) {
-  QWidget::resizeEvent(event);  // the splitter has its new height already
-  keepHistogramShort();
-}
-
-void ViewArea::keepHistogramShort() {
-  if (!histogram_->isVisibleTo(this)) return;
-  const int total = splitter_->height() - splitter_->handleWidth();
-  const int cap = std::max(histogram_->minimumHeight(), total / 4);
-  const int now = splitter_->sizes().value(1);
-  if (now > cap) splitter_->setSizes({total - cap, cap});
-}
-
 }
 
 QString ViewArea::presetText() const {

@@ -2,8 +2,9 @@
 // (render::OrthoViews) in the layouts of reference/ux-and-robustness.md 1.4 that exist today
 // (Four-Up, the default; three slices in a row; One-up), an optional histogram with the W/L
 // window, and a small toolbar: layout, W/L preset (user-editable, kept in QSettings group
-// "windowLevel"), colour map, ROI tools (none / circle / rectangle and the role of new ROIs),
-// histogram toggle and a screenshot of the views. Live previews of a running reconstruction
+// "windowLevel"), colour map, drawing tools (none / circle / rectangle ROI and the role of new
+// ROIs, ruler, profile line; each draws one shape, then W/L again), histogram toggle and a
+// screenshot of the views. Live previews of a running reconstruction
 // come in through setVolume(..., livePreview = true), which keeps slice, zoom and W/L.
 #pragma once
 
@@ -23,8 +24,8 @@
 class QAction;
 class QComboBox;
 class QLabel;
-class QToolBar;
 class QSplitter;
+class QToolBar;
 
 namespace tomowb::render {
 class HistogramView;
@@ -64,6 +65,9 @@ class ViewArea : public QWidget {
   // The ROIs drawn on the slice views (all axes), and replacing them (e.g. from a saved run).
   std::vector<render::SliceRoi> rois() const { return orthoViews_->rois(); }
   void setRois(const std::vector<render::SliceRoi>& rois) { orthoViews_->setRois(rois); }
+  // Deletes every ROI, ruler and the profile line (new data: nothing measured on the old data
+  // may drive the new data's figures). Emits roisChanged.
+  void clearRois() { orthoViews_->clearMeasurements(); }
 
   // Writes what the views show now as PNG (atomically: a temporary file renamed on success).
   bool saveScreenshot(const QString& path);
@@ -105,24 +109,24 @@ class ViewArea : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void buildToolBar();
   void reloadPresetCombo();
-  void resizeEvent(QResizeEvent* event) override;
   void updateHistogram();
+  // The slice views win space over the histogram strip: it takes at most a quarter of the height.
+  void keepHistogramShort();
   void chooseScreenshotFile();
 
   render::OrthoViews* orthoViews_ = nullptr;
   render::VolumeView3D* volumeView_ = nullptr;
-  // The slice views win space over the histogram strip: it takes at most a quarter of the height.
-  void keepHistogramShort();
   render::HistogramView* histogram_ = nullptr;
+  QSplitter* splitter_ = nullptr;  // the slice views above the histogram strip
   QToolBar* toolBar_ = nullptr;
   QComboBox* layoutCombo_ = nullptr;
   QComboBox* presetCombo_ = nullptr;
   QComboBox* colourCombo_ = nullptr;
-  QSplitter* splitter_ = nullptr;  // the slice views above the histogram strip
   QComboBox* roleCombo_ = nullptr;
   QAction* histogramAction_ = nullptr;
   QLabel* labelText_ = nullptr;

@@ -28,6 +28,20 @@ OrthoViews::OrthoViews(QWidget* parent) : QWidget(parent) {
             [this, v](double w, double l) { onViewWindowLevelChanged(v, w, l); });
     connect(v, &SliceView::cursorMoved, this, &OrthoViews::cursorMoved);
     connect(v, &SliceView::roisChanged, this, &OrthoViews::roisChanged);
+    connect(v, &SliceView::rulersChanged, this, &OrthoViews::rulersChanged);
+    connect(v, &SliceView::roiToolChanged, this, [this](SliceView::RoiTool tool) {
+      if (!syncingTools_) setRoiTool(tool);
+    });
+    connect(v, &SliceView::profileLineChanged, this, [this, v] {
+      if (syncingTools_) return;
+      if (v->profileLine()) {
+        syncingTools_ = true;
+        for (SliceView* other : views_)
+          if (other != v) other->setProfileLine(std::nullopt);
+        syncingTools_ = false;
+      }
+      emit profileLineChanged();
+    });
     connect(v, &SliceView::maximiseToggleRequested, this, [this, v] { toggleMaximised(v); });
   }
   applyLayout();
@@ -103,6 +117,7 @@ void OrthoViews::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSt
     });
   }
   if (volume_ && !keep) emit windowLevelChanged(windowLevel().window, windowLevel().level);
+  emit volumeChanged();
 }
 
 void OrthoViews::setDisplayUnits(const DisplayUnits& units) {
@@ -225,7 +240,36 @@ void OrthoViews::applyLayout() {
 }
 
 void OrthoViews::setRoiTool(SliceView::RoiTool tool) {
+  syncingTools_ = true;
   for (SliceView* v : views_) v->setRoiTool(tool);
+  syncingTools_ = false;
+  if (tool == roiTool_) return;
+  roiTool_ = tool;
+  emit roiToolChanged(tool);
+}
+
+std::vector<SliceLine> OrthoViews::rulers() const {
+  std::vector<SliceLine> all;
+  for (SliceView* v : sliceViews())
+    for (const SliceLine& line : v->rulers())
+      if (line.axis == v->axisIndex()) all.push_back(line);
+  return all;
+}
+
+std::optional<SliceLine> OrthoViews::profileLine() const {
+  for (SliceView* v : sliceViews())
+    if (v->profileLine()) return v->profileLine();
+  return std::nullopt;
+}
+
+bool OrthoViews::deleteMeasurement(int id) {
+  for (SliceView* v : views_)
+    if (v->deleteMeasurement(id)) return true;
+  return false;
+}
+
+void OrthoViews::clearMeasurements() {
+  for (SliceView* v : views_) v->clearMeasurements();
 }
 
 void OrthoViews::setNewRoiRole(SliceRoi::Role role) {

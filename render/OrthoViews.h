@@ -4,8 +4,10 @@
 // double-click on any view maximises it, a second restores the previous layout). The views share
 // one crosshair point: a click or Shift+move in one view moves it in all of them and brings the
 // other views to the slices through it; scrolling one view moves the crosshair plane shown in the
-// others. Window/level and colour map are shared too. ROIs live in the view of their axis;
-// rois() gathers them.
+// others. Window/level and colour map are shared too. ROIs and rulers live in the view of their
+// axis; rois() and rulers() gather them. One profile line at most: drawing one in a view removes
+// the others'. The drawing tool is shared: when a view goes back to window/level after one
+// shape, all do.
 #pragma once
 
 #include <Eigen/Core>
@@ -73,9 +75,17 @@ class OrthoViews : public QWidget {
   void toggleMaximised(QWidget* view);
 
   void setRoiTool(SliceView::RoiTool tool);
+  SliceView::RoiTool roiTool() const noexcept { return roiTool_; }
   void setNewRoiRole(SliceRoi::Role role);
   std::vector<SliceRoi> rois() const;
   void setRois(const std::vector<SliceRoi>& rois);
+  std::vector<SliceLine> rulers() const;
+  // The profile line of whichever view has one.
+  std::optional<SliceLine> profileLine() const;
+  // Deletes the ROI, ruler or profile line `id` from the view that has it.
+  bool deleteMeasurement(int id);
+  // Deletes every ROI, ruler and profile line of the three views (ViewArea::clearRois).
+  void clearMeasurements();
 
   // What the layout shows now, as one image (device pixels), for screenshots.
   QImage grabLayout();
@@ -85,7 +95,12 @@ class OrthoViews : public QWidget {
   void colourMapChanged(tomowb::render::ColourMap map);
   void crosshairMoved(Eigen::Vector3d worldMm);
   void cursorMoved(Eigen::Vector3d worldMm, float value);
+  // After setVolume (a live preview's slice views follow over the next few event-loop turns).
+  void volumeChanged();
   void roisChanged();
+  void rulersChanged();
+  void profileLineChanged();
+  void roiToolChanged(tomowb::render::SliceView::RoiTool tool);
   void layoutChanged(tomowb::render::OrthoViews::Layout layout);
 
  private:
@@ -105,8 +120,10 @@ class OrthoViews : public QWidget {
   Layout layout_ = Layout::FourUp;
   Layout restoreLayout_ = Layout::FourUp;
   QWidget* maximised_ = nullptr;
-  bool syncing_ = false;    // guards the fan-out of one view's change to the others
-  bool pending3D_ = false;  // a 3-D update is queued (see setVolume)
+  bool syncing_ = false;  // guards the fan-out of one view's change to the others
+  SliceView::RoiTool roiTool_ = SliceView::RoiTool::None;
+  bool syncingTools_ = false;  // guards the fan-out of the drawing tool and the profile line
+  bool pending3D_ = false;     // a 3-D update is queued (see setVolume)
   bool pending3DKeep_ = false;
   std::uint64_t previewGeneration_ = 0;
 };

@@ -163,6 +163,9 @@ void SliceView::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSta
     mapper_->RemoveAllInputs();
     imageSlice_->VisibilityOff();
     rois_.clear();
+    rulers_.clear();
+    profileLine_.reset();
+    updateMeasurementTexts();
     updateCrosshair();
     updateRois();
     updateText();
@@ -176,11 +179,14 @@ void SliceView::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSta
     volume_ = volume;
     swapImageVoxels(image_, std::move(volume));
     if (!defaultWindowLevelFromUser_) defaultWindowLevel_ = defaultWindowLevel;  // or on demand
+    updateMeasurementTexts();
+    updateRois();
     updateText();
     requestRender();
     return;
   }
   volume_ = volume;
+  updateMeasurementTexts();
   image_ = makeImageData(volume_);
   mapper_->SetInputData(image_);
   imageSlice_->VisibilityOn();

@@ -6,16 +6,21 @@
 // layout), Ctrl+left-double-click = reset W/L. Interaction is handled on Qt's events (modifiers,
 // double clicks and keys arrive there complete) instead of a VTK interactor style.
 // On top of the image: the crosshair, a scale bar, overlay text (slice index and position in mm,
-// W/L, the voxel value and position under the cursor) and circle / rectangle ROIs for
-// contrast-to-noise measurements (SliceRoi.h). Live previews of a running reconstruction swap the
-// voxel array of the existing pipeline (setVolume(..., keepViewState = true)): no rebuild, and
-// zoom, slice and W/L stay as the user left them.
+// W/L, the voxel value and position under the cursor), circle / rectangle ROIs for
+// contrast-to-noise measurements (SliceRoi.h) each labelled with its statistics (mean, SD, area:
+// recon/metrics/PlanarRoi), rulers labelled with their length, and the line of the line profile.
+// The drawing tools (ROI, ruler, profile) go back to window/level after one shape unless Shift
+// is held when the button is released; Escape disarms them, Delete removes the selected shape.
+// Live previews of a running reconstruction swap the voxel array of the existing pipeline
+// (setVolume(..., keepViewState = true)): no rebuild, and zoom, slice and W/L stay as the user
+// left them.
 #pragma once
 
 #include <vtkSmartPointer.h>
 
 #include <Eigen/Core>
 #include <QString>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -45,7 +50,8 @@ class SliceView : public VtkOpenGLWidget {
  public:
   // The value is the world axis normal to the slice.
   enum class Axis { Sagittal = 0, Coronal = 1, Axial = 2 };
-  enum class RoiTool { None, Circle, Rectangle };
+  // What a left-drag draws (None: it changes window/level).
+  enum class RoiTool { None, Circle, Rectangle, Ruler, Profile };
 
   explicit SliceView(Axis axis = Axis::Axial, QWidget* parent = nullptr);
   ~SliceView() override;
@@ -118,17 +124,33 @@ class SliceView : public VtkOpenGLWidget {
   // Nearest voxel's value; NaN outside the volume.
   float valueAt(const Eigen::Vector3d& worldMm) const;
 
-  // --- ROIs ---
+  // --- ROIs, rulers and the profile line ---
+  // Arms a drawing tool; emits roiToolChanged when it changes.
   void setRoiTool(RoiTool tool);
   RoiTool roiTool() const noexcept { return roiTool_; }
   void setNewRoiRole(SliceRoi::Role role) { newRoiRole_ = role; }
   std::vector<SliceRoi> rois() const { return rois_; }
   // Replaces the list (ROIs of another axis are kept but never shown here). Emits roisChanged.
   void setRois(std::vector<SliceRoi> rois);
-  int selectedRoi() const noexcept { return selectedRoi_; }  // id, or -1
+  // The selected ROI, ruler or profile line (ids are unique among all of them), or -1.
+  int selectedRoi() const noexcept { return selectedRoi_; }
   void selectRoi(int id);
   void setRoiRole(int id, SliceRoi::Role role);
-  void deleteSelectedRoi();
+  void deleteSelectedRoi() { deleteMeasurement(selectedRoi_); }
+  // Deletes the ROI, ruler or profile line `id`; false when this view has none of that id.
+  bool deleteMeasurement(int id);
+  // Deletes every ROI, ruler and the profile line (new data: nothing measured on the old data
+  // stays). Emits what changed.
+  void clearMeasurements();
+  std::vector<SliceLine> rulers() const { return rulers_; }
+  // Replaces the rulers (lines of another axis are kept but never shown). Emits rulersChanged.
+  void setRulers(std::vector<SliceLine> rulers);
+  // The line of the line profile (one per view at most); emits profileLineChanged.
+  const std::optional<SliceLine>& profileLine() const noexcept { return profileLine_; }
+  void setProfileLine(std::optional<SliceLine> line);
+  // The label drawn beside ROI or ruler `id`: "ROI 1  0.7043 ± 0.0121\n123.4 mm²" (mean ± SD of
+  // the current volume, area), "Ruler 2  12.35 mm"; empty for an unknown id.
+  QString overlayText(int id) const;
 
   bool exportScreenshot(const QString& path);
 
@@ -142,7 +164,11 @@ class SliceView : public VtkOpenGLWidget {
   // Left double-click: the layout should maximise or restore this view.
   void maximiseToggleRequested();
   void roisChanged();
+  void rulersChanged();
+  void profileLineChanged();
   void roiSelected(int id);
+  // The drawing tool changed (setRoiTool, or back to None after one shape or on Escape).
+  void roiToolChanged(tomowb::render::SliceView::RoiTool tool);
   void colourMapChanged(tomowb::render::ColourMap map);
 
  protected:
@@ -167,14 +193,18 @@ class SliceView : public VtkOpenGLWidget {
   double worldPerPixel() const;  // mm per logical pixel
   void updateCrosshair();
   void updateRois();
+  void updateMeasurementTexts();  // the ROIs' statistics and the rulers' lengths, for labels
   void updateScaleBar();
   void updateText();
   void updateCursorText(const Eigen::Vector3d& worldMm, float value);
   bool roiVisibleHere(const SliceRoi& roi) const;
   int roiAt(const Eigen::Vector3d& worldMm) const;
   Eigen::Vector2d inPlane(const Eigen::Vector3d& worldMm) const;
-  void finishRoi(const Eigen::Vector3d& endMm);
+  // Adds the shape drawn from the press to `endMm`; false when it was too small to be meant.
+  bool finishRoi(const Eigen::Vector3d& endMm);
   std::optional<SliceRoi> draftRoi(const Eigen::Vector3d& endMm) const;
+  std::optional<SliceLine> draftLine(const Eigen::Vector3d& endMm) const;
+  bool lineVisibleHere(const SliceLine& line) const;
   void emitCursor(const QPointF& position);
 
   Axis axis_;
@@ -224,6 +254,9 @@ class SliceView : public VtkOpenGLWidget {
   RoiTool roiTool_ = RoiTool::None;
   SliceRoi::Role newRoiRole_ = SliceRoi::Signal;
   std::vector<SliceRoi> rois_;
+  std::vector<SliceLine> rulers_;
+  std::optional<SliceLine> profileLine_;
+  std::map<int, QString> overlayTexts_;  // by id: what updateMeasurementTexts computed
   int selectedRoi_ = -1;
 };
 

@@ -1,5 +1,8 @@
 // SliceViewInteraction.cpp: SliceView's mouse, wheel and keyboard handling: window/level, pan and
-// zoom drags, drawing and picking ROIs, moving the crosshair, stepping slices, the cursor readout.
+// zoom drags, drawing and picking ROIs, rulers and the profile line, moving the crosshair,
+// stepping slices, the cursor readout. A drawing tool goes back to window/level after one shape
+// (the review's "ROI 16 by accident", reference/ux-review-2026-11.md 2a) unless Shift is held at
+// the release.
 #include <vtkCamera.h>
 #include <vtkRenderer.h>
 #include <vtkTextActor.h>
@@ -132,7 +135,8 @@ void SliceView::mouseReleaseEvent(QMouseEvent* event) {
       emit crosshairMoved(crosshair_);
     }
   } else if (drag == Drag::DrawRoi) {
-    finishRoi(world);
+    const bool drawn = finishRoi(world);
+    if (drawn && !(event->modifiers() & Qt::ShiftModifier)) setRoiTool(RoiTool::None);
   }
   updateRois();
   requestRender();
@@ -196,6 +200,8 @@ void SliceView::keyPressEvent(QKeyEvent* event) {
         drag_ = Drag::None;
         updateRois();
         requestRender();
+      } else if (roiTool_ != RoiTool::None) {
+        setRoiTool(RoiTool::None);  // back to window/level
       } else {
         return QOpenGLWidget::keyPressEvent(event);
       }

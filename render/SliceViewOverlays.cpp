@@ -1,5 +1,7 @@
-// SliceViewOverlays.cpp: what SliceView draws over the image (crosshair, ROI outlines and labels,
-// scale bar, slice and cursor text) and its ROIs: setting, selecting, deleting, drawing new ones.
+// SliceViewOverlays.cpp: what SliceView draws over the image (crosshair, ROI outlines and labels
+// with their statistics, rulers, the profile line, scale bar, slice and cursor text) and its
+// measurements: setting, selecting, deleting, drawing new ones.
+#include <Eigen/Geometry>
 #include <vtkActor.h>
 #include <vtkActor2D.h>
 #include <vtkCellArray.h>
@@ -16,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "recon/metrics/MeasurementText.h"
+#include "recon/metrics/PlanarRoi.h"
 #include "render/SliceView.h"
 
 namespace tomowb::render {
@@ -28,6 +32,10 @@ constexpr unsigned char kSignalColour[3] = {80, 230, 80};
 constexpr unsigned char kBackgroundColour[3] = {80, 170, 255};
 constexpr unsigned char kSelectedColour[3] = {255, 230, 40};
 constexpr unsigned char kDraftColour[3] = {255, 255, 255};
+constexpr unsigned char kRulerColour[3] = {255, 170, 60};
+constexpr unsigned char kProfileColour[3] = {240, 90, 240};
+constexpr double kRulerTickPx = 5.0;  // half length of the ticks across a ruler's ends
+constexpr double kLinePickPx = 5.0;   // a click this close to a line selects it
 
 // ROI ids are unique across all views of the process (GUI thread only).
 int nextRoiId = 1;
@@ -46,6 +54,19 @@ QString lengthText(double mm, LengthUnit unit) {
 QString valueText(double v) {
   if (!std::isfinite(v)) return "-";
   return QString::number(v, 'g', 5);
+}
+
+QString rulerLabel(int id) {
+  return QStringLiteral("Ruler %1").arg(id);
+}
+
+// Distance (mm) from `p` to the segment a-b, in the plane.
+double distanceToSegment(const Eigen::Vector2d& p, const Eigen::Vector2d& a,
+                         const Eigen::Vector2d& b) {
+  const Eigen::Vector2d d = b - a;
+  const double length2 = d.squaredNorm();
+  const double t = length2 > 0.0 ? std::clamp((p - a).dot(d) / length2, 0.0, 1.0) : 0.0;
+  return (p - (a + t * d)).norm();
 }
 
 }  // namespace
@@ -105,7 +126,8 @@ bool SliceView::roiVisibleHere(const SliceRoi& roi) const {
 }
 
 std::optional<SliceRoi> SliceView::draftRoi(const Eigen::Vector3d& endMm) const {
-  if (roiTool_ == RoiTool::None || !volume_) return std::nullopt;
+  if ((roiTool_ != RoiTool::Circle && roiTool_ != RoiTool::Rectangle) || !volume_)
+    return std::nullopt;
   SliceRoi roi;
   roi.axis = axisIndex();
   roi.sliceMm = slicePositionMm();
@@ -124,6 +146,52 @@ std::optional<SliceRoi> SliceView::draftRoi(const Eigen::Vector3d& endMm) const 
   return roi;
 }
 
+std::optional<SliceLine> SliceView::draftLine(const Eigen::Vector3d& endMm) const {
+  if ((roiTool_ != RoiTool::Ruler && roiTool_ != RoiTool::Profile) || !volume_) return std::nullopt;
+  SliceLine line;
+  line.axis = axisIndex();
+  line.sliceMm = slicePositionMm();
+  line.fromMm = inPlane(pressWorld_);
+  line.toMm = inPlane(endMm);
+  return line;
+}
+
+bool SliceView::lineVisibleHere(const SliceLine& line) const {
+  return volume_ && line.axis == axisIndex() &&
+         std::abs(line.sliceMm - slicePositionMm()) < 0.5 * volume_->voxelSizeMm()[axisIndex()];
+}
+
+void SliceView::updateMeasurementTexts() {
+  overlayTexts_.clear();
+  for (const SliceRoi& roi : rois_) {
+    if (roi.axis != axisIndex()) continue;
+    QString text = roi.label;
+    if (volume_) {
+      const metrics::PlanarRoiStats s = metrics::planarRoiStatistics(*volume_, roi.planar());
+      if (s.voxelCount == 0) {
+        text += tr("  outside the volume");
+      } else {
+        text += QStringLiteral("  %1 \u00b1 %2\n%3")
+                    .arg(valueText(s.mean), valueText(s.std),
+                         QString::fromStdString(metrics::areaText(s.areaMm2)));
+      }
+    }
+    overlayTexts_[roi.id] = text;
+  }
+  auto lineText = [](const SliceLine& line) {
+    return QStringLiteral("%1  %2").arg(
+        line.label, QString::fromStdString(metrics::lengthText(line.lengthMm())));
+  };
+  for (const SliceLine& line : rulers_)
+    if (line.axis == axisIndex()) overlayTexts_[line.id] = lineText(line);
+  if (profileLine_) overlayTexts_[profileLine_->id] = lineText(*profileLine_);
+}
+
+QString SliceView::overlayText(int id) const {
+  const auto it = overlayTexts_.find(id);
+  return it == overlayTexts_.end() ? QString() : it->second;
+}
+
 void SliceView::updateRois() {
   vtkPoints* points = roiLines_->GetPoints();
   points->Reset();
@@ -133,6 +201,16 @@ void SliceView::updateRois() {
   for (auto& label : roiLabels_) overlay_->RemoveActor2D(label);
   const auto [a, b] = inPlaneAxes(axisIndex());
   std::size_t labelCount = 0;
+  auto nextLabel = [&]() -> vtkTextActor* {
+    if (labelCount == roiLabels_.size()) {
+      auto text = vtkSmartPointer<vtkTextActor>::New();
+      text->GetPositionCoordinate()->SetCoordinateSystemToWorld();
+      text->GetTextProperty()->SetFontSize(12);
+      text->GetTextProperty()->SetShadow(1);
+      roiLabels_.push_back(text);
+    }
+    return roiLabels_[labelCount++];
+  };
   auto addOutline = [&](const SliceRoi& roi, const unsigned char* colour, bool labelled) {
     Eigen::Vector3d point = Eigen::Vector3d::Zero();
     point[axisIndex()] = slicePositionMm();
@@ -158,15 +236,8 @@ void SliceView::updateRois() {
     lines->InsertNextCell(static_cast<vtkIdType>(ids.size()), ids.data());
     colours->InsertNextTypedTuple(colour);
     if (!labelled) return;
-    if (labelCount == roiLabels_.size()) {
-      auto text = vtkSmartPointer<vtkTextActor>::New();
-      text->GetPositionCoordinate()->SetCoordinateSystemToWorld();
-      text->GetTextProperty()->SetFontSize(12);
-      text->GetTextProperty()->SetShadow(1);
-      text->GetTextProperty()->SetVerticalJustificationToBottom();
-      roiLabels_.push_back(text);
-    }
-    vtkTextActor* text = roiLabels_[labelCount++];
+    vtkTextActor* text = nextLabel();
+    text->GetTextProperty()->SetVerticalJustificationToBottom();
     // Above the shape, at its left edge as seen on screen.
     Eigen::Vector3d anchor = Eigen::Vector3d::Zero();
     anchor[axisIndex()] = slicePositionMm();
@@ -176,7 +247,43 @@ void SliceView::updateRois() {
     const Eigen::Vector3d leftExtent = -(right_[a] != 0 ? h.x() : h.y()) * right_;
     anchor += upExtent + leftExtent;
     text->GetPositionCoordinate()->SetValue(anchor.data());
-    text->SetInput(roi.label.toUtf8().constData());
+    const QString label = overlayText(roi.id);
+    text->SetInput((label.isEmpty() ? roi.label : label).toUtf8().constData());
+    text->GetTextProperty()->SetColor(colour[0] / 255.0, colour[1] / 255.0, colour[2] / 255.0);
+    overlay_->AddActor2D(text);
+  };
+  // A line with short ticks across its ends, and its label beside the end point.
+  auto addLine = [&](const SliceLine& line, const unsigned char* colour, bool labelled) {
+    Eigen::Vector3d from = Eigen::Vector3d::Zero(), to = Eigen::Vector3d::Zero();
+    from[axisIndex()] = to[axisIndex()] = slicePositionMm();
+    from[a] = line.fromMm.x();
+    from[b] = line.fromMm.y();
+    to[a] = line.toMm.x();
+    to[b] = line.toMm.y();
+    const vtkIdType ids[2] = {points->InsertNextPoint(from.data()),
+                              points->InsertNextPoint(to.data())};
+    lines->InsertNextCell(2, ids);
+    colours->InsertNextTypedTuple(colour);
+    const Eigen::Vector3d along = to - from;
+    if (along.norm() > 0.0) {
+      const Eigen::Vector3d across =
+          towards_.cross(along).normalized() * (kRulerTickPx * worldPerPixel());
+      for (const Eigen::Vector3d& end : {from, to}) {
+        const Eigen::Vector3d p0 = end - across, p1 = end + across;
+        const vtkIdType tick[2] = {points->InsertNextPoint(p0.data()),
+                                   points->InsertNextPoint(p1.data())};
+        lines->InsertNextCell(2, tick);
+        colours->InsertNextTypedTuple(colour);
+      }
+    }
+    if (!labelled) return;
+    vtkTextActor* text = nextLabel();
+    text->GetTextProperty()->SetVerticalJustificationToCentered();
+    // Past the end point, a few pixels to its right on screen.
+    const Eigen::Vector3d anchor = to + (8.0 * worldPerPixel()) * right_;
+    text->GetPositionCoordinate()->SetValue(anchor.data());
+    const QString label = overlayText(line.id);
+    text->SetInput((label.isEmpty() ? line.label : label).toUtf8().constData());
     text->GetTextProperty()->SetColor(colour[0] / 255.0, colour[1] / 255.0, colour[2] / 255.0);
     overlay_->AddActor2D(text);
   };
@@ -187,8 +294,15 @@ void SliceView::updateRois() {
                                                                      : kSignalColour;
     addOutline(roi, colour, true);
   }
+  for (const SliceLine& line : rulers_)
+    if (lineVisibleHere(line))
+      addLine(line, line.id == selectedRoi_ ? kSelectedColour : kRulerColour, true);
+  if (profileLine_ && lineVisibleHere(*profileLine_))
+    addLine(*profileLine_, profileLine_->id == selectedRoi_ ? kSelectedColour : kProfileColour,
+            true);
   if (drag_ == Drag::DrawRoi) {
     if (auto draft = draftRoi(dragWorld_)) addOutline(*draft, kDraftColour, false);
+    if (auto draft = draftLine(dragWorld_)) addLine(*draft, kDraftColour, false);
   }
   roiLines_->SetLines(lines);
   roiLines_->GetCellData()->SetScalars(colours);
@@ -287,8 +401,10 @@ QString SliceView::viewName() const {
 // --- ROIs ---------------------------------------------------------------------------------
 
 void SliceView::setRoiTool(RoiTool tool) {
-  roiTool_ = tool;
   setCursor(tool == RoiTool::None ? Qt::ArrowCursor : Qt::CrossCursor);
+  if (tool == roiTool_) return;
+  roiTool_ = tool;
+  emit roiToolChanged(tool);
 }
 
 void SliceView::setRois(std::vector<SliceRoi> rois) {
@@ -301,6 +417,7 @@ void SliceView::setRois(std::vector<SliceRoi> rois) {
   if (std::none_of(rois_.begin(), rois_.end(),
                    [this](const SliceRoi& r) { return r.id == selectedRoi_; }))
     selectedRoi_ = -1;
+  updateMeasurementTexts();
   updateRois();
   requestRender();
   emit roisChanged();
@@ -320,40 +437,148 @@ void SliceView::setRoiRole(int id, SliceRoi::Role role) {
     const bool defaultLabel = roi.label == roiLabel(roi);
     roi.role = role;
     if (defaultLabel) roi.label = roiLabel(roi);
+    updateMeasurementTexts();
     updateRois();
     requestRender();
     emit roisChanged();
   }
 }
 
-void SliceView::deleteSelectedRoi() {
-  const auto it = std::find_if(rois_.begin(), rois_.end(),
-                               [this](const SliceRoi& r) { return r.id == selectedRoi_; });
-  if (it == rois_.end()) return;
-  rois_.erase(it);
+bool SliceView::deleteMeasurement(int id) {
+  if (id < 0) return false;
+  const bool wasSelected = id == selectedRoi_;
+  if (wasSelected) selectedRoi_ = -1;
+  auto done = [this, wasSelected] {
+    updateMeasurementTexts();
+    updateRois();
+    requestRender();
+    if (wasSelected) emit roiSelected(-1);
+  };
+  const auto roi =
+      std::find_if(rois_.begin(), rois_.end(), [id](const SliceRoi& r) { return r.id == id; });
+  if (roi != rois_.end()) {
+    rois_.erase(roi);
+    done();
+    emit roisChanged();
+    return true;
+  }
+  const auto ruler =
+      std::find_if(rulers_.begin(), rulers_.end(), [id](const SliceLine& l) { return l.id == id; });
+  if (ruler != rulers_.end()) {
+    rulers_.erase(ruler);
+    done();
+    emit rulersChanged();
+    return true;
+  }
+  if (profileLine_ && profileLine_->id == id) {
+    profileLine_.reset();
+    done();
+    emit profileLineChanged();
+    return true;
+  }
+  if (wasSelected) emit roiSelected(-1);
+  return false;
+}
+
+void SliceView::clearMeasurements() {
+  const bool hadRois = !rois_.empty(), hadRulers = !rulers_.empty();
+  const bool hadProfile = profileLine_.has_value(), hadSelection = selectedRoi_ >= 0;
+  rois_.clear();
+  rulers_.clear();
+  profileLine_.reset();
   selectedRoi_ = -1;
+  updateMeasurementTexts();
   updateRois();
   requestRender();
-  emit roisChanged();
+  if (hadSelection) emit roiSelected(-1);
+  if (hadRois) emit roisChanged();
+  if (hadRulers) emit rulersChanged();
+  if (hadProfile) emit profileLineChanged();
+}
+
+void SliceView::setRulers(std::vector<SliceLine> rulers) {
+  rulers_ = std::move(rulers);
+  for (SliceLine& line : rulers_) {
+    if (line.id <= 0) line.id = nextRoiId++;
+    nextRoiId = std::max(nextRoiId, line.id + 1);
+    if (line.label.isEmpty()) line.label = rulerLabel(line.id);
+  }
+  updateMeasurementTexts();
+  updateRois();
+  requestRender();
+  emit rulersChanged();
+}
+
+void SliceView::setProfileLine(std::optional<SliceLine> line) {
+  if (line == profileLine_) return;
+  if (profileLine_ && profileLine_->id == selectedRoi_) selectedRoi_ = -1;
+  profileLine_ = std::move(line);
+  if (profileLine_) {
+    if (profileLine_->id <= 0) profileLine_->id = nextRoiId++;
+    nextRoiId = std::max(nextRoiId, profileLine_->id + 1);
+    if (profileLine_->label.isEmpty()) profileLine_->label = tr("Profile");
+  }
+  updateMeasurementTexts();
+  updateRois();
+  requestRender();
+  emit profileLineChanged();
 }
 
 int SliceView::roiAt(const Eigen::Vector3d& worldMm) const {
+  const Eigen::Vector2d p = inPlane(worldMm);
+  // Lines first (they are thin and often lie over an ROI), the nearest within a few pixels.
+  const double pick = kLinePickPx * worldPerPixel();
+  int nearest = -1;
+  double nearestMm = pick;
+  auto consider = [&](const SliceLine& line) {
+    if (!lineVisibleHere(line)) return;
+    const double d = distanceToSegment(p, line.fromMm, line.toMm);
+    if (d <= nearestMm) {
+      nearestMm = d;
+      nearest = line.id;
+    }
+  };
+  for (const SliceLine& line : rulers_) consider(line);
+  if (profileLine_) consider(*profileLine_);
+  if (nearest >= 0) return nearest;
   // The last drawn (topmost) ROI wins.
   for (auto it = rois_.rbegin(); it != rois_.rend(); ++it)
-    if (roiVisibleHere(*it) && it->containsInPlane(inPlane(worldMm))) return it->id;
+    if (roiVisibleHere(*it) && it->containsInPlane(p)) return it->id;
   return -1;
 }
 
-void SliceView::finishRoi(const Eigen::Vector3d& endMm) {
-  std::optional<SliceRoi> roi = draftRoi(endMm);
+bool SliceView::finishRoi(const Eigen::Vector3d& endMm) {
   // Too small to be meant (under two screen pixels): ignore.
-  if (!roi || roi->halfSizeMm.maxCoeff() < 2.0 * worldPerPixel()) return;
+  const double smallest = 2.0 * worldPerPixel();
+  if (std::optional<SliceLine> line = draftLine(endMm)) {
+    if (line->lengthMm() < smallest) return false;
+    line->id = nextRoiId++;
+    if (roiTool_ == RoiTool::Ruler) {
+      line->label = rulerLabel(line->id);
+      rulers_.push_back(*line);
+      selectedRoi_ = line->id;
+      updateMeasurementTexts();
+      emit rulersChanged();
+    } else {
+      line->label = tr("Profile");
+      profileLine_ = *line;
+      selectedRoi_ = line->id;
+      updateMeasurementTexts();
+      emit profileLineChanged();
+    }
+    emit roiSelected(line->id);
+    return true;
+  }
+  std::optional<SliceRoi> roi = draftRoi(endMm);
+  if (!roi || roi->halfSizeMm.maxCoeff() < smallest) return false;
   roi->id = nextRoiId++;
   roi->label = roiLabel(*roi);
   rois_.push_back(*roi);
   selectedRoi_ = roi->id;
+  updateMeasurementTexts();
   emit roisChanged();
   emit roiSelected(roi->id);
+  return true;
 }
 
 }  // namespace tomowb::render
