@@ -306,6 +306,8 @@ void MainWindow::startStartupRun() {
   }
   // Let the window show the loaded data before the run starts.
   QTimer::singleShot(200, this, [this] {
+    // Again: the demo sets its own grid once its phantom is in, which may come after the data.
+    if (startup_.volumeSize > 0) algorithmPanel_->setVolumeEdge(startup_.volumeSize);
     previewTimesMs_.clear();
     runClock_.start();
     startupRunId_ = startRun();
