@@ -621,17 +621,20 @@ void AlgorithmPanel::setAlgorithmParameters(const nlohmann::json& j) {
     }
   }
   form_->setParameters(j);
-  // A GPU variant selects its GPU (the first one listed if the parameters name none).
-  bool gpuVariant = false;
+  // A GPU variant selects its GPU (the first one listed if the parameters name none), a CPU
+  // variant the CPU; parameters that name no kernel (a grid alone) leave the device as it is.
+  bool gpuVariant = false, namesKernel = false;
   for (const catalog::ProjectorSlot& slot : descriptor().projectors)
     if (j.contains(slot.field) && j[slot.field].is_string())
       if (const KernelVariant* v =
-              VariantRegistry::builtins().find(j[slot.field].get<std::string>()))
+              VariantRegistry::builtins().find(j[slot.field].get<std::string>())) {
         gpuVariant = gpuVariant || v->needsGpu;
+        namesKernel = true;
+      }
   const nlohmann::json gpu = j.value("gpu", nlohmann::json::object());
   const GpuRunOptions options =
       fdk::gpuRunOptionsFromJson(gpu.is_object() ? gpu : nlohmann::json::object());
-  int device = 0;  // the CPU
+  int device = namesKernel ? 0 : device_->currentIndex();  // 0: the CPU
   if (gpuVariant)
     for (int i = 0; i < device_->count(); ++i) {
       const int index = device_->itemData(i).toInt();

@@ -32,6 +32,9 @@ qt=$lib/qt6/plugins
 cp -L "$qt/platforms/libqxcb.so" "$qt/platforms/libqoffscreen.so" "$out/plugins/platforms/"
 cp -L "$qt"/xcbglintegrations/*.so "$out/plugins/xcbglintegrations/"
 cp -L "$qt/imageformats/libqsvg.so" "$out/plugins/imageformats/" 2>/dev/null || true
+mkdir -p "$out/plugins/iconengines" "$out/share/dcmtk"
+cp -L "$qt/iconengines/libqsvgicon.so" "$out/plugins/iconengines/" 2>/dev/null || true
+cp -L /usr/share/libdcmtk17/dicom.dic "$out/share/dcmtk/"  # DCMTK's data dictionary
 cp -L "$build/gui/tomowb" "$build/tests/tomowb_test_gui" "$build/cli/tomowb-cli" \
   /usr/bin/Xvfb /usr/bin/xkbcomp /usr/bin/xvfb-run "$out/bin/"
 strip --strip-unneeded "$out/bin/tomowb" "$out/bin/tomowb_test_gui" "$out/bin/tomowb-cli"
@@ -47,7 +50,7 @@ cat >"$out/env.sh" <<'ENV'
 H=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export LD_LIBRARY_PATH=$H/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export QT_PLUGIN_PATH=$H/plugins LIBGL_DRIVERS_PATH=$H/lib/dri PATH=$H/bin:$PATH
-export FONTCONFIG_FILE=$H/fonts.conf XKB_DIR=$H/share/xkb
+export FONTCONFIG_FILE=$H/fonts.conf XKB_DIR=$H/share/xkb DCMDICTPATH=$H/share/dcmtk/dicom.dic
 printf '<?xml version="1.0"?><fontconfig><dir>%s/share/fonts</dir><cachedir>/tmp/fc-cache</cachedir></fontconfig>\n' "$H" >"$FONTCONFIG_FILE"
 export __GLX_VENDOR_LIBRARY_NAME=${GLX_VENDOR:-nvidia}
 ENV

@@ -54,6 +54,7 @@ TEST_F(PwlsWindowTest, PwlsWithSfTtOnTheHelicalDemoPlotsItsCostAndComparesWithFd
   ASSERT_TRUE(counted.wait(60000)) << "the helical demo brought no counts";
   ASSERT_NE(window.workspace().counts(), nullptr);
   AlgorithmPanel& panel = window.algorithmPanel();
+  panel.setDevice(-1);  // the CPU pair is named below; a GPU machine defaults to its GPU
   QSignalSpy finished(&window.runs(), &RunController::runFinished);
 
   // FDK first (the baseline), on the panel's grid: the completely measured slab.

@@ -52,6 +52,7 @@ class PwlsPanelTest : public testing::Test {
   void load(DemoKind kind) {
     workspace.setProjections(demo(kind).projections, QStringLiteral("demo"));
     workspace.setPhantom(demo(kind).phantom, QStringLiteral("modified Shepp-Logan"));
+    panel.setDevice(-1);  // these tests name CPU kernels; a GPU machine defaults to its GPU
   }
   template <typename T>
   T* child(const char* name) {
