@@ -242,7 +242,8 @@ void MainWindow::startupMeasure(const std::function<void()>& next) {
       frames.push_back(static_cast<double>(clock.nsecsElapsed()) / 1e6);
     }
     send(QEvent::MouseButtonRelease, centre + QPointF(120, 0), Qt::NoButton);
-    const double mean = std::accumulate(frames.begin(), frames.end(), 0.0) / frames.size();
+    const double mean =
+        std::accumulate(frames.begin(), frames.end(), 0.0) / static_cast<double>(frames.size());
     drag = {{"volume",
              std::to_string(v.nx()) + "x" + std::to_string(v.ny()) + "x" + std::to_string(v.nz())},
             {"frames", frames.size()},
