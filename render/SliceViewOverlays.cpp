@@ -1,7 +1,6 @@
 // SliceViewOverlays.cpp: what SliceView draws over the image (crosshair, ROI outlines and labels
 // with their statistics, rulers, the profile line, scale bar, slice and cursor text) and its
 // measurements: setting, selecting, deleting, drawing new ones.
-#include <Eigen/Geometry>
 #include <vtkActor.h>
 #include <vtkActor2D.h>
 #include <vtkCellArray.h>
@@ -14,6 +13,7 @@
 #include <vtkTextProperty.h>
 #include <vtkUnsignedCharArray.h>
 
+#include <Eigen/Geometry>
 #include <QStringList>
 #include <algorithm>
 #include <cmath>

@@ -46,8 +46,8 @@ TEST(StartupOptions, WithoutOpenGlTheWindowSaysSoInsteadOfCrashing) {
   // Qt's offscreen platform without an X display has no OpenGL at all.
   QProcessEnvironment environment = withoutDisplay();
   environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-  const Outcome o = runTomowb({QStringLiteral("--demo"), QStringLiteral("--quit-after-run")},
-                              environment);
+  const Outcome o =
+      runTomowb({QStringLiteral("--demo"), QStringLiteral("--quit-after-run")}, environment);
   EXPECT_FALSE(o.crashed) << o.output.toStdString();
   EXPECT_EQ(o.exitCode, 3) << o.output.toStdString();
   EXPECT_TRUE(o.output.contains(QStringLiteral("needs OpenGL"))) << o.output.toStdString();
@@ -57,8 +57,8 @@ TEST(StartupOptions, WithoutOpenGlTheWindowSaysSoInsteadOfCrashing) {
 TEST(StartupOptions, UnknownDevicesAndVariantsAreRefusedByName) {
   QProcessEnvironment environment = withoutDisplay();
   environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-  Outcome o = runTomowb({QStringLiteral("--variant"), QStringLiteral("fdk.bp.nonsense")},
-                        environment);
+  Outcome o =
+      runTomowb({QStringLiteral("--variant"), QStringLiteral("fdk.bp.nonsense")}, environment);
   EXPECT_EQ(o.exitCode, 2) << o.output.toStdString();
   EXPECT_TRUE(o.output.contains(QStringLiteral("fdk.bp.nonsense"))) << o.output.toStdString();
   o = runTomowb({QStringLiteral("--device"), QStringLiteral("tpu")}, environment);
