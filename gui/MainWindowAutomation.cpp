@@ -58,14 +58,6 @@ double processAgeMs() {
 
 namespace {
 
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const double rank = p / 100.0 * static_cast<double>(values.size());
-  const auto index = static_cast<std::size_t>(std::max(1.0, std::ceil(rank))) - 1;
-  return values[std::min(index, values.size() - 1)];
-}
-
 // Between consecutive previews, and from the run's start to the first one.
 double longestPreviewGapMs(const std::vector<double>& times) {
   double longest = 0, last = 0;
@@ -248,9 +240,9 @@ void MainWindow::startupMeasure(const std::function<void()>& next) {
              std::to_string(v.nx()) + "x" + std::to_string(v.ny()) + "x" + std::to_string(v.nz())},
             {"frames", frames.size()},
             {"meanFrameMs", mean},
-            {"medianFrameMs", percentile(frames, 50)},
-            {"p95FrameMs", percentile(frames, 95)},
-            {"maxFrameMs", percentile(frames, 100)},
+            {"medianFrameMs", nearestRankPercentile(frames, 50)},
+            {"p95FrameMs", nearestRankPercentile(frames, 95)},
+            {"maxFrameMs", nearestRankPercentile(frames, 100)},
             {"framesPerSecond", mean > 0 ? 1000.0 / mean : 0.0},
             {"openGl", render::VtkOpenGLWidget::softwareRendering() ? "software" : "hardware"}};
   }

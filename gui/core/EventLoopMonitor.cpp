@@ -43,13 +43,16 @@ void EventLoopMonitor::beat() {
   stalls_.push_back(lastStallMs_);
 }
 
-double EventLoopMonitor::stallPercentileMs(double p) const {
-  if (stalls_.empty()) return 0.0;
-  std::vector<double> sorted = stalls_;
-  std::sort(sorted.begin(), sorted.end());
-  const double rank = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(sorted.size());
+double nearestRankPercentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(values.size());
   const auto index = static_cast<std::size_t>(std::max(1.0, std::ceil(rank))) - 1;
-  return sorted[std::min(index, sorted.size() - 1)];
+  return values[std::min(index, values.size() - 1)];
+}
+
+double EventLoopMonitor::stallPercentileMs(double p) const {
+  return nearestRankPercentile(stalls_, p);
 }
 
 }  // namespace tomowb::gui

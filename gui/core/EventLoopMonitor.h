@@ -11,6 +11,9 @@
 
 namespace tomowb::gui {
 
+// The p-th percentile (0..100, nearest rank) of `values`; 0 for none.
+double nearestRankPercentile(std::vector<double> values, double p);
+
 class EventLoopMonitor : public QObject {
   Q_OBJECT
 
