@@ -17,6 +17,7 @@
 
 #include "gui/ExportFiles.h"
 #include "render/ChartView.h"
+#include "render/EventTrace.h"
 
 namespace tomowb::gui {
 namespace {
@@ -139,6 +140,7 @@ std::vector<render::SliceRoi> CnrPanel::roisFromJson(const nlohmann::json& json)
 
 void CnrPanel::setVolume(std::shared_ptr<const Volume> volume, const QString& label,
                          int iteration) {
+  const render::EventTrace::Scope traced("CnrPanel::setVolume");
   if (volume == volume_ && label == volumeLabel_) return;
   volumeIsNew_ = volume != nullptr && volume.get() != lastHistoryVolume_ && iteration != kTableOnly;
   volume_ = std::move(volume);
@@ -152,6 +154,7 @@ void CnrPanel::scheduleMeasure() {
 }
 
 void CnrPanel::measureNow() {
+  const render::EventTrace::Scope traced("CnrPanel::measureNow");
   measureTimer_.stop();
   rows_.clear();
   int signalCount = 0, backgroundCount = 0;

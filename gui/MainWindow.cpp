@@ -3,6 +3,7 @@
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -10,6 +11,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMetaObject>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -27,6 +29,7 @@
 #include <cmath>
 #include <functional>
 #include <numbers>
+#include <optional>
 #include <thread>
 
 #include "gui/AlgorithmPanel.h"
@@ -63,6 +66,7 @@
 #include "recon/device/GpuDevices.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/job/GpuMonitor.h"
+#include "render/EventTrace.h"
 #include "render/SliceRoi.h"
 #ifdef TOMOWB_HAVE_DICOM
 #include "gui/DicomExportDialog.h"
@@ -175,6 +179,7 @@ MainWindow::~MainWindow() {
   // delete the panels first.
   statusTimer_->stop();
   if (runs_->runningId() >= 0) runs_->cancel(runs_->runningId());
+  for (const auto& [id, written] : pendingRunRecords_) written.wait();  // records get written
   qDeleteAll(docks_);
   docks_.clear();
   delete takeCentralWidget();
@@ -441,6 +446,7 @@ void MainWindow::connectSignals() {
 }
 
 void MainWindow::onCurrentVolumeChanged() {
+  const render::EventTrace::Scope traced("MainWindow::onCurrentVolumeChanged");
   const NamedVolume* v = workspace_->currentVolume();
   followData(*viewArea_, *workspace_);
   if (v != nullptr)
@@ -461,6 +467,7 @@ void MainWindow::onCurrentVolumeChanged() {
 
 void MainWindow::onRunStarted(int id) {
   monitor_->reset();
+  render::EventTrace::clear();  // --measure: the slowest events of this run and its result
   viewArea_->beginRun();  // its first preview gets its own contrast (unless the user's W/L fits)
   duringScreenshotTaken_ = false;
   previewsShown_ = 0;
@@ -481,6 +488,7 @@ void MainWindow::onRunStarted(int id) {
 }
 
 void MainWindow::onRunPreview(int id, std::shared_ptr<const Volume> volume, const QString& label) {
+  const render::EventTrace::Scope traced("MainWindow::onRunPreview");
   if (const RunInfo* run = runs_->run(id); run != nullptr && run->spec.algorithm == kPetAlgorithmId)
     workspace_->showPreview(
         std::move(volume),
@@ -576,6 +584,7 @@ void MainWindow::cancelRun() {
 }
 
 void MainWindow::onRunFinished(int id) {
+  const render::EventTrace::Scope traced("MainWindow::onRunFinished");
   writeRunRecordOf(id);
   const RunInfo* info = runs_->run(id);
   if (info != nullptr && info->result) {
@@ -595,7 +604,8 @@ void MainWindow::onRunFinished(int id) {
                    .arg(petResultUnits(info->spec.parameters), info->spec.title)
              : name,
          QString(), info->result, id});
-    workspace_->setCurrentVolume(index);
+    // The first volume became current as it was added: showing it twice would cost twice.
+    if (workspace_->currentVolumeIndex() != index) workspace_->setCurrentVolume(index);
     resultAfterPreviewsOfRun_ = -1;
     statusBar()->showMessage(tr("Run %1 finished in %2").arg(id).arg(humanSeconds(info->seconds)),
                              8000);
@@ -604,29 +614,59 @@ void MainWindow::onRunFinished(int id) {
 }
 
 void MainWindow::writeRunRecordOf(int id) {
+  const render::EventTrace::Scope traced("MainWindow::writeRunRecordOf");
   const RunInfo* info = runs_->run(id);
   if (info == nullptr || info->spec.parameters.contains("openedRecord") ||
       runRecordsFolder_.isEmpty())
     return;
+  // The projections and geometry the run used are the current ones: a run starts from them
+  // and the window does not let them change under a run it shows.
+  // A PET run read list mode: its file (if any) is the input, and there is no geometry.
+  const bool pet = info->spec.algorithm == kPetAlgorithmId;
+  const QString input =
+      pet ? QString::fromStdString(info->spec.parameters.value("input", nlohmann::json::object())
+                                       .value("path", std::string()))
+          : workspace_->projectionsPath();
+  std::optional<Geometry> geometry;
+  if (!pet && workspace_->geometry() != nullptr) geometry = *workspace_->geometry();
+  // On a worker thread, with copies: the record hashes its input files (SHA-256), seconds for a
+  // projections file of some GB, which on the GUI thread froze the window as the result came in.
+  std::packaged_task<std::string()> task(
+      [run = *info, input, geometry = std::move(geometry), folder = runRecordsFolder_, id] {
+        const qa::RunRecord record =
+            makeGuiRunRecord(run, input, geometry.has_value() ? &*geometry : nullptr);
+        return writeGuiRunRecord(folder, record, id).string();
+      });
+  pendingRunRecords_[id] = task.get_future().share();
+  QPointer<MainWindow> self(this);
+  std::thread([task = std::move(task), self, id]() mutable {
+    task();
+    if (QCoreApplication* app = QCoreApplication::instance())
+      QMetaObject::invokeMethod(
+          app,
+          [self, id] {
+            if (!self.isNull()) self->finishRunRecord(id);
+          },
+          Qt::QueuedConnection);
+  }).detach();
+}
+
+void MainWindow::finishRunRecord(int id) {
+  const auto it = pendingRunRecords_.find(id);
+  if (it == pendingRunRecords_.end()) return;
+  const std::shared_future<std::string> written = it->second;
+  pendingRunRecords_.erase(it);
   try {
-    // The projections and geometry the run used are the current ones: a run starts from them
-    // and the window does not let them change under a run it shows.
-    // A PET run read list mode: its file (if any) is the input, and there is no geometry.
-    const bool pet = info->spec.algorithm == kPetAlgorithmId;
-    const qa::RunRecord record =
-        pet ? makeGuiRunRecord(*info,
-                               QString::fromStdString(
-                                   info->spec.parameters.value("input", nlohmann::json::object())
-                                       .value("path", std::string())),
-                               nullptr)
-            : makeGuiRunRecord(*info, workspace_->projectionsPath(), workspace_->geometry());
-    const std::filesystem::path path = writeGuiRunRecord(runRecordsFolder_, record, id);
-    runs_->setRecordPath(id, QString::fromStdString(path.string()));
+    runs_->setRecordPath(id, QString::fromStdString(written.get()));
   } catch (const std::exception& e) {
     statusBar()->showMessage(
         tr("Run %1: no run record written: %2").arg(id).arg(QString::fromStdString(e.what())),
         8000);
   }
+}
+
+void MainWindow::finishRunRecords() {
+  while (!pendingRunRecords_.empty()) finishRunRecord(pendingRunRecords_.begin()->first);
 }
 
 void MainWindow::onRunRecordLoaded(const LoadResult& result) {
@@ -736,6 +776,7 @@ bool MainWindow::saveCurrentVolumeTo(const QString& path) {
     io::writeVolume(path.toStdString(), *v->volume);  // written to a temporary name, then renamed
     safetyNet_->noteCurrentVolumeSaved(path);
     // A run's result: NAME.run.json beside it, the run's record with this output.
+    if (v->runId >= 0) finishRunRecord(v->runId);  // its record may still be being written
     const RunInfo* run = v->runId >= 0 ? runs_->run(v->runId) : nullptr;
     if (run != nullptr && !run->recordPath.isEmpty()) {
       const std::filesystem::path record = writeSavedVolumeRecord(

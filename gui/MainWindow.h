@@ -11,8 +11,11 @@
 #include <QPointer>
 #include <QStringList>
 #include <functional>
+#include <future>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 
 class QAction;
 class QDockWidget;
@@ -146,6 +149,8 @@ class MainWindow : public QMainWindow {
   bool saveCurrentVolumeTo(const QString& path);
   // Where finished runs write their run records (default: GuiRunRecords.h's folder).
   void setRunRecordsFolder(const QString& folder) { runRecordsFolder_ = folder; }
+  // Waits for the run records still being written (saving a session or a volume needs them).
+  void finishRunRecords();
   QString runRecordsFolder() const { return runRecordsFolder_; }
   // Run > Sweep variants…: the sweep dialog for the current projections and algorithm.
   void showSweepDialog();
@@ -186,8 +191,12 @@ class MainWindow : public QMainWindow {
   void onRunFinished(int id);
   void onRunFailed(int id, const QString& message);
   void onRunEnded(int id);
-  // Writes the run record of a finished run (not an opened one) into runRecordsFolder_.
+  // Writes the run record of a finished run (not an opened one) into runRecordsFolder_, on a
+  // worker thread (it hashes the input files); the run's recordPath is set when it is written.
   void writeRunRecordOf(int id);
+  // Takes a written record in (its path, or a status-bar message when it failed); waits for it
+  // if the worker is not done yet.
+  void finishRunRecord(int id);
   void onRunRecordLoaded(const LoadResult& result);
   void openRunResult(int id);
   void saveCurrentVolume();
@@ -264,6 +273,7 @@ class MainWindow : public QMainWindow {
   QAction* compareAction_ = nullptr;
   QAction* sweepAction_ = nullptr;
   QString runRecordsFolder_;
+  std::map<int, std::shared_future<std::string>> pendingRunRecords_;  // run id: its record file
   QAction* quitAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;

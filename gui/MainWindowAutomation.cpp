@@ -34,6 +34,7 @@
 #include "gui/core/EventLoopMonitor.h"
 #include "gui/core/RunController.h"
 #include "recon/device/GpuDevices.h"
+#include "render/EventTrace.h"
 #include "render/OrthoViews.h"
 #include "render/SliceView.h"
 
@@ -66,6 +67,22 @@ double longestPreviewGapMs(const std::vector<double>& times) {
     last = t;
   }
   return longest;
+}
+
+// The slowest events on the GUI thread since the run started (render/EventTrace.h), each with
+// the named parts of its work: what to look at when a stall misses its target.
+nlohmann::json slowestEventsJson() {
+  nlohmann::json events = nlohmann::json::array();
+  for (const render::EventTrace::TracedEvent& e : render::EventTrace::slowest()) {
+    nlohmann::json scopes = nlohmann::json::array();
+    for (const render::EventTrace::TracedScope& s : e.scopes)
+      scopes.push_back({{"name", s.name}, {"ms", s.ms}, {"depth", s.depth}});
+    events.push_back({{"ms", e.ms},
+                      {"receiver", e.receiver},
+                      {"event", render::eventTypeName(e.eventType)},
+                      {"scopes", scopes}});
+  }
+  return events;
 }
 
 }  // namespace
@@ -276,6 +293,7 @@ nlohmann::json MainWindow::startupRunTimings(int id) const {
       {"stallMaxMs", monitor_->maxStallMs()},
       {"stallsOver50Ms", std::count_if(monitor_->stallsMs().begin(), monitor_->stallsMs().end(),
                                        [](double s) { return s > 50; })},
+      {"slowestEvents", slowestEventsJson()},
   };
 }
 

@@ -69,6 +69,7 @@
 #include "recon/device/GpuDevices.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/job/GpuMonitor.h"
+#include "render/EventTrace.h"
 #include "render/SliceRoi.h"
 #ifdef TOMOWB_HAVE_DICOM
 #include "gui/DicomExportDialog.h"
@@ -79,6 +80,7 @@
 namespace tomowb::gui {
 
 void MainWindow::takeDuringRunScreenshot() {
+  const render::EventTrace::Scope traced("MainWindow::takeDuringRunScreenshot");
   const QDir dir(startup_.screenshotDir);
   saveWindowScreenshot(dir.filePath(QStringLiteral("tomowb-during-run.png")));
   // Iterative runs: the convergence and CNR docks as they are now, too.
@@ -88,6 +90,7 @@ void MainWindow::takeDuringRunScreenshot() {
 }
 
 void MainWindow::finishStartupRun(bool ok, bool iterativeRun) {
+  const render::EventTrace::Scope traced("MainWindow::finishStartupRun");
   if (!startup_.screenshotDir.isEmpty()) {
     QDir().mkpath(startup_.screenshotDir);
     const QDir dir(startup_.screenshotDir);

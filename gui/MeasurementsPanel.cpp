@@ -18,6 +18,7 @@
 #include "gui/ExportFiles.h"
 #include "recon/metrics/MeasurementText.h"
 #include "render/ChartView.h"
+#include "render/EventTrace.h"
 #include "render/OrthoViews.h"
 
 namespace tomowb::gui {
@@ -142,6 +143,7 @@ void MeasurementsPanel::scheduleMeasure() {
 }
 
 void MeasurementsPanel::measureNow() {
+  const render::EventTrace::Scope traced("MeasurementsPanel::measureNow");
   measureTimer_.stop();
   rows_.clear();
   const std::shared_ptr<const Volume>& volume = views_.volume();

@@ -165,6 +165,7 @@ SessionData SafetyNet::captureSession(bool withAutosaved) const {
     s.projections = std::move(p);
   }
   if (ws.petData()) s.petPath = ws.petData()->sourcePath;
+  window_.finishRunRecords();  // a result's record may still be being written
   const RunController& runs = window_.runs();
   for (const int id : runs.runIds()) {
     const RunInfo* info = runs.run(id);

@@ -24,6 +24,7 @@
 
 #include "gui/core/TiltAngles.h"
 #include "render/ColourMaps.h"
+#include "render/EventTrace.h"
 #include "render/HistogramView.h"
 #include "render/SliceView.h"
 #include "render/VolumeView3D.h"
@@ -252,6 +253,7 @@ void ViewArea::showEvent(QShowEvent* event) {
 
 void ViewArea::setVolume(std::shared_ptr<const Volume> volume, const QString& label,
                          bool livePreview, bool keepViewState) {
+  const render::EventTrace::Scope traced("ViewArea::setVolume");
   label_ = label;
   const bool hadVolume = orthoViews_->volume() != nullptr && !showingProjections_;
   // Projections shown before: a new picture (slice, zoom, W/L of its own), not a frame of them.

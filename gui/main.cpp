@@ -19,7 +19,23 @@
 #include "gui/core/DemoData.h"
 #include "recon/catalog/Builtins.h"
 #include "recon/variant/VariantRegistry.h"
+#include "render/EventTrace.h"
 #include "render/VtkOpenGLWidget.h"
+
+namespace {
+
+// Times each event it delivers while tomowb::render::EventTrace is on (--measure): the
+// responsiveness report then names the handler behind a stall.
+class TracingApplication final : public QApplication {
+ public:
+  using QApplication::QApplication;
+  bool notify(QObject* receiver, QEvent* event) override {
+    const tomowb::render::EventTrace::Dispatch timed(receiver, event);
+    return QApplication::notify(receiver, event);
+  }
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
@@ -31,7 +47,7 @@ int main(int argc, char** argv) {
       qputenv("QT_QPA_PLATFORM", "offscreen");
   }
   tomowb::render::VtkOpenGLWidget::configureDefaultSurfaceFormat();
-  QApplication app(argc, argv);
+  TracingApplication app(argc, argv);
   tomowb::gui::initResources();
   QApplication::setOrganizationName(QStringLiteral("TomoWorkbench"));
   QApplication::setApplicationName(QStringLiteral("tomowb"));
@@ -202,6 +218,8 @@ int main(int argc, char** argv) {
   options.compare = parser.isSet(compare);
   options.sweep = parser.isSet(sweep);
   options.measure = parser.isSet(measure);
+  if (options.measure || qEnvironmentVariableIsSet("TOMOWB_TRACE_EVENTS"))
+    tomowb::render::EventTrace::setEnabled(true);
 
   // The views draw with OpenGL: without it (no GLX or EGL on this display) say so and stop,
   // instead of crashing inside the first view.

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/EventTrace.h"
+
 namespace tomowb::render {
 
 namespace {
@@ -82,6 +84,7 @@ void HistogramView::setVolume(const std::shared_ptr<const Volume>& volume) {
 }
 
 void HistogramView::setStatistics(const VolumeStatistics& statistics) {
+  const render::EventTrace::Scope traced("HistogramView::setStatistics");
   statistics_ = statistics;
   const int bins = static_cast<int>(statistics_.counts.size());
   histogram_->SetNumberOfRows(std::max(bins, 1));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/EventTrace.h"
 #include "render/VolumeView3D.h"
 
 namespace tomowb::render {
@@ -76,6 +77,7 @@ std::vector<QWidget*> OrthoViews::allViews() const {
 
 void OrthoViews::setVolume(std::shared_ptr<const Volume> volume, bool keepViewState,
                            bool update3D) {
+  const render::EventTrace::Scope traced("OrthoViews::setVolume");
   const bool keep = keepViewState && volume_ != nullptr && volume != nullptr;
   volume_ = std::move(volume);
   statistics_.reset();
@@ -110,6 +112,7 @@ void OrthoViews::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSt
     QTimer::singleShot(0, this, [this] {
       if (!pending3D_ || threeD_ == nullptr) return;
       pending3D_ = false;
+      const EventTrace::Scope traced("OrthoViews: 3-D view update");
       threeD_->setVolume(volume_, pending3DKeep_);
       threeD_->setWindowLevel(windowLevel().window, windowLevel().level);
       threeD_->setColourMap(colourMap_);
@@ -125,6 +128,7 @@ void OrthoViews::setDisplayUnits(const DisplayUnits& units) {
 }
 
 const VolumeStatistics& OrthoViews::statistics() {
+  const render::EventTrace::Scope traced("OrthoViews::statistics");
   if (!statistics_.has_value())
     statistics_ = volume_ ? computeStatistics(volume_->voxels()) : VolumeStatistics{};
   return *statistics_;

@@ -31,6 +31,7 @@
 #include <cmath>
 #include <limits>
 
+#include "render/EventTrace.h"
 #include "render/VolumeImage.h"
 
 namespace tomowb::render {
@@ -157,6 +158,7 @@ void SliceView::setSlicePositionMm(double mm) {
 
 void SliceView::setVolume(std::shared_ptr<const Volume> volume, bool keepViewState,
                           std::optional<WindowLevel> defaultWindowLevel) {
+  const render::EventTrace::Scope traced("SliceView::setVolume");
   if (!volume || volume->empty()) {
     volume_.reset();
     image_ = nullptr;
@@ -174,10 +176,10 @@ void SliceView::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSta
   }
   const bool hadVolume = static_cast<bool>(volume_);
   keepViewState = keepViewState && hadVolume;
-  if (keepViewState && sameGrid(image_, *volume)) {
+  if (keepViewState && sameVolumeGrid(*volume_, *volume)) {
     // The live-preview path: same grid, new voxels. Nothing else changes.
-    volume_ = volume;
-    swapImageVoxels(image_, std::move(volume));
+    volume_ = std::move(volume);
+    copySliceInto(image_, *volume_, axisIndex(), slice_);
     if (!defaultWindowLevelFromUser_) defaultWindowLevel_ = defaultWindowLevel;  // or on demand
     updateMeasurementTexts();
     updateRois();
@@ -187,7 +189,7 @@ void SliceView::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSta
   }
   volume_ = volume;
   updateMeasurementTexts();
-  image_ = makeImageData(volume_);
+  if (!image_) image_ = vtkSmartPointer<vtkImageData>::New();  // filled by applySlice()
   mapper_->SetInputData(image_);
   imageSlice_->VisibilityOn();
   defaultWindowLevel_ = defaultWindowLevel;
@@ -211,7 +213,9 @@ void SliceView::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSta
 }
 
 void SliceView::applySlice() {
+  const render::EventTrace::Scope traced("SliceView::applySlice");
   if (!volume_) return;
+  copySliceInto(image_, *volume_, axisIndex(), slice_);
   mapper_->SetSliceNumber(slice_);
   updateCrosshair();
   updateRois();

@@ -209,7 +209,7 @@ class SliceView : public VtkOpenGLWidget {
 
   Axis axis_;
   std::shared_ptr<const Volume> volume_;
-  vtkSmartPointer<vtkImageData> image_;
+  vtkSmartPointer<vtkImageData> image_;  // the shown slice only (copySliceInto)
   vtkSmartPointer<vtkImageSliceMapper> mapper_;
   vtkSmartPointer<vtkImageSlice> imageSlice_;
   vtkSmartPointer<vtkImageProperty> imageProperty_;

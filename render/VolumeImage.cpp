@@ -84,9 +84,52 @@ bool sameGrid(vtkImageData* image, const Volume& volume) {
          origin[1] == volume.originMm().y() && origin[2] == volume.originMm().z();
 }
 
+bool sameVolumeGrid(const Volume& a, const Volume& b) {
+  return a.shape() == b.shape() && a.voxelSizeMm() == b.voxelSizeMm() &&
+         a.originMm() == b.originMm();
+}
+
 void swapImageVoxels(vtkImageData* image, std::shared_ptr<const Volume> volume) {
   assert(sameGrid(image, *volume));
   image->GetPointData()->SetScalars(wrapVoxels(std::move(volume)));
+  image->Modified();
+}
+
+void copySliceInto(vtkImageData* image, const Volume& volume, int axis, std::int64_t index) {
+  assert(image != nullptr && axis >= 0 && axis < 3 && !volume.empty());
+  const std::int64_t n[3] = {volume.nx(), volume.ny(), volume.nz()};
+  assert(index >= 0 && index < n[axis]);
+  int extent[6] = {0, static_cast<int>(n[0] - 1), 0, static_cast<int>(n[1] - 1),
+                   0, static_cast<int>(n[2] - 1)};
+  extent[2 * axis] = extent[2 * axis + 1] = static_cast<int>(index);
+  image->SetExtent(extent);
+  image->SetSpacing(volume.voxelSizeMm().data());
+  image->SetOrigin(volume.originMm().data());
+  const std::int64_t count = volume.voxelCount() / n[axis];
+  auto* scalars = vtkFloatArray::SafeDownCast(image->GetPointData()->GetScalars());
+  if (scalars == nullptr || scalars->GetNumberOfTuples() != count ||
+      scalars->GetNumberOfComponents() != 1 || scalars->GetInformation()->Has(keeperKey())) {
+    auto fresh = vtkSmartPointer<vtkFloatArray>::New();
+    fresh->SetName("slice");
+    fresh->SetNumberOfComponents(1);
+    fresh->SetNumberOfTuples(count);
+    image->GetPointData()->SetScalars(fresh);
+    scalars = fresh;
+  }
+  float* out = scalars->GetPointer(0);
+  const std::int64_t nx = n[0], ny = n[1], nz = n[2];
+  if (axis == 2) {
+    std::copy_n(volume.data() + volume.index(0, 0, index), nx * ny, out);
+  } else if (axis == 1) {
+    for (std::int64_t z = 0; z < nz; ++z)
+      std::copy_n(volume.data() + volume.index(0, index, z), nx, out + z * nx);
+  } else {
+    // x = index: one voxel per x row, the slow case (rows apart in y, planes apart in z).
+#pragma omp parallel for schedule(static) if (ny * nz > 65536)
+    for (std::int64_t z = 0; z < nz; ++z)
+      for (std::int64_t y = 0; y < ny; ++y) out[z * ny + y] = volume.at(index, y, z);
+  }
+  scalars->Modified();
   image->Modified();
 }
 

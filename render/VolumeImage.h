@@ -26,9 +26,20 @@ vtkSmartPointer<vtkImageData> makeImageData(std::shared_ptr<const Volume> volume
 // swapImageVoxels() can be used instead of a new image.
 bool sameGrid(vtkImageData* image, const Volume& volume);
 
+// True when both volumes have the same dimensions, spacing and origin.
+bool sameVolumeGrid(const Volume& a, const Volume& b);
+
 // Points the image's scalars at the new volume's voxels (same grid required: see sameGrid) and
 // marks the image modified. No copy, no pipeline rebuild: the cheap path for live previews.
 void swapImageVoxels(vtkImageData* image, std::shared_ptr<const Volume> volume);
+
+// One slice of `volume` across `axis` (0: x, 1: y, 2: z) at `index`, copied into `image` as a
+// one-voxel-thick image at its place in the volume's grid: extent index..index on that axis and
+// the volume's spacing and origin, so world coordinates stay those of the whole volume. This is
+// what a slice view draws. VTK's slice mapper colours its slice on the CPU at every window/level
+// change; read from the whole volume (a YZ slice of 512^3 jumps 1 MiB from voxel to voxel) that
+// held a drag to 23 frames per second. `image` keeps its array when the size is unchanged.
+void copySliceInto(vtkImageData* image, const Volume& volume, int axis, std::int64_t index);
 
 // One projection as an nz = 1 volume: nx = detector columns, ny = rows, voxel size = the view's
 // column and row pitch (mm), centred on the origin (detector coordinates, not world).

@@ -27,11 +27,16 @@
 #include <vtkVolume.h>
 #include <vtkVolumeProperty.h>
 
+#include <QCoreApplication>
+#include <QMetaObject>
 #include <QMouseEvent>
+#include <QPointer>
+#include <QThreadPool>
 #include <algorithm>
 #include <cmath>
 #include <functional>
 
+#include "render/EventTrace.h"
 #include "render/VolumeImage.h"
 
 namespace tomowb::render {
@@ -126,6 +131,7 @@ constexpr std::int64_t kMaxRenderedVoxelsSoftware = 100ll * 100 * 100;
 
 std::shared_ptr<const Volume> reducedForRendering(std::shared_ptr<const Volume> volume,
                                                   std::int64_t maxVoxels) {
+  const render::EventTrace::Scope traced("VolumeView3D: reduce for rendering");
   if (volume->voxelCount() <= maxVoxels) return volume;
   const auto f = static_cast<std::int64_t>(
       std::ceil(std::cbrt(static_cast<double>(volume->voxelCount()) / double(maxVoxels))));
@@ -155,11 +161,38 @@ std::shared_ptr<const Volume> reducedForRendering(std::shared_ptr<const Volume> 
 }  // namespace
 
 void VolumeView3D::setVolume(std::shared_ptr<const Volume> fullVolume, bool keepViewState) {
-  std::shared_ptr<const Volume> volume =
-      fullVolume ? reducedForRendering(std::move(fullVolume), VtkOpenGLWidget::softwareRendering()
-                                                                  ? kMaxRenderedVoxelsSoftware
-                                                                  : kMaxRenderedVoxels)
-                 : nullptr;
+  const EventTrace::Scope traced("VolumeView3D::setVolume");
+  const std::uint64_t generation = ++volumeGeneration_;
+  windowLevelGiven_ = crosshairGiven_ = false;
+  const std::int64_t limit =
+      VtkOpenGLWidget::softwareRendering() ? kMaxRenderedVoxelsSoftware : kMaxRenderedVoxels;
+  if (!fullVolume || fullVolume->voxelCount() <= limit) {
+    reductionPending_ = false;
+    showVolume(std::move(fullVolume), keepViewState);
+    return;
+  }
+  // Box-averaging a 512^3 result reads all of its 512 MiB: on a worker thread, so that the
+  // slice views show the result while this view catches up.
+  reductionPending_ = true;
+  QPointer<VolumeView3D> self(this);
+  QThreadPool::globalInstance()->start(
+      [self, generation, full = std::move(fullVolume), limit, keepViewState]() mutable {
+        std::shared_ptr<const Volume> reduced = reducedForRendering(std::move(full), limit);
+        QCoreApplication* app = QCoreApplication::instance();
+        if (app == nullptr) return;
+        QMetaObject::invokeMethod(
+            app,
+            [self, generation, reduced = std::move(reduced), keepViewState]() mutable {
+              if (self.isNull() || self->volumeGeneration_ != generation) return;
+              self->reductionPending_ = false;
+              self->showVolume(std::move(reduced), keepViewState);
+            },
+            Qt::QueuedConnection);
+      });
+}
+
+void VolumeView3D::showVolume(std::shared_ptr<const Volume> volume, bool keepViewState) {
+  const EventTrace::Scope traced("VolumeView3D::showVolume");
   if (!volume || volume->empty()) {
     volume_.reset();
     image_ = nullptr;
@@ -181,11 +214,11 @@ void VolumeView3D::setVolume(std::shared_ptr<const Volume> fullVolume, bool keep
   volumeMapper_->SetInputData(image_);
   for (auto& plane : planes_) plane->GetMapper()->SetInputData(image_);
   volumeProperty_->SetScalarOpacityUnitDistance(volume_->voxelSizeMm().minCoeff());
-  crosshair_ = volume_->worldPosition(0.5 * (volume_->nx() - 1), 0.5 * (volume_->ny() - 1),
-                                      0.5 * (volume_->nz() - 1));
-  if (!keepViewState || !hadVolume) {
+  if (!crosshairGiven_)
+    crosshair_ = volume_->worldPosition(0.5 * (volume_->nx() - 1), 0.5 * (volume_->ny() - 1),
+                                        0.5 * (volume_->nz() - 1));
+  if ((!keepViewState || !hadVolume) && !windowLevelGiven_)
     windowLevel_ = defaultWindowLevel(computeStatistics(volume_->voxels(), 1024));
-  }
   updateOutline();
   updateTransferFunctions();
   applyMode();
@@ -207,6 +240,7 @@ void VolumeView3D::updateOutline() {
 void VolumeView3D::setWindowLevel(double window, double level) {
   if (!(window > 0.0)) return;
   windowLevel_ = {window, level};
+  windowLevelGiven_ = true;
   updateTransferFunctions();
   requestRender();
 }
@@ -219,6 +253,7 @@ void VolumeView3D::setColourMap(ColourMap map) {
 
 void VolumeView3D::setCrosshair(const Eigen::Vector3d& worldMm) {
   crosshair_ = worldMm;
+  crosshairGiven_ = true;
   if (mode_ == Mode::SlicePlanes) {
     updatePlanes();
     requestRender();

@@ -11,6 +11,7 @@
 #include <vtkSmartPointer.h>
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <memory>
 
 #include "recon/core/Volume.h"
@@ -41,8 +42,10 @@ class VolumeView3D : public VtkOpenGLWidget {
   ~VolumeView3D() override;
 
   // keepViewState: keep the camera (live previews); a volume on the same grid only swaps the
-  // voxel array.
+  // voxel array. A volume above the rendered size is box-averaged on a worker thread and shown
+  // when that is done: until then volume() is the one before and reductionPending() is true.
   void setVolume(std::shared_ptr<const Volume> volume, bool keepViewState = false);
+  bool reductionPending() const noexcept { return reductionPending_; }
   // Draws a tiny invisible volume once, so the ray caster's shaders are compiled before the
   // first real volume arrives (that first draw took ~70 ms under software OpenGL, in the frame
   // that shows a run's result). Does nothing once a volume has been shown. Needs a shown widget.
@@ -50,6 +53,7 @@ class VolumeView3D : public VtkOpenGLWidget {
   const std::shared_ptr<const Volume>& volume() const noexcept { return volume_; }
 
   void setWindowLevel(double window, double level);
+  const WindowLevel& windowLevel() const noexcept { return windowLevel_; }
   void setColourMap(ColourMap map);
   // The point the fallback slice planes pass through (the linked crosshair).
   void setCrosshair(const Eigen::Vector3d& worldMm);
@@ -68,6 +72,7 @@ class VolumeView3D : public VtkOpenGLWidget {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
 
  private:
+  void showVolume(std::shared_ptr<const Volume> volume, bool keepViewState);
   void updateTransferFunctions();
   void updatePlanes();
   void updateOutline();
@@ -91,6 +96,11 @@ class VolumeView3D : public VtkOpenGLWidget {
   bool forcePlanes_ = false;
   bool supportChecked_ = false;
   bool warmedUp_ = false;
+  std::uint64_t volumeGeneration_ = 0;  // a reduction finishing late is dropped
+  bool reductionPending_ = false;
+  // Given since the last setVolume(): a volume shown later keeps them instead of its defaults.
+  bool windowLevelGiven_ = false;
+  bool crosshairGiven_ = false;
 };
 
 }  // namespace tomowb::render

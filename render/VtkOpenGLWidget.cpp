@@ -24,6 +24,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "render/EventTrace.h"
+
 namespace tomowb::render {
 
 namespace {
@@ -279,7 +281,8 @@ void VtkOpenGLWidget::paintGL() {
   state->vtkglDepthFunc(GL_LEQUAL);
   if (renderNeeded_) {
     renderNeeded_ = false;
-
+    const EventTrace::Scope traced(
+        EventTrace::enabled() ? std::string("render ") + metaObject()->className() : std::string());
     window_->Render();  // renders into VTK's own framebuffers (the interactor's renders are off)
   }
   // defaultFramebufferObject() changes between calls (and is 0 in initializeGL): query it here.

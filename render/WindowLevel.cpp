@@ -39,15 +39,20 @@ VolumeStatistics computeStatistics(std::span<const float> allValues, int bins) {
   VolumeStatistics s;
   bins = std::max(bins, 1);
   // Window/level and histograms need the distribution, not every voxel: above kMaxSamples the
-  // statistics come from an evenly strided sample. A 256^3 volume then costs ~4 ms instead of
-  // ~60 ms on the GUI thread, which matters when a run's first preview arrives.
-  constexpr std::size_t kMaxSamples = std::size_t{1} << 22;
+  // statistics come from an evenly strided sample. A 512^3 volume then costs ~10 ms instead of
+  // ~150 ms on the GUI thread (two cores), which matters when a run's first preview arrives.
+  // 2^20 samples put the 0.1 % tails on a thousand values each.
+  constexpr std::size_t kMaxSamples = std::size_t{1} << 20;
   std::vector<float> sample;
   std::span<const float> values = allValues;
   if (allValues.size() > kMaxSamples) {
     const std::size_t stride = (allValues.size() + kMaxSamples - 1) / kMaxSamples;
-    sample.reserve(allValues.size() / stride + 1);
-    for (std::size_t i = 0; i < allValues.size(); i += stride) sample.push_back(allValues[i]);
+    const auto count = static_cast<std::int64_t>((allValues.size() + stride - 1) / stride);
+    sample.resize(static_cast<std::size_t>(count));
+    // In parallel: the strided reads touch a cache line per sample (512 MiB for 512^3).
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < count; ++k)
+      sample[static_cast<std::size_t>(k)] = allValues[static_cast<std::size_t>(k) * stride];
     values = sample;
   }
   const std::int64_t n = static_cast<std::int64_t>(values.size());

@@ -50,6 +50,10 @@ for run in r["runs"]:
           f"{t.get('previews')} previews, first {t.get('firstPreviewMs', -1):.0f} ms, longest gap "
           f"{t.get('longestPreviewGapMs', 0):.0f} ms, stall p99 {t.get('stallP99Ms', 0):.1f} ms, "
           f"max {t.get('stallMaxMs', 0):.1f} ms")
+    # What held the event loop longest (render/EventTrace.h): the three slowest events.
+    for e in t.get("slowestEvents", [])[:3]:
+        parts = ", ".join(f"{s['name']} {s['ms']:.0f}" for s in e["scopes"] if s["depth"] == 0)
+        print(f"    {e['ms']:.0f} ms: {e['event']} to {e['receiver']}" + (f" ({parts})" if parts else ""))
 d = r.get("windowLevelDrag") or {}
 if d:
     print(f"W/L drag on {d['volume']}: {d['framesPerSecond']:.1f} fps (median frame "

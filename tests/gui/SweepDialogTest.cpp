@@ -234,7 +234,8 @@ TEST_F(SweepDialogTest, RunRecordsAreWrittenSavedBesideTheVolumeAndOpenedInTheRu
 
   // The record of the run, in the records folder, shown by "Show record…".
   const RunInfo* info = window.runs().run(run);
-  ASSERT_FALSE(info->recordPath.isEmpty());
+  // Written on a worker thread (it hashes the inputs): the path comes once the file is there.
+  QTRY_VERIFY_WITH_TIMEOUT(!info->recordPath.isEmpty(), 30000);
   EXPECT_TRUE(info->recordPath.startsWith(dir.filePath(QStringLiteral("runs"))));
   EXPECT_TRUE(info->recordPath.endsWith(QStringLiteral("-run%1.run.json").arg(run)));
   const qa::RunRecord record = qa::readRunRecord(info->recordPath.toStdString());

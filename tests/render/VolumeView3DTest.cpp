@@ -1,11 +1,14 @@
 // VolumeView3D: GPU volume rendering works under Xvfb (llvmpipe) and shows the data; the slice
-// plane fallback shows it too; a live-preview swap keeps the camera.
+// plane fallback shows it too; a live-preview swap keeps the camera; a big volume is reduced on
+// a worker thread.
 #include <gtest/gtest.h>
 #include <vtkCamera.h>
 #include <vtkRenderer.h>
 
+#include <QCoreApplication>
 #include <QImage>
 #include <QTest>
+#include <QThreadPool>
 #include <memory>
 
 #include "render/VolumeView3D.h"
@@ -85,6 +88,39 @@ TEST(VolumeView3D, PreviewSwapKeepsTheCamera) {
   double after[3];
   view.renderer()->GetActiveCamera()->GetPosition(after);
   for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(before[i], after[i]);
+}
+
+TEST(VolumeView3D, ABigVolumeIsReducedOffTheGuiThreadAndKeepsWhatWasGivenMeanwhile) {
+  VolumeView3D view;
+  view.setVolume(sphereVolume());  // small: shown at once
+  ASSERT_FALSE(view.reductionPending());
+  ASSERT_EQ(view.volume()->nx(), 48);
+  auto big = std::make_shared<Volume>(Volume::centred({200, 200, 200}, Eigen::Vector3d::Ones()));
+  for (std::int64_t z = 0; z < 200; ++z)
+    for (std::int64_t y = 0; y < 200; ++y)
+      for (std::int64_t x = 0; x < 200; ++x) big->at(x, y, z) = static_cast<float>(x);
+  view.setVolume(big);
+  EXPECT_TRUE(view.reductionPending());
+  EXPECT_EQ(view.volume()->nx(), 48);  // the one before, until the worker is done
+  // What the linked views give in the meantime is kept when the reduced volume arrives.
+  view.setWindowLevel(123, 45);
+  QTRY_VERIFY_WITH_TIMEOUT(!view.reductionPending(), 30000);
+  ASSERT_TRUE(view.volume());
+  const std::int64_t f = 200 / view.volume()->nx();
+  ASSERT_GE(f, 2);
+  EXPECT_EQ(view.volume()->nx() * f, 200);
+  EXPECT_NEAR(view.volume()->at(0, 0, 0), 0.5 * double(f - 1), 1e-4);  // the mean of x = 0..f-1
+  EXPECT_NEAR(view.volume()->at(3, 7, 9), 3.0 * double(f) + 0.5 * double(f - 1), 1e-3);
+  EXPECT_EQ(view.windowLevel().window, 123);
+  EXPECT_EQ(view.windowLevel().level, 45);
+
+  // A newer volume wins over a reduction still under way.
+  view.setVolume(big);
+  view.setVolume(sphereVolume());
+  EXPECT_FALSE(view.reductionPending());
+  QThreadPool::globalInstance()->waitForDone();
+  QCoreApplication::processEvents();
+  EXPECT_EQ(view.volume()->nx(), 48);
 }
 
 }  // namespace

@@ -1,8 +1,14 @@
 #include "support/TestSupport.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 
 #include "recon/device/GpuDevices.h"
 
@@ -17,10 +23,14 @@ std::uint64_t randomSeed() {
 }
 
 TempDir::TempDir() {
-  static std::mt19937_64 names(
-      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-  path_ = std::filesystem::temp_directory_path() / ("tomowb-test-" + std::to_string(names()));
-  std::filesystem::create_directories(path_);
+  // mkdtemp: a new folder no other process (ctest -j runs several test processes at once) can
+  // be given too; a name from a clock-seeded generator could be shared, and the other process
+  // then removes this one's files when it ends.
+  std::string pattern = (std::filesystem::temp_directory_path() / "tomowb-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("cannot create a temporary folder " + pattern + ": " +
+                             std::strerror(errno));
+  path_ = pattern;
 }
 
 TempDir::~TempDir() {
