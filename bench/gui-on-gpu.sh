@@ -95,7 +95,7 @@ shots=$(mktemp -d)
   done
   echo "GUI tests: $total_ok passed, $total_failed failed, suites not passing:${bad_suites:- none}; $(($(date +%s) - start)) s"
 } >"$out/gui-tests.txt" 2>&1
-TOMOWB=tomowb timeout 300 bash scripts/gui-session.sh "$shots" gpu >"$out/session.txt" 2>&1
+TOMOWB=tomowb timeout 480 bash scripts/gui-session.sh "$shots" gpu >"$out/session.txt" 2>&1
 echo "session: exit $?" >>"$out/session.txt"
 tar -C "$shots" -cf "$out/screens.tar" .
 cp "$shots"/fdk/responsiveness.json "$out/responsiveness-gpu.json" 2>/dev/null || true

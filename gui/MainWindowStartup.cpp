@@ -289,9 +289,23 @@ void MainWindow::applyStartupOptions(const StartupOptions& options) {
 }
 
 void MainWindow::startStartupRun() {
-  if (workspace_->petData() && startup_.iterations > 0) {
+  if (workspace_->petData()) {
     PetRunSettings pet = petAlgorithmPanel_->settings();
-    pet.iterations = startup_.iterations;
+    if (startup_.iterations > 0) pet.iterations = startup_.iterations;
+    // --device for DIRECT too (its page has its own device box): cpu, gpu (the fastest), gpu:N.
+    if (startup_.device == QStringLiteral("cpu")) {
+      pet.device = VariantDevice::Cpu;
+    } else if (startup_.device.startsWith(QStringLiteral("gpu"))) {
+      const int gpu = startup_.device == QStringLiteral("gpu")
+                          ? cuda::fastestGpu(cuda::listGpuDevices())
+                          : startup_.device.mid(4).toInt();
+      if (gpu >= 0) {
+        pet.device = VariantDevice::Gpu;
+        pet.gpuIndex = gpu;
+        pet.forwardVariant.clear();  // the device's defaults
+        pet.backVariant.clear();
+      }
+    }
     petAlgorithmPanel_->setSettings(pet);
   }
   if (!startup_.algorithm.isEmpty()) algorithmPanel_->setAlgorithm(startup_.algorithm);

@@ -35,6 +35,22 @@ class TracingApplication final : public QApplication {
   }
 };
 
+// The TOF-PET demo is not one of the projection demos (DemoKind): its list mode is simulated.
+bool isPetDemoName(const QString& name) {
+  return name.compare(QStringLiteral("pet"), Qt::CaseInsensitive) == 0;
+}
+
+// A word after --demo that names a demo (else it is a file to open, and --demo means Shepp-Logan).
+bool isDemoName(const QString& word) {
+  if (isPetDemoName(word)) return true;
+  try {
+    tomowb::gui::demoKindFromName(word);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,10 +153,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < arguments.size(); ++i)
     if (arguments[i] == QStringLiteral("--demo") &&
         (i + 1 >= arguments.size() || arguments[i + 1].startsWith(QLatin1Char('-')) ||
-         (arguments[i + 1] != QStringLiteral("cnr") &&
-          arguments[i + 1] != QStringLiteral("shepp-logan") &&
-          arguments[i + 1] != QStringLiteral("et") &&
-          arguments[i + 1] != QStringLiteral("helical"))))
+         !isDemoName(arguments[i + 1])))
       arguments[i] = QStringLiteral("--demo=shepp-logan");
   parser.process(arguments);
 
@@ -150,7 +163,7 @@ int main(int argc, char** argv) {
   options.files = parser.positionalArguments();
   options.demo = parser.isSet(demo);
   options.demoName = parser.value(demo);
-  if (options.demo) {
+  if (options.demo && !isPetDemoName(options.demoName)) {
     try {
       tomowb::gui::demoKindFromName(options.demoName);
     } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #          slice, per run the live preview times and event-loop stalls, the window/level drag
 #          frame rate on the result)
 #   sirt/  the ET demo, SIRT on the device, then the variant sweep on that device
+#   pet/   the TOF-PET demo reconstructed with DIRECT on the device
 # Each folder holds the screenshots and run summaries (run-summary*.json). Needs a display with
 # OpenGL (DISPLAY set); without one it starts xvfb-run. Usage:
 #   scripts/gui-session.sh OUTDIR [gpu|cpu]      (TOMOWB: the binary, default build/gui/tomowb)
@@ -38,6 +39,10 @@ echo "== ET demo: SIRT ($device, $sirt_iterations iterations), then the variant 
 launch "$app" --reset-settings --demo et --demo-size 256 --run --algorithm sirt \
   --iterations "$sirt_iterations" --device "$device" --sweep --screenshot-dir "$out/sirt" \
   --quit-after-run
+echo "== PET demo: DIRECT on the device ($device), contrast recovery per iteration"
+mkdir -p "$out/pet"
+launch "$app" --reset-settings --demo pet --run --device "$device" --screenshot-dir "$out/pet" \
+  --quit-after-run
 python3 - "$out" <<'PY'
 import json, sys, glob, os
 out = sys.argv[1]
@@ -62,4 +67,8 @@ for f in sorted(glob.glob(os.path.join(out, "sirt", "run-summary-*.json"))):
     s = json.load(open(f)); t = s.get("timings", {})
     print(f"SIRT run {s['run']}: {s['seconds']:.2f} s, {t.get('previews')} previews, longest gap "
           f"{t.get('longestPreviewGapMs', 0):.0f} ms, stall max {t.get('stallMaxMs', 0):.1f} ms")
+for f in sorted(glob.glob(os.path.join(out, "pet", "run-summary*.json"))):
+    s = json.load(open(f)); rec = s.get("record") or {}
+    print(f"PET run {s['run']}: {s['state']}, {s['seconds']:.2f} s, {s.get('previewsShown')} previews, "
+          f"device {json.dumps(rec.get('parameters', {}).get('device', rec.get('device', '?')))[:80]}")
 PY
