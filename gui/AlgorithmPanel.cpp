@@ -110,6 +110,8 @@ void AlgorithmPanel::buildUi() {
 
   topForm_ = new QFormLayout;
   algorithm_ = new QComboBox(this);
+  algorithm_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  algorithm_->setMinimumContentsLength(18);  // long names elide; the popup shows them whole
   algorithm_->setObjectName(QStringLiteral("algorithmCombo"));
   for (const catalog::AlgorithmDescriptor& d : catalog_.all()) {
     algorithm_->addItem(algorithmListLabel(d), QString::fromStdString(d.id));
@@ -120,13 +122,17 @@ void AlgorithmPanel::buildUi() {
   auto* presetRow = new QHBoxLayout;
   presets_ = new QComboBox(this);
   presets_->setObjectName(QStringLiteral("presetCombo"));
+  presets_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  presets_->setMinimumContentsLength(12);
   savePreset_ = new QPushButton(tr("Save…"), this);
   savePreset_->setToolTip(tr("Save the algorithm's parameters and kernel as a preset"));
   deletePreset_ = new QPushButton(tr("Delete"), this);
-  presetRow->addWidget(presets_, 1);
+  // The combo on its own row, the buttons under it: side by side they set the dock's width.
+  presetRow->addStretch(1);
   presetRow->addWidget(savePreset_);
   presetRow->addWidget(deletePreset_);
-  topForm_->addRow(tr("Preset:"), presetRow);
+  topForm_->addRow(tr("Preset:"), presets_);
+  topForm_->addRow(QString(), presetRow);
   layout_->addLayout(topForm_);
   // The algorithm's form goes here (index 1: showForm), its reference and weights below it.
   inputs_ = new RunInputsBox(workspace_, this);

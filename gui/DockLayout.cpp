@@ -68,11 +68,13 @@ void PanelScrollArea::relaxComboWidths() {
       form->setRowWrapPolicy(QFormLayout::WrapLongRows);
   constexpr int kMinimumCharacters = 12;
   for (QComboBox* combo : widget()->findChildren<QComboBox*>()) {
-    if (combo->sizeAdjustPolicy() != QComboBox::AdjustToContentsOnFirstShow) continue;
-    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    if (combo->minimumContentsLength() == 0) combo->setMinimumContentsLength(kMinimumCharacters);
+    if (combo->sizeAdjustPolicy() == QComboBox::AdjustToContentsOnFirstShow) {
+      combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+      if (combo->minimumContentsLength() == 0) combo->setMinimumContentsLength(kMinimumCharacters);
+    }
     // The popup as wide as its longest item, not as the (narrower) combo.
-    combo->view()->setMinimumWidth(combo->view()->sizeHintForColumn(0) + 8);
+    if (combo->sizeAdjustPolicy() == QComboBox::AdjustToMinimumContentsLengthWithIcon)
+      combo->view()->setMinimumWidth(combo->view()->sizeHintForColumn(0) + 8);
   }
 }
 
@@ -94,9 +96,11 @@ DockSizeKeeper::DockSizeKeeper(QMainWindow* window) : QObject(window), window_(w
   window_->installEventFilter(this);
   lastSize_ = window_->size();
   // A dock dragged to another place: the sizes it left are the user's.
-  for (QDockWidget* dock : window_->findChildren<QDockWidget*>())
+  for (QDockWidget* dock : window_->findChildren<QDockWidget*>()) {
     connect(dock, &QDockWidget::dockLocationChanged, this,
             [this] { QTimer::singleShot(0, this, &DockSizeKeeper::remember); });
+    dock->installEventFilter(this);
+  }
 }
 
 int DockSizeKeeper::keptSize(const QDockWidget* dock) const {
@@ -106,11 +110,15 @@ int DockSizeKeeper::keptSize(const QDockWidget* dock) const {
 void DockSizeKeeper::remember() {
   // Sizes just set with resizeDocks reach the docks when the window's layout runs.
   if (window_->layout() != nullptr) window_->layout()->activate();
+  takeSizes();
+  lastSize_ = window_->size();
+}
+
+void DockSizeKeeper::takeSizes() {
   for (QDockWidget* dock : window_->findChildren<QDockWidget*>()) {
     if (!placedDock(window_, dock)) continue;
     kept_[dock] = isSide(window_->dockWidgetArea(dock)) ? dock->width() : dock->height();
   }
-  lastSize_ = window_->size();
 }
 
 void DockSizeKeeper::restore() {
@@ -129,10 +137,22 @@ void DockSizeKeeper::restore() {
   // Qt shares out what it cannot give: the central widget keeps its minimum size.
   if (!wide.isEmpty()) window_->resizeDocks(wide, widths, Qt::Horizontal);
   if (!tall.isEmpty()) window_->resizeDocks(tall, heights, Qt::Vertical);
+  // Applied now, while restoring: what the window had no room for is not a size to keep.
+  if (window_->layout() != nullptr) window_->layout()->activate();
   restoring_ = false;
 }
 
 bool DockSizeKeeper::eventFilter(QObject* watched, QEvent* event) {
+  if (auto* dock = qobject_cast<QDockWidget*>(watched)) {
+    // A dock resized while the window keeps its size: a separator drag, a panel that grew with
+    // its data, the default layout. That size is the one to give back after a shrink. (While
+    // the window itself is being resized its layout resizes the docks before the window's own
+    // resize event reaches this filter: then the window's size differs from lastSize_.)
+    if (event->type() == QEvent::Resize && !restoring_ && window_->size() == lastSize_ &&
+        placedDock(window_, dock))
+      kept_[dock] = isSide(window_->dockWidgetArea(dock)) ? dock->width() : dock->height();
+    return false;
+  }
   if (watched != window_) return false;
   switch (event->type()) {
     case QEvent::Resize: {

@@ -63,6 +63,9 @@ class DockSizeKeeper : public QObject {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  // The docks' sizes as they are now, without running the window's layout first.
+  void takeSizes();
+
   QMainWindow* window_;
   QHash<const QDockWidget*, int> kept_;
   QSize lastSize_;

@@ -155,6 +155,8 @@ void GeometryPanel::buildForm() {
   auto* typeRow = new QHBoxLayout;
   typeRow->addWidget(new QLabel(tr("Scan:")));
   scanType_ = new QComboBox;
+  scanType_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  scanType_->setMinimumContentsLength(14);
   for (const ScanType t : kScanTypes)
     scanType_->addItem(QString::fromStdString(displayName(t)), static_cast<int>(t));
   scanType_->setToolTip(
@@ -196,6 +198,8 @@ void GeometryPanel::buildForm() {
                           tr("A short scan covers 180° plus the full fan angle (computed from the "
                              "detector, offsets included) plus this margin; both ends included."));
   sense_ = new QComboBox;
+  sense_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  sense_->setMinimumContentsLength(12);
   sense_->addItem(tr("counter-clockwise (seen from +z)"));
   sense_->addItem(tr("clockwise (seen from +z)"));
   sense_->setToolTip(
@@ -359,6 +363,7 @@ void GeometryPanel::buildForm() {
   warningList_->setSelectionMode(QAbstractItemView::NoSelection);
   weights_ = new WeightProfileWidget;
   fovLabel_ = new QLabel;
+  fovLabel_->setWordWrap(true);
   auto* weightsPage = new QWidget;
   auto* weightsLayout = new QVBoxLayout(weightsPage);
   weightsLayout->setContentsMargins(2, 2, 2, 2);

@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -60,6 +61,7 @@
 #include "gui/core/IterativeRun.h"
 #include "gui/core/PetRun.h"
 #include "gui/core/RunController.h"
+#include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
@@ -235,6 +237,8 @@ void MainWindow::createPanels() {
   centre_->addWidget(viewArea_);
   centre_->addWidget(compareView_);
   sizeStackByCurrentPage(centre_);
+  // Room the window gains goes to the slice views, not to the docks beside them.
+  centre_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
   setCentralWidget(centre_);
 
   dataPanel_ = new DataPanel(*workspace_, this);
@@ -315,7 +319,11 @@ void MainWindow::createDocks() {
 
 void MainWindow::sizeDocks() {
   // Side columns wide enough for the forms, a short bottom row: the views get the rest.
-  resizeDocks({dataDock_, algorithmDock_}, {340, 360}, Qt::Horizontal);
+  // The left column at its panels' preferred width (at least 340 px): narrower, Qt would widen
+  // it towards that as soon as the window grows, and the width the user sees would change.
+  const int left =
+      std::max({340, dataDock_->sizeHint().width(), geometryDock_->sizeHint().width()});
+  resizeDocks({dataDock_, algorithmDock_}, {left, 360}, Qt::Horizontal);
   resizeDocks({dataDock_, geometryDock_}, {170, 600}, Qt::Vertical);
   resizeDocks({runListDock_}, {170}, Qt::Vertical);
   // The whole algorithm panel (Run included) above the plots, or the plots behind its tab when
@@ -348,6 +356,8 @@ void MainWindow::connectSignals() {
   });
   // The demo's phantom comes after its projections: with it, water's mu (HU available).
   connect(workspace_.get(), &Workspace::phantomChanged, this,
+          [this] { followData(*viewArea_, *workspace_); });
+  connect(workspace_.get(), &Workspace::waterValueChanged, this,
           [this] { followData(*viewArea_, *workspace_); });
   // ROIs belong to the data they were drawn on: new projections (a new data set) drop them.
   connect(workspace_.get(), &Workspace::dataSetReplaced, this, [this] {
@@ -833,6 +843,23 @@ bool MainWindow::saveWindowScreenshot(const QString& path) {
   const bool saved = savePngAtomically(path, grab());
   monitor_->excuse();  // a scripted screenshot is not a stall a user would see
   return saved;
+}
+
+void MainWindow::askWaterValue() {
+  const Geometry* g = workspace_->geometry();
+  if (g == nullptr || isTiltSeries(*g) || workspace_->petData()) return;
+  // 0.0192/mm: water at about 70 keV, a typical effective energy of a 120 kVp CT scan.
+  constexpr double kTypicalWaterPerMm = 0.0192;
+  bool ok = false;
+  const double value = QInputDialog::getDouble(
+      this, tr("Water value for HU"),
+      tr("Attenuation of water at this scan's effective energy (1/mm).\nHU = 1000 (value - "
+         "water) / water. Calibrate it with a water phantom scanned the same way."),
+      workspace_->waterValuePerMm().value_or(kTypicalWaterPerMm), 1e-6, 10.0, 6, &ok);
+  if (!ok) return;
+  workspace_->setWaterValuePerMm(value);
+  statusBar()->showMessage(
+      tr("Water value %1/mm: the HU button shows these data in Hounsfield units").arg(value), 8000);
 }
 
 void MainWindow::resetLayout() {

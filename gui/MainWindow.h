@@ -139,6 +139,8 @@ class MainWindow : public QMainWindow {
   void setTheme(Theme theme);
   // Restores the default dock arrangement.
   void resetLayout();
+  // View > Water value for HU…: asks for water's attenuation (1/mm) of the current CT data.
+  void askWaterValue();
   // The compare view in the central area (the side docks step aside while it is shown), and back
   // to the slice views. View > Compare runs opens it on the run list's selection.
   void showCompareView();

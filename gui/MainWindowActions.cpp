@@ -60,6 +60,7 @@
 #include "gui/core/GuiRunRecords.h"
 #include "gui/core/IterativeRun.h"
 #include "gui/core/RunController.h"
+#include "gui/core/TiltAngles.h"
 #include "gui/core/Workspace.h"
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
@@ -240,6 +241,18 @@ void MainWindow::createMenus() {
   for (QDockWidget* dock : docks_) viewMenu_->addAction(dock->toggleViewAction());
   viewMenu_->addSeparator();
   viewMenu_->addAction(compareAction_);
+  viewMenu_->addSeparator();
+  // HU for a user's CT: the water value the scan's numbers are relative to (the demos know it).
+  QAction* water = viewMenu_->addAction(tr("&Water value for HU\u2026"));
+  water->setObjectName(QStringLiteral("waterValueAction"));
+  water->setToolTip(
+      tr("Water's attenuation in 1/mm at this scan's effective energy: with it the "
+         "views can show Hounsfield units"));
+  connect(water, &QAction::triggered, this, &MainWindow::askWaterValue);
+  connect(viewMenu_, &QMenu::aboutToShow, this, [this, water] {
+    const Geometry* g = workspace_->geometry();
+    water->setEnabled(g != nullptr && !isTiltSeries(*g) && !workspace_->petData());
+  });
   viewMenu_->addSeparator();
   QAction* reset = viewMenu_->addAction(tr("Reset &layout"));
   connect(reset, &QAction::triggered, this, &MainWindow::resetLayout);

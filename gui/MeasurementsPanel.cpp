@@ -39,12 +39,13 @@ QString csvField(const QString& text) {
   return '"' + quoted + '"';
 }
 
-QString viewText(int axis, double sliceMm) {
-  static const char* const kNames[3] = {"Sagittal", "Coronal", "Axial"};
+// "Axial z = 12.5 mm", or for a tomogram "XY z = 120 nm": the view's name as the slice views
+// give it for these data (DisplayUnits::viewNames, indexed by the normal: z, y, x).
+QString viewText(const DisplayUnits& units, int axis, double sliceMm) {
   if (axis < 0 || axis > 2) return {};
   return QStringLiteral("%1 %2 = %3")
-      .arg(QLatin1String(kNames[axis]), QChar("xyz"[axis]),
-           QString::fromStdString(metrics::lengthText(sliceMm)));
+      .arg(QString::fromStdString(units.viewNames()[static_cast<std::size_t>(2 - axis)]),
+           QChar("xyz"[axis]), QString::fromStdString(metrics::lengthText(sliceMm)));
 }
 
 }  // namespace
@@ -68,6 +69,7 @@ MeasurementsPanel::MeasurementsPanel(render::OrthoViews& views, QWidget* parent)
       tr("Every ROI and ruler on the slice views, measured on the volume shown. SD is the sample "
          "standard deviation; the area is the voxel count times the pixel area."));
   profileLabel_ = new QLabel(this);
+  profileLabel_->setWordWrap(true);
   chart_ = new render::ChartView(this);
   chart_->setObjectName(QStringLiteral("profileChart"));
   chart_->setTitle(tr("Line profile"));
@@ -78,8 +80,9 @@ MeasurementsPanel::MeasurementsPanel(render::OrthoViews& views, QWidget* parent)
   deleteButton_->setToolTip(tr("Delete the selected ROIs and rulers (Delete key in a view)"));
   deleteAllButton_ = new QPushButton(tr("Delete all"), this);
   deleteAllButton_->setToolTip(tr("Delete every ROI, ruler and the profile line"));
-  auto* csvButton = new QPushButton(tr("Export CSV\u2026"), this);
-  csvButton->setToolTip(tr("The table as CSV"));
+  // "CSV…", not "Export CSV…": the row of buttons sets the dock's narrowest width.
+  auto* csvButton = new QPushButton(tr("CSV\u2026"), this);
+  csvButton->setToolTip(tr("Export the table as CSV"));
   auto* profileCsvButton = new QPushButton(tr("Profile CSV\u2026"), this);
   profileCsvButton->setToolTip(tr("The line profile as CSV (distance, value)"));
 
@@ -138,6 +141,10 @@ MeasurementsPanel::MeasurementsPanel(render::OrthoViews& views, QWidget* parent)
   measureNow();
 }
 
+const DisplayUnits& MeasurementsPanel::units() const {
+  return views_.view(render::SliceView::Axis::Axial)->displayUnits();
+}
+
 void MeasurementsPanel::scheduleMeasure() {
   if (!measureTimer_.isActive()) measureTimer_.start();
 }
@@ -151,7 +158,7 @@ void MeasurementsPanel::measureNow() {
     Row row;
     row.id = roi.id;
     row.name = roi.label;
-    row.view = viewText(roi.axis, roi.sliceMm);
+    row.view = viewText(units(), roi.axis, roi.sliceMm);
     if (volume) row.stats = metrics::planarRoiStatistics(*volume, roi.planar());
     rows_.push_back(std::move(row));
   }
@@ -159,7 +166,7 @@ void MeasurementsPanel::measureNow() {
     Row row;
     row.id = line.id;
     row.name = line.label;
-    row.view = viewText(line.axis, line.sliceMm);
+    row.view = viewText(units(), line.axis, line.sliceMm);
     row.ruler = true;
     row.lengthMm = line.lengthMm();
     rows_.push_back(std::move(row));
@@ -232,7 +239,7 @@ void MeasurementsPanel::updateProfile() {
   profile_ =
       metrics::sliceLineProfile(*volume, line->axis, line->sliceMm, line->fromMm, line->toMm);
   profileLabel_->setText(tr("%1, %2 long, %3 samples")
-                             .arg(viewText(line->axis, line->sliceMm),
+                             .arg(viewText(units(), line->axis, line->sliceMm),
                                   QString::fromStdString(metrics::lengthText(profile_.lengthMm)))
                              .arg(profile_.values.size()));
   // Samples outside the volume (NaN) are left out of the plot.

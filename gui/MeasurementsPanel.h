@@ -12,6 +12,7 @@
 #include <QWidget>
 #include <vector>
 
+#include "recon/core/DisplayUnits.h"
 #include "recon/metrics/PlanarRoi.h"
 #include "recon/metrics/SliceLineProfile.h"
 #include "render/SliceRoi.h"
@@ -73,6 +74,8 @@ class MeasurementsPanel : public QWidget {
   QString csvText() const;
 
  private:
+  // The units the slice views show these data in (view names, lengths).
+  const DisplayUnits& units() const;
   void scheduleMeasure();
   void fillTable();
   void updateProfile();

@@ -72,6 +72,8 @@ ThroughputPanel::ThroughputPanel(RunController& runs, QWidget* parent)
       tr("Per step: total wall time, GUPS = voxel updates / that time / 1e9, and GB/s = bytes "
          "moved / that time / 1e9"));
   hostLabel_ = new QLabel(this);
+  hostLabel_->setWordWrap(
+      true);  // its text ("Host: this process … resident …") set the dock's width
   gpuLabel_ = new QLabel(this);
   gpuLabel_->setWordWrap(true);
   gpuLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -90,7 +90,7 @@ ProjectorChoice::ProjectorChoice(QFormLayout& form, QWidget* parent)
   model_ = new QComboBox(parent);
   model_->setObjectName(QStringLiteral("projectorModelCombo"));
   model_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  model_->setMinimumContentsLength(26);
+  model_->setMinimumContentsLength(18);
   model_->setToolTip(QCoreApplication::translate(
       "AlgorithmPanel",
       "The projector model: its matched pair (a forward projector and its exact transpose) on "
@@ -108,7 +108,7 @@ ProjectorChoice::ProjectorChoice(QFormLayout& form, QWidget* parent)
       // A long annotation ("[transpose of et.fp.cpu-siddon]") must not widen the dock: the combo
       // is as wide as a name with "[matched]"; the list shows every item in full.
       combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-      combo->setMinimumContentsLength(26);
+      combo->setMinimumContentsLength(18);
     }
     if (*row.tip) combo->setToolTip(QCoreApplication::translate("AlgorithmPanel", row.tip));
     form_.addRow(QCoreApplication::translate("AlgorithmPanel", row.label), combo);

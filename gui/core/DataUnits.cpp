@@ -15,11 +15,13 @@ DisplayUnits displayUnitsOf(const Workspace& workspace, bool showHu) {
       units = DisplayUnits::forModality(DataModality::ElectronTomography);
     } else {
       // Water's mu is known for the demos (their phantoms are in 1/mm with water at
-      // kWaterAttenuationPerMm, the CNR phantom says its own); a user's scan has none.
-      std::optional<double> water;
-      if (workspace.cnrPhantom() != nullptr)
+      // kWaterAttenuationPerMm, the CNR phantom says its own); a user's scan has it only when
+      // the user gives it.
+      // The user's value (View > Water value for HU) comes first.
+      std::optional<double> water = workspace.waterValuePerMm();
+      if (!water.has_value() && workspace.cnrPhantom() != nullptr)
         water = workspace.cnrPhantom()->waterValuePerMm();
-      else if (workspace.phantom() != nullptr)
+      else if (!water.has_value() && workspace.phantom() != nullptr)
         water = phantom::kWaterAttenuationPerMm;
       units = DisplayUnits::forModality(DataModality::TransmissionCt, water);
     }

@@ -2,6 +2,7 @@
 #include "gui/core/Workspace.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "gui/core/PetData.h"
 #include "recon/core/Error.h"
@@ -26,6 +27,7 @@ void Workspace::setProjections(std::shared_ptr<const ProjectionStack> projection
   phantom_.reset();
   cnrPhantom_.reset();
   phantomName_.clear();
+  waterValuePerMm_.reset();  // the user's water value was for the old data
   emit projectionsChanged();
   emit geometryChanged();
   if (hadPhantom) emit phantomChanged();
@@ -227,6 +229,13 @@ void Workspace::clearPreview() {
   emit previewChanged();
 }
 
+void Workspace::setWaterValuePerMm(std::optional<double> perMm) {
+  if (perMm.has_value() && !(*perMm > 0.0 && std::isfinite(*perMm))) perMm.reset();
+  if (perMm == waterValuePerMm_) return;
+  waterValuePerMm_ = perMm;
+  emit waterValueChanged();
+}
+
 void Workspace::clear() {
   const bool hadPet = petData_ != nullptr;
   petData_.reset();
@@ -235,6 +244,7 @@ void Workspace::clear() {
   phantom_.reset();
   cnrPhantom_.reset();
   phantomName_.clear();
+  waterValuePerMm_.reset();
   volumes_.clear();
   current_ = -1;
   preview_.reset();

@@ -102,6 +102,10 @@ class Workspace : public QObject {
     cnrPhantom_ = std::move(cnr);
   }
   const std::shared_ptr<const phantom::CnrPhantom>& cnrPhantom() const { return cnrPhantom_; }
+  // Water's attenuation (1/mm) at the scan's effective energy, as the user gave it for data
+  // without a phantom: with it CT values can be shown in HU. Goes with the data set.
+  std::optional<double> waterValuePerMm() const { return waterValuePerMm_; }
+  void setWaterValuePerMm(std::optional<double> perMm);
 
   // --- volumes ---
   int addVolume(NamedVolume volume);  // returns its index; becomes current if none is
@@ -130,6 +134,7 @@ class Workspace : public QObject {
   void phantomChanged();
   void countsChanged();
   void dataSetReplaced();  // setProjections: ROIs and other per-data state go
+  void waterValueChanged();
   void petDataChanged();
   void volumesChanged();
   void currentVolumeChanged();  // also when a preview arrives or is cleared
@@ -150,6 +155,7 @@ class Workspace : public QObject {
   int current_ = -1;
   std::shared_ptr<const Volume> preview_;
   QString previewLabel_;
+  std::optional<double> waterValuePerMm_;
 };
 
 }  // namespace tomowb::gui

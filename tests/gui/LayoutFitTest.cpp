@@ -235,8 +235,18 @@ TEST_F(LayoutFit, DockWidthsComeBackAfterTheWindowWasShrunkAndGrown) {
   settle();
   ASSERT_LT(window.width(), available().width());
   maximise(window);
-  EXPECT_NEAR(data->width(), dataWidth, 4) << screenCaseName().toStdString();
-  EXPECT_NEAR(algorithm->width(), algorithmWidth, 4) << screenCaseName().toStdString();
+  // On a screen too narrow for both columns at their widths beside views of a useful size
+  // (960 or 911 logical px), Qt shares out what there is between the docks and the views.
+  const bool room = available().width() >= 1200;
+  if (room) {
+    EXPECT_NEAR(data->width(), dataWidth, 4) << screenCaseName().toStdString();
+    EXPECT_NEAR(algorithm->width(), algorithmWidth, 4) << screenCaseName().toStdString();
+  } else {
+    EXPECT_GE(data->width(), data->minimumSizeHint().width());
+    EXPECT_GE(algorithm->width(), algorithm->minimumSizeHint().width());
+    EXPECT_GE(data->width() + algorithm->width(), dataWidth + algorithmWidth - 80)
+        << screenCaseName().toStdString() << ": the docks did not get their room back";
+  }
   expectAlgorithmPanelWhole(window, "regrown");
 }
 

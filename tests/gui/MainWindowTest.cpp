@@ -3,6 +3,7 @@
 // remembers its layout; the process never loads Qt 5.
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
@@ -315,6 +316,44 @@ TEST_F(MainWindowTest, TheDemoShowsItsDataCleanlyAndOtherDataTakeTheirOwnUnits) 
   EXPECT_FALSE(window.viewArea().displayUnits().huAvailable());
   EXPECT_EQ(window.viewArea().sliceViews()[0]->viewName(), "XY");
   EXPECT_TRUE(window.viewArea().showsProjections());
+}
+
+TEST_F(MainWindowTest, AUsersCtShowsHuOnlyWithTheWaterValueTheyGiveAndOnlyForThoseData) {
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  CircularConeParams c;
+  c.sourceToIsocentreMm = 500;
+  c.sourceToDetectorMm = 1000;
+  c.detector.cols = 24;
+  c.detector.rows = 16;
+  c.anglesRad = fullScanAnglesRad(20);
+  auto scan = std::make_shared<ProjectionStack>(circularConeBeam(c));
+  for (float& p : scan->pixels()) p = 0.25f;
+  window.workspace().setProjections(scan, QStringLiteral("scan.json"));
+  QTest::qWait(100);
+  auto* hu = window.findChild<QAction*>(QStringLiteral("huDisplayAction"));
+  ASSERT_NE(hu, nullptr);
+  EXPECT_FALSE(window.viewArea().displayUnits().huAvailable()) << "no phantom, no water value";
+  EXPECT_FALSE(hu->isEnabled());
+
+  // View > Water value for HU… sets it on the workspace.
+  window.workspace().setWaterValuePerMm(0.0205);
+  EXPECT_TRUE(window.viewArea().displayUnits().huAvailable());
+  EXPECT_EQ(window.viewArea().displayUnits().waterPerMm(), 0.0205);
+  EXPECT_TRUE(hu->isEnabled());
+  hu->trigger();
+  EXPECT_TRUE(window.viewArea().displayUnits().showsHu());
+  EXPECT_NEAR(window.viewArea().displayUnits().toDisplay(0.0205), 0.0, 1e-9);
+  window.workspace().setWaterValuePerMm(-1.0);  // nonsense: no water value
+  EXPECT_FALSE(window.viewArea().displayUnits().huAvailable());
+
+  // Other data: the value stayed with the data it was given for.
+  window.workspace().setWaterValuePerMm(0.0205);
+  window.workspace().setProjections(scan, QStringLiteral("another.json"));
+  QTest::qWait(100);
+  EXPECT_FALSE(window.workspace().waterValuePerMm().has_value());
+  EXPECT_FALSE(window.viewArea().displayUnits().huAvailable());
 }
 
 TEST_F(MainWindowTest, TheEventLoopKeepsRunningDuringARun) {
