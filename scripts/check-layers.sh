@@ -27,7 +27,8 @@ declare -A allowed=(
   [io]="core geometry data job"
   [qa]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io"
   [pet]="core geometry data job device variant operator projector fdk iterative phantom metrics io"
-  [catalog]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io qa pet"
+  [scale]="core geometry data job device variant operator fdk io"
+  [catalog]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io qa pet scale"
 )
 
 # "file -> included folder": includes that point up today, to be removed by the step named. Empty

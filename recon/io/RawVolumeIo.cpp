@@ -192,18 +192,33 @@ ProjectionStack readProjectionsRaw(const std::filesystem::path& rawOrJsonPath) {
   return stack;
 }
 
-void writeVolumeRaw(const std::filesystem::path& rawOrJsonPath, const Volume& volume) {
-  if (volume.empty()) throw ParameterError("volume", "is empty: nothing to write");
+namespace {
+json volumeSidecar(const std::filesystem::path& rawOrJsonPath, const VolumeShape& shape,
+                   const Eigen::Vector3d& voxelSizeMm, const Eigen::Vector3d& originMm) {
   json sidecar;
   sidecar["format"] = kVolumeFormat;
   sidecar["version"] = kRawFormatVersion;
-  sidecar["shape"] = json::array({volume.nx(), volume.ny(), volume.nz()});
-  sidecar["voxelSizeMm"] = vector3Json(volume.voxelSizeMm());
-  sidecar["originMm"] = vector3Json(volume.originMm());
+  sidecar["shape"] = json::array({shape.nx, shape.ny, shape.nz});
+  sidecar["voxelSizeMm"] = vector3Json(voxelSizeMm);
+  sidecar["originMm"] = vector3Json(originMm);
   sidecar["dtype"] = "float32";
   sidecar["byteOrder"] = "little";
   sidecar["dataFile"] = rawDataPathFor(rawOrJsonPath).filename().string();
-  writePair(rawOrJsonPath, sidecar, volume.voxels());
+  return sidecar;
+}
+}  // namespace
+
+std::string volumeRawSidecarText(const std::filesystem::path& rawOrJsonPath,
+                                 const VolumeShape& shape, const Eigen::Vector3d& voxelSizeMm,
+                                 const Eigen::Vector3d& originMm) {
+  return jsonText(volumeSidecar(rawOrJsonPath, shape, voxelSizeMm, originMm));
+}
+
+void writeVolumeRaw(const std::filesystem::path& rawOrJsonPath, const Volume& volume) {
+  if (volume.empty()) throw ParameterError("volume", "is empty: nothing to write");
+  writePair(rawOrJsonPath,
+            volumeSidecar(rawOrJsonPath, volume.shape(), volume.voxelSizeMm(), volume.originMm()),
+            volume.voxels());
 }
 
 void writeProjectionsRaw(const std::filesystem::path& rawOrJsonPath,

@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 #include "recon/core/Volume.h"
 #include "recon/data/ProjectionStack.h"
@@ -49,6 +50,13 @@ RawSidecar readRawSidecar(const std::filesystem::path& rawOrJsonPath);
 
 Volume readVolumeRaw(const std::filesystem::path& rawOrJsonPath);
 void writeVolumeRaw(const std::filesystem::path& rawOrJsonPath, const Volume& volume);
+
+// The sidecar text of a float32 little-endian volume whose samples are (or will be) in
+// rawDataPathFor(rawOrJsonPath): for writers that put the samples there themselves, slab by slab
+// (recon/scale).
+std::string volumeRawSidecarText(const std::filesystem::path& rawOrJsonPath,
+                                 const VolumeShape& shape, const Eigen::Vector3d& voxelSizeMm,
+                                 const Eigen::Vector3d& originMm);
 
 ProjectionStack readProjectionsRaw(const std::filesystem::path& rawOrJsonPath);
 void writeProjectionsRaw(const std::filesystem::path& rawOrJsonPath,

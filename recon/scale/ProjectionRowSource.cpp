@@ -1,0 +1,70 @@
+// ProjectionRowSource: see the header.
+#include "recon/scale/ProjectionRowSource.h"
+
+#include <algorithm>
+#include <span>
+
+#include "recon/core/CheckedSize.h"
+#include "recon/core/Error.h"
+#include "recon/io/InputFile.h"
+#include "recon/io/SampleType.h"
+
+namespace tomowb::scale {
+
+namespace {
+
+void checkBand(const Geometry& geometry, std::int64_t rowFirst, std::int64_t rowLast) {
+  const std::int64_t rows = geometry.detector().rows;
+  if (rowFirst < 0 || rowLast < rowFirst || rowLast >= rows)
+    throw ParameterError("detector rows",
+                         "band " + std::to_string(rowFirst) + ".." + std::to_string(rowLast) +
+                             " is not inside the detector's 0.." + std::to_string(rows - 1));
+}
+
+}  // namespace
+
+Geometry cropRows(const Geometry& geometry, std::int64_t rowFirst, std::int64_t rowLast) {
+  checkBand(geometry, rowFirst, rowLast);
+  const std::int64_t rows = geometry.detector().rows, band = rowLast - rowFirst + 1;
+  // Pixel (c, r) of the band is pixel (c, rowFirst + r) of the detector.
+  const double shift = double(rowFirst) + 0.5 * double(band - 1) - 0.5 * double(rows - 1);
+  std::vector<View> views = geometry.views();
+  for (View& v : views) v.detectorCentre += shift * v.v;
+  return Geometry(geometry.beam(), DetectorShape{geometry.detector().cols, band}, std::move(views));
+}
+
+ProjectionStack InMemoryRowSource::readRows(std::int64_t rowFirst, std::int64_t rowLast) {
+  ProjectionStack out(cropRows(stack_.geometry(), rowFirst, rowLast));
+  const std::int64_t cols = stack_.cols(), band = rowLast - rowFirst + 1;
+  for (std::int64_t view = 0; view < stack_.viewCount(); ++view)
+    std::copy_n(stack_.data() + (view * stack_.rows() + rowFirst) * cols, band * cols,
+                out.data() + view * band * cols);
+  return out;
+}
+
+RawFileRowSource::RawFileRowSource(const std::filesystem::path& rawOrJsonPath)
+    : sidecar_(io::readRawSidecar(rawOrJsonPath)) {
+  if (sidecar_.content != io::RawContent::Projections)
+    throw FormatError(sidecar_.sidecarPath,
+                      "holds a volume, not projections: out-of-core FDK reads projections");
+  file_ = std::make_unique<io::InputFile>(sidecar_.dataPath);
+}
+
+RawFileRowSource::~RawFileRowSource() = default;
+
+ProjectionStack RawFileRowSource::readRows(std::int64_t rowFirst, std::int64_t rowLast) {
+  ProjectionStack out(cropRows(sidecar_.geometry, rowFirst, rowLast));
+  const std::int64_t cols = sidecar_.cols, rows = sidecar_.rows, band = rowLast - rowFirst + 1;
+  const auto sample = static_cast<std::int64_t>(io::sampleBytes(sidecar_.sampleType));
+  // One pread per view: the band's rows of a view are contiguous in [view][row][col].
+  for (std::int64_t view = 0; view < sidecar_.views; ++view) {
+    const std::uint64_t offset = productOrThrow("offset", {view * rows + rowFirst, cols, sample});
+    io::readSamplesAsFloat(
+        *file_, offset, sidecar_.sampleType, sidecar_.byteOrder,
+        std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
+        "view " + std::to_string(view));
+  }
+  return out;
+}
+
+}  // namespace tomowb::scale

@@ -1,0 +1,62 @@
+// ProjectionRowSource: the detector rows a slab needs, of every view, without the whole stack in
+// memory (issue #22, point 2). A source knows the stack's geometry and reads a band of rows into
+// a ProjectionStack whose geometry is the same detector cropped to that band (the band's pixels
+// at the same world positions), which FDK reconstructs like any stack.
+//  - InMemoryRowSource: a stack already in memory (any format the readers take).
+//  - RawFileRowSource: our raw projections (tomowb-projections sidecar + sample file, io/
+//    RawVolumeIo.h), read band by band with pread: memory holds one band, not the file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+
+#include "recon/data/ProjectionStack.h"
+#include "recon/geometry/Geometry.h"
+#include "recon/io/RawVolumeIo.h"
+
+namespace tomowb::io {
+class InputFile;
+}
+
+namespace tomowb::scale {
+
+// The geometry of rows [rowFirst, rowLast] of `geometry`'s detector: every view's detector
+// centre moved to the band's centre. Throws ParameterError for rows outside the detector.
+Geometry cropRows(const Geometry& geometry, std::int64_t rowFirst, std::int64_t rowLast);
+
+class ProjectionRowSource {
+ public:
+  virtual ~ProjectionRowSource() = default;
+  virtual const Geometry& geometry() const = 0;
+  // Rows [rowFirst, rowLast] of every view, with cropRows' geometry.
+  virtual ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) = 0;
+  // Where the samples come from, for messages and run records.
+  virtual std::filesystem::path path() const { return {}; }
+};
+
+class InMemoryRowSource : public ProjectionRowSource {
+ public:
+  explicit InMemoryRowSource(const ProjectionStack& stack) : stack_(stack) {}
+  const Geometry& geometry() const override { return stack_.geometry(); }
+  ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) override;
+
+ private:
+  const ProjectionStack& stack_;
+};
+
+class RawFileRowSource : public ProjectionRowSource {
+ public:
+  // Reads and checks the sidecar and the sample file's length (FormatError naming the file).
+  explicit RawFileRowSource(const std::filesystem::path& rawOrJsonPath);
+  ~RawFileRowSource() override;
+  const Geometry& geometry() const override { return sidecar_.geometry; }
+  ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) override;
+  std::filesystem::path path() const override { return sidecar_.dataPath; }
+
+ private:
+  io::RawSidecar sidecar_;
+  std::unique_ptr<io::InputFile> file_;
+};
+
+}  // namespace tomowb::scale

@@ -1,0 +1,206 @@
+// SlabPlan: see the header. A slab's detector rows come from projecting the corners of its box
+// (voxel centres +- half a voxel) in every view: a projective map sends the box to the convex
+// hull of its corners' images as long as every corner lies in front of the source.
+#include "recon/scale/SlabPlan.h"
+
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "recon/core/CheckedSize.h"
+#include "recon/core/Error.h"
+#include "recon/core/MemoryBudget.h"
+#include "recon/fdk/HelicalOrbit.h"
+
+namespace tomowb::scale {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string bytesText(std::uint64_t bytes) {
+  char text[32];
+  if (bytes >= (std::uint64_t{1} << 30))
+    std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / kGiB);
+  else
+    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
+// The rows [first, last] the voxels of slices [z0, z1) project onto in any view, or all rows.
+std::pair<std::int64_t, std::int64_t> rowWindow(const Geometry& geometry,
+                                                const std::vector<ProjectionMatrix>& matrices,
+                                                const VolumeGrid& grid, std::int64_t z0,
+                                                std::int64_t z1, bool bounded) {
+  const std::int64_t rows = geometry.detector().rows;
+  if (!bounded) return {0, rows - 1};
+  const Eigen::Vector3d& o = grid.originMm;
+  const Eigen::Vector3d& s = grid.voxelSizeMm;
+  const double xs[2] = {o.x() - 0.5 * s.x(), o.x() + (double(grid.shape.nx) - 0.5) * s.x()};
+  const double ys[2] = {o.y() - 0.5 * s.y(), o.y() + (double(grid.shape.ny) - 0.5) * s.y()};
+  const double zs[2] = {o.z() + (double(z0) - 0.5) * s.z(), o.z() + (double(z1) - 0.5) * s.z()};
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const ProjectionMatrix& p : matrices)
+    for (double x : xs)
+      for (double y : ys)
+        for (double z : zs) {
+          const Eigen::Vector3d h = p * Eigen::Vector4d(x, y, z, 1.0);
+          if (!(h.z() > 0.0)) return {0, rows - 1};  // behind a source: no bound
+          const double row = h.y() / h.z();
+          lo = std::min(lo, row);
+          hi = std::max(hi, row);
+        }
+  // A row either side for bilinear sampling.
+  const auto first = static_cast<std::int64_t>(
+      std::clamp(std::floor(lo) - 1.0, 0.0, static_cast<double>(rows - 1)));
+  const auto last = static_cast<std::int64_t>(
+      std::clamp(std::ceil(hi) + 1.0, 0.0, static_cast<double>(rows - 1)));
+  return {first, std::max(first, last)};
+}
+
+SlabPlan planWith(const Geometry& geometry, const std::vector<ProjectionMatrix>& matrices,
+                  const VolumeGrid& grid, std::int64_t slabSlices, bool bounded) {
+  SlabPlan plan;
+  plan.grid = grid;
+  plan.slabSlices = slabSlices;
+  plan.views = geometry.viewCount();
+  plan.cols = geometry.detector().cols;
+  plan.detectorRows = geometry.detector().rows;
+  plan.volumeBytes =
+      productOrThrow("volume size", {grid.shape.nx, grid.shape.ny, grid.shape.nz, 4});
+  int index = 0;
+  for (std::int64_t z0 = 0; z0 < grid.shape.nz; z0 += slabSlices) {
+    Slab slab;
+    slab.index = index++;
+    slab.z0 = z0;
+    slab.z1 = std::min(grid.shape.nz, z0 + slabSlices);
+    std::tie(slab.rowFirst, slab.rowLast) =
+        rowWindow(geometry, matrices, grid, slab.z0, slab.z1, bounded);
+    plan.slabs.push_back(slab);
+  }
+  return plan;
+}
+
+}  // namespace
+
+VolumeGrid SlabPlan::slabGrid(const Slab& slab) const {
+  VolumeGrid g = grid;
+  g.shape.nz = slab.slices();
+  g.originMm.z() = grid.originMm.z() + double(slab.z0) * grid.voxelSizeMm.z();
+  return g;
+}
+
+std::uint64_t SlabPlan::slabHostBytes(const Slab& slab) const {
+  const std::uint64_t rowBytes = productOrThrow("slab rows", {views, slab.rows(), cols, 4});
+  // The weighted, filtered copy is as large again, plus the filter's column extension (at most
+  // a quarter more for an offset detector); then the slab's voxels.
+  const std::uint64_t voxels =
+      productOrThrow("slab size", {grid.shape.nx, grid.shape.ny, slab.slices(), 4});
+  return rowBytes + rowBytes + rowBytes / 4 + voxels;
+}
+
+std::uint64_t SlabPlan::peakHostBytes() const {
+  std::uint64_t peak = 0;
+  for (const Slab& s : slabs) peak = std::max(peak, slabHostBytes(s));
+  return peak;
+}
+
+std::vector<int> SlabPlan::share(const std::vector<int>& pending, int rank, int ranks) {
+  if (ranks < 1 || rank < 0 || rank >= ranks) return {};
+  const std::size_t n = pending.size();
+  const std::size_t first = n * static_cast<std::size_t>(rank) / static_cast<std::size_t>(ranks);
+  const std::size_t last = n * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(ranks);
+  return {pending.begin() + static_cast<std::ptrdiff_t>(first),
+          pending.begin() + static_cast<std::ptrdiff_t>(last)};
+}
+
+std::string SlabPlan::summary() const {
+  std::int64_t widest = 0;
+  std::int64_t first = detectorRows, last = -1;
+  for (const Slab& s : slabs) {
+    if (s.rows() > widest) {
+      widest = s.rows();
+      first = s.rowFirst;
+      last = s.rowLast;
+    }
+  }
+  return std::to_string(slabs.size()) + " slab" + (slabs.size() == 1 ? "" : "s") + " of " +
+         std::to_string(slabSlices) + " slices (" + std::to_string(grid.shape.nx) + " x " +
+         std::to_string(grid.shape.ny) + " x " + std::to_string(grid.shape.nz) +
+         "); per slab at most rows " + std::to_string(first) + ".." + std::to_string(last) +
+         " of " + std::to_string(detectorRows) + " of " + std::to_string(views) +
+         " views: " + bytesText(peakHostBytes()) + " host memory; output " + bytesText(volumeBytes);
+}
+
+SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
+                   const SlabPlanOptions& options) {
+  if (grid.shape.nx < 1 || grid.shape.ny < 1 || grid.shape.nz < 1)
+    throw ParameterError("volume", "has no voxels to reconstruct in slabs");
+  if (options.slabSlices < 0)
+    throw ParameterError("slab slices", "must be at least 1 (or 0: from the host memory), got " +
+                                            std::to_string(options.slabSlices));
+  for (std::int64_t i = 0; i < geometry.viewCount(); ++i)
+    if (geometry.view(i).surface == DetectorSurface::Cylinder)
+      throw ParameterError("geometry",
+                           "view " + std::to_string(i) +
+                               " has a cylindrical (arc) detector: FDK resamples it onto a flat "
+                               "detector in memory, so it cannot run in slabs; resample it first "
+                               "(tomowb-cli convert) or reconstruct in memory");
+  std::vector<ProjectionMatrix> matrices;
+  matrices.reserve(static_cast<std::size_t>(geometry.viewCount()));
+  for (std::int64_t i = 0; i < geometry.viewCount(); ++i)
+    matrices.push_back(geometry.projectionMatrix(i));
+  // A helix's weights depend on where a row lies on the whole detector: its slabs read every row.
+  const bool bounded = !fdk::HelicalOrbit::sourcesLeaveThePlane(geometry);
+  if (options.slabSlices > 0)
+    return planWith(geometry, matrices, grid, std::min(options.slabSlices, grid.shape.nz), bounded);
+  // The tallest slab that fits the budget: the host-memory need grows with the slab's height.
+  std::uint64_t budget = options.hostMemoryBytes;
+  if (budget == 0) budget = availableHostMemoryBytes() / 2;
+  std::int64_t lo = 1, hi = grid.shape.nz;
+  SlabPlan best = planWith(geometry, matrices, grid, 1, bounded);
+  if (best.peakHostBytes() > budget)
+    throw OutOfMemoryError("a slab of one slice needs " + bytesText(best.peakHostBytes()) +
+                           " of host memory and " + bytesText(budget) +
+                           " is available for it: give fewer views or columns, or more memory");
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    SlabPlan candidate = planWith(geometry, matrices, grid, mid, bounded);
+    if (candidate.peakHostBytes() <= budget) {
+      lo = mid;
+      best = std::move(candidate);
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+std::uint64_t freeDiskBytes(const std::filesystem::path& path) {
+  std::filesystem::path folder = path;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) folder = path.parent_path();
+  if (folder.empty()) folder = ".";
+  struct statvfs info {};
+  if (::statvfs(folder.c_str(), &info) != 0)
+    throw IoError(folder, std::string("cannot read its free space: ") + std::strerror(errno));
+  return static_cast<std::uint64_t>(info.f_bavail) * static_cast<std::uint64_t>(info.f_frsize);
+}
+
+void checkDiskRoom(const std::filesystem::path& output, std::uint64_t bytes,
+                   std::optional<std::uint64_t> freeBytes) {
+  const std::uint64_t free = freeBytes.has_value() ? *freeBytes : freeDiskBytes(output);
+  if (free >= bytes) return;
+  std::filesystem::path folder = output.parent_path();
+  if (folder.empty()) folder = ".";
+  throw IoError(folder, "has " + bytesText(free) + " free, and the output " +
+                            output.filename().string() + " needs " + bytesText(bytes) +
+                            ": free some space or write it elsewhere");
+}
+
+}  // namespace tomowb::scale

@@ -1,0 +1,76 @@
+// SlabPlan: a reconstruction cut into z-slabs (issue #22; architecture-next.md, "scale/"). Each
+// slab is reconstructed on its own from the detector rows its voxels project onto and written to
+// the output as it finishes, so neither the volume nor the projections need to fit in memory at
+// once, and ranks can share the slabs. The slab boundaries depend only on the grid and the slab
+// height, never on how many ranks or restarts a run takes: a slab is always computed the same
+// way, which makes 1-, 2- and N-rank runs and a killed-and-resumed run bit-identical.
+//
+// The plan also says, before the run, what it will take: host memory per slab (the rows read,
+// their filtered copy, the slab) and the disk the output needs (checkDiskRoom refuses a folder
+// without the room).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recon/core/VolumeGrid.h"
+#include "recon/geometry/Geometry.h"
+
+namespace tomowb::scale {
+
+struct Slab {
+  int index = 0;
+  std::int64_t z0 = 0, z1 = 0;  // voxel slices [z0, z1) of the whole grid
+  // The detector rows the slab's voxels project onto (with a row either side for bilinear
+  // sampling), inclusive, clamped to the detector: all rows when a slab's rays cannot be
+  // bounded (a helix, a voxel behind a source).
+  std::int64_t rowFirst = 0, rowLast = 0;
+  std::int64_t slices() const noexcept { return z1 - z0; }
+  std::int64_t rows() const noexcept { return rowLast - rowFirst + 1; }
+};
+
+struct SlabPlanOptions {
+  std::int64_t slabSlices = 0;  // slices per slab; 0: the most that fit the host memory
+  // The host memory a slab may use (rows, filtered rows, the slab); 0: half of what is available.
+  std::uint64_t hostMemoryBytes = 0;
+};
+
+struct SlabPlan {
+  VolumeGrid grid;
+  std::int64_t slabSlices = 0;
+  std::vector<Slab> slabs;
+  std::int64_t views = 0, cols = 0, detectorRows = 0;
+  std::uint64_t volumeBytes = 0;  // the whole output (float32)
+
+  // The grid of one slab: the whole grid's x and y, the slab's slices.
+  VolumeGrid slabGrid(const Slab& slab) const;
+  // Host memory of one slab's work: its rows of every view, their weighted and filtered copy
+  // and the slab's voxels (the largest slab).
+  std::uint64_t slabHostBytes(const Slab& slab) const;
+  std::uint64_t peakHostBytes() const;
+  // The slabs rank `rank` of `ranks` takes among `pending` (indices into slabs): contiguous
+  // shares in slab order, so each rank writes one region of the output.
+  static std::vector<int> share(const std::vector<int>& pending, int rank, int ranks);
+  // "16 slabs of 32 slices (512 x 512 x 512); per slab at most rows 120..391 of 512 of 720
+  // views: 1.1 GiB host memory; output 512 MiB".
+  std::string summary() const;
+};
+
+// Throws ParameterError for a slab height below 1, a grid without voxels, or a cylindrical
+// (arc) detector, which FDK resamples onto a flat one in memory first.
+SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
+                   const SlabPlanOptions& options = {});
+
+// Free bytes on the file system that holds `path` (its folder if it does not exist yet).
+std::uint64_t freeDiskBytes(const std::filesystem::path& path);
+
+// Throws IoError naming the folder, the bytes needed and the bytes free when the file system
+// holding `output` has less than `bytes` free. `freeBytes`: the figure to use instead of asking
+// the file system (tests).
+void checkDiskRoom(const std::filesystem::path& output, std::uint64_t bytes,
+                   std::optional<std::uint64_t> freeBytes = std::nullopt);
+
+}  // namespace tomowb::scale

@@ -1,0 +1,336 @@
+// SlabRun: see the header.
+#include "recon/scale/SlabRun.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include "recon/core/Error.h"
+#include "recon/io/AtomicFileWriter.h"
+#include "recon/io/RawVolumeIo.h"
+
+namespace tomowb::scale {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kManifestFormat = "tomowb-slab-manifest";
+constexpr int kManifestVersion = 1;
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string errnoText(int error) {
+  return std::strerror(error);
+}
+
+nlohmann::json vector3(const Eigen::Vector3d& v) {
+  return nlohmann::json::array({v.x(), v.y(), v.z()});
+}
+
+// What a resumed run must share with the run it finishes.
+nlohmann::json fingerprintOf(const SlabPlan& plan, const ProjectionRowSource& source,
+                             const SlabRunOptions& options) {
+  nlohmann::json f;
+  f["grid"] = {{"shape", {plan.grid.shape.nx, plan.grid.shape.ny, plan.grid.shape.nz}},
+               {"voxelSizeMm", vector3(plan.grid.voxelSizeMm)},
+               {"originMm", vector3(plan.grid.originMm)}};
+  f["slabSlices"] = plan.slabSlices;
+  f["slabs"] = plan.slabs.size();
+  f["parameters"] = options.parameters;
+  nlohmann::json input = {{"views", plan.views}, {"rows", plan.detectorRows}, {"cols", plan.cols}};
+  if (const fs::path path = source.path(); !path.empty()) {
+    std::error_code ec;
+    input["path"] = fs::absolute(path, ec).string();
+    input["bytes"] = fs::file_size(path, ec);
+    const auto modified = fs::last_write_time(path, ec);
+    input["modified"] = static_cast<std::int64_t>(modified.time_since_epoch().count());
+  }
+  f["input"] = input;
+  return f;
+}
+
+struct Manifest {
+  nlohmann::json fingerprint;
+  int rank = 0, ranks = 1;
+  std::vector<int> finished;
+};
+
+void saveManifest(const fs::path& path, const Manifest& m) {
+  const nlohmann::json j = {
+      {"format", kManifestFormat}, {"version", kManifestVersion}, {"rank", m.rank},
+      {"ranks", m.ranks},          {"finished", m.finished},      {"run", m.fingerprint}};
+  io::AtomicFileWriter out(path);
+  out.write(j.dump(2) + "\n");
+  out.commit();
+}
+
+Manifest loadManifest(const fs::path& path, std::size_t slabCount) {
+  std::ifstream in(path);
+  if (!in) throw IoError(path, "cannot open: " + errnoText(errno));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(path, std::string("is not a slab manifest (not JSON): ") + e.what());
+  }
+  if (!j.is_object() || j.value("format", "") != kManifestFormat)
+    throw FormatError(path, "format",
+                      "is not a slab manifest ('" + std::string(kManifestFormat) + "')");
+  if (j.value("version", 0) != kManifestVersion)
+    throw FormatError(path, "version",
+                      "is not " + std::to_string(kManifestVersion) + ", which this build reads");
+  Manifest m;
+  m.fingerprint = j.value("run", nlohmann::json());
+  m.rank = j.value("rank", 0);
+  m.ranks = j.value("ranks", 1);
+  const nlohmann::json finished = j.value("finished", nlohmann::json::array());
+  if (!finished.is_array()) throw FormatError(path, "finished", "must be a list of slab numbers");
+  for (const nlohmann::json& v : finished) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+        v.get<std::int64_t>() >= static_cast<std::int64_t>(slabCount))
+      throw FormatError(
+          path, "finished",
+          "lists " + v.dump() + ", not a slab of this run's " + std::to_string(slabCount));
+    m.finished.push_back(v.get<int>());
+  }
+  return m;
+}
+
+// Every manifest of `output` ("<name>.raw.rank<K>.manifest.json"), in name order.
+std::vector<fs::path> manifestsOf(const fs::path& output) {
+  const fs::path data = io::rawDataPathFor(output);
+  const std::string prefix = data.filename().string() + ".rank";
+  const std::string suffix = ".manifest.json";
+  fs::path folder = data.parent_path();
+  if (folder.empty()) folder = ".";
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > prefix.size() + suffix.size() && name.starts_with(prefix) &&
+        name.ends_with(suffix))
+      found.push_back(e.path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// The first part of two fingerprints that differs, for the message.
+std::string differingPart(const nlohmann::json& a, const nlohmann::json& b) {
+  for (const char* key : {"grid", "slabSlices", "slabs", "parameters", "input"})
+    if (a.value(key, nlohmann::json()) != b.value(key, nlohmann::json())) return key;
+  return "run";
+}
+
+// The partial samples file: created with its full size reserved, or opened with its size checked.
+class PartialFile {
+ public:
+  PartialFile(fs::path path, std::uint64_t bytes) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw IoError(path_, "cannot open for writing: " + errnoText(errno));
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0) fail("cannot read its size", errno);
+    if (static_cast<std::uint64_t>(info.st_size) != bytes) {
+      if (info.st_size != 0) {
+        const auto size = static_cast<std::uint64_t>(info.st_size);
+        ::close(fd_);
+        fd_ = -1;
+        throw FormatError(path_, "is " + std::to_string(size) + " bytes, not the " +
+                                     std::to_string(bytes) +
+                                     " of this run's volume: it belongs to another run; remove "
+                                     "it and its manifests, or run without --resume");
+      }
+      // Reserved now: a full disk shows here, before any work, not in the middle of the run.
+      if (const int error = ::posix_fallocate(fd_, 0, static_cast<off_t>(bytes)); error != 0) {
+        ::close(fd_);
+        fd_ = -1;
+        std::error_code ignored;
+        fs::remove(path_, ignored);
+        throw IoError(path_, "cannot reserve " + std::to_string(bytes) +
+                                 " bytes for the output: " + errnoText(error));
+      }
+    }
+  }
+  ~PartialFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  PartialFile(const PartialFile&) = delete;
+  PartialFile& operator=(const PartialFile&) = delete;
+
+  // Writes and flushes to the disk: a manifest only ever lists slabs that are on the disk.
+  void write(std::uint64_t offset, const float* data, std::uint64_t bytes, int slab) {
+    const auto* p = reinterpret_cast<const char*>(data);
+    std::uint64_t done = 0;
+    while (done < bytes) {
+      const std::size_t chunk =
+          static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, std::uint64_t{1} << 30));
+      const ssize_t n = ::pwrite(fd_, p + done, chunk, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("writing slab " + std::to_string(slab) + " failed", n < 0 ? errno : EIO);
+      done += static_cast<std::uint64_t>(n);
+    }
+    if (::fdatasync(fd_) != 0) fail("flushing slab " + std::to_string(slab) + " failed", errno);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what, int error) {
+    throw IoError(path_, what + ": " + errnoText(error));
+  }
+  fs::path path_;
+  int fd_ = -1;
+};
+
+// Puts the output in place once every slab is in; one rank does it (a lock file decides).
+bool finishOutput(const fs::path& output, const SlabPlan& plan) {
+  const fs::path data = io::rawDataPathFor(output);
+  const fs::path lock = fs::path(data.string() + ".finishing");
+  const int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST) return false;  // another rank is putting it in place
+    throw IoError(lock, "cannot create: " + errnoText(errno));
+  }
+  ::close(fd);
+  std::error_code ec;
+  const fs::path partial = partialPathFor(output);
+  if (!fs::exists(partial, ec)) {  // another rank did it already
+    fs::remove(lock, ec);
+    return false;
+  }
+  io::AtomicFileWriter sidecar(io::rawSidecarPathFor(output));
+  sidecar.write(
+      io::volumeRawSidecarText(output, plan.grid.shape, plan.grid.voxelSizeMm, plan.grid.originMm));
+  // Samples first: a sidecar never points at a missing or older sample file.
+  fs::rename(partial, data, ec);
+  if (ec) {
+    fs::remove(lock, ec);
+    throw IoError(data, "cannot move the finished samples into place: " + ec.message());
+  }
+  sidecar.commit();
+  for (const fs::path& m : manifestsOf(output)) fs::remove(m, ec);
+  fs::remove(lock, ec);
+  return true;
+}
+
+}  // namespace
+
+fs::path partialPathFor(const fs::path& output) {
+  return fs::path(io::rawDataPathFor(output).string() + ".partial");
+}
+
+fs::path manifestPathFor(const fs::path& output, int rank) {
+  return fs::path(io::rawDataPathFor(output).string() + ".rank" + std::to_string(rank) +
+                  ".manifest.json");
+}
+
+SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkParams& params,
+                                    const SlabRunOptions& options, JobContext& context) {
+  if (options.ranks < 1 || options.rank < 0 || options.rank >= options.ranks)
+    throw ParameterError("rank", "must be in 0.." + std::to_string(options.ranks - 1) + " of " +
+                                     std::to_string(options.ranks) + " ranks, got " +
+                                     std::to_string(options.rank));
+  const fs::path ext = options.output.extension();
+  if (ext != ".raw" && ext != ".json")
+    throw ParameterError("output",
+                         "a volume reconstructed in slabs is written as our raw format "
+                         "(NAME.raw with its NAME.json), got '" +
+                             options.output.string() + "'");
+  SlabRunReport report;
+  report.plan = planSlabs(source.geometry(), params.volume, options.plan);
+  const SlabPlan& plan = report.plan;
+  const nlohmann::json fingerprint = fingerprintOf(plan, source, options);
+  const fs::path partial = partialPathFor(options.output);
+  const fs::path ownManifest = manifestPathFor(options.output, options.rank);
+  std::error_code ec;
+
+  // What earlier runs wrote (resume), or a clean start.
+  std::set<int> done;
+  Manifest manifest{fingerprint, options.rank, options.ranks, {}};
+  if (options.resume) {
+    if (!fs::exists(partial, ec))
+      throw IoError(partial, "is missing: there is no unfinished run of " +
+                                 options.output.string() + " to resume; run without --resume");
+    for (const fs::path& path : manifestsOf(options.output)) {
+      const Manifest earlier = loadManifest(path, plan.slabs.size());
+      if (earlier.fingerprint != fingerprint)
+        throw FormatError(path, "belongs to another run of this output (its " +
+                                    differingPart(earlier.fingerprint, fingerprint) +
+                                    " differs): remove it and " + partial.filename().string() +
+                                    ", or run without --resume");
+      done.insert(earlier.finished.begin(), earlier.finished.end());
+      // This rank's file is rewritten below: it keeps what it listed.
+      if (path == ownManifest) manifest.finished = earlier.finished;
+    }
+  } else {
+    fs::remove(ownManifest, ec);
+    // One process: an earlier unfinished run of this output goes, so that nothing of it can be
+    // mixed into a later resume. (Several ranks start at once: each clears only its own.)
+    if (options.ranks == 1) {
+      for (const fs::path& m : manifestsOf(options.output)) fs::remove(m, ec);
+      fs::remove(partial, ec);
+    }
+  }
+  report.doneBefore = static_cast<int>(done.size());
+  if (!fs::exists(partial, ec))
+    checkDiskRoom(options.output, plan.volumeBytes, options.freeDiskBytes);
+  PartialFile file(partial, plan.volumeBytes);
+
+  // Rank K owns the same share of the plan's slabs whatever is done: ranks that start at
+  // different moments agree on it without talking, and skip what an earlier run wrote.
+  std::vector<int> everySlab, mine;
+  for (const Slab& s : plan.slabs) everySlab.push_back(s.index);
+  for (const int index : SlabPlan::share(everySlab, options.rank, options.ranks))
+    if (done.count(index) == 0) mine.push_back(index);
+  const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
+                                   static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
+  std::set<std::string> warnings;
+  for (const int index : mine) {
+    context.throwIfCancelled();
+    const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
+    auto start = std::chrono::steady_clock::now();
+    const ProjectionStack rows = source.readRows(slab.rowFirst, slab.rowLast);
+    report.readSeconds += secondsSince(start);
+    start = std::chrono::steady_clock::now();
+    fdk::FdkParams slabParams = params;
+    slabParams.volume = plan.slabGrid(slab);
+    const Volume volume = fdk::reconstructFdk(rows, slabParams, context, &report.lastSlab);
+    report.computeSeconds += secondsSince(start);
+    warnings.insert(report.lastSlab.warnings.begin(), report.lastSlab.warnings.end());
+    start = std::chrono::steady_clock::now();
+    file.write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
+               static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
+    manifest.finished.push_back(slab.index);
+    saveManifest(ownManifest, manifest);
+    report.writeSeconds += secondsSince(start);
+    report.computed.push_back(slab.index);
+    context.reportProgress(
+        "slabs", double(done.size() + report.computed.size()) / double(plan.slabs.size()));
+  }
+  report.warnings.assign(warnings.begin(), warnings.end());
+
+  // Every slab in, by this rank or the others? Then the output goes in place (once).
+  std::set<int> all;
+  for (const fs::path& path : manifestsOf(options.output)) {
+    const Manifest m = loadManifest(path, plan.slabs.size());
+    if (m.fingerprint == fingerprint) all.insert(m.finished.begin(), m.finished.end());
+  }
+  if (all.size() == plan.slabs.size()) {
+    report.complete = true;
+    report.finished = finishOutput(options.output, plan);
+  }
+  return report;
+}
+
+}  // namespace tomowb::scale

@@ -1,0 +1,69 @@
+// SlabRun: FDK reconstructed slab by slab into a file (issue #22, points 2 to 4). Each slab of the
+// SlabPlan reads only its detector rows (ProjectionRowSource), is reconstructed, and is written at
+// its place in the output while the next one starts; a volume larger than host memory never
+// exists in memory at once.
+//
+// Output: our raw volume format (io/RawVolumeIo.h). The samples go into "<name>.raw.partial"
+// (its full size reserved up front, so a full disk is found before the first slab), beside one
+// manifest per rank, "<name>.raw.rank<K>.manifest.json", that lists the slabs written and flushed
+// to disk. When every slab is in, one rank renames the samples to "<name>.raw", writes the
+// sidecar "<name>.json" and removes the manifests: the output appears whole or not at all.
+//
+// Restart: a killed or cancelled run leaves the partial file and the manifests; the same command
+// with `resume` redoes only the slabs no manifest lists, whatever the number of ranks of either
+// run. Slab boundaries never depend on the ranks, so the result is bit-identical to an
+// uninterrupted run. A manifest of another run (other grid, slabs, parameters or input) is
+// refused by name.
+//
+// Ranks: rank K of N owns a contiguous share of the plan's slabs (SlabPlan::share) and writes
+// those no manifest lists; FDK needs no communication between them, and ranks started at
+// different moments agree on their shares. The processes may be started by mpirun or by hand.
+// (A resume is balanced over all slabs, not over the ones left.)
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recon/fdk/Fdk.h"
+#include "recon/job/JobContext.h"
+#include "recon/scale/ProjectionRowSource.h"
+#include "recon/scale/SlabPlan.h"
+
+namespace tomowb::scale {
+
+struct SlabRunOptions {
+  std::filesystem::path output;  // "<name>.raw" or "<name>.json"
+  SlabPlanOptions plan;
+  bool resume = false;
+  int rank = 0, ranks = 1;
+  // What else must match for a resume (the algorithm's parameters as the caller records them).
+  nlohmann::json parameters = nlohmann::json::object();
+  std::optional<std::uint64_t> freeDiskBytes;  // tests: instead of asking the file system
+};
+
+struct SlabRunReport {
+  SlabPlan plan;
+  std::vector<int> computed;  // the slabs this process reconstructed and wrote
+  int doneBefore = 0;         // slabs an earlier run had written (resume)
+  bool finished = false;      // every slab is in and the output is in place (by this rank)
+  bool complete = false;      // every slab is in (this rank or another finished the output)
+  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
+  fdk::FdkReport lastSlab;  // the FDK report of the last slab reconstructed here
+  std::vector<std::string> warnings;
+};
+
+// The partial samples file and rank K's manifest of `output`.
+std::filesystem::path partialPathFor(const std::filesystem::path& output);
+std::filesystem::path manifestPathFor(const std::filesystem::path& output, int rank);
+
+// Runs this rank's share. Throws ParameterError/FormatError/IoError with the file named (a
+// manifest of another run, too little disk, a write that fails); Cancelled when the token is set
+// (the manifests then list every slab written so far).
+SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkParams& params,
+                                    const SlabRunOptions& options, JobContext& context);
+
+}  // namespace tomowb::scale
