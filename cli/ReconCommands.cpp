@@ -4,8 +4,13 @@
 // algorithms that take them, --residuals for iterative ones, --telemetry FILE. The descriptor
 // validates the parameters and makes the job; this file only reads, runs, writes (all outputs or
 // none) and reports.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -15,10 +20,14 @@
 #include "ReconInputs.h"
 #include "RunRecords.h"
 #include "recon/catalog/AlgorithmCatalog.h"
+#include "recon/catalog/BuiltinAlgorithms.h"
 #include "recon/core/Error.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/RawVolumeIo.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/io/WeightsFile.h"
+#include "recon/scale/ProjectionRowSource.h"
+#include "recon/scale/SlabRun.h"
 
 namespace tomowb::cli {
 namespace {
@@ -34,6 +43,23 @@ void writeResidualCsv(const std::string& path, const std::vector<IterationRecord
   io::AtomicFileWriter out(path);
   out.write(text);
   out.commit();
+}
+
+// This process's rank and the number of ranks when mpirun (Open MPI, MPICH's PMI) or srun
+// started it; nullopt otherwise.
+std::optional<std::pair<int, int>> rankFromEnvironment() {
+  const std::pair<const char*, const char*> names[] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", "PMI_SIZE"},
+      {"SLURM_PROCID", "SLURM_NTASKS"}};
+  for (const auto& [rankName, sizeName] : names) {
+    const char* rank = std::getenv(rankName);
+    const char* size = std::getenv(sizeName);
+    if (rank == nullptr || size == nullptr) continue;
+    const int r = std::atoi(rank), n = std::atoi(size);
+    if (n >= 1 && r >= 0 && r < n) return std::make_pair(r, n);
+  }
+  return std::nullopt;
 }
 
 class CatalogReconCommand : public Command {
@@ -63,10 +89,12 @@ class CatalogReconCommand : public Command {
       sub_->add_option("--residuals", residualCsv_, "write the residual of every iteration as CSV");
     variants_.addTo(*sub_, descriptor);
     telemetryFile_.addTo(*sub_);
+    if (descriptor.id == "fdk") addSlabOptions();
   }
   CLI::App* subcommand() const override { return sub_; }
 
   int run(const GlobalOptions& global) override {
+    if (slabRun()) return runInSlabs(global);
     // Every file read and written, checked against each other before any work (OutputSet.h).
     io::OutputSet files(&interruptToken());
     input_->addInputsTo(files);
@@ -166,6 +194,126 @@ class CatalogReconCommand : public Command {
   }
 
  private:
+  // Out of core and across ranks (recon/scale/SlabRun.h): FDK slab by slab into -o.
+  void addSlabOptions() {
+    auto* g = sub_->add_option_group("Slabs", "out of core, restart, several processes");
+    g->add_option("--slab-slices", slabSlices_,
+                  "reconstruct this many slices at a time, each slab written to -o (NAME.raw) "
+                  "as it finishes: memory holds one slab and the detector rows it needs "
+                  "(0: the tallest slab half the free host memory holds)")
+        ->check(CLI::NonNegativeNumber);
+    g->add_flag("--resume", resume_,
+                "finish an interrupted slab run of -o: only the slabs its manifests do not list "
+                "are reconstructed (any number of processes)");
+    g->add_option("--rank", rank_, "this process's rank (default: mpirun's or srun's, else 0)")
+        ->check(CLI::NonNegativeNumber);
+    g->add_option("--ranks", ranks_,
+                  "processes sharing the slabs (default: mpirun's or srun's, else 1)")
+        ->check(CLI::PositiveNumber);
+  }
+  bool slabRun() const {
+    if (descriptor_.id != "fdk") return false;
+    const auto environment = rankFromEnvironment();
+    return slabSlices_ >= 0 || resume_ || ranks_ > 1 ||
+           (environment.has_value() && environment->second > 1);
+  }
+
+  int runInSlabs(const GlobalOptions& global) {
+    scale::SlabRunOptions o;
+    o.output = input_->out;
+    o.plan.slabSlices = std::max<std::int64_t>(slabSlices_, 0);
+    o.resume = resume_;
+    const auto environment = rankFromEnvironment();
+    o.rank = rank_ >= 0 ? rank_ : environment.has_value() ? environment->first : 0;
+    o.ranks = ranks_ >= 1 ? ranks_ : environment.has_value() ? environment->second : 1;
+    nlohmann::json parameters = nlohmann::json::object();
+    parameters_.apply(parameters);
+    variants_.apply(parameters);
+
+    ProgressBar bar(progressWanted(global.progress, global.quiet) && o.rank == 0);
+    JobContext context(interruptToken(), &bar);
+    // Our raw projections are read band by band; anything else (or a geometry given beside it)
+    // is loaded whole, and only the volume is out of core.
+    std::unique_ptr<scale::ProjectionRowSource> source;
+    ProjectionStack loaded;
+    const std::filesystem::path in(input_->in);
+    const bool rawInput =
+        (in.extension() == ".json" || in.extension() == ".raw") &&
+        input_->summaryFields().value("geometryFile", std::string()).empty() &&
+        io::readRawSidecar(in).content == io::RawContent::Projections;
+    if (rawInput) {
+      source = std::make_unique<scale::RawFileRowSource>(in);
+    } else {
+      std::vector<std::string> warnings;
+      loaded = input_->load(context, warnings, global);
+      for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+      source = std::make_unique<scale::InMemoryRowSource>(loaded);
+    }
+    const Geometry& geometry = source->geometry();
+    if (descriptor_.refuses)
+      if (const std::string why = descriptor_.refuses(geometry); !why.empty())
+        throw ParameterError(input_->in, why);
+    const VolumeGrid grid = input_->grid(geometry);
+    parameters["volume"] = catalog::gridToJson(grid);
+    parameters = descriptor_.validate(parameters);
+    o.parameters = parameters;
+    o.parameters.erase("gpu");  // the devices may differ between a run and its resume
+    const fdk::FdkParams params = catalog::fdkParamsFromJson(parameters);
+    const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
+    o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
+    if (!global.quiet && !global.json && o.rank == 0)
+      std::printf("slab plan: %s%s\n", plan.summary().c_str(),
+                  o.ranks > 1 ? (", " + std::to_string(o.ranks) + " ranks").c_str() : "");
+    scale::SlabRunReport r;
+    try {
+      r = scale::reconstructFdkInSlabs(*source, params, o, context);
+    } catch (const Cancelled&) {
+      // Not "no output was written" (main's words): what is done stays for --resume.
+      std::fprintf(stderr,
+                   "\ntomowb-cli: interrupted; the slabs written so far are in %s (listed in "
+                   "its manifests): the same command with --resume finishes the run\n",
+                   scale::partialPathFor(o.output).c_str());
+      return kExitCancelled;
+    }
+    bar.finish();
+    for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!global.quiet && !global.json) {
+      std::printf("rank %d of %d: %zu slab%s reconstructed here, %d done before; read %.2f s, "
+                  "compute %.2f s, write %.2f s\n",
+                  o.rank, o.ranks, r.computed.size(), r.computed.size() == 1 ? "" : "s",
+                  r.doneBefore, r.readSeconds, r.computeSeconds, r.writeSeconds);
+      if (r.finished)
+        std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", input_->out.c_str(),
+                    static_cast<long long>(grid.shape.nx), static_cast<long long>(grid.shape.ny),
+                    static_cast<long long>(grid.shape.nz), grid.voxelSizeMm.x());
+      else if (!r.complete)
+        std::printf("%s appears when the other ranks' slabs are in\n", input_->out.c_str());
+    }
+    printJson(global, {{"command", "recon fdk"},
+                       {"input", input_->in},
+                       {"output", input_->out},
+                       {"grid", catalog::gridToJson(grid)},
+                       {"parameters", parameters},
+                       {"slabs",
+                        {{"plan", plan.summary()},
+                         {"count", plan.slabs.size()},
+                         {"slices", plan.slabSlices},
+                         {"rank", o.rank},
+                         {"ranks", o.ranks},
+                         {"computed", r.computed},
+                         {"doneBefore", r.doneBefore},
+                         {"finished", r.finished},
+                         {"complete", r.complete},
+                         {"readSeconds", r.readSeconds},
+                         {"computeSeconds", r.computeSeconds},
+                         {"writeSeconds", r.writeSeconds}}}});
+    return kExitOk;
+  }
+
+  std::int64_t slabSlices_ = -1;  // -1: no slab run asked for
+  bool resume_ = false;
+  int rank_ = -1, ranks_ = 0;
+
   const catalog::AlgorithmDescriptor& descriptor_;
   CLI::App* sub_ = nullptr;
   std::unique_ptr<ReconInput> input_;

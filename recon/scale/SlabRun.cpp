@@ -271,7 +271,7 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
                                     ", or run without --resume");
       done.insert(earlier.finished.begin(), earlier.finished.end());
       // This rank's file is rewritten below: it keeps what it listed.
-      if (path == ownManifest) manifest.finished = earlier.finished;
+      if (path.filename() == ownManifest.filename()) manifest.finished = earlier.finished;
     }
   } else {
     fs::remove(ownManifest, ec);

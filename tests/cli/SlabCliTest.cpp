@@ -1,0 +1,147 @@
+// `tomowb-cli recon fdk` in slabs (issue #22, points 2 to 4 and 7), as a user runs it: out of core
+// it matches the in-memory volume; two and four processes started as mpirun starts them (with its
+// rank variables) give the bits of one; a run interrupted with Ctrl-C (SIGINT) after some slabs
+// says how to finish it, and --resume does, bit for bit. The slab runs use paths relative to
+// their working folder.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/CliRun.h"
+#include "recon/io/RawVolumeIo.h"
+#include "support/TestSupport.h"
+
+namespace tomowb {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<float> samples(const fs::path& raw) {
+  const Volume v = io::readVolumeRaw(raw);
+  return {v.voxels().begin(), v.voxels().end()};
+}
+
+// Starts tomowb-cli in `folder` with `environment` ("NAME=value" entries added to ours).
+pid_t spawn(const fs::path& folder, const std::vector<std::string>& arguments,
+            const std::vector<std::string>& environment = {}) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  if (::chdir(folder.c_str()) != 0) ::_exit(126);
+  for (const std::string& e : environment) ::putenv(const_cast<char*>(e.c_str()));
+  if (std::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(TOMOWB_CLI_PATH));
+  for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(TOMOWB_CLI_PATH, argv.data());
+  ::_exit(127);
+}
+
+int waitFor(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const std::vector<std::string> kRecon = {"-q",   "--no-record",   "recon", "fdk", "-i",
+                                         "scan.json", "--size", "96", "--slab-slices"};
+
+std::vector<std::string> slabRun(const std::string& out, const std::string& slices,
+                                 std::vector<std::string> extra = {}) {
+  std::vector<std::string> a = kRecon;
+  a.push_back(slices);
+  a.push_back("-o");
+  a.push_back(out);
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+class SlabCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    const test::CliResult r =
+        test::runCli("-q phantom -o '" + (dir / "scan.json").string() +
+                     "' --cols 96 --rows 80 --views 120");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+  }
+  test::TempDir dir;
+};
+
+TEST_F(SlabCli, OutOfCoreMatchesInMemoryAndRanksStartedAsByMpirunGiveTheSameBits) {
+  const test::CliResult whole = test::runCli("-q --no-record recon fdk -i '" +
+                                             (dir / "scan.json").string() + "' -o '" +
+                                             (dir / "whole.raw").string() + "' --size 96");
+  ASSERT_EQ(whole.exitCode, 0) << whole.output;
+  const test::CliResult one = test::runCli(
+      "--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
+      (dir / "one.raw").string() + "' --size 96 --slab-slices 12");
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  EXPECT_NE(one.output.find("slab plan: 8 slabs of 12 slices"), std::string::npos) << one.output;
+  const std::vector<float> a = samples(dir / "one.raw"), w = samples(dir / "whole.raw");
+  ASSERT_EQ(a.size(), w.size());
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    num += (double(a[i]) - w[i]) * (double(a[i]) - w[i]);
+    den += double(w[i]) * w[i];
+  }
+  EXPECT_LT(std::sqrt(num / den), 1e-5);
+
+  for (int ranks : {2, 4}) {
+    const std::string out = "ranks" + std::to_string(ranks) + ".raw";
+    std::vector<pid_t> processes;
+    for (int rank = 0; rank < ranks; ++rank)
+      processes.push_back(spawn(dir.path(), slabRun(out, "12"),
+                                {"OMPI_COMM_WORLD_RANK=" + std::to_string(rank),
+                                 "OMPI_COMM_WORLD_SIZE=" + std::to_string(ranks)}));
+    for (const pid_t p : processes) EXPECT_EQ(waitFor(p), 0) << ranks << " ranks";
+    ASSERT_TRUE(fs::exists(dir / out)) << ranks << " ranks";
+    EXPECT_EQ(samples(dir / out), a) << ranks << " ranks differ from one process";
+    EXPECT_FALSE(fs::exists(dir / (out + ".partial")));
+  }
+}
+
+TEST_F(SlabCli, ARunInterruptedByCtrlCIsFinishedByResumeBitForBit) {
+  ASSERT_EQ(waitFor(spawn(dir.path(), slabRun("straight.raw", "1"))), 0);
+  // One slice per slab: 96 slabs. Interrupted once its manifest lists a few.
+  const pid_t run = spawn(dir.path(), slabRun("resumed.raw", "1"));
+  const fs::path manifest = dir / "resumed.raw.rank0.manifest.json";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(manifest) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(run, SIGINT);
+  const int interrupted = waitFor(run);
+  if (interrupted == 0) GTEST_SKIP() << "the run finished before it could be interrupted";
+  EXPECT_EQ(interrupted, 130);
+  EXPECT_FALSE(fs::exists(dir / "resumed.raw")) << "no output before every slab is in";
+  ASSERT_TRUE(fs::exists(dir / "resumed.raw.partial"));
+  ASSERT_TRUE(fs::exists(manifest));
+
+  const test::CliResult resumed = test::runCli(
+      "--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
+      (dir / "resumed.raw").string() + "' --size 96 --slab-slices 1 --resume");
+  ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("done before"), std::string::npos) << resumed.output;
+  EXPECT_EQ(resumed.output.find(" 0 done before"), std::string::npos) << resumed.output;
+  EXPECT_EQ(samples(dir / "resumed.raw"), samples(dir / "straight.raw"));
+  EXPECT_FALSE(fs::exists(manifest));
+  EXPECT_FALSE(fs::exists(dir / "resumed.raw.partial"));
+
+  // Nothing left to resume: said so, naming the file.
+  const test::CliResult again = test::runCli(
+      "--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
+      (dir / "resumed.raw").string() + "' --size 96 --slab-slices 1 --resume");
+  EXPECT_EQ(again.exitCode, 1) << again.output;
+  EXPECT_NE(again.output.find("resumed.raw.partial"), std::string::npos) << again.output;
+}
+
+}  // namespace
+}  // namespace tomowb
