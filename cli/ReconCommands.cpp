@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "AlgorithmOptions.h"
@@ -237,10 +237,9 @@ class CatalogReconCommand : public Command {
     std::unique_ptr<scale::ProjectionRowSource> source;
     ProjectionStack loaded;
     const std::filesystem::path in(input_->in);
-    const bool rawInput =
-        (in.extension() == ".json" || in.extension() == ".raw") &&
-        input_->summaryFields().value("geometryFile", std::string()).empty() &&
-        io::readRawSidecar(in).content == io::RawContent::Projections;
+    const bool rawInput = (in.extension() == ".json" || in.extension() == ".raw") &&
+                          input_->summaryFields().value("geometryFile", std::string()).empty() &&
+                          io::readRawSidecar(in).content == io::RawContent::Projections;
     if (rawInput) {
       source = std::make_unique<scale::RawFileRowSource>(in);
     } else {
@@ -278,16 +277,48 @@ class CatalogReconCommand : public Command {
     bar.finish();
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) {
-      std::printf("rank %d of %d: %zu slab%s reconstructed here, %d done before; read %.2f s, "
-                  "compute %.2f s, write %.2f s\n",
-                  o.rank, o.ranks, r.computed.size(), r.computed.size() == 1 ? "" : "s",
-                  r.doneBefore, r.readSeconds, r.computeSeconds, r.writeSeconds);
+      std::printf(
+          "rank %d of %d: %zu slab%s reconstructed here, %d done before; read %.2f s, "
+          "compute %.2f s, write %.2f s\n",
+          o.rank, o.ranks, r.computed.size(), r.computed.size() == 1 ? "" : "s", r.doneBefore,
+          r.readSeconds, r.computeSeconds, r.writeSeconds);
       if (r.finished)
         std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", input_->out.c_str(),
                     static_cast<long long>(grid.shape.nx), static_cast<long long>(grid.shape.ny),
                     static_cast<long long>(grid.shape.nz), grid.voxelSizeMm.x());
       else if (!r.complete)
         std::printf("%s appears when the other ranks' slabs are in\n", input_->out.c_str());
+    }
+    if (r.finished && !global.noRecord) {
+      // Who wrote which slabs, and the time each rank spent reading, computing and writing.
+      qa::RunRecord record = startRunRecord({"-o", "--out"}, input_->out,
+                                            VariantOptions::onGpu(descriptor_, parameters));
+      record.inputs.push_back(qa::recordFile(in, "projections"));
+      if (rawInput)
+        record.inputs.push_back(qa::recordFile(io::rawDataPathFor(in), "projections data"));
+      addGeometry(record, geometry);
+      record.algorithm = descriptor_.label;
+      record.variant = r.lastSlab.kernel.empty() ? params.variant : r.lastSlab.kernel;
+      record.parameters = parameters;
+      record.parameters.erase("gpu");  // recorded as the tunables
+      record.tunables = parameters.value("gpu", nlohmann::json::object());
+      record.parameters["slabs"] = {{"plan", plan.summary()},
+                                    {"slices", plan.slabSlices},
+                                    {"count", plan.slabs.size()},
+                                    {"ranks", r.ranks}};
+      double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
+      for (const nlohmann::json& rank : r.ranks) {
+        readSeconds += rank.value("readSeconds", 0.0);
+        computeSeconds += rank.value("computeSeconds", 0.0);
+        writeSeconds += rank.value("writeSeconds", 0.0);
+      }
+      record.timings = {{"readSeconds", readSeconds},
+                        {"computeSeconds", computeSeconds},
+                        {"writeSeconds", writeSeconds}};
+      const std::filesystem::path out(input_->out);
+      record.outputs.push_back(qa::recordFile(io::rawSidecarPathFor(out), "output"));
+      record.outputs.push_back(qa::recordFile(io::rawDataPathFor(out), "output data"));
+      qa::writeRunRecord(qa::runRecordPathFor(out), record);
     }
     printJson(global, {{"command", "recon fdk"},
                        {"input", input_->in},

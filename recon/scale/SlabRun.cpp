@@ -65,12 +65,27 @@ struct Manifest {
   nlohmann::json fingerprint;
   int rank = 0, ranks = 1;
   std::vector<int> finished;
+  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;  // over all its runs
+  nlohmann::json record() const {
+    return {{"rank", rank},
+            {"ranks", ranks},
+            {"slabs", finished},
+            {"readSeconds", readSeconds},
+            {"computeSeconds", computeSeconds},
+            {"writeSeconds", writeSeconds}};
+  }
 };
 
 void saveManifest(const fs::path& path, const Manifest& m) {
-  const nlohmann::json j = {
-      {"format", kManifestFormat}, {"version", kManifestVersion}, {"rank", m.rank},
-      {"ranks", m.ranks},          {"finished", m.finished},      {"run", m.fingerprint}};
+  const nlohmann::json j = {{"format", kManifestFormat},
+                            {"version", kManifestVersion},
+                            {"rank", m.rank},
+                            {"ranks", m.ranks},
+                            {"finished", m.finished},
+                            {"readSeconds", m.readSeconds},
+                            {"computeSeconds", m.computeSeconds},
+                            {"writeSeconds", m.writeSeconds},
+                            {"run", m.fingerprint}};
   io::AtomicFileWriter out(path);
   out.write(j.dump(2) + "\n");
   out.commit();
@@ -96,6 +111,9 @@ Manifest loadManifest(const fs::path& path, std::size_t slabCount) {
   m.fingerprint = j.value("run", nlohmann::json());
   m.rank = j.value("rank", 0);
   m.ranks = j.value("ranks", 1);
+  m.readSeconds = j.value("readSeconds", 0.0);
+  m.computeSeconds = j.value("computeSeconds", 0.0);
+  m.writeSeconds = j.value("writeSeconds", 0.0);
   const nlohmann::json finished = j.value("finished", nlohmann::json::array());
   if (!finished.is_array()) throw FormatError(path, "finished", "must be a list of slab numbers");
   for (const nlohmann::json& v : finished) {
@@ -193,8 +211,9 @@ class PartialFile {
   int fd_ = -1;
 };
 
-// Puts the output in place once every slab is in; one rank does it (a lock file decides).
-bool finishOutput(const fs::path& output, const SlabPlan& plan) {
+// Puts the output in place once every slab is in; one rank does it (a lock file decides) and
+// returns who wrote which slabs (the manifests' records) before their files go.
+bool finishOutput(const fs::path& output, const SlabPlan& plan, nlohmann::json& ranksRecord) {
   const fs::path data = io::rawDataPathFor(output);
   const fs::path lock = fs::path(data.string() + ".finishing");
   const int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -219,7 +238,11 @@ bool finishOutput(const fs::path& output, const SlabPlan& plan) {
     throw IoError(data, "cannot move the finished samples into place: " + ec.message());
   }
   sidecar.commit();
-  for (const fs::path& m : manifestsOf(output)) fs::remove(m, ec);
+  ranksRecord = nlohmann::json::array();
+  for (const fs::path& m : manifestsOf(output)) {
+    ranksRecord.push_back(loadManifest(m, plan.slabs.size()).record());
+    fs::remove(m, ec);
+  }
   fs::remove(lock, ec);
   return true;
 }
@@ -271,7 +294,11 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
                                     ", or run without --resume");
       done.insert(earlier.finished.begin(), earlier.finished.end());
       // This rank's file is rewritten below: it keeps what it listed.
-      if (path.filename() == ownManifest.filename()) manifest.finished = earlier.finished;
+      if (path.filename() == ownManifest.filename()) {
+        manifest = earlier;  // its slabs and seconds, as this run's rank and ranks
+        manifest.rank = options.rank;
+        manifest.ranks = options.ranks;
+      }
     }
   } else {
     fs::remove(ownManifest, ec);
@@ -302,16 +329,19 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
     auto start = std::chrono::steady_clock::now();
     const ProjectionStack rows = source.readRows(slab.rowFirst, slab.rowLast);
     report.readSeconds += secondsSince(start);
+    manifest.readSeconds += secondsSince(start);
     start = std::chrono::steady_clock::now();
     fdk::FdkParams slabParams = params;
     slabParams.volume = plan.slabGrid(slab);
     const Volume volume = fdk::reconstructFdk(rows, slabParams, context, &report.lastSlab);
     report.computeSeconds += secondsSince(start);
+    manifest.computeSeconds += secondsSince(start);
     warnings.insert(report.lastSlab.warnings.begin(), report.lastSlab.warnings.end());
     start = std::chrono::steady_clock::now();
     file.write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
                static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
     manifest.finished.push_back(slab.index);
+    manifest.writeSeconds += secondsSince(start);  // the manifest's own write is not counted
     saveManifest(ownManifest, manifest);
     report.writeSeconds += secondsSince(start);
     report.computed.push_back(slab.index);
@@ -328,7 +358,7 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
   }
   if (all.size() == plan.slabs.size()) {
     report.complete = true;
-    report.finished = finishOutput(options.output, plan);
+    report.finished = finishOutput(options.output, plan, report.ranks);
   }
   return report;
 }

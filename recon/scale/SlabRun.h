@@ -53,6 +53,9 @@ struct SlabRunReport {
   bool complete = false;      // every slab is in (this rank or another finished the output)
   double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
   fdk::FdkReport lastSlab;  // the FDK report of the last slab reconstructed here
+  // When `finished`: per manifest, the rank, the ranks of its run, its slabs and its read,
+  // compute and write seconds (over its runs), for the run record.
+  nlohmann::json ranks = nlohmann::json::array();
   std::vector<std::string> warnings;
 };
 

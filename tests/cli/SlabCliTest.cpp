@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,8 +55,8 @@ int waitFor(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-const std::vector<std::string> kRecon = {"-q",   "--no-record",   "recon", "fdk", "-i",
-                                         "scan.json", "--size", "96", "--slab-slices"};
+const std::vector<std::string> kRecon = {"-q",        "--no-record", "recon", "fdk",          "-i",
+                                         "scan.json", "--size",      "96",    "--slab-slices"};
 
 std::vector<std::string> slabRun(const std::string& out, const std::string& slices,
                                  std::vector<std::string> extra = {}) {
@@ -68,22 +71,21 @@ std::vector<std::string> slabRun(const std::string& out, const std::string& slic
 class SlabCli : public testing::Test {
  protected:
   void SetUp() override {
-    const test::CliResult r =
-        test::runCli("-q phantom -o '" + (dir / "scan.json").string() +
-                     "' --cols 96 --rows 80 --views 120");
+    const test::CliResult r = test::runCli("-q phantom -o '" + (dir / "scan.json").string() +
+                                           "' --cols 96 --rows 80 --views 120");
     ASSERT_EQ(r.exitCode, 0) << r.output;
   }
   test::TempDir dir;
 };
 
 TEST_F(SlabCli, OutOfCoreMatchesInMemoryAndRanksStartedAsByMpirunGiveTheSameBits) {
-  const test::CliResult whole = test::runCli("-q --no-record recon fdk -i '" +
-                                             (dir / "scan.json").string() + "' -o '" +
-                                             (dir / "whole.raw").string() + "' --size 96");
+  const test::CliResult whole =
+      test::runCli("-q --no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
+                   (dir / "whole.raw").string() + "' --size 96");
   ASSERT_EQ(whole.exitCode, 0) << whole.output;
-  const test::CliResult one = test::runCli(
-      "--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
-      (dir / "one.raw").string() + "' --size 96 --slab-slices 12");
+  const test::CliResult one =
+      test::runCli("--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
+                   (dir / "one.raw").string() + "' --size 96 --slab-slices 12");
   ASSERT_EQ(one.exitCode, 0) << one.output;
   EXPECT_NE(one.output.find("slab plan: 8 slabs of 12 slices"), std::string::npos) << one.output;
   const std::vector<float> a = samples(dir / "one.raw"), w = samples(dir / "whole.raw");
@@ -107,6 +109,29 @@ TEST_F(SlabCli, OutOfCoreMatchesInMemoryAndRanksStartedAsByMpirunGiveTheSameBits
     EXPECT_EQ(samples(dir / out), a) << ranks << " ranks differ from one process";
     EXPECT_FALSE(fs::exists(dir / (out + ".partial")));
   }
+  // The run record (written by the rank that put the output in place) says who wrote what.
+  const std::vector<pid_t> two = {spawn(dir.path(),
+                                        {"recon", "fdk", "-i", "scan.json", "--size", "96",
+                                         "--slab-slices", "12", "-o", "recorded.raw"},
+                                        {"OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_SIZE=2"}),
+                                  spawn(dir.path(),
+                                        {"recon", "fdk", "-i", "scan.json", "--size", "96",
+                                         "--slab-slices", "12", "-o", "recorded.raw"},
+                                        {"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2"})};
+  for (const pid_t p : two) EXPECT_EQ(waitFor(p), 0);
+  std::ifstream recordFile(dir / "recorded.run.json");
+  ASSERT_TRUE(recordFile.good()) << "no run record";
+  const nlohmann::json record = nlohmann::json::parse(recordFile);
+  const nlohmann::json& ranksRecord = record.at("parameters").at("slabs").at("ranks");
+  ASSERT_EQ(ranksRecord.size(), 2u);
+  std::vector<int> slabs;
+  for (const nlohmann::json& rank : ranksRecord) {
+    EXPECT_EQ(rank.at("ranks"), 2);
+    for (const nlohmann::json& s : rank.at("slabs")) slabs.push_back(s.get<int>());
+  }
+  std::sort(slabs.begin(), slabs.end());
+  EXPECT_EQ(slabs, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(record.at("outputs").size(), 2u);
 }
 
 TEST_F(SlabCli, ARunInterruptedByCtrlCIsFinishedByResumeBitForBit) {
@@ -125,9 +150,9 @@ TEST_F(SlabCli, ARunInterruptedByCtrlCIsFinishedByResumeBitForBit) {
   ASSERT_TRUE(fs::exists(dir / "resumed.raw.partial"));
   ASSERT_TRUE(fs::exists(manifest));
 
-  const test::CliResult resumed = test::runCli(
-      "--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
-      (dir / "resumed.raw").string() + "' --size 96 --slab-slices 1 --resume");
+  const test::CliResult resumed =
+      test::runCli("--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
+                   (dir / "resumed.raw").string() + "' --size 96 --slab-slices 1 --resume");
   ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("done before"), std::string::npos) << resumed.output;
   EXPECT_EQ(resumed.output.find(" 0 done before"), std::string::npos) << resumed.output;
@@ -136,9 +161,9 @@ TEST_F(SlabCli, ARunInterruptedByCtrlCIsFinishedByResumeBitForBit) {
   EXPECT_FALSE(fs::exists(dir / "resumed.raw.partial"));
 
   // Nothing left to resume: said so, naming the file.
-  const test::CliResult again = test::runCli(
-      "--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
-      (dir / "resumed.raw").string() + "' --size 96 --slab-slices 1 --resume");
+  const test::CliResult again =
+      test::runCli("--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
+                   (dir / "resumed.raw").string() + "' --size 96 --slab-slices 1 --resume");
   EXPECT_EQ(again.exitCode, 1) << again.output;
   EXPECT_NE(again.output.find("resumed.raw.partial"), std::string::npos) << again.output;
 }
