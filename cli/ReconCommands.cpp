@@ -26,6 +26,9 @@
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/io/WeightsFile.h"
+#ifdef TOMOWB_HAVE_MPI
+#include "recon/mpi/MpiCommunicator.h"
+#endif
 #include "recon/scale/ProjectionRowSource.h"
 #include "recon/scale/SlabRun.h"
 
@@ -226,6 +229,22 @@ class CatalogReconCommand : public Command {
     const auto environment = rankFromEnvironment();
     o.rank = rank_ >= 0 ? rank_ : environment.has_value() ? environment->first : 0;
     o.ranks = ranks_ >= 1 ? ranks_ : environment.has_value() ? environment->second : 1;
+#ifdef TOMOWB_HAVE_MPI
+    // Started by mpirun (and no --rank/--ranks): the ranks talk through MPI.
+    std::unique_ptr<mpi::MpiCommunicator> mpiRanks;
+    if (rank_ < 0 && ranks_ < 1 && mpi::MpiCommunicator::launchedByMpirun()) {
+      mpiRanks = std::make_unique<mpi::MpiCommunicator>();
+      // A launcher's variables without its runtime (MPI found no peers): every process would
+      // believe it is the only one and write every slab.
+      if (const auto told = rankFromEnvironment(); told && told->second != mpiRanks->size())
+        throw Error("the launcher says " + std::to_string(told->second) + " ranks, MPI (" +
+                    mpiRanks->describe() + ") found " + std::to_string(mpiRanks->size()) +
+                    ": start with the mpirun of the MPI this build uses, or with --rank/--ranks");
+      o.communicator = mpiRanks.get();
+      o.rank = mpiRanks->rank();
+      o.ranks = mpiRanks->size();
+    }
+#endif
     nlohmann::json parameters = nlohmann::json::object();
     parameters_.apply(parameters);
     variants_.apply(parameters);
@@ -260,9 +279,14 @@ class CatalogReconCommand : public Command {
     const fdk::FdkParams params = catalog::fdkParamsFromJson(parameters);
     const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
     o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
-    if (!global.quiet && !global.json && o.rank == 0)
-      std::printf("slab plan: %s%s\n", plan.summary().c_str(),
-                  o.ranks > 1 ? (", " + std::to_string(o.ranks) + " ranks").c_str() : "");
+    if (!global.quiet && !global.json && o.rank == 0) {
+      std::string ranksText;
+      if (o.communicator != nullptr)
+        ranksText = "; " + o.communicator->describe();
+      else if (o.ranks > 1)
+        ranksText = "; " + std::to_string(o.ranks) + " ranks without MPI";
+      std::printf("slab plan: %s%s\n", plan.summary().c_str(), ranksText.c_str());
+    }
     scale::SlabRunReport r;
     try {
       r = scale::reconstructFdkInSlabs(*source, params, o, context);

@@ -28,6 +28,7 @@ declare -A allowed=(
   [qa]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io"
   [pet]="core geometry data job device variant operator projector fdk iterative phantom metrics io"
   [scale]="core geometry data job device variant operator fdk io"
+  [mpi]="core scale"
   [catalog]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io qa pet scale"
 )
 

@@ -15,6 +15,8 @@ packages=(
   # independent checkers the DICOM tests run: dciodvfy (dicom3tools), gdcminfo (libgdcm-tools)
   # and dcmdump (dcmtk); orthanc, the PACS the send-to-PACS tests start (their own, on free ports)
   libdcmtk-dev libssl-dev dicom3tools libgdcm-tools dcmtk orthanc
+  # Slab runs shared over MPI ranks (docs/scale.md): Open MPI and its mpirun
+  libopenmpi-dev openmpi-bin
   # Compiler cache shared by the build folders; dpkg-dev for the .deb (CPack)
   ccache dpkg-dev file
 )

@@ -9,14 +9,17 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <sstream>
 
 #include "recon/core/Error.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/scale/Communicator.h"
 
 namespace tomowb::scale {
 
@@ -258,12 +261,33 @@ fs::path manifestPathFor(const fs::path& output, int rank) {
                   ".manifest.json");
 }
 
+namespace {
+
+// After a phase every rank did its part of: the ranks learn whether any failed. This rank's own
+// error is rethrown; another rank's becomes an Error here (its message is in that rank's output).
+void agree(Communicator& comm, std::exception_ptr& failure) {
+  if (!comm.collective()) {
+    if (failure) std::rethrow_exception(failure);
+    return;
+  }
+  const bool everyone = comm.allOk(failure == nullptr);
+  if (failure) std::rethrow_exception(failure);
+  if (!everyone)
+    throw Error(
+        "another rank failed (its message is in its output); the manifests list every "
+        "slab written, and the same command with --resume finishes the run");
+}
+
+}  // namespace
+
 SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkParams& params,
                                     const SlabRunOptions& options, JobContext& context) {
-  if (options.ranks < 1 || options.rank < 0 || options.rank >= options.ranks)
-    throw ParameterError("rank", "must be in 0.." + std::to_string(options.ranks - 1) + " of " +
-                                     std::to_string(options.ranks) + " ranks, got " +
-                                     std::to_string(options.rank));
+  LocalCommunicator local(options.rank, options.ranks);
+  Communicator& comm = options.communicator != nullptr ? *options.communicator : local;
+  const int rank = comm.rank(), ranks = comm.size();
+  if (ranks < 1 || rank < 0 || rank >= ranks)
+    throw ParameterError("rank", "must be in 0.." + std::to_string(ranks - 1) + " of " +
+                                     std::to_string(ranks) + " ranks, got " + std::to_string(rank));
   const fs::path ext = options.output.extension();
   if (ext != ".raw" && ext != ".json")
     throw ParameterError("output",
@@ -271,94 +295,156 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
                          "(NAME.raw with its NAME.json), got '" +
                              options.output.string() + "'");
   SlabRunReport report;
-  report.plan = planSlabs(source.geometry(), params.volume, options.plan);
+  SlabPlanOptions planOptions = options.plan;
+  std::exception_ptr failure;
+  try {
+    report.plan = planSlabs(source.geometry(), params.volume, planOptions);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(comm, failure);
+  if (comm.collective()) {
+    // Every rank the same slabs: the tallest that the smallest memory of any rank holds.
+    const std::int64_t slices = comm.minimum(report.plan.slabSlices);
+    if (slices != report.plan.slabSlices) {
+      planOptions.slabSlices = slices;
+      report.plan = planSlabs(source.geometry(), params.volume, planOptions);
+    }
+  }
   const SlabPlan& plan = report.plan;
   const nlohmann::json fingerprint = fingerprintOf(plan, source, options);
   const fs::path partial = partialPathFor(options.output);
-  const fs::path ownManifest = manifestPathFor(options.output, options.rank);
+  const fs::path ownManifest = manifestPathFor(options.output, rank);
   std::error_code ec;
 
-  // What earlier runs wrote (resume), or a clean start.
+  // What earlier runs wrote (resume), or a clean start. Talking ranks all read before any writes.
   std::set<int> done;
-  Manifest manifest{fingerprint, options.rank, options.ranks, {}};
-  if (options.resume) {
-    if (!fs::exists(partial, ec))
-      throw IoError(partial, "is missing: there is no unfinished run of " +
-                                 options.output.string() + " to resume; run without --resume");
-    for (const fs::path& path : manifestsOf(options.output)) {
-      const Manifest earlier = loadManifest(path, plan.slabs.size());
-      if (earlier.fingerprint != fingerprint)
-        throw FormatError(path, "belongs to another run of this output (its " +
-                                    differingPart(earlier.fingerprint, fingerprint) +
-                                    " differs): remove it and " + partial.filename().string() +
-                                    ", or run without --resume");
-      done.insert(earlier.finished.begin(), earlier.finished.end());
-      // This rank's file is rewritten below: it keeps what it listed.
-      if (path.filename() == ownManifest.filename()) {
-        manifest = earlier;  // its slabs and seconds, as this run's rank and ranks
-        manifest.rank = options.rank;
-        manifest.ranks = options.ranks;
+  Manifest manifest{fingerprint, rank, ranks, {}};
+  try {
+    if (options.resume) {
+      if (!fs::exists(partial, ec))
+        throw IoError(partial, "is missing: there is no unfinished run of " +
+                                   options.output.string() + " to resume; run without --resume");
+      for (const fs::path& path : manifestsOf(options.output)) {
+        const Manifest earlier = loadManifest(path, plan.slabs.size());
+        if (earlier.fingerprint != fingerprint)
+          throw FormatError(path, "belongs to another run of this output (its " +
+                                      differingPart(earlier.fingerprint, fingerprint) +
+                                      " differs): remove it and " + partial.filename().string() +
+                                      ", or run without --resume");
+        done.insert(earlier.finished.begin(), earlier.finished.end());
+        // This rank's file is rewritten below: it keeps what it listed.
+        if (path.filename() == ownManifest.filename()) {
+          manifest = earlier;  // its slabs and seconds, as this run's rank and ranks
+          manifest.rank = rank;
+          manifest.ranks = ranks;
+        }
+      }
+    } else {
+      fs::remove(ownManifest, ec);
+      // An earlier unfinished run of this output goes, so that nothing of it can be mixed into a
+      // later resume: by the only process, or by rank 0 of talking ranks. (Ranks that do not
+      // talk start at different moments: each clears only its own.)
+      if (ranks == 1 || (comm.collective() && rank == 0)) {
+        for (const fs::path& m : manifestsOf(options.output)) fs::remove(m, ec);
+        fs::remove(partial, ec);
       }
     }
-  } else {
-    fs::remove(ownManifest, ec);
-    // One process: an earlier unfinished run of this output goes, so that nothing of it can be
-    // mixed into a later resume. (Several ranks start at once: each clears only its own.)
-    if (options.ranks == 1) {
-      for (const fs::path& m : manifestsOf(options.output)) fs::remove(m, ec);
-      fs::remove(partial, ec);
-    }
+  } catch (...) {
+    failure = std::current_exception();
   }
+  agree(comm, failure);
   report.doneBefore = static_cast<int>(done.size());
-  if (!fs::exists(partial, ec))
-    checkDiskRoom(options.output, plan.volumeBytes, options.freeDiskBytes);
-  PartialFile file(partial, plan.volumeBytes);
 
-  // Rank K owns the same share of the plan's slabs whatever is done: ranks that start at
-  // different moments agree on it without talking, and skip what an earlier run wrote.
-  std::vector<int> everySlab, mine;
-  for (const Slab& s : plan.slabs) everySlab.push_back(s.index);
-  for (const int index : SlabPlan::share(everySlab, options.rank, options.ranks))
-    if (done.count(index) == 0) mine.push_back(index);
+  // The output's samples: reserved by rank 0 first when the ranks talk, then opened by the rest.
+  std::unique_ptr<PartialFile> file;
+  const auto openPartial = [&] {
+    try {
+      if (!fs::exists(partial, ec))
+        checkDiskRoom(options.output, plan.volumeBytes, options.freeDiskBytes);
+      file = std::make_unique<PartialFile>(partial, plan.volumeBytes);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  };
+  if (!comm.collective() || rank == 0) openPartial();
+  agree(comm, failure);
+  if (comm.collective()) {  // every rank takes part in the agreement, rank 0 too
+    if (rank != 0) openPartial();
+    agree(comm, failure);
+  }
+
+  // Talking ranks share the slabs left (a resume is balanced). Ranks that do not talk own the
+  // same share of the plan's slabs whatever is done, so that they agree without talking.
+  std::vector<int> everySlab, pending, mine;
+  for (const Slab& s : plan.slabs) {
+    everySlab.push_back(s.index);
+    if (done.count(s.index) == 0) pending.push_back(s.index);
+  }
+  if (comm.collective()) {
+    mine = SlabPlan::share(pending, rank, ranks);
+  } else {
+    for (const int index : SlabPlan::share(everySlab, rank, ranks))
+      if (done.count(index) == 0) mine.push_back(index);
+  }
   const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
                                    static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
   std::set<std::string> warnings;
-  for (const int index : mine) {
-    context.throwIfCancelled();
-    const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
-    auto start = std::chrono::steady_clock::now();
-    const ProjectionStack rows = source.readRows(slab.rowFirst, slab.rowLast);
-    report.readSeconds += secondsSince(start);
-    manifest.readSeconds += secondsSince(start);
-    start = std::chrono::steady_clock::now();
-    fdk::FdkParams slabParams = params;
-    slabParams.volume = plan.slabGrid(slab);
-    const Volume volume = fdk::reconstructFdk(rows, slabParams, context, &report.lastSlab);
-    report.computeSeconds += secondsSince(start);
-    manifest.computeSeconds += secondsSince(start);
-    warnings.insert(report.lastSlab.warnings.begin(), report.lastSlab.warnings.end());
-    start = std::chrono::steady_clock::now();
-    file.write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
-               static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
-    manifest.finished.push_back(slab.index);
-    manifest.writeSeconds += secondsSince(start);  // the manifest's own write is not counted
-    saveManifest(ownManifest, manifest);
-    report.writeSeconds += secondsSince(start);
-    report.computed.push_back(slab.index);
-    context.reportProgress(
-        "slabs", double(done.size() + report.computed.size()) / double(plan.slabs.size()));
+  try {
+    for (const int index : mine) {
+      context.throwIfCancelled();
+      const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
+      auto start = std::chrono::steady_clock::now();
+      const ProjectionStack rows = source.readRows(slab.rowFirst, slab.rowLast);
+      report.readSeconds += secondsSince(start);
+      manifest.readSeconds += secondsSince(start);
+      start = std::chrono::steady_clock::now();
+      fdk::FdkParams slabParams = params;
+      slabParams.volume = plan.slabGrid(slab);
+      const Volume volume = fdk::reconstructFdk(rows, slabParams, context, &report.lastSlab);
+      report.computeSeconds += secondsSince(start);
+      manifest.computeSeconds += secondsSince(start);
+      warnings.insert(report.lastSlab.warnings.begin(), report.lastSlab.warnings.end());
+      start = std::chrono::steady_clock::now();
+      file->write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
+                  static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
+      manifest.finished.push_back(slab.index);
+      manifest.writeSeconds += secondsSince(start);  // the manifest's own write is not counted
+      saveManifest(ownManifest, manifest);
+      report.writeSeconds += secondsSince(start);
+      report.computed.push_back(slab.index);
+      context.reportProgress(
+          "slabs", double(done.size() + report.computed.size()) / double(plan.slabs.size()));
+    }
+  } catch (...) {
+    failure = std::current_exception();
   }
+  agree(comm, failure);
   report.warnings.assign(warnings.begin(), warnings.end());
+  file.reset();
 
-  // Every slab in, by this rank or the others? Then the output goes in place (once).
-  std::set<int> all;
-  for (const fs::path& path : manifestsOf(options.output)) {
-    const Manifest m = loadManifest(path, plan.slabs.size());
-    if (m.fingerprint == fingerprint) all.insert(m.finished.begin(), m.finished.end());
+  // Every slab in? Then the output goes in place, once: by rank 0 of talking ranks, after all
+  // are done; else by whichever rank finds the last slab in (a lock file decides).
+  if (!comm.collective() || rank == 0) {
+    try {
+      std::set<int> all;
+      for (const fs::path& path : manifestsOf(options.output)) {
+        const Manifest m = loadManifest(path, plan.slabs.size());
+        if (m.fingerprint == fingerprint) all.insert(m.finished.begin(), m.finished.end());
+      }
+      if (all.size() == plan.slabs.size()) {
+        report.complete = true;
+        report.finished = finishOutput(options.output, plan, report.ranks);
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
   }
-  if (all.size() == plan.slabs.size()) {
-    report.complete = true;
-    report.finished = finishOutput(options.output, plan, report.ranks);
+  if (comm.collective()) {
+    agree(comm, failure);
+    report.complete = true;  // every rank did its share and rank 0 put the output in place
+  } else if (failure) {
+    std::rethrow_exception(failure);
   }
   return report;
 }

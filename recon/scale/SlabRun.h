@@ -30,6 +30,7 @@
 
 #include "recon/fdk/Fdk.h"
 #include "recon/job/JobContext.h"
+#include "recon/scale/Communicator.h"
 #include "recon/scale/ProjectionRowSource.h"
 #include "recon/scale/SlabPlan.h"
 
@@ -43,6 +44,8 @@ struct SlabRunOptions {
   // What else must match for a resume (the algorithm's parameters as the caller records them).
   nlohmann::json parameters = nlohmann::json::object();
   std::optional<std::uint64_t> freeDiskBytes;  // tests: instead of asking the file system
+  // Ranks that talk (MPI, Communicator.h); nullptr: rank and ranks above, without talking.
+  Communicator* communicator = nullptr;
 };
 
 struct SlabRunReport {

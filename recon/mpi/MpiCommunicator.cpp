@@ -1,0 +1,78 @@
+// MpiCommunicator: see the header.
+#include "recon/mpi/MpiCommunicator.h"
+
+#include <mpi.h>
+
+#include <cstdlib>
+
+#include "recon/core/Error.h"
+
+namespace tomowb::mpi {
+
+namespace {
+
+std::string mpiErrorText(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    return "MPI error " + std::to_string(code);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+void check(int code, const char* what) {
+  if (code != MPI_SUCCESS)
+    throw Error(std::string("MPI: ") + what +
+                " failed (a rank was lost or the job is being torn down): " + mpiErrorText(code) +
+                "; the manifests list every slab written, and --resume finishes the run");
+}
+
+}  // namespace
+
+bool MpiCommunicator::launchedByMpirun() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
+         std::getenv("PMIX_RANK") != nullptr;
+}
+
+MpiCommunicator::MpiCommunicator() {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (initialised == 0) {
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+      throw Error("MPI: MPI_Init_thread failed");
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  library_ = std::string(version, static_cast<std::size_t>(length));
+  // "Open MPI v4.1.4, package: ...": the first clause.
+  if (const std::size_t comma = library_.find(','); comma != std::string::npos)
+    library_.resize(comma);
+}
+
+MpiCommunicator::~MpiCommunicator() {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (finalised == 0) MPI_Finalize();
+}
+
+bool MpiCommunicator::allOk(bool ok) {
+  int mine = ok ? 1 : 0, all = 0;
+  check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce");
+  return all != 0;
+}
+
+std::int64_t MpiCommunicator::minimum(std::int64_t value) {
+  long long mine = value, all = 0;
+  check(MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  return all;
+}
+
+std::string MpiCommunicator::describe() const {
+  return library_ + ", rank " + std::to_string(rank_) + " of " + std::to_string(size_);
+}
+
+}  // namespace tomowb::mpi

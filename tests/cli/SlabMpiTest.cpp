@@ -1,0 +1,157 @@
+// Slab runs under a real mpirun (Debian's Open MPI; issue #22, points 3 and 7): 1, 2 and 4 ranks
+// (oversubscribed on this machine's cores) give the same bits, the ranks say they talk through
+// Open MPI and the run record lists every rank's slabs; a run interrupted under mpirun is
+// finished by another number of ranks, bit for bit. Skipped, saying why, in a build without MPI.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/CliRun.h"
+#include "recon/io/RawVolumeIo.h"
+#include "support/TestSupport.h"
+
+namespace tomowb {
+namespace {
+
+namespace fs = std::filesystem;
+
+#ifdef TOMOWB_HAVE_MPI
+constexpr const char* kMpiexec = TOMOWB_MPIEXEC;
+#else
+constexpr const char* kMpiexec = "";
+#endif
+
+std::vector<float> samples(const fs::path& raw) {
+  const Volume v = io::readVolumeRaw(raw);
+  return {v.voxels().begin(), v.voxels().end()};
+}
+
+// mpirun -np N tomowb-cli ARGS in `folder`; output to `log`. Returns the pid.
+pid_t mpirun(const fs::path& folder, int ranks, const std::vector<std::string>& arguments,
+             const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  if (::chdir(folder.c_str()) != 0) ::_exit(126);
+  // This machine's CI runs as root, and has fewer cores than ranks.
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  if (std::freopen(log.c_str(), "w", stdout) == nullptr) ::_exit(126);
+  ::dup2(::fileno(stdout), STDERR_FILENO);
+  std::vector<std::string> all = {kMpiexec, "--oversubscribe", "-np", std::to_string(ranks),
+                                  TOMOWB_CLI_PATH};
+  all.insert(all.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(kMpiexec, argv.data());
+  ::_exit(127);
+}
+
+// SIGINT to every tomowb-cli process whose command line names `output`: the ranks mpirun
+// started (which Ctrl-C in a terminal reaches directly).
+int interruptRanksWriting(const std::string& output) {
+  int signalled = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(TOMOWB_CLI_PATH) == 0 && cmdline.find(" " + output) != std::string::npos &&
+        ::kill(std::stoi(name), SIGINT) == 0)
+      ++signalled;
+  }
+  return signalled;
+}
+
+int waitFor(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string text(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> slabRun(const std::string& out, const std::string& slices,
+                                 bool resume = false, const std::string& size = "96") {
+  std::vector<std::string> a = {"recon", "fdk",           "-i",   "scan.json", "--size",
+                                size,    "--slab-slices", slices, "-o",        out};
+  if (resume) a.push_back("--resume");
+  return a;
+}
+
+class SlabMpi : public testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef TOMOWB_HAVE_MPI
+    GTEST_SKIP() << "this build has no MPI (TOMOWB_MPI off: libopenmpi-dev missing)";
+#endif
+    if (!fs::exists(kMpiexec)) GTEST_SKIP() << kMpiexec << " is missing (openmpi-bin)";
+    const test::CliResult r = test::runCli("-q phantom -o '" + (dir / "scan.json").string() +
+                                           "' --cols 96 --rows 80 --views 120");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+  }
+  test::TempDir dir;
+};
+
+TEST_F(SlabMpi, OneTwoAndFourRanksGiveTheSameBitsAndTheRecordListsEachRanksSlabs) {
+  std::vector<float> one;
+  for (int ranks : {1, 2, 4}) {
+    const std::string out = "mpi" + std::to_string(ranks) + ".raw";
+    const fs::path log = dir / ("mpi" + std::to_string(ranks) + ".log");
+    ASSERT_EQ(waitFor(mpirun(dir.path(), ranks, slabRun(out, "12"), log)), 0) << text(log);
+    EXPECT_NE(text(log).find("Open MPI"), std::string::npos) << text(log);
+    if (ranks == 1) one = samples(dir / out);
+    EXPECT_EQ(samples(dir / out), one) << ranks << " ranks differ from one";
+    const nlohmann::json record =
+        nlohmann::json::parse(text(dir / ("mpi" + std::to_string(ranks) + ".run.json")));
+    const nlohmann::json& perRank = record.at("parameters").at("slabs").at("ranks");
+    EXPECT_EQ(perRank.size(), static_cast<std::size_t>(ranks));
+    std::vector<int> slabs;
+    for (const nlohmann::json& r : perRank)
+      for (const nlohmann::json& s : r.at("slabs")) slabs.push_back(s.get<int>());
+    std::sort(slabs.begin(), slabs.end());
+    EXPECT_EQ(slabs, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7})) << ranks << " ranks";
+  }
+}
+
+TEST_F(SlabMpi, ARunInterruptedUnderMpirunIsFinishedByAnotherNumberOfRanksBitForBit) {
+  // 256 slabs of one slice: long enough (seconds) to be interrupted part-way.
+  ASSERT_EQ(waitFor(mpirun(dir.path(), 1, slabRun("straight.raw", "1", false, "256"),
+                           dir / "straight.log")),
+            0);
+  const pid_t run =
+      mpirun(dir.path(), 2, slabRun("resumed.raw", "1", false, "256"), dir / "first.log");
+  const fs::path manifest = dir / "resumed.raw.rank1.manifest.json";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(manifest) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(interruptRanksWriting("resumed.raw"), 2);  // as Ctrl-C in a terminal
+  const int interrupted = waitFor(run);
+  if (interrupted == 0 || fs::exists(dir / "resumed.raw"))
+    GTEST_SKIP() << "the run finished before it could be interrupted (mpirun exit " << interrupted
+                 << "):\n"
+                 << text(dir / "first.log");
+  ASSERT_TRUE(fs::exists(dir / "resumed.raw.partial")) << text(dir / "first.log");
+  const fs::path log = dir / "resume.log";
+  ASSERT_EQ(waitFor(mpirun(dir.path(), 3, slabRun("resumed.raw", "1", true, "256"), log)), 0)
+      << text(log);
+  EXPECT_EQ(samples(dir / "resumed.raw"), samples(dir / "straight.raw"));
+}
+
+}  // namespace
+}  // namespace tomowb
