@@ -56,8 +56,8 @@ std::optional<std::pair<int, int>> rankFromEnvironment() {
       {"PMI_RANK", "PMI_SIZE"},
       {"SLURM_PROCID", "SLURM_NTASKS"}};
   for (const auto& [rankName, sizeName] : names) {
-    const char* rank = std::getenv(rankName);
-    const char* size = std::getenv(sizeName);
+    const char* rank = std::getenv(rankName);  // NOLINT(concurrency-mt-unsafe): before threads
+    const char* size = std::getenv(sizeName);  // NOLINT(concurrency-mt-unsafe)
     if (rank == nullptr || size == nullptr) continue;
     const int r = std::atoi(rank), n = std::atoi(size);
     if (n >= 1 && r >= 0 && r < n) return std::make_pair(r, n);
@@ -221,6 +221,86 @@ class CatalogReconCommand : public Command {
            (environment.has_value() && environment->second > 1);
   }
 
+#ifdef TOMOWB_HAVE_MPI
+  // Started by mpirun (and no --rank/--ranks): the ranks talk through MPI.
+  std::unique_ptr<mpi::MpiCommunicator> startMpi(scale::SlabRunOptions& o) const {
+    if (rank_ >= 0 || ranks_ >= 1 || !mpi::MpiCommunicator::launchedByMpirun()) return nullptr;
+    auto ranks = std::make_unique<mpi::MpiCommunicator>();
+    // A launcher's variables without its runtime (MPI found no peers): every process would
+    // believe it is the only one and write every slab.
+    if (const auto told = rankFromEnvironment(); told && told->second != ranks->size())
+      throw Error("the launcher says " + std::to_string(told->second) + " ranks, MPI (" +
+                  ranks->describe() + ") found " + std::to_string(ranks->size()) +
+                  ": start with the mpirun of the MPI this build uses, or with --rank/--ranks");
+    o.communicator = ranks.get();
+    o.rank = ranks->rank();
+    o.ranks = ranks->size();
+    return ranks;
+  }
+#endif
+
+  // Our raw projections are read band by band; anything else (or a geometry given beside it)
+  // is loaded whole into `loaded`, and only the volume is out of core.
+  std::unique_ptr<scale::ProjectionRowSource> openRowSource(JobContext& context,
+                                                            const GlobalOptions& global,
+                                                            ProjectionStack& loaded,
+                                                            bool& rawInput) {
+    const std::filesystem::path in(input_->in);
+    rawInput = (in.extension() == ".json" || in.extension() == ".raw") &&
+               input_->summaryFields().value("geometryFile", std::string()).empty() &&
+               io::readRawSidecar(in).content == io::RawContent::Projections;
+    if (rawInput) return std::make_unique<scale::RawFileRowSource>(in);
+    std::vector<std::string> warnings;
+    loaded = input_->load(context, warnings, global);
+    for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    return std::make_unique<scale::InMemoryRowSource>(loaded);
+  }
+
+  // NAME.run.json of a finished slab run: who wrote which slabs, and the seconds each rank
+  // spent reading, computing and writing.
+  void writeSlabRecord(const scale::SlabRunReport& r, const nlohmann::json& parameters,
+                       const fdk::FdkParams& params, const Geometry& geometry, bool rawInput) {
+    // Who wrote which slabs, and the time each rank spent reading, computing and writing.
+    qa::RunRecord record = startRunRecord({"-o", "--out"}, input_->out,
+                                          VariantOptions::onGpu(descriptor_, parameters));
+    const std::filesystem::path in(input_->in);
+    record.inputs.push_back(qa::recordFile(in, "projections"));
+    if (rawInput)
+      record.inputs.push_back(qa::recordFile(io::rawDataPathFor(in), "projections data"));
+    addGeometry(record, geometry);
+    record.algorithm = descriptor_.label;
+    record.variant = r.lastSlab.kernel.empty() ? params.variant : r.lastSlab.kernel;
+    record.parameters = parameters;
+    record.parameters.erase("gpu");  // recorded as the tunables
+    record.tunables = parameters.value("gpu", nlohmann::json::object());
+    record.parameters["slabs"] = {{"plan", r.plan.summary()},
+                                  {"slices", r.plan.slabSlices},
+                                  {"count", r.plan.slabs.size()},
+                                  {"ranks", r.ranks}};
+    double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
+    for (const nlohmann::json& rank : r.ranks) {
+      readSeconds += rank.value("readSeconds", 0.0);
+      computeSeconds += rank.value("computeSeconds", 0.0);
+      writeSeconds += rank.value("writeSeconds", 0.0);
+    }
+    record.timings = {{"readSeconds", readSeconds},
+                      {"computeSeconds", computeSeconds},
+                      {"writeSeconds", writeSeconds}};
+    const std::filesystem::path out(input_->out);
+    record.outputs.push_back(qa::recordFile(io::rawSidecarPathFor(out), "output"));
+    record.outputs.push_back(qa::recordFile(io::rawDataPathFor(out), "output data"));
+    qa::writeRunRecord(qa::runRecordPathFor(out), record);
+  }
+
+  static void printPlan(const scale::SlabPlan& plan, const scale::SlabRunOptions& o) {
+    std::string ranksText;
+    if (o.communicator != nullptr)
+      ranksText = "; " + o.communicator->describe();
+    else if (o.ranks > 1)
+      ranksText = "; " + std::to_string(o.ranks) + " ranks without MPI";
+    std::printf("slab plan: %s%s\n", plan.summary().c_str(), ranksText.c_str());
+  }
+
   int runInSlabs(const GlobalOptions& global) {
     scale::SlabRunOptions o;
     o.output = input_->out;
@@ -230,20 +310,7 @@ class CatalogReconCommand : public Command {
     o.rank = rank_ >= 0 ? rank_ : environment.has_value() ? environment->first : 0;
     o.ranks = ranks_ >= 1 ? ranks_ : environment.has_value() ? environment->second : 1;
 #ifdef TOMOWB_HAVE_MPI
-    // Started by mpirun (and no --rank/--ranks): the ranks talk through MPI.
-    std::unique_ptr<mpi::MpiCommunicator> mpiRanks;
-    if (rank_ < 0 && ranks_ < 1 && mpi::MpiCommunicator::launchedByMpirun()) {
-      mpiRanks = std::make_unique<mpi::MpiCommunicator>();
-      // A launcher's variables without its runtime (MPI found no peers): every process would
-      // believe it is the only one and write every slab.
-      if (const auto told = rankFromEnvironment(); told && told->second != mpiRanks->size())
-        throw Error("the launcher says " + std::to_string(told->second) + " ranks, MPI (" +
-                    mpiRanks->describe() + ") found " + std::to_string(mpiRanks->size()) +
-                    ": start with the mpirun of the MPI this build uses, or with --rank/--ranks");
-      o.communicator = mpiRanks.get();
-      o.rank = mpiRanks->rank();
-      o.ranks = mpiRanks->size();
-    }
+    const std::unique_ptr<mpi::MpiCommunicator> mpiRanks = startMpi(o);
 #endif
     nlohmann::json parameters = nlohmann::json::object();
     parameters_.apply(parameters);
@@ -251,22 +318,10 @@ class CatalogReconCommand : public Command {
 
     ProgressBar bar(progressWanted(global.progress, global.quiet) && o.rank == 0);
     JobContext context(interruptToken(), &bar);
-    // Our raw projections are read band by band; anything else (or a geometry given beside it)
-    // is loaded whole, and only the volume is out of core.
-    std::unique_ptr<scale::ProjectionRowSource> source;
     ProjectionStack loaded;
-    const std::filesystem::path in(input_->in);
-    const bool rawInput = (in.extension() == ".json" || in.extension() == ".raw") &&
-                          input_->summaryFields().value("geometryFile", std::string()).empty() &&
-                          io::readRawSidecar(in).content == io::RawContent::Projections;
-    if (rawInput) {
-      source = std::make_unique<scale::RawFileRowSource>(in);
-    } else {
-      std::vector<std::string> warnings;
-      loaded = input_->load(context, warnings, global);
-      for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-      source = std::make_unique<scale::InMemoryRowSource>(loaded);
-    }
+    bool rawInput = false;
+    const std::unique_ptr<scale::ProjectionRowSource> source =
+        openRowSource(context, global, loaded, rawInput);
     const Geometry& geometry = source->geometry();
     if (descriptor_.refuses)
       if (const std::string why = descriptor_.refuses(geometry); !why.empty())
@@ -279,14 +334,7 @@ class CatalogReconCommand : public Command {
     const fdk::FdkParams params = catalog::fdkParamsFromJson(parameters);
     const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
     o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
-    if (!global.quiet && !global.json && o.rank == 0) {
-      std::string ranksText;
-      if (o.communicator != nullptr)
-        ranksText = "; " + o.communicator->describe();
-      else if (o.ranks > 1)
-        ranksText = "; " + std::to_string(o.ranks) + " ranks without MPI";
-      std::printf("slab plan: %s%s\n", plan.summary().c_str(), ranksText.c_str());
-    }
+    if (!global.quiet && !global.json && o.rank == 0) printPlan(plan, o);
     scale::SlabRunReport r;
     try {
       r = scale::reconstructFdkInSlabs(*source, params, o, context);
@@ -313,37 +361,7 @@ class CatalogReconCommand : public Command {
       else if (!r.complete)
         std::printf("%s appears when the other ranks' slabs are in\n", input_->out.c_str());
     }
-    if (r.finished && !global.noRecord) {
-      // Who wrote which slabs, and the time each rank spent reading, computing and writing.
-      qa::RunRecord record = startRunRecord({"-o", "--out"}, input_->out,
-                                            VariantOptions::onGpu(descriptor_, parameters));
-      record.inputs.push_back(qa::recordFile(in, "projections"));
-      if (rawInput)
-        record.inputs.push_back(qa::recordFile(io::rawDataPathFor(in), "projections data"));
-      addGeometry(record, geometry);
-      record.algorithm = descriptor_.label;
-      record.variant = r.lastSlab.kernel.empty() ? params.variant : r.lastSlab.kernel;
-      record.parameters = parameters;
-      record.parameters.erase("gpu");  // recorded as the tunables
-      record.tunables = parameters.value("gpu", nlohmann::json::object());
-      record.parameters["slabs"] = {{"plan", plan.summary()},
-                                    {"slices", plan.slabSlices},
-                                    {"count", plan.slabs.size()},
-                                    {"ranks", r.ranks}};
-      double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
-      for (const nlohmann::json& rank : r.ranks) {
-        readSeconds += rank.value("readSeconds", 0.0);
-        computeSeconds += rank.value("computeSeconds", 0.0);
-        writeSeconds += rank.value("writeSeconds", 0.0);
-      }
-      record.timings = {{"readSeconds", readSeconds},
-                        {"computeSeconds", computeSeconds},
-                        {"writeSeconds", writeSeconds}};
-      const std::filesystem::path out(input_->out);
-      record.outputs.push_back(qa::recordFile(io::rawSidecarPathFor(out), "output"));
-      record.outputs.push_back(qa::recordFile(io::rawDataPathFor(out), "output data"));
-      qa::writeRunRecord(qa::runRecordPathFor(out), record);
-    }
+    if (r.finished && !global.noRecord) writeSlabRecord(r, parameters, params, geometry, rawInput);
     printJson(global, {{"command", "recon fdk"},
                        {"input", input_->in},
                        {"output", input_->out},

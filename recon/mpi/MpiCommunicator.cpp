@@ -29,8 +29,10 @@ void check(int code, const char* what) {
 }  // namespace
 
 bool MpiCommunicator::launchedByMpirun() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
-         std::getenv("PMIX_RANK") != nullptr;
+  // Read before any thread starts (the CLI asks first thing in a slab run).
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name) != nullptr) return true;  // NOLINT(concurrency-mt-unsafe)
+  return false;
 }
 
 MpiCommunicator::MpiCommunicator() {

@@ -50,6 +50,10 @@ class RawFileRowSource : public ProjectionRowSource {
   // Reads and checks the sidecar and the sample file's length (FormatError naming the file).
   explicit RawFileRowSource(const std::filesystem::path& rawOrJsonPath);
   ~RawFileRowSource() override;
+  RawFileRowSource(const RawFileRowSource&) = delete;
+  RawFileRowSource& operator=(const RawFileRowSource&) = delete;
+  RawFileRowSource(RawFileRowSource&&) = delete;
+  RawFileRowSource& operator=(RawFileRowSource&&) = delete;
   const Geometry& geometry() const override { return sidecar_.geometry; }
   ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) override;
   std::filesystem::path path() const override { return sidecar_.dataPath; }

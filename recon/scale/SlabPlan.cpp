@@ -187,8 +187,11 @@ std::uint64_t freeDiskBytes(const std::filesystem::path& path) {
   if (!std::filesystem::is_directory(folder, ec)) folder = path.parent_path();
   if (folder.empty()) folder = ".";
   struct statvfs info {};
-  if (::statvfs(folder.c_str(), &info) != 0)
-    throw IoError(folder, std::string("cannot read its free space: ") + std::strerror(errno));
+  if (::statvfs(folder.c_str(), &info) != 0) {
+    char buffer[256];
+    throw IoError(folder, std::string("cannot read its free space: ") +
+                              ::strerror_r(errno, buffer, sizeof buffer));
+  }
   return static_cast<std::uint64_t>(info.f_bavail) * static_cast<std::uint64_t>(info.f_frsize);
 }
 

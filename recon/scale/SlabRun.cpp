@@ -35,7 +35,9 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 std::string errnoText(int error) {
-  return std::strerror(error);
+  char buffer[256];
+  // GNU strerror_r may return a static string instead of filling the buffer.
+  return ::strerror_r(error, buffer, sizeof buffer);
 }
 
 nlohmann::json vector3(const Eigen::Vector3d& v) {
@@ -64,7 +66,7 @@ nlohmann::json fingerprintOf(const SlabPlan& plan, const ProjectionRowSource& so
   return f;
 }
 
-struct Manifest {
+struct Manifest {  // NOLINT(bugprone-exception-escape): json members, never noexcept use
   nlohmann::json fingerprint;
   int rank = 0, ranks = 1;
   std::vector<int> finished;
@@ -280,6 +282,199 @@ void agree(Communicator& comm, std::exception_ptr& failure) {
 
 }  // namespace
 
+namespace {
+
+// One rank's run, phase by phase. After each phase the ranks agree (agree()) before the next.
+class SlabRunner {
+ public:
+  SlabRunner(ProjectionRowSource& source, const fdk::FdkParams& params,
+             const SlabRunOptions& options, JobContext& context, Communicator& comm)
+      : source_(source),
+        params_(params),
+        options_(options),
+        context_(context),
+        comm_(comm),
+        rank_(comm.rank()),
+        ranks_(comm.size()),
+        partial_(partialPathFor(options.output)),
+        ownManifest_(manifestPathFor(options.output, comm.rank())) {}
+
+  SlabRunReport run() {
+    guarded(
+        [this] { report_.plan = planSlabs(source_.geometry(), params_.volume, options_.plan); });
+    agreeOnSlabHeight();
+    fingerprint_ = fingerprintOf(report_.plan, source_, options_);
+    manifest_ = Manifest{fingerprint_, rank_, ranks_, {}};
+    // What earlier runs wrote (resume), or a clean start; talking ranks all read before any writes.
+    guarded([this] { options_.resume ? readDone() : clearEarlierRun(); });
+    report_.doneBefore = static_cast<int>(done_.size());
+    // The output's samples: reserved by rank 0 first when the ranks talk, then opened by the rest.
+    // (Every rank takes part in every agreement, whether it has work in the phase or not.)
+    guarded([this] {
+      if (!comm_.collective() || rank_ == 0) openPartial();
+    });
+    guarded([this] {
+      if (comm_.collective() && rank_ != 0) openPartial();
+    });
+    guarded([this] { reconstructMine(); });
+    file_.reset();
+    finish();
+    return std::move(report_);
+  }
+
+ private:
+  // Runs `phase`, then the ranks agree on whether everyone's went well.
+  template <typename Phase>
+  void guarded(Phase phase) {
+    std::exception_ptr failure;
+    try {
+      phase();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(comm_, failure);
+  }
+
+  void agreeOnSlabHeight() {
+    if (!comm_.collective()) return;
+    // Every rank the same slabs: the tallest that the smallest memory of any rank holds.
+    const std::int64_t slices = comm_.minimum(report_.plan.slabSlices);
+    if (slices == report_.plan.slabSlices) return;
+    SlabPlanOptions o = options_.plan;
+    o.slabSlices = slices;
+    report_.plan = planSlabs(source_.geometry(), params_.volume, o);
+  }
+
+  void readDone() {
+    std::error_code ec;
+    if (!fs::exists(partial_, ec))
+      throw IoError(partial_, "is missing: there is no unfinished run of " +
+                                  options_.output.string() + " to resume; run without --resume");
+    for (const fs::path& path : manifestsOf(options_.output)) {
+      const Manifest earlier = loadManifest(path, report_.plan.slabs.size());
+      if (earlier.fingerprint != fingerprint_)
+        throw FormatError(path, "belongs to another run of this output (its " +
+                                    differingPart(earlier.fingerprint, fingerprint_) +
+                                    " differs): remove it and " + partial_.filename().string() +
+                                    ", or run without --resume");
+      done_.insert(earlier.finished.begin(), earlier.finished.end());
+      // This rank's file is rewritten below: it keeps what it listed.
+      if (path.filename() == ownManifest_.filename()) {
+        manifest_ = earlier;  // its slabs and seconds, as this run's rank and ranks
+        manifest_.rank = rank_;
+        manifest_.ranks = ranks_;
+      }
+    }
+  }
+
+  void clearEarlierRun() {
+    std::error_code ec;
+    fs::remove(ownManifest_, ec);
+    // An earlier unfinished run of this output goes, so that nothing of it can be mixed into a
+    // later resume: by the only process, or by rank 0 of talking ranks. (Ranks that do not talk
+    // start at different moments: each clears only its own.)
+    if (ranks_ == 1 || (comm_.collective() && rank_ == 0)) {
+      for (const fs::path& m : manifestsOf(options_.output)) fs::remove(m, ec);
+      fs::remove(partial_, ec);
+    }
+  }
+
+  void openPartial() {
+    std::error_code ec;
+    if (!fs::exists(partial_, ec))
+      checkDiskRoom(options_.output, report_.plan.volumeBytes, options_.freeDiskBytes);
+    file_ = std::make_unique<PartialFile>(partial_, report_.plan.volumeBytes);
+  }
+
+  // Talking ranks share the slabs left (a resume is balanced). Ranks that do not talk own the
+  // same share of the plan's slabs whatever is done, so that they agree without talking.
+  std::vector<int> mySlabs() const {
+    std::vector<int> everySlab, pending, mine;
+    for (const Slab& s : report_.plan.slabs) {
+      everySlab.push_back(s.index);
+      if (done_.count(s.index) == 0) pending.push_back(s.index);
+    }
+    if (comm_.collective()) return SlabPlan::share(pending, rank_, ranks_);
+    for (const int index : SlabPlan::share(everySlab, rank_, ranks_))
+      if (done_.count(index) == 0) mine.push_back(index);
+    return mine;
+  }
+
+  void reconstructMine() {
+    const SlabPlan& plan = report_.plan;
+    const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
+                                     static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
+    std::set<std::string> warnings;
+    for (const int index : mySlabs()) {
+      context_.throwIfCancelled();
+      const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
+      auto start = std::chrono::steady_clock::now();
+      const ProjectionStack rows = source_.readRows(slab.rowFirst, slab.rowLast);
+      const double read = secondsSince(start);
+      start = std::chrono::steady_clock::now();
+      fdk::FdkParams slabParams = params_;
+      slabParams.volume = plan.slabGrid(slab);
+      const Volume volume = fdk::reconstructFdk(rows, slabParams, context_, &report_.lastSlab);
+      const double compute = secondsSince(start);
+      warnings.insert(report_.lastSlab.warnings.begin(), report_.lastSlab.warnings.end());
+      start = std::chrono::steady_clock::now();
+      file_->write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
+                   static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
+      manifest_.finished.push_back(slab.index);
+      const double write = secondsSince(start);  // the manifest's own write is not counted
+      manifest_.readSeconds += read;
+      manifest_.computeSeconds += compute;
+      manifest_.writeSeconds += write;
+      saveManifest(ownManifest_, manifest_);
+      report_.readSeconds += read;
+      report_.computeSeconds += compute;
+      report_.writeSeconds += write;
+      report_.computed.push_back(slab.index);
+      context_.reportProgress(
+          "slabs", double(done_.size() + report_.computed.size()) / double(plan.slabs.size()));
+    }
+    report_.warnings.assign(warnings.begin(), warnings.end());
+  }
+
+  // Every slab in? Then the output goes in place, once: by rank 0 of talking ranks, after all
+  // are done; else by whichever rank finds the last slab in (a lock file decides).
+  void finish() {
+    const auto putInPlace = [this] {
+      std::set<int> all;
+      for (const fs::path& path : manifestsOf(options_.output)) {
+        const Manifest m = loadManifest(path, report_.plan.slabs.size());
+        if (m.fingerprint == fingerprint_) all.insert(m.finished.begin(), m.finished.end());
+      }
+      if (all.size() != report_.plan.slabs.size()) return;
+      report_.complete = true;
+      report_.finished = finishOutput(options_.output, report_.plan, report_.ranks);
+    };
+    if (!comm_.collective()) {
+      putInPlace();
+      return;
+    }
+    guarded([&] {
+      if (rank_ == 0) putInPlace();
+    });
+    report_.complete = true;  // every rank did its share and rank 0 put the output in place
+  }
+
+  ProjectionRowSource& source_;
+  const fdk::FdkParams& params_;
+  const SlabRunOptions& options_;
+  JobContext& context_;
+  Communicator& comm_;
+  const int rank_, ranks_;
+  const fs::path partial_, ownManifest_;
+  SlabRunReport report_;
+  nlohmann::json fingerprint_;
+  Manifest manifest_;
+  std::set<int> done_;
+  std::unique_ptr<PartialFile> file_;
+};
+
+}  // namespace
+
 SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkParams& params,
                                     const SlabRunOptions& options, JobContext& context) {
   LocalCommunicator local(options.rank, options.ranks);
@@ -294,159 +489,7 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
                          "a volume reconstructed in slabs is written as our raw format "
                          "(NAME.raw with its NAME.json), got '" +
                              options.output.string() + "'");
-  SlabRunReport report;
-  SlabPlanOptions planOptions = options.plan;
-  std::exception_ptr failure;
-  try {
-    report.plan = planSlabs(source.geometry(), params.volume, planOptions);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  agree(comm, failure);
-  if (comm.collective()) {
-    // Every rank the same slabs: the tallest that the smallest memory of any rank holds.
-    const std::int64_t slices = comm.minimum(report.plan.slabSlices);
-    if (slices != report.plan.slabSlices) {
-      planOptions.slabSlices = slices;
-      report.plan = planSlabs(source.geometry(), params.volume, planOptions);
-    }
-  }
-  const SlabPlan& plan = report.plan;
-  const nlohmann::json fingerprint = fingerprintOf(plan, source, options);
-  const fs::path partial = partialPathFor(options.output);
-  const fs::path ownManifest = manifestPathFor(options.output, rank);
-  std::error_code ec;
-
-  // What earlier runs wrote (resume), or a clean start. Talking ranks all read before any writes.
-  std::set<int> done;
-  Manifest manifest{fingerprint, rank, ranks, {}};
-  try {
-    if (options.resume) {
-      if (!fs::exists(partial, ec))
-        throw IoError(partial, "is missing: there is no unfinished run of " +
-                                   options.output.string() + " to resume; run without --resume");
-      for (const fs::path& path : manifestsOf(options.output)) {
-        const Manifest earlier = loadManifest(path, plan.slabs.size());
-        if (earlier.fingerprint != fingerprint)
-          throw FormatError(path, "belongs to another run of this output (its " +
-                                      differingPart(earlier.fingerprint, fingerprint) +
-                                      " differs): remove it and " + partial.filename().string() +
-                                      ", or run without --resume");
-        done.insert(earlier.finished.begin(), earlier.finished.end());
-        // This rank's file is rewritten below: it keeps what it listed.
-        if (path.filename() == ownManifest.filename()) {
-          manifest = earlier;  // its slabs and seconds, as this run's rank and ranks
-          manifest.rank = rank;
-          manifest.ranks = ranks;
-        }
-      }
-    } else {
-      fs::remove(ownManifest, ec);
-      // An earlier unfinished run of this output goes, so that nothing of it can be mixed into a
-      // later resume: by the only process, or by rank 0 of talking ranks. (Ranks that do not
-      // talk start at different moments: each clears only its own.)
-      if (ranks == 1 || (comm.collective() && rank == 0)) {
-        for (const fs::path& m : manifestsOf(options.output)) fs::remove(m, ec);
-        fs::remove(partial, ec);
-      }
-    }
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  agree(comm, failure);
-  report.doneBefore = static_cast<int>(done.size());
-
-  // The output's samples: reserved by rank 0 first when the ranks talk, then opened by the rest.
-  std::unique_ptr<PartialFile> file;
-  const auto openPartial = [&] {
-    try {
-      if (!fs::exists(partial, ec))
-        checkDiskRoom(options.output, plan.volumeBytes, options.freeDiskBytes);
-      file = std::make_unique<PartialFile>(partial, plan.volumeBytes);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-  };
-  if (!comm.collective() || rank == 0) openPartial();
-  agree(comm, failure);
-  if (comm.collective()) {  // every rank takes part in the agreement, rank 0 too
-    if (rank != 0) openPartial();
-    agree(comm, failure);
-  }
-
-  // Talking ranks share the slabs left (a resume is balanced). Ranks that do not talk own the
-  // same share of the plan's slabs whatever is done, so that they agree without talking.
-  std::vector<int> everySlab, pending, mine;
-  for (const Slab& s : plan.slabs) {
-    everySlab.push_back(s.index);
-    if (done.count(s.index) == 0) pending.push_back(s.index);
-  }
-  if (comm.collective()) {
-    mine = SlabPlan::share(pending, rank, ranks);
-  } else {
-    for (const int index : SlabPlan::share(everySlab, rank, ranks))
-      if (done.count(index) == 0) mine.push_back(index);
-  }
-  const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
-                                   static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
-  std::set<std::string> warnings;
-  try {
-    for (const int index : mine) {
-      context.throwIfCancelled();
-      const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
-      auto start = std::chrono::steady_clock::now();
-      const ProjectionStack rows = source.readRows(slab.rowFirst, slab.rowLast);
-      report.readSeconds += secondsSince(start);
-      manifest.readSeconds += secondsSince(start);
-      start = std::chrono::steady_clock::now();
-      fdk::FdkParams slabParams = params;
-      slabParams.volume = plan.slabGrid(slab);
-      const Volume volume = fdk::reconstructFdk(rows, slabParams, context, &report.lastSlab);
-      report.computeSeconds += secondsSince(start);
-      manifest.computeSeconds += secondsSince(start);
-      warnings.insert(report.lastSlab.warnings.begin(), report.lastSlab.warnings.end());
-      start = std::chrono::steady_clock::now();
-      file->write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
-                  static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
-      manifest.finished.push_back(slab.index);
-      manifest.writeSeconds += secondsSince(start);  // the manifest's own write is not counted
-      saveManifest(ownManifest, manifest);
-      report.writeSeconds += secondsSince(start);
-      report.computed.push_back(slab.index);
-      context.reportProgress(
-          "slabs", double(done.size() + report.computed.size()) / double(plan.slabs.size()));
-    }
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  agree(comm, failure);
-  report.warnings.assign(warnings.begin(), warnings.end());
-  file.reset();
-
-  // Every slab in? Then the output goes in place, once: by rank 0 of talking ranks, after all
-  // are done; else by whichever rank finds the last slab in (a lock file decides).
-  if (!comm.collective() || rank == 0) {
-    try {
-      std::set<int> all;
-      for (const fs::path& path : manifestsOf(options.output)) {
-        const Manifest m = loadManifest(path, plan.slabs.size());
-        if (m.fingerprint == fingerprint) all.insert(m.finished.begin(), m.finished.end());
-      }
-      if (all.size() == plan.slabs.size()) {
-        report.complete = true;
-        report.finished = finishOutput(options.output, plan, report.ranks);
-      }
-    } catch (...) {
-      failure = std::current_exception();
-    }
-  }
-  if (comm.collective()) {
-    agree(comm, failure);
-    report.complete = true;  // every rank did its share and rank 0 put the output in place
-  } else if (failure) {
-    std::rethrow_exception(failure);
-  }
-  return report;
+  return SlabRunner(source, params, options, context, comm).run();
 }
 
 }  // namespace tomowb::scale
