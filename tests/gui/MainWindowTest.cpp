@@ -211,6 +211,19 @@ TEST_F(MainWindowTest, RemembersItsLayoutAcrossRestarts) {
 // Issue #17: after the demo, the user's own projections were "predicted" from the demo's phantom
 // (99 % difference). New projections are a new data set: the old phantom, its "truth" entry, the
 // ROIs and the demo's reconstruction no longer predict or measure anything of them.
+// A user's cone-beam scan: 20 views of 24 x 16, no phantom behind it.
+std::shared_ptr<ProjectionStack> usersScan() {
+  CircularConeParams c;
+  c.sourceToIsocentreMm = 500;
+  c.sourceToDetectorMm = 1000;
+  c.detector.cols = 24;
+  c.detector.rows = 16;
+  c.anglesRad = fullScanAnglesRad(20);
+  auto scan = std::make_shared<ProjectionStack>(circularConeBeam(c));
+  for (float& p : scan->pixels()) p = 0.25f;
+  return scan;
+}
+
 TEST_F(MainWindowTest, OpeningOtherProjectionsDropsTheDemoPhantomRoisAndResults) {
   MainWindow window;
   window.show();
@@ -237,16 +250,7 @@ TEST_F(MainWindowTest, OpeningOtherProjectionsDropsTheDemoPhantomRoisAndResults)
 
   // Another projection set (a scan with no phantom behind it).
   test::TempDir dir;
-  CircularConeParams c;
-  c.sourceToIsocentreMm = 500;
-  c.sourceToDetectorMm = 1000;
-  c.detector.cols = 24;
-  c.detector.rows = 16;
-  c.anglesRad = fullScanAnglesRad(20);
-  ProjectionStack scan(circularConeBeam(c));
-  for (std::int64_t i = 0; i < scan.viewCount() * scan.rows() * scan.cols(); ++i)
-    scan.data()[i] = 0.25f;
-  io::writeProjections(dir / "scan.json", scan);
+  io::writeProjections(dir / "scan.json", *usersScan());
   QSignalSpy replaced(&window.workspace(), &Workspace::dataSetReplaced);
   predicted.clear();
   window.openFiles({QString::fromStdString((dir / "scan.json").string())});
@@ -322,14 +326,7 @@ TEST_F(MainWindowTest, AUsersCtShowsHuOnlyWithTheWaterValueTheyGiveAndOnlyForTho
   MainWindow window;
   window.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  CircularConeParams c;
-  c.sourceToIsocentreMm = 500;
-  c.sourceToDetectorMm = 1000;
-  c.detector.cols = 24;
-  c.detector.rows = 16;
-  c.anglesRad = fullScanAnglesRad(20);
-  auto scan = std::make_shared<ProjectionStack>(circularConeBeam(c));
-  for (float& p : scan->pixels()) p = 0.25f;
+  const std::shared_ptr<ProjectionStack> scan = usersScan();
   window.workspace().setProjections(scan, QStringLiteral("scan.json"));
   QTest::qWait(100);
   auto* hu = window.findChild<QAction*>(QStringLiteral("huDisplayAction"));
