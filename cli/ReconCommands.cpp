@@ -4,6 +4,8 @@
 // algorithms that take them, --residuals for iterative ones, --telemetry FILE. The descriptor
 // validates the parameters and makes the job; this file only reads, runs, writes (all outputs or
 // none) and reports.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +48,22 @@ void writeResidualCsv(const std::string& path, const std::vector<IterationRecord
   io::AtomicFileWriter out(path);
   out.write(text);
   out.commit();
+}
+
+// Ranks that share this machine share its cores: each takes its part of them for OpenMP, unless
+// OMP_NUM_THREADS says otherwise (4 ranks of 2 threads each on 2 cores ran at 0.37 of the
+// one-rank time per slab; bench/results/2026-11-27-scale-fdk-ranks-cpu-before-core-sharing.md).
+void shareCoresWithLocalRanks() {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): read before any thread starts
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) return;
+  for (const char* name :
+       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
+    const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+    if (value == nullptr) continue;
+    const int local = std::atoi(value);
+    if (local > 1) omp_set_num_threads(std::max(1, omp_get_num_procs() / local));
+    return;
+  }
 }
 
 // This process's rank and the number of ranks when mpirun (Open MPI, MPICH's PMI) or srun
@@ -302,6 +320,7 @@ class CatalogReconCommand : public Command {
   }
 
   int runInSlabs(const GlobalOptions& global) {
+    shareCoresWithLocalRanks();
     scale::SlabRunOptions o;
     o.output = input_->out;
     o.plan.slabSlices = std::max<std::int64_t>(slabSlices_, 0);
