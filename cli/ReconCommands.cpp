@@ -305,8 +305,11 @@ class CatalogReconCommand : public Command {
                       {"computeSeconds", computeSeconds},
                       {"writeSeconds", writeSeconds}};
     const std::filesystem::path out(input_->out);
-    record.outputs.push_back(qa::recordFile(io::rawSidecarPathFor(out), "output"));
-    record.outputs.push_back(qa::recordFile(io::rawDataPathFor(out), "output data"));
+    // A folder of TIFF slices is not listed slice by slice (there may be thousands).
+    if (!scale::isSliceFolderOutput(out)) {
+      record.outputs.push_back(qa::recordFile(io::rawSidecarPathFor(out), "output"));
+      record.outputs.push_back(qa::recordFile(io::rawDataPathFor(out), "output data"));
+    }
     qa::writeRunRecord(qa::runRecordPathFor(out), record);
   }
 

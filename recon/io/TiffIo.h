@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,17 @@ void writeTiffSlices(const std::filesystem::path& folder, const Volume& volume,
                      const TiffWriteOptions& options = {});
 
 // Multi-page file, page k = view k; the pages must match the geometry's detector and views.
+// "slice_0042.tif": the file name of `slice` in a per-slice series of `slices` slices (at least
+// four digits, as many as the last slice needs).
+std::string tiffSliceFileName(std::int64_t slice, std::int64_t slices);
+// One float32 slice of a per-slice series written slab by slab (recon/scale): `folder`/
+// tiffSliceFileName(slice, shape.nz), with the whole volume's shape, voxel size and origin in its
+// description, so the finished folder reads back as that volume. The file is written atomically;
+// the folder is the caller's to stage and rename.
+void writeTiffSeriesSlice(const std::filesystem::path& folder, std::span<const float> samples,
+                          const VolumeShape& shape, const Eigen::Vector3d& voxelSizeMm,
+                          const Eigen::Vector3d& originMm, std::int64_t slice);
+
 ProjectionStack readTiffProjections(const std::filesystem::path& path, Geometry geometry);
 void writeTiffProjections(const std::filesystem::path& path, const ProjectionStack& projections,
                           const TiffWriteOptions& options = {});

@@ -169,24 +169,46 @@ void writeTiffVolume(const std::filesystem::path& path, const Volume& volume,
   writePageSet(path, volumePages(volume), options, volumeMetadata(volume, options).dump());
 }
 
+std::string tiffSliceFileName(std::int64_t slice, std::int64_t slices) {
+  const int digits = std::max<int>(4, static_cast<int>(std::to_string(slices - 1).size()));
+  std::string index = std::to_string(slice);
+  index.insert(0, static_cast<std::size_t>(digits) - std::min<std::size_t>(index.size(), digits),
+               '0');
+  return "slice_" + index + ".tif";
+}
+
+void writeTiffSeriesSlice(const std::filesystem::path& folder, std::span<const float> samples,
+                          const VolumeShape& shape, const Eigen::Vector3d& voxelSizeMm,
+                          const Eigen::Vector3d& originMm, std::int64_t slice) {
+  if (slice < 0 || slice >= shape.nz ||
+      samples.size() != static_cast<std::size_t>(shape.nx * shape.ny))
+    throw ParameterError("slice", "slice " + std::to_string(slice) + " of " +
+                                      std::to_string(shape.nz) + " does not fit the series");
+  const TiffWriteOptions options;  // float32
+  json metadata = metadataJson("volume", options);
+  metadata["shape"] = json::array({shape.nx, shape.ny, shape.nz});
+  metadata["voxelSizeMm"] = json::array({voxelSizeMm.x(), voxelSizeMm.y(), voxelSizeMm.z()});
+  metadata["originMm"] = json::array({originMm.x(), originMm.y(), originMm.z()});
+  metadata["sliceIndex"] = slice;
+  const PageSet one{shape.nx, shape.ny, 1, [samples](std::int64_t) { return samples; }};
+  writePageSet(folder / tiffSliceFileName(slice, shape.nz), one, options, metadata.dump());
+}
+
 void writeTiffSlices(const std::filesystem::path& folder, const Volume& volume,
                      const TiffWriteOptions& options) {
   if (volume.empty()) throw ParameterError("volume", "is empty: nothing to write");
   checkWriteOptions(options);
   AtomicDirectoryWriter out(folder);
-  const int digits = std::max<int>(4, static_cast<int>(std::to_string(volume.nz() - 1).size()));
   const json metadata = volumeMetadata(volume, options);
   for (std::int64_t z = 0; z < volume.nz(); ++z) {
-    std::string index = std::to_string(z);
-    index.insert(0, static_cast<std::size_t>(digits) - std::min<std::size_t>(index.size(), digits),
-                 '0');
     json slice = metadata;
     slice["sliceIndex"] = z;
     const PageSet one{volume.nx(), volume.ny(), 1, [&volume, z](std::int64_t) {
                         const auto n = static_cast<std::size_t>(volume.nx() * volume.ny());
                         return volume.voxels().subspan(static_cast<std::size_t>(z) * n, n);
                       }};
-    writePageSet(out.temporaryFolder() / ("slice_" + index + ".tif"), one, options, slice.dump());
+    writePageSet(out.temporaryFolder() / tiffSliceFileName(z, volume.nz()), one, options,
+                 slice.dump());
   }
   out.commit();
 }

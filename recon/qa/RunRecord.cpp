@@ -184,7 +184,9 @@ RunRecord readRunRecord(const fs::path& path) {
 }
 
 fs::path runRecordPathFor(const fs::path& output) {
-  fs::path p = output;
+  // A folder given with its trailing slash ("slices/"): beside it, "slices.run.json", not a
+  // hidden ".run.json" in the working folder.
+  fs::path p = output.has_filename() ? output : output.parent_path();
   p.replace_extension(".run.json");
   return p;
 }

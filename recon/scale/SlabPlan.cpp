@@ -181,11 +181,19 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
   return best;
 }
 
-std::uint64_t freeDiskBytes(const std::filesystem::path& path) {
-  std::filesystem::path folder = path;
+namespace {
+// The folder that holds (or will hold) `path`: the nearest one of its ancestors that exists.
+std::filesystem::path existingFolderOf(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec)) folder = path.parent_path();
-  if (folder.empty()) folder = ".";
+  std::filesystem::path folder = path;
+  while (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+    folder = folder.parent_path();
+  return folder.empty() ? std::filesystem::path(".") : folder;
+}
+}  // namespace
+
+std::uint64_t freeDiskBytes(const std::filesystem::path& path) {
+  const std::filesystem::path folder = existingFolderOf(path);
   struct statvfs info {};
   if (::statvfs(folder.c_str(), &info) != 0) {
     char buffer[256];
@@ -199,8 +207,8 @@ void checkDiskRoom(const std::filesystem::path& output, std::uint64_t bytes,
                    std::optional<std::uint64_t> freeBytes) {
   const std::uint64_t free = freeBytes.has_value() ? *freeBytes : freeDiskBytes(output);
   if (free >= bytes) return;
-  std::filesystem::path folder = output.parent_path();
-  if (folder.empty()) folder = ".";
+  const std::filesystem::path folder =
+      existingFolderOf(output.has_filename() ? output.parent_path() : output);
   throw IoError(folder, "has " + bytesText(free) + " free, and the output " +
                             output.filename().string() + " needs " + bytesText(bytes) +
                             ": free some space or write it elsewhere");

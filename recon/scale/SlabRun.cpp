@@ -19,6 +19,7 @@
 #include "recon/core/Error.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/io/TiffIo.h"
 #include "recon/scale/Communicator.h"
 
 namespace tomowb::scale {
@@ -28,6 +29,20 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kManifestFormat = "tomowb-slab-manifest";
+
+}  // namespace
+
+bool isSliceFolderOutput(const fs::path& output) {
+  return !output.has_filename() || output.extension().empty();
+}
+
+namespace {
+
+// What the partial file, the manifests and the lock are named after: NAME.raw, or the folder.
+fs::path outputBase(const fs::path& output) {
+  if (!isSliceFolderOutput(output)) return io::rawDataPathFor(output);
+  return output.has_filename() ? output : output.parent_path();
+}
 constexpr int kManifestVersion = 1;
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -134,7 +149,7 @@ Manifest loadManifest(const fs::path& path, std::size_t slabCount) {
 
 // Every manifest of `output` ("<name>.raw.rank<K>.manifest.json"), in name order.
 std::vector<fs::path> manifestsOf(const fs::path& output) {
-  const fs::path data = io::rawDataPathFor(output);
+  const fs::path data = outputBase(output);
   const std::string prefix = data.filename().string() + ".rank";
   const std::string suffix = ".manifest.json";
   fs::path folder = data.parent_path();
@@ -219,7 +234,7 @@ class PartialFile {
 // Puts the output in place once every slab is in; one rank does it (a lock file decides) and
 // returns who wrote which slabs (the manifests' records) before their files go.
 bool finishOutput(const fs::path& output, const SlabPlan& plan, nlohmann::json& ranksRecord) {
-  const fs::path data = io::rawDataPathFor(output);
+  const fs::path data = outputBase(output);
   const fs::path lock = fs::path(data.string() + ".finishing");
   const int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -233,16 +248,30 @@ bool finishOutput(const fs::path& output, const SlabPlan& plan, nlohmann::json& 
     fs::remove(lock, ec);
     return false;
   }
-  io::AtomicFileWriter sidecar(io::rawSidecarPathFor(output));
-  sidecar.write(
-      io::volumeRawSidecarText(output, plan.grid.shape, plan.grid.voxelSizeMm, plan.grid.originMm));
-  // Samples first: a sidecar never points at a missing or older sample file.
-  fs::rename(partial, data, ec);
-  if (ec) {
-    fs::remove(lock, ec);
-    throw IoError(data, "cannot move the finished samples into place: " + ec.message());
+  if (isSliceFolderOutput(output)) {
+    // A folder in place of an older one: the old one aside first, removed once the new is in.
+    const fs::path old = fs::path(data.string() + ".replaced");
+    const bool replacing = fs::exists(data, ec);
+    if (replacing) fs::rename(data, old, ec);
+    if (!ec) fs::rename(partial, data, ec);
+    if (ec) {
+      if (replacing) fs::rename(old, data, ec);
+      fs::remove(lock, ec);
+      throw IoError(data, "cannot move the finished slices into place: " + ec.message());
+    }
+    if (replacing) fs::remove_all(old, ec);
+  } else {
+    io::AtomicFileWriter sidecar(io::rawSidecarPathFor(output));
+    sidecar.write(io::volumeRawSidecarText(output, plan.grid.shape, plan.grid.voxelSizeMm,
+                                           plan.grid.originMm));
+    // Samples first: a sidecar never points at a missing or older sample file.
+    fs::rename(partial, data, ec);
+    if (ec) {
+      fs::remove(lock, ec);
+      throw IoError(data, "cannot move the finished samples into place: " + ec.message());
+    }
+    sidecar.commit();
   }
-  sidecar.commit();
   ranksRecord = nlohmann::json::array();
   for (const fs::path& m : manifestsOf(output)) {
     ranksRecord.push_back(loadManifest(m, plan.slabs.size()).record());
@@ -255,12 +284,11 @@ bool finishOutput(const fs::path& output, const SlabPlan& plan, nlohmann::json& 
 }  // namespace
 
 fs::path partialPathFor(const fs::path& output) {
-  return fs::path(io::rawDataPathFor(output).string() + ".partial");
+  return fs::path(outputBase(output).string() + ".partial");
 }
 
 fs::path manifestPathFor(const fs::path& output, int rank) {
-  return fs::path(io::rawDataPathFor(output).string() + ".rank" + std::to_string(rank) +
-                  ".manifest.json");
+  return fs::path(outputBase(output).string() + ".rank" + std::to_string(rank) + ".manifest.json");
 }
 
 namespace {
@@ -375,7 +403,7 @@ class SlabRunner {
     // start at different moments: each clears only its own.)
     if (ranks_ == 1 || (comm_.collective() && rank_ == 0)) {
       for (const fs::path& m : manifestsOf(options_.output)) fs::remove(m, ec);
-      fs::remove(partial_, ec);
+      fs::remove_all(partial_, ec);  // a file, or a folder of slices
     }
   }
 
@@ -383,6 +411,11 @@ class SlabRunner {
     std::error_code ec;
     if (!fs::exists(partial_, ec))
       checkDiskRoom(options_.output, report_.plan.volumeBytes, options_.freeDiskBytes);
+    if (isSliceFolderOutput(options_.output)) {
+      fs::create_directories(partial_, ec);
+      if (ec) throw IoError(partial_, "cannot create the folder: " + ec.message());
+      return;
+    }
     file_ = std::make_unique<PartialFile>(partial_, report_.plan.volumeBytes);
   }
 
@@ -418,8 +451,7 @@ class SlabRunner {
       const double compute = secondsSince(start);
       warnings.insert(report_.lastSlab.warnings.begin(), report_.lastSlab.warnings.end());
       start = std::chrono::steady_clock::now();
-      file_->write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
-                   static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
+      writeSlab(slab, volume, sliceBytes);
       manifest_.finished.push_back(slab.index);
       const double write = secondsSince(start);  // the manifest's own write is not counted
       manifest_.readSeconds += read;
@@ -434,6 +466,26 @@ class SlabRunner {
           "slabs", double(done_.size() + report_.computed.size()) / double(plan.slabs.size()));
     }
     report_.warnings.assign(warnings.begin(), warnings.end());
+  }
+
+  void writeSlab(const Slab& slab, const Volume& volume, std::uint64_t sliceBytes) {
+    if (file_) {
+      file_->write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
+                   static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
+      return;
+    }
+#if TOMOWB_HAVE_TIFF
+    const SlabPlan& plan = report_.plan;
+    const auto n = static_cast<std::size_t>(plan.grid.shape.nx * plan.grid.shape.ny);
+    for (std::int64_t k = 0; k < slab.slices(); ++k)
+      io::writeTiffSeriesSlice(
+          partial_, volume.voxels().subspan(static_cast<std::size_t>(k) * n, n), plan.grid.shape,
+          plan.grid.voxelSizeMm, plan.grid.originMm, slab.z0 + k);
+#else
+    (void)slab;
+    (void)volume;
+    (void)sliceBytes;
+#endif
   }
 
   // Every slab in? Then the output goes in place, once: by rank 0 of talking ranks, after all
@@ -484,10 +536,11 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
     throw ParameterError("rank", "must be in 0.." + std::to_string(ranks - 1) + " of " +
                                      std::to_string(ranks) + " ranks, got " + std::to_string(rank));
   const fs::path ext = options.output.extension();
-  if (ext != ".raw" && ext != ".json")
+  if (isSliceFolderOutput(options.output) ? !TOMOWB_HAVE_TIFF : ext != ".raw" && ext != ".json")
     throw ParameterError("output",
                          "a volume reconstructed in slabs is written as our raw format "
-                         "(NAME.raw with its NAME.json), got '" +
+                         "(NAME.raw with its NAME.json) or as a folder of TIFF slices (a build "
+                         "with TIFF), got '" +
                              options.output.string() + "'");
   return SlabRunner(source, params, options, context, comm).run();
 }

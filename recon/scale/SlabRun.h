@@ -3,7 +3,9 @@
 // its place in the output while the next one starts; a volume larger than host memory never
 // exists in memory at once.
 //
-// Output: our raw volume format (io/RawVolumeIo.h). The samples go into "<name>.raw.partial"
+// Output: our raw volume format (io/RawVolumeIo.h), or a folder of float32 TIFF slices (each
+// slice written as its slab finishes into "<folder>.partial/", renamed into place at the end).
+// Raw: the samples go into "<name>.raw.partial"
 // (its full size reserved up front, so a full disk is found before the first slab), beside one
 // manifest per rank, "<name>.raw.rank<K>.manifest.json", that lists the slabs written and flushed
 // to disk. When every slab is in, one rank renames the samples to "<name>.raw", writes the
@@ -62,7 +64,11 @@ struct SlabRunReport {
   std::vector<std::string> warnings;
 };
 
-// The partial samples file and rank K's manifest of `output`.
+// True when `output` names a folder (no extension, or a trailing slash): the volume is written
+// there as float32 TIFF slices (slice_0000.tif, ...), staged in "<folder>.partial/".
+bool isSliceFolderOutput(const std::filesystem::path& output);
+
+// The partial samples file (or staging folder) and rank K's manifest of `output`.
 std::filesystem::path partialPathFor(const std::filesystem::path& output);
 std::filesystem::path manifestPathFor(const std::filesystem::path& output, int rank);
 

@@ -157,6 +157,8 @@ TEST(RunRecord, JsonRoundTripAndErrors) {
               "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(back.parameters, r.parameters);
   EXPECT_EQ(runRecordPathFor("a/recon.mhd"), fs::path("a/recon.run.json"));
+  EXPECT_EQ(runRecordPathFor("a/slices/"), fs::path("a/slices.run.json"));  // a folder of slices
+  EXPECT_EQ(runRecordPathFor("a/slices"), fs::path("a/slices.run.json"));
   std::ofstream(dir / "bad.json")
       << R"({"format": "tomowb-run-record", "version": 1, "command": [1]})";
   EXPECT_THROW(readRunRecord(dir / "bad.json"), FormatError);

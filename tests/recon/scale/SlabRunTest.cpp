@@ -15,6 +15,7 @@
 #include "recon/fdk/Fdk.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/io/VolumeFiles.h"
 #include "recon/job/CancelToken.h"
 #include "recon/job/ProgressSink.h"
 #include "recon/phantom/AnalyticProjector.h"
@@ -236,6 +237,40 @@ TEST(SlabRun, ACancelledRunResumedByAnyNumberOfRanksGivesTheUninterruptedBits) {
     EXPECT_EQ(readSamples(o.output), straight) << "resumed by " << resumeRanks << " ranks";
   }
 }
+
+#if TOMOWB_HAVE_TIFF
+TEST(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
+  test::TempDir dir;
+  const ProjectionStack& scan = phantomScan();
+  const fdk::FdkParams params = paramsFor(scan.geometry());
+  InMemoryRowSource source(scan);
+  JobContext plain;
+  SlabRunOptions o;
+  o.plan.slabSlices = 5;
+  o.output = dir / "raw.raw";
+  ASSERT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
+  const Volume raw = io::readVolumeRaw(o.output);
+
+  o.output = dir / "slices";
+  {
+    CancelToken token;
+    StopAfter stop(token, 0.3);
+    JobContext stopping(token, &stop);
+    EXPECT_THROW(reconstructFdkInSlabs(source, params, o, stopping), Cancelled);
+  }
+  EXPECT_FALSE(fs::exists(o.output)) << "no folder before every slab is in";
+  EXPECT_TRUE(fs::is_directory(partialPathFor(o.output)));
+  o.resume = true;
+  ASSERT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
+  const Volume slices = io::readVolume(o.output);
+  EXPECT_EQ(slices.shape(), raw.shape());
+  EXPECT_EQ(slices.originMm(), raw.originMm());
+  EXPECT_EQ(slices.voxelSizeMm(), raw.voxelSizeMm());
+  EXPECT_TRUE(std::equal(slices.voxels().begin(), slices.voxels().end(), raw.voxels().begin()));
+  EXPECT_TRUE(fs::exists(o.output / "slice_0035.tif"));
+  EXPECT_FALSE(fs::exists(partialPathFor(o.output)));
+}
+#endif
 
 TEST(SlabRun, TooLittleDiskAnotherRunsManifestAndNothingToResumeAreClearErrors) {
   test::TempDir dir;
