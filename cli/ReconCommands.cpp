@@ -223,6 +223,9 @@ class CatalogReconCommand : public Command {
                   "as it finishes: memory holds one slab and the detector rows it needs "
                   "(0: the tallest slab half the free host memory holds)")
         ->check(CLI::NonNegativeNumber);
+    g->add_flag("--plan-only", planOnly_,
+                "print the slab plan (slabs, detector rows, host memory, the output's size and "
+                "the free disk) and stop, writing nothing");
     g->add_flag("--resume", resume_,
                 "finish an interrupted slab run of -o: only the slabs its manifests do not list "
                 "are reconstructed (any number of processes)");
@@ -235,7 +238,7 @@ class CatalogReconCommand : public Command {
   bool slabRun() const {
     if (descriptor_.id != "fdk") return false;
     const auto environment = rankFromEnvironment();
-    return slabSlices_ >= 0 || resume_ || ranks_ > 1 ||
+    return slabSlices_ >= 0 || resume_ || planOnly_ || ranks_ > 1 ||
            (environment.has_value() && environment->second > 1);
   }
 
@@ -356,6 +359,20 @@ class CatalogReconCommand : public Command {
     const fdk::FdkParams params = catalog::fdkParamsFromJson(parameters);
     const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
     o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
+    if (planOnly_) {
+      // The disk too: what the output needs against what its folder has free.
+      const std::uint64_t free = scale::freeDiskBytes(o.output);
+      std::printf("slab plan: %s\ndisk: the output needs %.1f MiB, %.1f MiB free where it goes%s\n",
+                  plan.summary().c_str(), double(plan.volumeBytes) / 1048576.0,
+                  double(free) / 1048576.0, free < plan.volumeBytes ? " (NOT ENOUGH)" : "");
+      printJson(global, {{"command", "recon fdk --plan-only"},
+                         {"slabs", plan.slabs.size()},
+                         {"slices", plan.slabSlices},
+                         {"peakHostBytes", plan.peakHostBytes()},
+                         {"outputBytes", plan.volumeBytes},
+                         {"freeDiskBytes", free}});
+      return free < plan.volumeBytes ? kExitError : kExitOk;
+    }
     if (!global.quiet && !global.json && o.rank == 0) printPlan(plan, o);
     scale::SlabRunReport r;
     try {
@@ -407,6 +424,7 @@ class CatalogReconCommand : public Command {
 
   std::int64_t slabSlices_ = -1;  // -1: no slab run asked for
   bool resume_ = false;
+  bool planOnly_ = false;
   int rank_ = -1, ranks_ = 0;
 
   const catalog::AlgorithmDescriptor& descriptor_;

@@ -165,5 +165,18 @@ TEST_F(SlabCli, ARunInterruptedByCtrlCIsFinishedByResumeBitForBit) {
   EXPECT_NE(again.output.find("resumed.raw.partial"), std::string::npos) << again.output;
 }
 
+TEST_F(SlabCli, PlanOnlySaysWhatARunWouldTakeAndWritesNothing) {
+  const test::CliResult r = test::runCli(
+      "recon fdk -i '" + (dir / "scan.json").string() + "' -o '" + (dir / "big.raw").string() +
+      "' --shape 512 512 400 --slab-slices 50 --plan-only");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("slab plan: 8 slabs of 50 slices (512 x 512 x 400)"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("disk: the output needs 400.0 MiB"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "big.raw"));
+  EXPECT_FALSE(fs::exists(dir / "big.raw.partial"));
+  EXPECT_FALSE(fs::exists(dir / "big.raw.rank0.manifest.json"));
+}
+
 }  // namespace
 }  // namespace tomowb
