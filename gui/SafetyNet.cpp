@@ -162,6 +162,7 @@ SessionData SafetyNet::captureSession(bool withAutosaved) const {
       p.demoSize = demo->size;
     }
     if (const Geometry* g = ws.geometry()) p.geometry = geometryToJson(*g);
+    p.waterPerMm = ws.waterValuePerMm();
     s.projections = std::move(p);
   }
   if (ws.petData()) s.petPath = ws.petData()->sourcePath;
@@ -370,6 +371,9 @@ void SafetyNet::restoreAfterData(const SessionData& session, const QString& path
                        .arg(QString::fromStdString(e.what()));
     }
   }
+  // The water value the user gave for HU (View > Water value for HU…).
+  if (session.projections && session.projections->waterPerMm.has_value() && ws.projections())
+    ws.setWaterValuePerMm(session.projections->waterPerMm);
   // Runs, with their saved results (MainWindow::onRunFinished shows each as a volume).
   const QString autosaveDir = QDir(autosaveFolder()).absolutePath();
   std::map<int, int> newIds;

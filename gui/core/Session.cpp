@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <cmath>
 #include <string>
 
 #include "recon/core/Error.h"
@@ -99,6 +100,7 @@ json sessionToJson(const SessionData& s, const QString& sessionPath) {
     json pj = {{"name", str(p.name)}, {"file", pathJson(p.path, folder)}};
     if (!p.demoKind.isEmpty()) pj["demo"] = {{"kind", str(p.demoKind)}, {"size", p.demoSize}};
     pj["geometry"] = p.geometry;
+    if (p.waterPerMm.has_value()) pj["waterPerMm"] = *p.waterPerMm;
     j["projections"] = std::move(pj);
   } else {
     j["projections"] = nullptr;
@@ -146,6 +148,12 @@ SessionData::Projections readProjections(const Reader& in, const json& pj) {
   if (pj.contains("geometry")) p.geometry = pj.at("geometry");
   if (!p.geometry.is_null() && !p.geometry.is_object())
     in.fail("projections.geometry", "must be an object or null");
+  if (pj.contains("waterPerMm")) {
+    const double water = in.number(pj, "waterPerMm", "projections.waterPerMm");
+    if (!(water > 0.0) || !std::isfinite(water))
+      in.fail("projections.waterPerMm", "must be a positive attenuation in 1/mm");
+    p.waterPerMm = water;
+  }
   return p;
 }
 

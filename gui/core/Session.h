@@ -28,7 +28,8 @@ struct SessionData {
     QString path;      // the file opened; empty for the demo or derived data
     QString demoKind;  // demoKindName() when the demo was loaded ("shepp-logan", "et"...)
     int demoSize = 0;
-    nlohmann::json geometry;  // geometryToJson of the geometry the runs use; null if none
+    nlohmann::json geometry;           // geometryToJson of the geometry the runs use; null if none
+    std::optional<double> waterPerMm;  // View > Water value for HU, when the user gave one
   };
   struct Run {
     int id = 0;  // the id in the saved window (the volumes' runId refer to it)

@@ -201,6 +201,7 @@ TEST_F(SafetyNetTest, ASessionOpensAgainWithItsDataRunsResultsAndRois) {
     roi.axis = 2;
     roi.halfSizeMm = Eigen::Vector2d(4, 4);
     window.viewArea().setRois({roi});
+    window.workspace().setWaterValuePerMm(0.0195);  // View > Water value for HU…
     QString error;
     ASSERT_TRUE(window.safetyNet().saveSession(path, true, &error)) << error.toStdString();
     EXPECT_TRUE(window.workspace().unsavedResultIndices().empty()) << "saved with the session";
@@ -209,6 +210,7 @@ TEST_F(SafetyNetTest, ASessionOpensAgainWithItsDataRunsResultsAndRois) {
   ASSERT_TRUE(written.projections);
   EXPECT_EQ(written.projections->demoKind, QStringLiteral("shepp-logan"));
   EXPECT_EQ(written.projections->demoSize, 32);
+  EXPECT_EQ(written.projections->waterPerMm, 0.0195);
   ASSERT_EQ(written.runs.size(), 1u);
   EXPECT_EQ(written.runs[0].algorithm, QStringLiteral("fdk"));
 
@@ -231,6 +233,8 @@ TEST_F(SafetyNetTest, ASessionOpensAgainWithItsDataRunsResultsAndRois) {
   ASSERT_EQ(window.workspace().volumes().size(), 1u);
   EXPECT_TRUE(window.workspace().unsavedResultIndices().empty());
   EXPECT_EQ(window.viewArea().rois().size(), 1u);
+  EXPECT_EQ(window.workspace().waterValuePerMm(), 0.0195);
+  EXPECT_EQ(window.viewArea().displayUnits().waterPerMm(), 0.0195);
   (void)runId;
 }
 

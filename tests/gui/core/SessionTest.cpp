@@ -19,6 +19,7 @@ SessionData sample(const QString& folder) {
   p.name = QStringLiteral("scan.json");
   p.path = folder + QStringLiteral("/data/scan.json");
   p.geometry = {{"version", 1}, {"views", nlohmann::json::array()}};
+  p.waterPerMm = 0.0201;
   s.projections = p;
   SessionData::Run r;
   r.id = 3;
@@ -47,6 +48,7 @@ TEST(Session, RoundTripsEveryField) {
   EXPECT_EQ(back.projections->name, s.projections->name);
   EXPECT_EQ(back.projections->path, s.projections->path);
   EXPECT_EQ(back.projections->geometry, s.projections->geometry);
+  EXPECT_EQ(back.projections->waterPerMm, s.projections->waterPerMm);
   EXPECT_TRUE(back.projections->demoKind.isEmpty());
   ASSERT_EQ(back.runs.size(), 1u);
   EXPECT_EQ(back.runs[0].id, 3);
@@ -127,6 +129,11 @@ TEST(Session, BadFilesNameTheFileAndTheField) {
   writeText(path, R"({"format": "tomowb-session", "version": 1, "volumes": [{"run": "x"}]})");
   e = errorOf(path);
   EXPECT_NE(e.find("volumes[0].run"), std::string::npos) << e;
+
+  writeText(path, R"({"format": "tomowb-session", "version": 1,
+                      "projections": {"name": "scan", "waterPerMm": -2}})");
+  e = errorOf(path);
+  EXPECT_NE(e.find("projections.waterPerMm"), std::string::npos) << e;
 
   writeText(path, R"({"format": "tomowb-session", "vers)");
   EXPECT_NE(errorOf(path).find("not valid JSON"), std::string::npos);
