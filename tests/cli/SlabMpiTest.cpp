@@ -58,9 +58,9 @@ pid_t mpirun(const fs::path& folder, int ranks, const std::vector<std::string>& 
   ::_exit(127);
 }
 
-// SIGINT to every tomowb-cli process whose command line names `output`: the ranks mpirun
-// started (which Ctrl-C in a terminal reaches directly).
-int interruptRanksWriting(const std::string& output) {
+// `signal` to every tomowb-cli process whose command line names `output` (the ranks mpirun
+// started, which Ctrl-C in a terminal reaches directly), or to rank `onlyRank` of them.
+int signalRanksWriting(const std::string& output, int signal, int onlyRank = -1) {
   int signalled = 0;
   for (const fs::directory_entry& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename().string();
@@ -68,9 +68,15 @@ int interruptRanksWriting(const std::string& output) {
     std::ifstream in(e.path() / "cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-    if (cmdline.find(TOMOWB_CLI_PATH) == 0 && cmdline.find(" " + output) != std::string::npos &&
-        ::kill(std::stoi(name), SIGINT) == 0)
-      ++signalled;
+    if (cmdline.find(TOMOWB_CLI_PATH) != 0 || cmdline.find(" " + output) == std::string::npos)
+      continue;
+    if (onlyRank >= 0) {  // Open MPI's rank variable in the process's environment
+      std::ifstream env(e.path() / "environ");
+      std::string vars((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+      if (vars.find("OMPI_COMM_WORLD_RANK=" + std::to_string(onlyRank) + '\0') == std::string::npos)
+        continue;
+    }
+    if (::kill(std::stoi(name), signal) == 0) ++signalled;
   }
   return signalled;
 }
@@ -140,7 +146,7 @@ TEST_F(SlabMpi, ARunInterruptedUnderMpirunIsFinishedByAnotherNumberOfRanksBitFor
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!fs::exists(manifest) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(interruptRanksWriting("resumed.raw"), 2);  // as Ctrl-C in a terminal
+  EXPECT_EQ(signalRanksWriting("resumed.raw", SIGINT), 2);  // as Ctrl-C in a terminal
   const int interrupted = waitFor(run);
   if (interrupted == 0 || fs::exists(dir / "resumed.raw"))
     GTEST_SKIP() << "the run finished before it could be interrupted (mpirun exit " << interrupted
@@ -151,6 +157,29 @@ TEST_F(SlabMpi, ARunInterruptedUnderMpirunIsFinishedByAnotherNumberOfRanksBitFor
   ASSERT_EQ(waitFor(mpirun(dir.path(), 3, slabRun("resumed.raw", "1", true, "256"), log)), 0)
       << text(log);
   EXPECT_EQ(samples(dir / "resumed.raw"), samples(dir / "straight.raw"));
+}
+
+TEST_F(SlabMpi, ALostRankEndsTheRunWithAMessageAndTheManifestsStillResumeIt) {
+  ASSERT_EQ(waitFor(mpirun(dir.path(), 1, slabRun("straight.raw", "1", false, "256"),
+                           dir / "straight.log")),
+            0);
+  const pid_t run = mpirun(dir.path(), 2, slabRun("lost.raw", "1", false, "256"), dir / "lost.log");
+  const fs::path manifest = dir / "lost.raw.rank1.manifest.json";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(manifest) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(signalRanksWriting("lost.raw", SIGKILL, 1), 1);  // rank 1 lost: no clean-up at all
+  const int code = waitFor(run);
+  if (code == 0 || fs::exists(dir / "lost.raw"))
+    GTEST_SKIP() << "the run finished before a rank could be lost";
+  const std::string log = text(dir / "lost.log");
+  EXPECT_NE(log.find("rank"), std::string::npos) << "mpirun names the lost rank:\n" << log;
+  // Every manifest left is whole and lists only slabs that are on the disk: one rank resumes.
+  ASSERT_EQ(waitFor(mpirun(dir.path(), 1, slabRun("lost.raw", "1", true, "256"),
+                           dir / "resume-lost.log")),
+            0)
+      << text(dir / "resume-lost.log");
+  EXPECT_EQ(samples(dir / "lost.raw"), samples(dir / "straight.raw"));
 }
 
 }  // namespace
