@@ -101,7 +101,8 @@ void copySliceInto(vtkImageData* image, const Volume& volume, int axis, std::int
   assert(index >= 0 && index < n[axis]);
   int extent[6] = {0, static_cast<int>(n[0] - 1), 0, static_cast<int>(n[1] - 1),
                    0, static_cast<int>(n[2] - 1)};
-  extent[2 * axis] = extent[2 * axis + 1] = static_cast<int>(index);
+  const auto lo = static_cast<std::size_t>(2 * axis);
+  extent[lo] = extent[lo + 1] = static_cast<int>(index);
   image->SetExtent(extent);
   image->SetSpacing(volume.voxelSizeMm().data());
   image->SetOrigin(volume.originMm().data());

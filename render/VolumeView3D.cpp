@@ -215,8 +215,9 @@ void VolumeView3D::showVolume(std::shared_ptr<const Volume> volume, bool keepVie
   for (auto& plane : planes_) plane->GetMapper()->SetInputData(image_);
   volumeProperty_->SetScalarOpacityUnitDistance(volume_->voxelSizeMm().minCoeff());
   if (!crosshairGiven_)
-    crosshair_ = volume_->worldPosition(0.5 * (volume_->nx() - 1), 0.5 * (volume_->ny() - 1),
-                                        0.5 * (volume_->nz() - 1));
+    crosshair_ =
+        volume_->worldPosition(0.5 * double(volume_->nx() - 1), 0.5 * double(volume_->ny() - 1),
+                               0.5 * double(volume_->nz() - 1));
   if ((!keepViewState || !hadVolume) && !windowLevelGiven_)
     windowLevel_ = defaultWindowLevel(computeStatistics(volume_->voxels(), 1024));
   updateOutline();
