@@ -24,6 +24,8 @@
 #include "recon/catalog/AlgorithmCatalog.h"
 #include "recon/catalog/BuiltinAlgorithms.h"
 #include "recon/core/Error.h"
+#include "recon/device/GpuDevices.h"
+#include "recon/fdk/FdkMemoryEstimate.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/VolumeFiles.h"
@@ -316,6 +318,26 @@ class CatalogReconCommand : public Command {
     qa::writeRunRecord(qa::runRecordPathFor(out), record);
   }
 
+  // A GPU variant: what its tallest slab asks of the device (estimateFdkMemory on that slab's
+  // rows and grid, against the free memory of the first GPU the run would use); empty on the CPU.
+  std::string slabDeviceText(const scale::SlabPlan& plan, const Geometry& geometry,
+                             const fdk::FdkParams& params, const nlohmann::json& parameters) const {
+    if (!VariantOptions::onGpu(descriptor_, parameters) || plan.slabs.empty()) return {};
+    const auto widest = std::max_element(
+        plan.slabs.begin(), plan.slabs.end(),
+        [](const scale::Slab& a, const scale::Slab& b) { return a.rows() < b.rows(); });
+    fdk::FdkParams slab = params;
+    slab.volume = plan.slabGrid(*widest);
+    fdk::FdkMemoryOptions memory;
+    const std::vector<cuda::GpuDevice> gpus = cuda::listGpuDevices();
+    const int first = params.gpu.devices.empty() ? 0 : params.gpu.devices.front();
+    if (first >= 0 && first < static_cast<int>(gpus.size()))
+      memory.deviceMemoryBytes = gpus[static_cast<std::size_t>(first)].freeMemoryBytes;
+    const fdk::FdkMemoryEstimate e = fdk::estimateFdkMemory(
+        scale::cropRows(geometry, widest->rowFirst, widest->rowLast), slab, memory);
+    return e.gpuSummary.empty() ? std::string() : "per slab on the GPU: " + e.gpuSummary;
+  }
+
   static void printPlan(const scale::SlabPlan& plan, const scale::SlabRunOptions& o) {
     std::string ranksText;
     if (o.communicator != nullptr)
@@ -359,9 +381,11 @@ class CatalogReconCommand : public Command {
     const fdk::FdkParams params = catalog::fdkParamsFromJson(parameters);
     const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
     o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
+    const std::string deviceText = slabDeviceText(plan, geometry, params, parameters);
     if (planOnly_) {
       // The disk too: what the output needs against what its folder has free.
       const std::uint64_t free = scale::freeDiskBytes(o.output);
+      if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
       std::printf("slab plan: %s\ndisk: the output needs %.1f MiB, %.1f MiB free where it goes%s\n",
                   plan.summary().c_str(), double(plan.volumeBytes) / 1048576.0,
                   double(free) / 1048576.0, free < plan.volumeBytes ? " (NOT ENOUGH)" : "");
@@ -373,7 +397,10 @@ class CatalogReconCommand : public Command {
                          {"freeDiskBytes", free}});
       return free < plan.volumeBytes ? kExitError : kExitOk;
     }
-    if (!global.quiet && !global.json && o.rank == 0) printPlan(plan, o);
+    if (!global.quiet && !global.json && o.rank == 0) {
+      printPlan(plan, o);
+      if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
+    }
     scale::SlabRunReport r;
     try {
       r = scale::reconstructFdkInSlabs(*source, params, o, context);
