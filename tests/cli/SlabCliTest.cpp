@@ -166,9 +166,9 @@ TEST_F(SlabCli, ARunInterruptedByCtrlCIsFinishedByResumeBitForBit) {
 }
 
 TEST_F(SlabCli, PlanOnlySaysWhatARunWouldTakeAndWritesNothing) {
-  const test::CliResult r = test::runCli(
-      "recon fdk -i '" + (dir / "scan.json").string() + "' -o '" + (dir / "big.raw").string() +
-      "' --shape 512 512 400 --slab-slices 50 --plan-only");
+  const test::CliResult r = test::runCli("recon fdk -i '" + (dir / "scan.json").string() +
+                                         "' -o '" + (dir / "big.raw").string() +
+                                         "' --shape 512 512 400 --slab-slices 50 --plan-only");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("slab plan: 8 slabs of 50 slices (512 x 512 x 400)"), std::string::npos)
       << r.output;

@@ -49,12 +49,16 @@ const ProjectionStack& phantomScan() {
   return scan;
 }
 
-fdk::FdkParams paramsFor(const Geometry& geometry) {
-  fdk::FdkParams p;
-  p.volume = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5));
-  (void)geometry;
-  return p;
-}
+// The phantom scan reconstructed on a 40 x 40 x 36 grid of 1.5 mm voxels.
+class SlabRun : public testing::Test {
+ protected:
+  SlabRun() { params.volume = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5)); }
+  test::TempDir dir;
+  const ProjectionStack& scan = phantomScan();
+  fdk::FdkParams params;
+  InMemoryRowSource source{scan};
+  JobContext plain;
+};
 
 std::vector<float> readSamples(const fs::path& output) {
   const Volume v = io::readVolumeRaw(output);
@@ -149,15 +153,12 @@ TEST(ProjectionRowSource, ABandFromTheRawFileIsTheBandInMemoryWithItsPixelsInPla
   EXPECT_THROW(RawFileRowSource(dir / "missing.json"), Error);
 }
 
-TEST(SlabRun, SlabsMatchTheInMemoryFdkAndOneTwoAndFourRanksGiveTheSameBits) {
-  test::TempDir dir;
-  const ProjectionStack& scan = phantomScan();
-  const fdk::FdkParams params = paramsFor(scan.geometry());
-  JobContext context;
+TEST_F(SlabRun, SlabsMatchTheInMemoryFdkAndOneTwoAndFourRanksGiveTheSameBits) {
+  JobContext& context = plain;
   const Volume whole = fdk::reconstructFdk(scan, params, context);
 
   io::writeProjectionsRaw(dir / "scan.raw", scan);
-  RawFileRowSource source(dir / "scan.json");
+  RawFileRowSource fromFile(dir / "scan.json");  // rows read from the file, band by band
   std::vector<std::vector<float>> results;
   for (int ranks : {1, 2, 4}) {
     SlabRunOptions o;
@@ -166,7 +167,7 @@ TEST(SlabRun, SlabsMatchTheInMemoryFdkAndOneTwoAndFourRanksGiveTheSameBits) {
     o.ranks = ranks;
     for (int rank = 0; rank < ranks; ++rank) {
       o.rank = rank;
-      const SlabRunReport r = reconstructFdkInSlabs(source, params, o, context);
+      const SlabRunReport r = reconstructFdkInSlabs(fromFile, params, o, context);
       EXPECT_EQ(r.finished, rank == ranks - 1) << ranks << " ranks, rank " << rank;
       EXPECT_FALSE(r.computed.empty());
     }
@@ -194,12 +195,7 @@ TEST(SlabRun, SlabsMatchTheInMemoryFdkAndOneTwoAndFourRanksGiveTheSameBits) {
   EXPECT_GT(den, 0.0);
 }
 
-TEST(SlabRun, ACancelledRunResumedByAnyNumberOfRanksGivesTheUninterruptedBits) {
-  test::TempDir dir;
-  const ProjectionStack& scan = phantomScan();
-  const fdk::FdkParams params = paramsFor(scan.geometry());
-  InMemoryRowSource source(scan);
-  JobContext plain;
+TEST_F(SlabRun, ACancelledRunResumedByAnyNumberOfRanksGivesTheUninterruptedBits) {
   SlabRunOptions o;
   o.plan.slabSlices = 4;  // 9 slabs
   o.output = dir / "straight.raw";
@@ -239,12 +235,7 @@ TEST(SlabRun, ACancelledRunResumedByAnyNumberOfRanksGivesTheUninterruptedBits) {
 }
 
 #if TOMOWB_HAVE_TIFF
-TEST(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
-  test::TempDir dir;
-  const ProjectionStack& scan = phantomScan();
-  const fdk::FdkParams params = paramsFor(scan.geometry());
-  InMemoryRowSource source(scan);
-  JobContext plain;
+TEST_F(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
   SlabRunOptions o;
   o.plan.slabSlices = 5;
   o.output = dir / "raw.raw";
@@ -272,12 +263,8 @@ TEST(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
 }
 #endif
 
-TEST(SlabRun, TooLittleDiskAnotherRunsManifestAndNothingToResumeAreClearErrors) {
-  test::TempDir dir;
-  const ProjectionStack& scan = phantomScan();
-  const fdk::FdkParams params = paramsFor(scan.geometry());
-  InMemoryRowSource source(scan);
-  JobContext context;
+TEST_F(SlabRun, TooLittleDiskAnotherRunsManifestAndNothingToResumeAreClearErrors) {
+  JobContext& context = plain;
   SlabRunOptions o;
   o.output = dir / "vol.raw";
   o.plan.slabSlices = 6;
