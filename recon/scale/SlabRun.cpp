@@ -14,7 +14,6 @@
 #include <iterator>
 #include <memory>
 #include <set>
-#include <sstream>
 
 #include "recon/core/Error.h"
 #include "recon/io/AtomicFileWriter.h"
@@ -26,24 +25,20 @@ namespace tomowb::scale {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-constexpr const char* kManifestFormat = "tomowb-slab-manifest";
-
-}  // namespace
-
 bool isSliceFolderOutput(const fs::path& output) {
   return !output.has_filename() || output.extension().empty();
 }
 
 namespace {
 
+constexpr const char* kManifestFormat = "tomowb-slab-manifest";
+constexpr int kManifestVersion = 1;
+
 // What the partial file, the manifests and the lock are named after: NAME.raw, or the folder.
 fs::path outputBase(const fs::path& output) {
   if (!isSliceFolderOutput(output)) return io::rawDataPathFor(output);
   return output.has_filename() ? output : output.parent_path();
 }
-constexpr int kManifestVersion = 1;
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
