@@ -487,12 +487,28 @@ class SlabRunner {
   // are done; else by whichever rank finds the last slab in (a lock file decides).
   void finish() {
     const auto putInPlace = [this] {
+      std::error_code ec;
       std::set<int> all;
       for (const fs::path& path : manifestsOf(options_.output)) {
-        const Manifest m = loadManifest(path, report_.plan.slabs.size());
+        Manifest m;
+        try {
+          m = loadManifest(path, report_.plan.slabs.size());
+        } catch (const IoError&) {
+          // Gone between listing and reading: a rank that does not talk to this one found every
+          // slab in first, put the output in place and removed the manifests.
+          if (fs::exists(path, ec)) throw;
+          continue;
+        }
         if (m.fingerprint == fingerprint_) all.insert(m.finished.begin(), m.finished.end());
       }
-      if (all.size() != report_.plan.slabs.size()) return;
+      if (all.size() != report_.plan.slabs.size()) {
+        // That other rank may be done already: no partial output left, the output in place.
+        const fs::path final = isSliceFolderOutput(options_.output)
+                                   ? outputBase(options_.output)
+                                   : io::rawSidecarPathFor(options_.output);
+        if (!fs::exists(partial_, ec) && fs::exists(final, ec)) report_.complete = true;
+        return;
+      }
       report_.complete = true;
       report_.finished = finishOutput(options_.output, report_.plan, report_.ranks);
     };
