@@ -112,18 +112,21 @@ std::string citedTable(const std::string& title, const std::vector<CitedFigure>&
 // ---- end-to-end stage breakdown
 // ------------------------------------------------------------------
 
-// One end-to-end FDK run on one GPU. On the GPU the pipeline uploads chunk c + 1 on a copy stream
-// while chunk c is filtered and backprojected on the compute stream; filter, backprojection and
-// download run one after the other on the compute stream; allocating the host volume precedes
-// them on the CPU. So wall = hostAlloc + filter + backproject + download + rest, where rest is the
-// time in no timed stage (planning, buffers, the first upload that nothing hides, launch gaps), and
-// upload is overlapped and not part of that sum.
+// One end-to-end FDK run on one GPU (issue #22's pipeline). Three streams overlap the chunks'
+// stages: chunk c + 2 uploads (copy stream) while chunk c + 1 is weighted, filtered and converted
+// (filter stream) and chunk c is backprojected (compute stream); the host volume is allocated on
+// its own thread beside all that, and the download of a finished slab waits for it (hostWait).
+// The backprojection, the wait and the download lie on the critical path one after the other:
+// wall = hostWait + backproject + download + rest, where rest is the time in no such stage
+// (planning, buffers, the first chunk's upload and filtering that nothing hides, launch gaps, the
+// filter where it outran the backprojection); hostAlloc, filter and upload overlap and are not
+// part of that sum.
 struct StageBreakdown {
-  double wall = 0, hostAlloc = 0, filter = 0, backproject = 0, download = 0;
+  double wall = 0, hostAlloc = 0, hostWait = 0, filter = 0, backproject = 0, download = 0;
   double upload = 0;  // on the copy stream, overlapped with filter + backprojection
-  double serialStages() const { return hostAlloc + filter + backproject + download; }
+  double serialStages() const { return hostWait + backproject + download; }
   double rest() const { return wall - serialStages(); }
-  double allStages() const { return serialStages() + upload; }
+  double allStages() const { return hostAlloc + filter + backproject + download + upload; }
   // What the overlap saves against running every stage one after the other (>= 0 when the
   // upload is hidden; negative would mean the stages were not overlapped at all).
   double overlapSaved() const { return allStages() - wall; }

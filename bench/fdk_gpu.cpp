@@ -175,15 +175,15 @@ void endToEndSection(Context& ctx, ReportWriter& writer) {
      << (isPinnedHostBuffer(ctx.phantom.data()) ? "yes" : "no")
      << ") -> weighting, ramp filter, backprojection -> host volume (reconstructFdk)\n\n"
      << "Wall: reconstructFdk's totalSeconds, min / median / max of " << o.repeats
-     << " runs after a warm-up; the stage columns are the median run's. What overlaps: the "
-        "pipeline uploads the next chunk of views on a copy stream while the compute stream "
-        "filters and backprojects the current one; filter, backprojection and download follow "
-        "one another on the compute stream, after the host volume is allocated. So Host volume "
-        "alloc + Filter + Backproject + Download + Rest = Wall, where Host volume alloc is "
-        "timed alone (median of 3 allocations of the volume) and Rest is the time in no timed "
-        "stage (planning, device buffers, the first chunk's upload that nothing hides, launch "
-        "gaps). Upload is overlapped and not in that sum; Every stage summed (upload included) "
-        "minus Wall is what the overlap saves. H2D floor: the bytes uploaded at "
+     << " runs after a warm-up; the stage columns are the median run's. What overlaps (issue #22): "
+        "three streams run three chunks at once, one uploading, one being weighted, filtered "
+        "and converted, one being backprojected; the host volume is allocated on its own "
+        "thread beside them, and the first download waits for it (Waited for it). So Waited + "
+        "Backproject + Download + Rest = Wall, where Rest is the time in none of these "
+        "(planning, device buffers, the first chunk's upload and filtering that nothing hides, "
+        "launch gaps, filtering that outran the backprojection). Host volume alloc, Filter and "
+        "Upload overlap and are not in that sum; Every stage summed minus Wall is what the "
+        "overlap saves. H2D floor: the bytes uploaded at "
      << fixed(bench::kH100PinnedH2DGBs, 0)
      << " GB/s, the pinned copy rate of reference/gpu-limits-h100.md (the end-to-end ceiling "
         "when every copy is hidden). GUPS backprojection in the pipeline: the per-chunk kernel "
@@ -208,7 +208,14 @@ void endToEndSection(Context& ctx, ReportWriter& writer) {
   }
   md << endToEndTable(rows) << failures.str();
   for (const EndToEndRow& r : rows)
-    if (!r.plan.empty()) md << "\n- " << r.variant << " " << r.size << "³: " << r.plan;
+    if (!r.plan.empty())
+      md << "\n- " << r.variant << " " << r.size << "³: " << r.plan << "; in Rest: host set-up "
+         << fixed(r.report.hostSetupSeconds, 3) << " s (weights, matrices, plan), device set-up "
+         << fixed(r.report.deviceSetupSeconds, 3)
+         << " s (buffers, cuFFT plans, the slowest device), the first chunk's upload and filter "
+         << fixed(r.report.firstChunkSeconds, 3) << " s, the tasks' kernel inputs "
+         << fixed(r.report.inputsSeconds, 3) << " s, the device threads' ends (buffers freed) "
+         << fixed(r.report.teardownSeconds, 3) << " s";
   md << "\n";
   writer.add(md.str());
 }

@@ -82,6 +82,7 @@ struct MultiGpuRow {
   std::int64_t size = 0;
   RunStats oneGpu, twoGpus;
   double maxAbsDifference = 0;
+  fdk::FdkReport oneReport, twoReport;  // the median runs'
 };
 
 struct Context {

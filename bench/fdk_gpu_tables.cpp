@@ -94,11 +94,11 @@ std::string headline(const Context& ctx) {
 std::string endToEndTable(const std::vector<EndToEndRow>& rows) {
   std::ostringstream t;
   t << "| Variant (kernel) | Texels | Volume | Runs | Wall (s) min / median / max | Host volume "
-       "alloc (s) | Filter (s) | Backproject (s) | Download (s) | Rest (s) | Upload (s, GB/s), "
-       "overlapped | Every stage summed (s) | H2D floor (s) | Fraction of H2D floor | "
-       "GUPS end to end | GUPS backprojection in the pipeline | GUPS kernel only (table above) "
-       "|\n"
-    << "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+       "alloc (s), beside the GPU | Waited for it (s) | Filter (s), overlapped | Backproject (s) "
+       "| Download (s) | Rest (s) | Upload (s, GB/s), overlapped | Every stage summed (s) | H2D "
+       "floor (s) | Fraction of H2D floor | GUPS end to end | GUPS backprojection in the "
+       "pipeline | GUPS kernel only (table above) |\n"
+    << "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const EndToEndRow& r : rows) {
     const fdk::FdkReport& p = r.report;
     const bench::StageBreakdown& s = r.stages;
@@ -106,9 +106,9 @@ std::string endToEndTable(const std::vector<EndToEndRow>& rows) {
     t << "| " << r.variant << (r.kernel == r.variant ? "" : " (" + r.kernel + ")") << " | "
       << bench::fdkTexelFormat(r.kernel) << " | " << r.size << "³ | " << r.wall.runs << " | "
       << bench::minMedianMax(r.wall, 1.0, 3) << " | " << fixed(s.hostAlloc, 3) << " | "
-      << fixed(s.filter, 3) << " | " << fixed(s.backproject, 3) << " | " << fixed(s.download, 3)
-      << " | " << fixed(s.rest(), 3) << " | " << fixed(s.upload, 3) << ", "
-      << (s.upload > 0 ? fixed(p.uploadBytes / s.upload / 1e9, 1) : "–") << " | "
+      << fixed(s.hostWait, 3) << " | " << fixed(s.filter, 3) << " | " << fixed(s.backproject, 3)
+      << " | " << fixed(s.download, 3) << " | " << fixed(s.rest(), 3) << " | " << fixed(s.upload, 3)
+      << ", " << (s.upload > 0 ? fixed(p.uploadBytes / s.upload / 1e9, 1) : "–") << " | "
       << fixed(s.allStages(), 3) << " | " << fixed(floor, 3) << " | "
       << fixed(100.0 * floor / s.wall, 0) << " % | " << fixed(gupsOf(updates(r.size), s.wall), 1)
       << " | " << fixed(p.backprojectGups(), 1) << " | " << fixed(r.kernelOnlyGups, 1) << " |\n";
@@ -119,13 +119,20 @@ std::string endToEndTable(const std::vector<EndToEndRow>& rows) {
 std::string multiGpuTable(const std::vector<MultiGpuRow>& rows) {
   std::ostringstream t;
   t << "| Variant | Volume | Runs | 1 GPU wall (s) min / median / max | 2 GPUs wall (s) min / "
-       "median / max | Speed-Up (medians) | max abs difference |\n"
-    << "|---|---|---:|---|---|---:|---:|\n";
-  for (const MultiGpuRow& r : rows)
+       "median / max | Speed-Up (medians) | max abs difference | 2 GPUs, median run: plan | host "
+       "volume alloc (s), beside | waited for it (s) | download (s, both GPUs summed) | "
+       "backproject (s, summed) | kernel inputs built (s) | threads' ends (s) |\n"
+    << "|---|---|---:|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const MultiGpuRow& r : rows) {
+    const fdk::FdkReport& two = r.twoReport;
     t << "| " << r.variant << " | " << r.size << "³ | " << r.oneGpu.runs << " | "
       << bench::minMedianMax(r.oneGpu, 1.0, 3) << " | " << bench::minMedianMax(r.twoGpus, 1.0, 3)
       << " | " << fixed(r.oneGpu.median / r.twoGpus.median, 2) << " | "
-      << scientific(r.maxAbsDifference) << " |\n";
+      << scientific(r.maxAbsDifference) << " | " << two.plan << " | "
+      << fixed(two.hostVolumeSeconds, 3) << " | " << fixed(two.hostVolumeWaitSeconds, 3) << " | "
+      << fixed(two.downloadSeconds, 3) << " | " << fixed(two.backprojectSeconds, 3) << " | "
+      << fixed(two.inputsSeconds, 3) << " | " << fixed(two.teardownSeconds, 3) << " |\n";
+  }
   return t.str();
 }
 
@@ -165,6 +172,7 @@ json toJson(const EndToEndRow& r) {
           {"medianRun",
            {{"wallSeconds", s.wall},
             {"hostVolumeAllocationSeconds", s.hostAlloc},
+            {"hostVolumeWaitSeconds", s.hostWait},
             {"filterSeconds", s.filter},
             {"backprojectSeconds", s.backproject},
             {"downloadSeconds", s.download},

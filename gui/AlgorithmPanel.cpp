@@ -214,6 +214,7 @@ void AlgorithmPanel::buildDeviceBox(QVBoxLayout* layout) {
   device_ = new QComboBox(deviceBox);
   device_->setObjectName(QStringLiteral("deviceCombo"));
   threads_ = new QSpinBox(deviceBox);
+  threads_->setObjectName(QStringLiteral("cpuThreads"));
   threads_->setRange(0, 1024);
   threads_->setSpecialValueText(tr("all (%1)").arg(omp_get_max_threads()));
   threads_->setToolTip(tr("CPU threads for filtering and the CPU kernels"));
@@ -833,6 +834,7 @@ void AlgorithmPanel::refresh() {
   gridInfo_->setText(gridText());
   const RunMemory memory = runMemory();
   memory_->setText(memory.text);
+  memory_->setToolTip(memory.details);
   memory_->setStyleSheet(memory.fits ? QString() : QStringLiteral("color: #c0392b;"));
   QString why;
   const bool ok = validate(&why);

@@ -338,10 +338,10 @@ void ProjectorChoice::describe() {
       all = false;
       continue;
     }
-    parts << (slots_.size() > 1
-                  ? QStringLiteral("%1: %2").arg(QString::fromStdString(v->name),
-                                                 describeVariant(*v))
-                  : describeVariant(*v) + (v->tunables.empty() ? tr("\nNo tunables.") : QString()));
+    // A kernel without tunables says nothing about them: the panel must fit a 1080-pixel screen.
+    parts << (slots_.size() > 1 ? QStringLiteral("%1: %2").arg(QString::fromStdString(v->name),
+                                                               describeVariant(*v))
+                                : describeVariant(*v));
   }
   variantInfo_->setText(all                 ? parts.join('\n')
                         : slots_.size() > 1 ? tr("No projector pair for this device in this build.")

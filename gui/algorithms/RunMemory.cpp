@@ -39,13 +39,20 @@ RunMemory fdkMemory(const Geometry& geometry, const nlohmann::json& parameters,
   if (out.problem.isEmpty() && e.onGpu && !e.plan.fits)
     out.problem = tr("GPU run: %1.").arg(QString::fromStdString(e.plan.message));
   if (e.summary.empty()) return out;
-  out.text = tr("Host: %1 peak (%2 new; %3 available)\n")
-                 .arg(bytesText(e.hostPeakBytes), bytesText(e.hostNewBytes),
+  // Two short lines in the box (the panel must fit a 1080-pixel screen, issue #21); the parts in
+  // its tooltip.
+  out.text = tr("Host: %1 peak, %2 available")
+                 .arg(bytesText(e.hostPeakBytes),
                       e.availableHostBytes ? bytesText(e.availableHostBytes) : tr("unknown"));
-  out.text += tr("projections %1, filtered %2, volume %3, previews %4")
-                  .arg(bytesText(e.projectionBytes), bytesText(e.filteredBytes),
-                       bytesText(e.volumeBytes), bytesText(e.previewBytes));
-  if (e.onGpu) out.text += tr("\nGPU: %1").arg(QString::fromStdString(e.gpuSummary));
+  out.details =
+      tr("Host: %1 peak, %2 of it new: projections %3, filtered %4, volume %5, "
+         "previews %6")
+          .arg(bytesText(e.hostPeakBytes), bytesText(e.hostNewBytes), bytesText(e.projectionBytes),
+               bytesText(e.filteredBytes), bytesText(e.volumeBytes), bytesText(e.previewBytes));
+  if (e.onGpu) {
+    out.text += tr("\nGPU: %1").arg(QString::fromStdString(e.gpuSummary));
+    out.details += tr("\nGPU: %1").arg(QString::fromStdString(e.gpuSummary));
+  }
   return out;
 }
 

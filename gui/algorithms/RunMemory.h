@@ -13,9 +13,10 @@
 namespace tomowb::gui {
 
 struct RunMemory {
-  QString text;     // "Host: 1.2 GiB peak (...)": the estimate box
+  QString text;     // "Host: 1.2 GiB peak, 120 GiB available": the estimate box, short
   QString problem;  // why the run does not fit, or empty
   bool fits = true;
+  QString details;  // what the peak is made of: the box's tooltip
 };
 
 // `parameters` as the panel gives them (validated here), for a run on `cpuThreads` (0: all) and

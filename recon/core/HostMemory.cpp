@@ -20,8 +20,10 @@ constexpr std::size_t kHeaderBytes = 64;
 // and the registration then handle 512 times fewer pages (4 GiB: zero fill 0.17 -> 0.10 s,
 // cudaHostRegister 0.15 -> 0.08 s, free 0.13 -> 0.01 s on the H100 machine, 2026-11-23).
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-// Threads for the zero fill of a large block: page faults, not bandwidth, limit one thread.
-constexpr unsigned kMaxZeroThreads = 16;
+// Threads for the zero fill of a large block: page faults, not bandwidth, limit one thread (4 GiB
+// on the two-H100 machine's 32 cores, 2026-11-27: 1 thread 1.0 s, 8 0.18 s, 16 0.12 s, 32
+// 0.08 s; bench/probes/host_alloc_probe.cu).
+constexpr unsigned kMaxZeroThreads = 64;
 constexpr std::size_t kMinBytesPerZeroThread = std::size_t{8} << 20;
 constexpr std::uint32_t kMagic = 0x746f6d6fu;  // "tomo"
 

@@ -15,9 +15,8 @@ void checkAxis(const char* name, std::int64_t n) {
 }
 }  // namespace
 
-Volume::Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
-               const Eigen::Vector3d& originMm)
-    : shape_(shape), voxelSizeMm_(voxelSizeMm), originMm_(originMm) {
+std::uint64_t Volume::checkAllocation(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
+                                      const Eigen::Vector3d& originMm) {
   checkAxis("volume.nx", shape.nx);
   checkAxis("volume.ny", shape.ny);
   checkAxis("volume.nz", shape.nz);
@@ -31,6 +30,15 @@ Volume::Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
   const std::string what = "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) + "x" +
                            std::to_string(shape.nz) + " volume";
   checkHostAllocation(bytes, what);
+  return bytes;
+}
+
+Volume::Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
+               const Eigen::Vector3d& originMm)
+    : shape_(shape), voxelSizeMm_(voxelSizeMm), originMm_(originMm) {
+  const std::uint64_t bytes = checkAllocation(shape, voxelSizeMm, originMm);
+  const std::string what = "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) + "x" +
+                           std::to_string(shape.nz) + " volume";
   allocateOrExplain(bytes, what, [&] {
     voxels_.resize(static_cast<std::size_t>(bytes / 4));  // zeros: HostBufferAllocator
   });

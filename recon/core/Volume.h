@@ -27,6 +27,11 @@ class Volume {
   Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm, const Eigen::Vector3d& originMm);
   // A volume centred on the world origin (the isocentre of a circular scan).
   static Volume centred(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm);
+  // The constructor's checks without the allocation: the volume's bytes, or the exception the
+  // constructor would throw for a bad shape, voxel size or origin, or a size host memory cannot
+  // hold.
+  static std::uint64_t checkAllocation(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
+                                       const Eigen::Vector3d& originMm);
 
   const VolumeShape& shape() const noexcept { return shape_; }
   std::int64_t nx() const noexcept { return shape_.nx; }

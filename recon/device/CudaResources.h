@@ -44,6 +44,10 @@ class DeviceMemory {
 class Stream {
  public:
   Stream() { TOMOWB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "stream"); }
+  // A stream of the given priority (cudaDeviceGetStreamPriorityRange: lower numbers first).
+  explicit Stream(int priority) {
+    TOMOWB_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, priority), "stream");
+  }
   ~Stream() { cudaStreamDestroy(s_); }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;

@@ -64,6 +64,15 @@ struct FdkReport {
   double uploadSeconds = 0, uploadBytes = 0;  // host -> device (GPU runs)
   double downloadSeconds = 0, downloadBytes = 0;
   double totalSeconds = 0;  // the whole reconstructFdk call
+  // GPU runs: the host volume's allocation (zero fill and pinning, on its own thread beside the
+  // device work) and how long the device threads waited for it.
+  double hostVolumeSeconds = 0, hostVolumeWaitSeconds = 0;
+  // GPU runs: the host's preparation (weights, matrices, plan), the devices' (buffers, cuFFT
+  // plans; the slowest device) and the first chunk's upload and filtering (which nothing hides).
+  double hostSetupSeconds = 0, deviceSetupSeconds = 0, firstChunkSeconds = 0;
+  // GPU runs, the slowest device's: building the tasks' kernel inputs (texture arrays) and the
+  // end of its thread after the last download (telemetry, buffers freed).
+  double inputsSeconds = 0, teardownSeconds = 0;
   double backprojectGups() const {
     return backprojectSeconds > 0 ? voxelUpdates / backprojectSeconds / 1e9 : 0;
   }

@@ -1,6 +1,6 @@
 // FdkMemoryEstimate: how much host and GPU memory an FDK run needs, and for a GPU run the plan it
 // would follow when the volume and the views do not fit on the device at once: the GPU FDK's own
-// planner (planGpuFdk, recon/fdk/GpuFdkPlan.h: z-slabs or y-blocks of the volume, each
+// planner (planGpuFdk, recon/fdk/GpuFdkPlan.h: z-slabs or mirrored slab pairs of the volume, each
 // backprojected from double-buffered chunks of views), given the sizes the CUDA pipeline uses.
 // This is the single source of truth for the GUI's estimate (UX goal U12: shown before a run,
 // within +-20 %) and for the check before a run starts. Host figures follow what reconstructFdk
@@ -74,9 +74,9 @@ FdkMemoryEstimate estimateFdkMemory(const Geometry& geometry, const FdkParams& p
 
 // What planGpuFdk is given for a GPU run of `variant`, as the CUDA pipeline fills it: the FFT
 // length of the ramp filter's padded row (paddedRowLength(filteredCols)), 4 input bytes per pixel
-// (8 and y-blocks for the z-mirror kernel, fdk.bp.mirror-half2; fdk.bp.fast may choose that
-// kernel at run time, but is estimated in z-slabs), at most 64 views per chunk. deviceBytes, gpus
-// and reserveBytes are left to the caller.
+// (8 and mirrored slab pairs for the z-mirror kernel, fdk.bp.mirror-half2; fdk.bp.fast may choose
+// that kernel at run time, but is estimated in z-slabs), at most 64 views per chunk. deviceBytes,
+// gpus and reserveBytes are left to the caller.
 GpuFdkPlanInput gpuFdkPlanInput(const VolumeShape& shape, std::int64_t views, std::int64_t rows,
                                 std::int64_t cols, std::int64_t filteredCols,
                                 const std::string& variant);

@@ -177,7 +177,8 @@ const GpuFdkKernel* findGpuFdkKernel(std::string_view name) {
 GpuKernelFootprint footprintOf(const GpuFdkKernel& kernel) {
   const GpuFdkKernel* planned = kernel.runs.empty() ? &kernel : findGpuFdkKernel(kernel.runs);
   assert(planned);
-  return {inputBytesPerPixel(planned->input), planned->zMirror ? GpuSplitAxis::Y : GpuSplitAxis::Z};
+  return {inputBytesPerPixel(planned->input),
+          planned->zMirror ? GpuSplitAxis::ZMirror : GpuSplitAxis::Z};
 }
 
 }  // namespace tomowb::fdk

@@ -49,8 +49,8 @@ struct GpuFdkKernel {
   std::vector<Tunable> tunables;
   qa::AccuracyClass accuracy = qa::AccuracyClass::HardwareInterpolation;
   GpuFdkInput input = GpuFdkInput::Layered;
-  // Pairs voxel z with nz-1-z: needs the mirror symmetry of the geometry, every slice of a
-  // column (the volume is cut into y-blocks) and every detector row.
+  // Pairs voxel z with nz-1-z: needs the mirror symmetry of the geometry, and a task holds
+  // slices and their mirrors (the volume is cut into mirrored slab pairs, GpuFdkPlan.h).
   bool zMirror = false;
   std::string runs;      // a variant that picks another row (fdk.bp.fast): that row; else empty
   std::string fallback;  // z-mirror rows: what runs when the geometry lacks the symmetry

@@ -38,11 +38,13 @@ GpuKernelFootprint gpuKernelFootprint(const std::string& variant) {
 
 std::string GpuFdkPlan::summary() const {
   if (!fits) return message;
-  const char* unit = axis == GpuSplitAxis::Z ? "slab" : "block";
+  const char* unit = axis == GpuSplitAxis::Z         ? "slab"
+                     : axis == GpuSplitAxis::ZMirror ? "mirrored slab pair"
+                                                     : "block";
   std::string text = tasks == 1 ? std::string("one ") + unit
                                 : std::to_string(tasks) + " " + unit + "s of " +
                                       std::to_string(taskSlices) +
-                                      (axis == GpuSplitAxis::Z ? " slices" : " rows");
+                                      (axis == GpuSplitAxis::Y ? " rows" : " slices");
   text += ", " + std::to_string(chunks) + (chunks == 1 ? " chunk of " : " chunks of ") +
           std::to_string(chunkViews) + " views, " + formatBytes(deviceBytes) + " per GPU";
   return text;
@@ -62,10 +64,9 @@ GpuFdkPlan planGpuFdk(const GpuFdkPlanInput& in) {
     return plan;
   }
   const std::int64_t views = std::max<std::int64_t>(in.views, 1);
-  const std::int64_t slices =
-      std::max<std::int64_t>(in.axis == GpuSplitAxis::Z ? in.shape.nz : in.shape.ny, 1);
-  const std::uint64_t sliceBytes =
-      u64(in.shape.nx) * u64(in.axis == GpuSplitAxis::Z ? in.shape.ny : in.shape.nz) * 4;
+  const bool alongZ = in.axis != GpuSplitAxis::Y;
+  const std::int64_t slices = std::max<std::int64_t>(alongZ ? in.shape.nz : in.shape.ny, 1);
+  const std::uint64_t sliceBytes = u64(in.shape.nx) * u64(alongZ ? in.shape.ny : in.shape.nz) * 4;
   const std::uint64_t usable =
       in.deviceBytes > in.reserveBytes ? in.deviceBytes - in.reserveBytes : 0;
   const std::int64_t wantChunk = std::clamp<std::int64_t>(in.maxChunkViews, 1, views);
@@ -91,15 +92,13 @@ GpuFdkPlan planGpuFdk(const GpuFdkPlanInput& in) {
     const std::uint64_t rowRoom = usable > sliceBytes + fixed ? usable - sliceBytes - fixed : 0;
     plan.fits = false;
     plan.message =
-        "does not fit on the GPU: one " +
-        std::string(in.axis == GpuSplitAxis::Z ? "slice" : "y-row") + " of the volume (" +
-        formatBytes(sliceBytes) + ") and the buffers of one view (" + formatBytes(perView) +
-        ") need " + formatBytes(sliceBytes + perView + in.reserveBytes) +
+        "does not fit on the GPU: one " + std::string(alongZ ? "slice" : "y-row") +
+        " of the volume (" + formatBytes(sliceBytes) + ") and the buffers of one view (" +
+        formatBytes(perView) + ") need " + formatBytes(sliceBytes + perView + in.reserveBytes) +
         " with the reserve, but " + formatBytes(in.deviceBytes) +
-        " are available; what would fit: " + (in.axis == GpuSplitAxis::Z ? "slices" : "y-rows") +
-        " of at most " + std::to_string(side) + " x " + std::to_string(side) +
-        " voxels, or a detector of at most " + std::to_string(perRow ? rowRoom / perRow : 0) +
-        " rows";
+        " are available; what would fit: " + (alongZ ? "slices" : "y-rows") + " of at most " +
+        std::to_string(side) + " x " + std::to_string(side) + " voxels, or a detector of at most " +
+        std::to_string(perRow ? rowRoom / perRow : 0) + " rows";
     return plan;
   }
   // Tallest task that leaves room for the preferred chunk, else for the smallest chunk.
@@ -123,7 +122,29 @@ GpuFdkPlan planGpuFdk(const GpuFdkPlanInput& in) {
     taskSlices = ceilDiv(slices, gpus);  // no taller than the task that fits: it gave fewer
     if (ceilDiv(slices, taskSlices) < gpus) taskSlices = std::max<std::int64_t>(slices / gpus, 1);
   }
-  const std::int64_t tasks = ceilDiv(slices, taskSlices);
+  std::int64_t tasks = ceilDiv(slices, taskSlices);
+  if (in.axis == GpuSplitAxis::ZMirror) {
+    // Pairs of n lower slices and their mirrors over the lower half; the same balancing.
+    const std::int64_t half = (slices + 1) / 2;
+    std::int64_t lower = std::max<std::int64_t>(taskSlices / 2, 1);
+    lower = ceilDiv(half, ceilDiv(half, lower));
+    if (ceilDiv(half, lower) < gpus) {
+      lower = ceilDiv(half, gpus);
+      if (ceilDiv(half, lower) < gpus) lower = std::max<std::int64_t>(half / gpus, 1);
+    }
+    tasks = ceilDiv(half, lower);
+    taskSlices = std::min(2 * lower, slices);
+    if (u64(taskSlices) * sliceBytes + perView > usable) {
+      plan.fits = false;
+      plan.message =
+          "does not fit on the GPU: the z-mirror kernel needs two slices of the volume (" +
+          formatBytes(2 * sliceBytes) + ") beside the buffers of one view (" +
+          formatBytes(perView) + ") and the reserve (" + formatBytes(in.reserveBytes) + "), but " +
+          formatBytes(in.deviceBytes) +
+          " are available; a kernel without the mirror (fdk.bp.layered16) needs one slice";
+      return plan;
+    }
+  }
   const std::uint64_t taskBytes = sliceBytes * u64(taskSlices);
   const std::int64_t chunk =
       std::clamp<std::int64_t>(std::int64_t((usable - taskBytes) / perView), 1, wantChunk);

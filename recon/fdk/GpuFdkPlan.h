@@ -1,10 +1,11 @@
 // GpuFdkPlan: how a GPU FDK run uses device memory (reference/fdk-and-large-data.md, seed 001's
-// two-level scheme). The volume is cut into tasks (z-slabs, or y-blocks for the z-mirror kernel,
-// which needs every slice of a column at once); each task is backprojected from chunks of views
-// that go through double-buffered device buffers: raw rows uploaded, weighted and ramp-filtered
-// in place with cuFFT, copied into the kernel's input (texture array or padded buffer), then
-// backprojected while the next chunk uploads. Pure arithmetic, so the GUI's estimate before a run
-// and the CUDA pipeline use the same numbers, and CPU tests cover them.
+// two-level scheme). The volume is cut into tasks (z-slabs; for the z-mirror kernels, which
+// compute slice z and its mirror nz-1-z together, mirrored slab pairs: slices [z0, z0 + n) with
+// [nz - z0 - n, nz - z0), the innermost pair being one slab across the centre); each task is
+// backprojected from chunks of views that go through double-buffered device buffers: raw rows
+// uploaded, weighted and ramp-filtered in place with cuFFT, copied into the kernel's input (texture
+// array or padded buffer), then backprojected while the next chunk uploads. Pure arithmetic, so the
+// GUI's estimate before a run and the CUDA pipeline use the same numbers, and CPU tests cover them.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,9 @@
 
 namespace tomowb::fdk {
 
-enum class GpuSplitAxis { Z, Y };
+// Z: z-slabs; ZMirror: mirrored z-slab pairs (taskSlices counts both halves; the tasks split the
+// lower half of the volume, (nz + 1) / 2 slices); Y: y-blocks of whole columns.
+enum class GpuSplitAxis { Z, Y, ZMirror };
 
 struct GpuFdkPlanInput {
   VolumeShape shape;
@@ -51,8 +54,8 @@ struct GpuFdkPlan {
 };
 
 // What a GPU kernel variant keeps per detector pixel of a chunk (its input, double-buffered in
-// the chunk figure, plus any staging), and whether it splits the volume along y (the z-mirror
-// kernels need every slice of a column). fdk.bp.fast is planned as its mirror choice.
+// the chunk figure, plus any staging), and how it splits the volume (the z-mirror kernels in
+// mirrored slab pairs). fdk.bp.fast is planned as its mirror choice.
 struct GpuKernelFootprint {
   std::int64_t inputBytesPerPixel = 4;
   GpuSplitAxis axis = GpuSplitAxis::Z;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "recon/core/PendingVolume.h"
 #include "recon/core/Volume.h"
 #include "recon/core/VolumeGrid.h"
 #include "recon/data/ProjectionStack.h"
@@ -50,11 +51,14 @@ using FdkBackprojectFn =
     std::function<void(const ProjectionStack& filtered, Volume& volume, JobContext& context)>;
 
 // A whole FDK run (weighting, filtering and backprojection) on the variant's device: GPU
-// variants filter on the GPU and stream the data (recon/fdk/cuda/GpuFdk.h). The volume is allocated
-// and zeroed by the caller; the function fills the report's device, kernel, timing fields.
-using FdkReconstructFn = std::function<void(
-    const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
-    const fdk::FdkParams& params, Volume& volume, JobContext& context, fdk::FdkReport& report)>;
+// variants filter on the GPU and stream the data (recon/fdk/cuda/GpuFdk.h). The caller starts the
+// zero-filled host volume's allocation (PendingVolume), which the function waits for only when it
+// first writes to it: allocation and device work overlap. The function fills the report's device,
+// kernel and timing fields.
+using FdkReconstructFn =
+    std::function<void(const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
+                       const fdk::FdkParams& params, PendingVolume& volume, JobContext& context,
+                       fdk::FdkReport& report)>;
 
 // Iterative algorithms' projectors ("et.fp." and "et.bp." families; recon/iterative). A forward
 // projector overwrites the listed views of the stack (all if the list is empty) with the

@@ -477,6 +477,8 @@ TEST_F(CompareViewTest, GoldenReferenceOfADemoFdkRunQueuesTheFloat64VariantAndCo
   window.openDemo(DemoKind::SheppLogan, size);
   ASSERT_TRUE(loaded.wait(120000)) << "the demo did not load";
   window.algorithmPanel().setVolumeEdge(size);
+  window.algorithmPanel().setDevice(
+      -1);  // CPU kernels are named below; a GPU machine defaults to its GPU
   QSignalSpy finished(&window.runs(), &RunController::runFinished);
   const int run = window.startRun();
   ASSERT_GT(run, 0);

@@ -647,6 +647,8 @@ TEST(DicomExportWindow, ExportsTheDemoReconstructionWithItsRunsProvenance) {
   window.openDemo(DemoKind::SheppLogan, size);
   ASSERT_TRUE(loaded.wait(60000));
   window.algorithmPanel().setVolumeEdge(size);
+  window.algorithmPanel().setDevice(
+      -1);  // CPU kernels are named below; a GPU machine defaults to its GPU
   QSignalSpy finished(&window.runs(), &RunController::runFinished);
   ASSERT_GT(window.startRun(), 0);
   ASSERT_TRUE(finished.wait(120000));

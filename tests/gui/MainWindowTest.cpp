@@ -10,6 +10,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTest>
 #include <QTimer>
 #include <QTreeWidget>
@@ -88,7 +89,13 @@ TEST_F(MainWindowTest, CancelsARunKeepingNothingAndRunsAgain) {
   MainWindow window;
   window.show();
   openSmallDemo(window);
-  window.algorithmPanel().setVolumeEdge(160);  // long enough to cancel in the middle
+  // Long enough to cancel in the middle on any machine: on the CPU (a GPU finishes before the
+  // cancel) with one thread (16 cores finished 160^3 before it on the GPU machine, 2026-11-27).
+  window.algorithmPanel().setVolumeEdge(192);
+  window.algorithmPanel().setDevice(-1);
+  auto* threads = window.algorithmPanel().findChild<QSpinBox*>(QStringLiteral("cpuThreads"));
+  ASSERT_NE(threads, nullptr);
+  threads->setValue(1);
   QSignalSpy progress(&window.runs(), &RunController::runProgress);
   QSignalSpy cancelled(&window.runs(), &RunController::runCancelled);
   const int first = window.startRun();

@@ -227,6 +227,8 @@ TEST_F(SweepDialogTest, RunRecordsAreWrittenSavedBesideTheVolumeAndOpenedInTheRu
   window.setRunRecordsFolder(dir.filePath(QStringLiteral("runs")));
   window.dataPanel().setShowsErrorDialogs(false);
   openDemo(window, 32);
+  window.algorithmPanel().setDevice(
+      -1);  // CPU kernels are named below; a GPU machine defaults to its GPU
   QSignalSpy finished(&window.runs(), &RunController::runFinished);
   const int run = window.startRun();
   ASSERT_GT(run, 0);

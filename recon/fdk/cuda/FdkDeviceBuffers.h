@@ -127,8 +127,11 @@ class KernelInput {
   }
 
   // Fills views [0, count) from filtered rows in device memory: view k, row r at
-  // src + (k * rows + r) * pitch, `cols` valid floats per row.
-  void fill(const float* src, int count, int pitch, cudaStream_t stream) {
+  // src + (k * rows + r) * pitch, `cols` valid floats per row. The mirror inputs pair row r with
+  // row mirrorRows-1-r of its view and read views mirrorRows rows apart (a z-mirror task's rows
+  // and their mirror rows, kernels::RowBands); 0: the input's own rows.
+  void fill(const float* src, int count, int pitch, cudaStream_t stream, int mirrorRows = 0) {
+    const int bufferRows = mirrorRows > 0 ? mirrorRows : rows_;
     count_ = count;
     src_ = src;
     pitch_ = pitch;
@@ -153,16 +156,18 @@ class KernelInput {
         copyToLayers(src, pitch, 4, count, stream);
         break;
       case fdk::GpuFdkInput::MirrorHalf2:
-        kernels::launchToMirrorHalf2(src, count, rows_, cols_, pitch, linear_.as<void>(), stream);
+        kernels::launchToMirrorHalf2(src, count, rows_, bufferRows, cols_, pitch,
+                                     linear_.as<void>(), stream);
         copyToLayers(linear_.as<float>(), cols_, 4, count, stream);
         break;
       case fdk::GpuFdkInput::MirrorFloat2:
-        kernels::launchToMirrorFloat2(src, count, rows_, cols_, pitch, linear_.as<void>(), stream);
+        kernels::launchToMirrorFloat2(src, count, rows_, bufferRows, cols_, pitch,
+                                      linear_.as<void>(), stream);
         copyToLayers(linear_.as<float>(), cols_, 8, count, stream);
         break;
       case fdk::GpuFdkInput::SoftMirror:
       case fdk::GpuFdkInput::SoftMirrorHalf:
-        kernels::launchToSoftMirror(src, count, rows_, cols_, pitch,
+        kernels::launchToSoftMirror(src, count, rows_, bufferRows, cols_, pitch,
                                     kernel_.input == fdk::GpuFdkInput::SoftMirrorHalf,
                                     linear_.as<void>(), stream);
         break;
@@ -246,6 +251,12 @@ class RowFilter {
   RowFilter(const RowFilter&) = delete;
   RowFilter& operator=(const RowFilter&) = delete;
 
+  // Makes the plans a filter of `rowCount` rows will use (cuFFT plans take milliseconds each).
+  void prepare(long long rowCount) {
+    if (rowCount >= kFftRows) (void)plansFor(kFftRows);
+    if (rowCount % kFftRows != 0) (void)plansFor(int(rowCount % kFftRows));
+  }
+
   void filter(float* rows, long long rowCount, cudaStream_t stream) {
     for (long long first = 0; first < rowCount; first += kFftRows) {
       const int n = int(std::min<long long>(kFftRows, rowCount - first));
@@ -305,10 +316,11 @@ class PinnedStaging {
   PinnedStaging& operator=(const PinnedStaging&) = delete;
   bool usable() const { return buffers_[0] != nullptr; }
 
-  // Uploads `count` views of `rowBytes` x `viewRows` (host view stride `hostViewBytes`) into
-  // `device`, ordered on `stream`.
+  // Uploads `count` views of `rowBytes` bytes each (host view stride `hostViewBytes`) into
+  // `device`, views `deviceViewBytes` apart there (0: rowBytes), ordered on `stream`.
   void upload(char* device, const char* host, std::int64_t count, std::size_t rowBytes,
-              std::size_t hostViewBytes, cudaStream_t stream) {
+              std::size_t hostViewBytes, cudaStream_t stream, std::size_t deviceViewBytes = 0) {
+    if (deviceViewBytes == 0) deviceViewBytes = rowBytes;
     for (std::int64_t first = 0; first < count; first += kViews) {
       const std::int64_t n = std::min(kViews, count - first);
       const int b = next_;
@@ -319,9 +331,10 @@ class PinnedStaging {
       for (std::int64_t k = 0; k < n; ++k)
         std::memcpy(stage + std::size_t(k) * rowBytes,
                     host + std::size_t(first + k) * hostViewBytes, rowBytes);
-      TOMOWB_CUDA_CHECK(cudaMemcpyAsync(device + std::size_t(first) * rowBytes, stage,
-                                        std::size_t(n) * rowBytes, cudaMemcpyHostToDevice, stream),
-                        "uploading projections");
+      TOMOWB_CUDA_CHECK(
+          cudaMemcpy2DAsync(device + std::size_t(first) * deviceViewBytes, deviceViewBytes, stage,
+                            rowBytes, rowBytes, std::size_t(n), cudaMemcpyHostToDevice, stream),
+          "uploading projections");
       TOMOWB_CUDA_CHECK(cudaEventRecord(copied_[b], stream), "pinned staging");
       used_[b] = true;
     }

@@ -432,9 +432,10 @@ void launchSoft(const float* padded, int paddedRows, int paddedCols, int count, 
 
 namespace {
 
-__global__ void weightRowsKernel(const float* raw, int views, int rows, int firstRow, int cols,
-                                 const ViewWeights* weights, const float* columnWeights, bool cone,
-                                 int before, int fftLength, int fftStride, float* fft) {
+__global__ void weightRowsKernel(const float* raw, int views, int rows, int firstRow, int splitRow,
+                                 int secondFirstRow, int cols, const ViewWeights* weights,
+                                 const float* columnWeights, bool cone, int before, int fftLength,
+                                 int fftStride, float* fft) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const long long row = blockIdx.y + static_cast<long long>(gridDim.y) * blockIdx.z;
   if (j >= fftLength || row >= static_cast<long long>(views) * rows) return;
@@ -446,7 +447,8 @@ __global__ void weightRowsKernel(const float* raw, int views, int rows, int firs
     value = raw[row * cols + col] * columnWeights[static_cast<long long>(view) * cols + col];
     if (cone) {
       const ViewWeights& g = weights[view];
-      const float fr = float(r + firstRow), fc = float(col);
+      const float fr = float(r < splitRow ? r + firstRow : r - splitRow + secondFirstRow);
+      const float fc = float(col);
       const float dx = g.origin[0] + fc * g.u[0] + fr * g.v[0];
       const float dy = g.origin[1] + fc * g.u[1] + fr * g.v[1];
       const float dz = g.origin[2] + fc * g.u[2] + fr * g.v[2];
@@ -482,22 +484,25 @@ __global__ void toPaddedKernel(const float* fft, int views, int rows, int filter
   padded[prow * paddedCols + pc] = value;
 }
 
-__global__ void toMirrorHalf2Kernel(const float* fft, int views, int rows, int filteredCols,
-                                    int fftStride, __half2* out) {
+// Output row r of a view pairs buffer row r with buffer row bufferRows-1-r of that view (the
+// detector's mirror row when the buffer holds rows symmetric about the centre: RowBands).
+__global__ void toMirrorHalf2Kernel(const float* fft, int views, int rows, int bufferRows,
+                                    int filteredCols, int fftStride, __half2* out) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   const long long row = blockIdx.y + static_cast<long long>(gridDim.y) * blockIdx.z;
   if (c >= filteredCols || row >= static_cast<long long>(views) * rows) return;
   const int view = int(row / rows);
   const int r = int(row % rows);
-  const long long mirrorRow = static_cast<long long>(view) * rows + (rows - 1 - r);
+  const long long own = static_cast<long long>(view) * bufferRows + r;
+  const long long mirrorRow = static_cast<long long>(view) * bufferRows + (bufferRows - 1 - r);
   out[row * filteredCols + c] =
-      __floats2half2_rn(fft[row * fftStride + c], fft[mirrorRow * fftStride + c]);
+      __floats2half2_rn(fft[own * fftStride + c], fft[mirrorRow * fftStride + c]);
 }
 
 // Element (gr, gc) of the soft-mirror grid: detector row r = gr - 1, column c = gc - 1.
 template <bool Half>
-__global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int filteredCols,
-                                   int fftStride, uint4* out) {
+__global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int bufferRows,
+                                   int filteredCols, int fftStride, uint4* out) {
   const int gridCols = filteredCols + 2, gridRows = Half ? rows + 2 : rows + 3;
   const int gc = blockIdx.x * blockDim.x + threadIdx.x;
   const long long grow = blockIdx.y + static_cast<long long>(gridDim.y) * blockIdx.z;
@@ -505,12 +510,14 @@ __global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int fi
   const int view = int(grow / gridRows);
   const int r = int(grow % gridRows) - 1;
   const int c = gc - 1;
-  const float* base = fft + static_cast<long long>(view) * rows * fftStride;
-  auto p = [&](int rr, int cc) {
-    return (rr >= 0 && rr < rows && cc >= 0 && cc < filteredCols) ? base[rr * fftStride + cc]
-                                                                  : 0.0f;
+  const float* base = fft + static_cast<long long>(view) * bufferRows * fftStride;
+  auto at = [&](int rr, int cc) {
+    return cc >= 0 && cc < filteredCols ? base[rr * fftStride + cc] : 0.0f;
   };
-  auto pm = [&](int rr, int cc) { return (rr >= 0 && rr < rows) ? p(rows - 1 - rr, cc) : 0.0f; };
+  auto p = [&](int rr, int cc) { return rr >= 0 && rr < rows ? at(rr, cc) : 0.0f; };
+  auto pm = [&](int rr, int cc) {
+    return rr >= 0 && rr < rows ? at(bufferRows - 1 - rr, cc) : 0.0f;
+  };
   uint4 e;
   if (Half) {
     const __half2 t0 = __floats2half2_rn(p(r, c), p(r, c + 1));
@@ -530,16 +537,17 @@ __global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int fi
   out[grow * gridCols + gc] = e;
 }
 
-__global__ void toMirrorFloat2Kernel(const float* fft, int views, int rows, int filteredCols,
-                                     int fftStride, float2* out) {
+__global__ void toMirrorFloat2Kernel(const float* fft, int views, int rows, int bufferRows,
+                                     int filteredCols, int fftStride, float2* out) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   const long long row = blockIdx.y + static_cast<long long>(gridDim.y) * blockIdx.z;
   if (c >= filteredCols || row >= static_cast<long long>(views) * rows) return;
   const int view = int(row / rows);
   const int r = int(row % rows);
-  const long long mirrorRow = static_cast<long long>(view) * rows + (rows - 1 - r);
+  const long long own = static_cast<long long>(view) * bufferRows + r;
+  const long long mirrorRow = static_cast<long long>(view) * bufferRows + (bufferRows - 1 - r);
   out[row * filteredCols + c] =
-      make_float2(fft[row * fftStride + c], fft[mirrorRow * fftStride + c]);
+      make_float2(fft[own * fftStride + c], fft[mirrorRow * fftStride + c]);
 }
 
 // Rows can exceed the 65535 limit of grid.y: split them over y and z.
@@ -551,13 +559,13 @@ dim3 rowGrid(int width, long long rowCount, int threads) {
 
 }  // namespace
 
-void launchWeightRows(const float* raw, int views, int rows, int firstRow, int cols,
+void launchWeightRows(const float* raw, int views, const RowBands& bands, int cols,
                       const ViewWeights* weights, const float* columnWeights, bool cone, int before,
                       int fftLength, int fftStride, float* fft, cudaStream_t stream) {
-  const long long rowCount = static_cast<long long>(views) * rows;
+  const long long rowCount = static_cast<long long>(views) * bands.rows;
   weightRowsKernel<<<rowGrid(fftLength, rowCount, 256), 256, 0, stream>>>(
-      raw, views, rows, firstRow, cols, weights, columnWeights, cone, before, fftLength, fftStride,
-      fft);
+      raw, views, bands.rows, bands.firstRow, bands.splitRow, bands.secondFirstRow, cols, weights,
+      columnWeights, cone, before, fftLength, fftStride, fft);
 }
 
 void launchApplyResponse(float* fft, long long rowCount, int fftLength, int fftStride,
@@ -573,28 +581,28 @@ void launchToPadded(const float* fft, int views, int rows, int filteredCols, int
                    0, stream>>>(fft, views, rows, filteredCols, fftStride, padded);
 }
 
-void launchToSoftMirror(const float* fft, int views, int rows, int filteredCols, int fftStride,
-                        bool half, void* out, cudaStream_t stream) {
+void launchToSoftMirror(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                        int fftStride, bool half, void* out, cudaStream_t stream) {
   const long long gridRows = static_cast<long long>(views) * (half ? rows + 2 : rows + 3);
   if (half)
     toSoftMirrorKernel<true><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
-        fft, views, rows, filteredCols, fftStride, static_cast<uint4*>(out));
+        fft, views, rows, bufferRows, filteredCols, fftStride, static_cast<uint4*>(out));
   else
     toSoftMirrorKernel<false><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
-        fft, views, rows, filteredCols, fftStride, static_cast<uint4*>(out));
+        fft, views, rows, bufferRows, filteredCols, fftStride, static_cast<uint4*>(out));
 }
 
-void launchToMirrorFloat2(const float* fft, int views, int rows, int filteredCols, int fftStride,
-                          void* out, cudaStream_t stream) {
+void launchToMirrorFloat2(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                          int fftStride, void* out, cudaStream_t stream) {
   toMirrorFloat2Kernel<<<rowGrid(filteredCols, static_cast<long long>(views) * rows, 128), 128, 0,
-                         stream>>>(fft, views, rows, filteredCols, fftStride,
+                         stream>>>(fft, views, rows, bufferRows, filteredCols, fftStride,
                                    static_cast<float2*>(out));
 }
 
-void launchToMirrorHalf2(const float* fft, int views, int rows, int filteredCols, int fftStride,
-                         void* half2Out, cudaStream_t stream) {
+void launchToMirrorHalf2(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                         int fftStride, void* half2Out, cudaStream_t stream) {
   toMirrorHalf2Kernel<<<rowGrid(filteredCols, static_cast<long long>(views) * rows, 128), 128, 0,
-                        stream>>>(fft, views, rows, filteredCols, fftStride,
+                        stream>>>(fft, views, rows, bufferRows, filteredCols, fftStride,
                                   static_cast<__half2*>(half2Out));
 }
 

@@ -75,9 +75,19 @@ struct ViewWeights {
   float sourceToDetector;
 };
 
-// raw [views][rows][cols] (rows firstRow.. of the detector) -> fft rows [views*rows][fftStride]:
-// weighted samples at columns [before, before + cols), zero elsewhere up to fftLength.
-void launchWeightRows(const float* raw, int views, int rows, int firstRow, int cols,
+// The detector rows a chunk's buffers hold per view: `rows` rows, buffer row r being detector row
+// firstRow + r below splitRow and secondFirstRow + (r - splitRow) from there on (two bands: a
+// z-mirror task's rows and their mirror rows). One band: splitRow = rows.
+struct RowBands {
+  int rows = 0;
+  int firstRow = 0;
+  int splitRow = 0;
+  int secondFirstRow = 0;
+};
+
+// raw [views][bands.rows][cols] -> fft rows [views*bands.rows][fftStride]: weighted samples at
+// columns [before, before + cols), zero elsewhere up to fftLength.
+void launchWeightRows(const float* raw, int views, const RowBands& bands, int cols,
                       const ViewWeights* weights, const float* columnWeights, bool cone, int before,
                       int fftLength, int fftStride, float* fft, cudaStream_t stream);
 // Multiplies each row's half spectrum (fftLength/2 + 1 complex values, stride fftStride/2) by
@@ -89,12 +99,14 @@ void launchApplyResponse(float* fft, long long rowCount, int fftLength, int fftS
 // others: the zero-bordered padded buffer of launchSoft, and half2 mirror texels.
 void launchToPadded(const float* fft, int views, int rows, int filteredCols, int fftStride,
                     float* padded, cudaStream_t stream);
+// The mirror inputs: `rows` rows per view, row r paired with fft row bufferRows-1-r of its view
+// (the fft buffer holds bufferRows >= rows rows per view, symmetric about the detector's centre).
 // Grid bytes per view: 16 x (rows + 3) x (cols + 2) for float, 16 x (rows + 2) x (cols + 2) half.
-void launchToSoftMirror(const float* fft, int views, int rows, int filteredCols, int fftStride,
-                        bool half, void* out, cudaStream_t stream);
-void launchToMirrorFloat2(const float* fft, int views, int rows, int filteredCols, int fftStride,
-                          void* out, cudaStream_t stream);
-void launchToMirrorHalf2(const float* fft, int views, int rows, int filteredCols, int fftStride,
-                         void* half2Out, cudaStream_t stream);
+void launchToSoftMirror(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                        int fftStride, bool half, void* out, cudaStream_t stream);
+void launchToMirrorFloat2(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                          int fftStride, void* out, cudaStream_t stream);
+void launchToMirrorHalf2(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                         int fftStride, void* half2Out, cudaStream_t stream);
 
 }  // namespace tomowb::cuda::kernels

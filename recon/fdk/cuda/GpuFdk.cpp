@@ -1,8 +1,10 @@
-// The GPU FDK pipeline (issue #6): per device, one host thread takes tasks (z-slabs, or y-blocks
-// for the z-mirror kernel) from a shared queue; each task streams its views in chunks through
-// double-buffered device buffers: the detector rows the task needs are uploaded on a copy stream
-// while the compute stream weights, ramp-filters (batched cuFFT R2C/C2R, in place), converts and
-// backprojects the previous chunk; the finished task is copied back into the host volume.
+// The GPU FDK pipeline (issues #6, #22): per device, one host thread takes tasks (z-slabs, or
+// mirrored slab pairs for the z-mirror kernels) from a shared queue; each task streams its views
+// in chunks through double-buffered device buffers: the detector rows the task needs (for a pair,
+// those of its lower slices and their mirror rows) are uploaded on a copy stream, weighted,
+// ramp-filtered (batched cuFFT R2C/C2R, in place) and converted on a filter stream, and
+// backprojected on a compute stream, three chunks in three stages at once; the finished task is
+// copied back into the host volume, whose allocation runs beside all this (PendingVolume).
 // The device buffers (kernel input, cuFFT filter, pinned staging) are FdkDeviceBuffers.h; the
 // kernels' rows are recon/fdk/GpuFdkKernelTable.h.
 #include "recon/fdk/cuda/GpuFdk.h"
@@ -24,6 +26,8 @@
 #include "recon/core/Error.h"
 #include "recon/core/HostMemory.h"
 #include "recon/core/MemoryBudget.h"
+#include "recon/core/PendingVolume.h"
+#include "recon/core/VolumeGrid.h"
 #include "recon/device/CudaCheck.h"
 #include "recon/device/CudaResources.h"
 #include "recon/device/GpuDevices.h"
@@ -70,13 +74,13 @@ const fdk::GpuFdkKernel& requireKernel(const std::string& name) {
 // voxel index (x, y, z) of the whole volume -> (c w, r w, w), in double.
 using VoxelMatrix = Eigen::Matrix<double, 3, 4>;
 
-std::vector<VoxelMatrix> voxelMatrices(const Geometry& geometry, const Volume& volume) {
+std::vector<VoxelMatrix> voxelMatrices(const Geometry& geometry, const VolumeGrid& volume) {
   std::vector<VoxelMatrix> out(static_cast<std::size_t>(geometry.viewCount()));
   for (std::int64_t i = 0; i < geometry.viewCount(); ++i) {
     const ProjectionMatrix p = geometry.projectionMatrix(i);
     VoxelMatrix m;
-    for (int axis = 0; axis < 3; ++axis) m.col(axis) = p.col(axis) * volume.voxelSizeMm()[axis];
-    m.col(3) = p.leftCols<3>() * volume.originMm() + p.col(3);
+    for (int axis = 0; axis < 3; ++axis) m.col(axis) = p.col(axis) * volume.voxelSizeMm[axis];
+    m.col(3) = p.leftCols<3>() * volume.originMm + p.col(3);
     out[static_cast<std::size_t>(i)] = m;
   }
   return out;
@@ -85,6 +89,17 @@ std::vector<VoxelMatrix> voxelMatrices(const Geometry& geometry, const Volume& v
 // A box of the volume: x whole, y in [y0, y0 + ny), z in [z0, z0 + nz).
 struct TaskBox {
   std::int64_t y0 = 0, ny = 0, z0 = 0, nz = 0;
+};
+
+// A task: the box the kernel computes and the slices its device slab holds. Slab slice k is
+// volume slice z0 + k for k < lower and upperZ0 + (k - lower) from there on: a z-slab (lower =
+// slices), or a mirrored slab pair of the z-mirror kernels (the box's slices, then their mirrors
+// nz-1-z in increasing order; contiguous for the pair across the centre).
+struct Task {
+  TaskBox box;               // for the z-mirror kernels: the lower slices only
+  std::int64_t slices = 0;   // slices of the device slab (the kernel's shape.nz)
+  std::int64_t lower = 0;    // slab slices [0, lower) are box.z0 + k
+  std::int64_t upperZ0 = 0;  // slab slices [lower, slices) are upperZ0 + (k - lower)
 };
 
 // Task-local matrices: voxel (x, y, z) of the box, detector rows counted from firstRow.
@@ -112,10 +127,10 @@ Projection projectPoint(const VoxelMatrix& m, double x, double y, double z) {
 // Detector rows [first, last) that the box's voxels project onto in any view (one-row margin
 // for the bilinear taps), clamped to the detector.
 std::pair<std::int64_t, std::int64_t> rowsSeenBy(const std::vector<VoxelMatrix>& whole,
-                                                 const Volume& volume, const TaskBox& box,
+                                                 const VolumeGrid& volume, const TaskBox& box,
                                                  std::int64_t rows) {
   double lo = 1e300, hi = -1e300;
-  const double xs[2] = {-0.5, double(volume.nx()) - 0.5};
+  const double xs[2] = {-0.5, double(volume.shape.nx) - 0.5};
   const double ys[2] = {double(box.y0) - 0.5, double(box.y0 + box.ny) - 0.5};
   const double zs[2] = {double(box.z0) - 0.5, double(box.z0 + box.nz) - 0.5};
   for (const VoxelMatrix& m : whole)
@@ -134,10 +149,10 @@ std::pair<std::int64_t, std::int64_t> rowsSeenBy(const std::vector<VoxelMatrix>&
 }
 
 // Whether the z column of the matrices moves u or w enough to matter along 16 voxels.
-bool zMovesUW(const std::vector<VoxelMatrix>& whole, const Volume& volume) {
+bool zMovesUW(const std::vector<VoxelMatrix>& whole, const VolumeGrid& volume) {
   for (const VoxelMatrix& m : whole) {
-    const double w = projectPoint(m, 0.5 * double(volume.nx()), 0.5 * double(volume.ny()),
-                                  0.5 * double(volume.nz()))
+    const double w = projectPoint(m, 0.5 * double(volume.shape.nx), 0.5 * double(volume.shape.ny),
+                                  0.5 * double(volume.shape.nz))
                          .w;
     if (std::abs(m(0, 2)) * 16.0 / std::abs(w) > 1e-3 ||
         std::abs(m(2, 2)) * 16.0 / std::abs(w) > 1e-6)
@@ -148,9 +163,10 @@ bool zMovesUW(const std::vector<VoxelMatrix>& whole, const Volume& volume) {
 
 // The z-mirror kernel's condition: voxel z and nz-1-z land on rows r and rows-1-r at the same
 // column with the same w, for every view.
-std::string mirrorProblem(const std::vector<VoxelMatrix>& whole, const Volume& volume,
+std::string mirrorProblem(const std::vector<VoxelMatrix>& whole, const VolumeGrid& volume,
                           std::int64_t rows) {
-  const double nx = double(volume.nx()), ny = double(volume.ny()), nz = double(volume.nz());
+  const double nx = double(volume.shape.nx), ny = double(volume.shape.ny),
+               nz = double(volume.shape.nz);
   for (std::size_t i = 0; i < whole.size(); ++i) {
     for (double x : {0.0, nx - 1, 0.5 * nx})
       for (double y : {0.0, ny - 1, 0.37 * ny}) {
@@ -173,12 +189,13 @@ std::string mirrorProblem(const std::vector<VoxelMatrix>& whole, const Volume& v
 
 struct RunSetup {
   const ProjectionStack* projections = nullptr;
-  Volume* volume = nullptr;
+  PendingVolume* volume = nullptr;  // waited for when the first slab comes back
+  VolumeGrid grid;
   const fdk::GpuFdkKernel* kernel = nullptr;  // the row that runs (after any fallback)
   KernelSpec spec;
   std::string kernelName;
   fdk::GpuFdkPlan plan;
-  std::vector<TaskBox> tasks;
+  std::vector<Task> tasks;
   std::vector<VoxelMatrix> voxelMatrices;  // against the filtered (widened) detector
   std::int64_t rows = 0, cols = 0, filteredCols = 0, before = 0;
   int fftLength = 0, fftStride = 0;
@@ -189,7 +206,7 @@ struct RunSetup {
 };
 
 struct ChunkTimes {
-  Event uploadStart, uploadEnd, filterStart, filterEnd, bpEnd;
+  Event uploadStart, uploadEnd, filterStart, filterEnd, bpStart, bpEnd;
   double uploadBytes = 0;
   std::int64_t views = 0;
 };
@@ -201,7 +218,15 @@ struct SharedProgress {
   std::exception_ptr error;
   double uploadSeconds = 0, uploadBytes = 0, downloadSeconds = 0, downloadBytes = 0;
   double filterSeconds = 0, backprojectSeconds = 0, voxelUpdates = 0;
+  double deviceSetupSeconds = 0, firstChunkSeconds = 0;  // the slowest device's
+  // The slowest device's: its tasks' kernel inputs (texture arrays, staging) built, and the time
+  // from its last slab's download to the end of its thread (buffers freed).
+  double inputsSeconds = 0, teardownSeconds = 0;
 };
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // A partial sum goes out as a preview when the context wants one now (the window takes one
 // every half second): a GPU run of a few seconds shows its volume filling in (issue #21).
@@ -211,17 +236,98 @@ bool previewDue(SharedProgress& shared, const JobContext& context) {
   return context.intermediateWantedNow();
 }
 
-// One device thread: buffers sized by the plan, tasks taken from the shared queue.
+// The detector rows a task uploads and filters, and how its kernel input holds them: a z-slab
+// needs the rows its box projects onto; a mirrored slab pair the rows of its lower slices and
+// their mirror rows (two bands, or one across the centre when they meet), of which the kernel's
+// texture holds the first band (the second is the texels' mirror channel).
+struct TaskRows {
+  kernels::RowBands bands;    // what is uploaded and filtered, per view
+  int inputRows = 0;          // rows of the kernel input (texture height)
+  int mirrorRows = 0;         // the fill's pairing (bands.rows), 0 for kernels without the mirror
+  std::int64_t firstRow = 0;  // detector row of the input's row 0 (the matrices' shift)
+};
+
+TaskRows rowsOf(const RunSetup& setup, const Task& task) {
+  const std::int64_t rows = setup.rows;
+  const auto [a, b] = rowsSeenBy(setup.voxelMatrices, setup.grid, task.box, rows);
+  TaskRows out;
+  if (!setup.kernel->zMirror) {
+    out.bands = {int(b - a), int(a), int(b - a), 0};
+    out.inputRows = int(b - a);
+    out.firstRow = a;
+    return out;
+  }
+  const std::int64_t mirrorFirst = rows - b, mirrorLast = rows - a;
+  if (std::max(a, mirrorFirst) <= std::min(b, mirrorLast)) {
+    // The bands meet: one band, symmetric about the centre (first + last = rows).
+    const std::int64_t first = std::min(a, mirrorFirst), last = std::max(b, mirrorLast);
+    out.bands = {int(last - first), int(first), int(last - first), 0};
+    out.inputRows = int(last - first);
+    out.firstRow = first;
+  } else {
+    const std::int64_t h = b - a;
+    out.bands = {int(2 * h), int(a), int(h), int(mirrorFirst)};
+    out.inputRows = int(h);
+    out.firstRow = a;
+  }
+  out.mirrorRows = out.bands.rows;
+  return out;
+}
+
+// Uploads rows [firstRow, firstRow + bandRows) of views [v0, v0 + n) to `device` (views
+// `deviceViewRows` rows apart there) on `stream`.
+void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n,
+                std::int64_t firstRow, std::int64_t bandRows, std::int64_t deviceViewRows,
+                std::int64_t rows, std::int64_t cols, PinnedStaging* staging, cudaStream_t stream) {
+  const float* src = host + (v0 * rows + firstRow) * cols;
+  const std::size_t width = std::size_t(bandRows * cols) * 4;
+  const std::size_t devicePitch = std::size_t(deviceViewRows * cols) * 4;
+  const std::size_t hostPitch = std::size_t(rows * cols) * 4;
+  if (staging) {
+    staging->upload(device, reinterpret_cast<const char*>(src), n, width, hostPitch, stream,
+                    devicePitch);
+  } else {
+    TOMOWB_CUDA_CHECK(cudaMemcpy2DAsync(device, devicePitch, src, hostPitch, width, std::size_t(n),
+                                        cudaMemcpyHostToDevice, stream),
+                      "uploading projections");
+  }
+}
+
+// Chunks the host enqueues beyond the last one it waited for.
+constexpr std::int64_t kChunksAhead = 2;
+
+// One device thread: buffers sized by the plan, tasks taken from the shared queue. Three streams
+// overlap the stages of successive chunks: `copy` uploads chunk c + 1 while `filter` weights,
+// ramp-filters and converts it and `compute` backprojects chunk c.
+// Times the end of a device thread: from finished() (the last slab is home) until the object goes
+// (declared first in runDevice, it goes last, after every buffer).
+struct TeardownClock {
+  SharedProgress& shared;
+  std::optional<std::chrono::steady_clock::time_point> from;
+  void finished() { from = std::chrono::steady_clock::now(); }
+  ~TeardownClock() {
+    if (!from) return;
+    std::lock_guard lock(shared.mutex);
+    shared.teardownSeconds = std::max(shared.teardownSeconds, secondsSince(*from));
+  }
+};
+
 void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobContext& context) {
+  TeardownClock teardown{shared, std::nullopt};
+  const auto started = std::chrono::steady_clock::now();
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
   const fdk::GpuFdkPlan& plan = setup.plan;
   const int chunkViews = int(plan.chunkViews);
   const std::int64_t rows = setup.rows, cols = setup.cols, fcols = setup.filteredCols;
   const std::int64_t views = setup.projections->viewCount();
-  const std::int64_t sliceFloats =
-      setup.volume->nx() *
-      (plan.axis == fdk::GpuSplitAxis::Z ? setup.volume->ny() : setup.volume->nz());
-  Stream copy, compute;
+  const VolumeShape& whole = setup.grid.shape;
+  const bool alongY = plan.axis == fdk::GpuSplitAxis::Y;
+  const std::int64_t sliceFloats = whole.nx * (alongY ? whole.nz : whole.ny);
+  // The filter stream goes first where both have work: a filtered chunk must be ready before
+  // the backprojection of the previous one ends.
+  int leastPriority = 0, greatestPriority = 0;
+  cudaDeviceGetStreamPriorityRange(&leastPriority, &greatestPriority);
+  Stream copy, compute, filterStream(greatestPriority);
   DeviceMemory volume(std::size_t(sliceFloats) * std::size_t(plan.taskSlices) * 4,
                       "the volume slab on the GPU");
   DeviceMemory raw[2] = {DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views"),
@@ -235,9 +341,9 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
           "view weights");
   copyNow(columnWeights.as<void>(), setup.columnWeights.data(), setup.columnWeights.size() * 4,
           cudaMemcpyHostToDevice, compute, "column weights");
-  RowFilter filter(setup.fftLength, setup.fftStride, setup.response, compute);
-  Event rawFree[2];
-  Event uploaded[2];
+  RowFilter filter(setup.fftLength, setup.fftStride, setup.response, filterStream);
+  filter.prepare(static_cast<long long>(chunkViews) * rows);  // cuFFT plans before the clock runs
+  Event rawFree[2], uploaded[2], filled[2], bpDone[2];
   Event taskStart, taskEnd, downloadStart, downloadEnd;
   const float* host = setup.projections->data();
   // A stack in pageable memory goes through a small pinned double buffer (seed 001).
@@ -246,50 +352,69 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     staging = std::make_unique<PinnedStaging>(std::size_t(rows * cols) * 4);
     if (!staging->usable()) staging.reset();
   }
+  TOMOWB_CUDA_CHECK(cudaStreamSynchronize(compute), "the GPU's buffers");
+  {
+    std::lock_guard lock(shared.mutex);
+    shared.deviceSetupSeconds = std::max(shared.deviceSetupSeconds, secondsSince(started));
+  }
 
+  bool firstChunk = true;
+  double inputsSeconds = 0;
   for (;;) {
     const std::int64_t t = shared.nextTask.fetch_add(1);
     if (t >= std::int64_t(setup.tasks.size())) break;
-    const TaskBox& box = setup.tasks[std::size_t(t)];
-    // Rows of the detector this task needs (all of them for the mirror kernel).
-    const auto [firstRow, lastRow] =
-        setup.kernel->zMirror ? std::make_pair(std::int64_t(0), rows)
-                              : rowsSeenBy(setup.voxelMatrices, *setup.volume, box, rows);
-    const std::int64_t taskRows = lastRow - firstRow;
-    const std::vector<ViewMatrix> taskMats = taskMatrices(setup.voxelMatrices, box, firstRow);
+    const Task& task = setup.tasks[std::size_t(t)];
+    const TaskBox& box = task.box;
+    const TaskRows taskRows = setup.kernel->zMirror && task.slices == whole.nz && box.z0 == 0
+                                  ? TaskRows{{int(rows), 0, int(rows), 0}, int(rows), int(rows), 0}
+                                  : rowsOf(setup, task);
+    const kernels::RowBands& bands = taskRows.bands;
+    const std::vector<ViewMatrix> taskMats =
+        taskMatrices(setup.voxelMatrices, box, taskRows.firstRow);
     TOMOWB_CUDA_CHECK(
         cudaMemcpyAsync(matrices.as<void>(), taskMats.data(), taskMats.size() * sizeof(ViewMatrix),
                         cudaMemcpyHostToDevice, compute),
         "view matrices");
     TaskShape shape;
-    shape.nx = int(setup.volume->nx());
+    shape.nx = int(whole.nx);
     shape.ny = int(box.ny);
-    shape.nz = int(box.nz);
+    shape.nz = int(alongY ? box.nz : task.slices);
     shape.cone = setup.cone;
     shape.zMovesUW = setup.zMovesUW;
     const std::size_t taskFloats =
         std::size_t(shape.nx) * std::size_t(shape.ny) * std::size_t(shape.nz);
-    // The slab on the GPU into its place in the host volume, on the compute stream.
+    // The slab on the GPU into its place in the host volume, on the compute stream (waits for
+    // the host volume's allocation the first time).
     const auto downloadSlab = [&] {
-      float* dst = setup.volume->data();
-      const std::size_t nx = std::size_t(setup.volume->nx());
-      const std::size_t ny = std::size_t(setup.volume->ny());
-      if (plan.axis == fdk::GpuSplitAxis::Z) {
-        TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst + std::size_t(box.z0) * nx * ny, volume.as<void>(),
-                                          taskFloats * 4, cudaMemcpyDeviceToHost, compute),
-                          "downloading the volume");
-      } else {
+      float* dst = setup.volume->get().data();
+      const std::size_t nx = std::size_t(whole.nx), ny = std::size_t(whole.ny);
+      if (alongY) {
         TOMOWB_CUDA_CHECK(
             cudaMemcpy2DAsync(dst + std::size_t(box.y0) * nx, nx * ny * 4, volume.as<void>(),
                               nx * std::size_t(box.ny) * 4, nx * std::size_t(box.ny) * 4,
                               std::size_t(box.nz), cudaMemcpyDeviceToHost, compute),
             "downloading the volume");
+        return;
       }
+      const std::size_t sliceBytes = nx * ny * 4;
+      TOMOWB_CUDA_CHECK(
+          cudaMemcpyAsync(dst + std::size_t(box.z0) * nx * ny, volume.as<void>(),
+                          std::size_t(task.lower) * sliceBytes, cudaMemcpyDeviceToHost, compute),
+          "downloading the volume");
+      if (task.slices > task.lower)
+        TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst + std::size_t(task.upperZ0) * nx * ny,
+                                          volume.as<char>() + std::size_t(task.lower) * sliceBytes,
+                                          std::size_t(task.slices - task.lower) * sliceBytes,
+                                          cudaMemcpyDeviceToHost, compute),
+                          "downloading the volume");
     };
     TOMOWB_CUDA_CHECK(cudaMemsetAsync(volume.as<void>(), 0, taskFloats * 4, compute),
                       "zeroing the slab");
-    KernelInput inputs[2] = {KernelInput(*setup.kernel, chunkViews, int(taskRows), int(fcols)),
-                             KernelInput(*setup.kernel, chunkViews, int(taskRows), int(fcols))};
+    const auto inputsStarted = std::chrono::steady_clock::now();
+    KernelInput inputs[2] = {
+        KernelInput(*setup.kernel, chunkViews, taskRows.inputRows, int(fcols)),
+        KernelInput(*setup.kernel, chunkViews, taskRows.inputRows, int(fcols))};
+    inputsSeconds += secondsSince(inputsStarted);
     std::vector<std::unique_ptr<ChunkTimes>> times;
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskStart, compute), "timing");
     const std::int64_t chunks = (views + chunkViews - 1) / chunkViews;
@@ -300,40 +425,41 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       const int n = int(std::min<std::int64_t>(chunkViews, views - v0));
       auto ct = std::make_unique<ChunkTimes>();
       ct->views = n;
-      // Upload rows [firstRow, lastRow) of views [v0, v0 + n) once the buffer is free.
+      // Upload the task's rows of views [v0, v0 + n) once the buffer is free.
       if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(copy, rawFree[b], 0), "ordering");
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadStart, copy), "timing");
-      const float* chunkHost = host + (v0 * rows + firstRow) * cols;
-      if (staging) {
-        staging->upload(raw[b].as<char>(), reinterpret_cast<const char*>(chunkHost), n,
-                        std::size_t(taskRows * cols) * 4, std::size_t(rows * cols) * 4, copy);
-      } else {
-        TOMOWB_CUDA_CHECK(
-            cudaMemcpy2DAsync(raw[b].as<void>(), std::size_t(taskRows * cols) * 4, chunkHost,
-                              std::size_t(rows * cols) * 4, std::size_t(taskRows * cols) * 4,
-                              std::size_t(n), cudaMemcpyHostToDevice, copy),
-            "uploading projections");
-      }
-      ct->uploadBytes = double(n) * double(taskRows * cols) * 4.0;
+      uploadBand(raw[b].as<char>(), host, v0, n, bands.firstRow, bands.splitRow, bands.rows, rows,
+                 cols, staging.get(), copy);
+      if (bands.splitRow < bands.rows)
+        uploadBand(raw[b].as<char>() + std::size_t(bands.splitRow * cols) * 4, host, v0, n,
+                   bands.secondFirstRow, bands.rows - bands.splitRow, bands.rows, rows, cols,
+                   staging.get(), copy);
+      ct->uploadBytes = double(n) * double(bands.rows * cols) * 4.0;
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadEnd, copy), "timing");
       TOMOWB_CUDA_CHECK(cudaEventRecord(uploaded[b], copy), "ordering");
-      // Weight, filter, convert and backproject on the compute stream.
-      TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(compute, uploaded[b], 0), "ordering");
-      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterStart, compute), "timing");
-      kernels::launchWeightRows(raw[b].as<float>(), n, int(taskRows), int(firstRow), int(cols),
-                                weights.as<kernels::ViewWeights>() + v0,
-                                columnWeights.as<float>() + v0 * cols, setup.cone,
-                                int(setup.before), setup.fftLength, setup.fftStride,
-                                fft.as<float>(), compute);
+      // Weight, filter and convert on the filter stream.
+      TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(filterStream, uploaded[b], 0), "ordering");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterStart, filterStream), "timing");
+      kernels::launchWeightRows(
+          raw[b].as<float>(), n, bands, int(cols), weights.as<kernels::ViewWeights>() + v0,
+          columnWeights.as<float>() + v0 * cols, setup.cone, int(setup.before), setup.fftLength,
+          setup.fftStride, fft.as<float>(), filterStream);
       TOMOWB_CUDA_CHECK(cudaGetLastError(), "weighting kernel");
-      TOMOWB_CUDA_CHECK(cudaEventRecord(rawFree[b], compute), "ordering");
-      filter.filter(fft.as<float>(), static_cast<long long>(n) * taskRows, compute);
+      TOMOWB_CUDA_CHECK(cudaEventRecord(rawFree[b], filterStream), "ordering");
+      filter.filter(fft.as<float>(), static_cast<long long>(n) * bands.rows, filterStream);
       TOMOWB_CUDA_CHECK(cudaGetLastError(), "ramp filter");
-      inputs[b].fill(fft.as<float>(), n, setup.fftStride, compute);
-      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterEnd, compute), "timing");
+      // The input of chunk c - 2 must have been backprojected.
+      if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(filterStream, bpDone[b], 0), "ordering");
+      inputs[b].fill(fft.as<float>(), n, setup.fftStride, filterStream, taskRows.mirrorRows);
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterEnd, filterStream), "timing");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(filled[b], filterStream), "ordering");
+      // Backproject on the compute stream.
+      TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(compute, filled[b], 0), "ordering");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpStart, compute), "timing");
       inputs[b].backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
                             volume.as<float>(), shape, setup.spec, compute);
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
+      TOMOWB_CUDA_CHECK(cudaEventRecord(bpDone[b], compute), "ordering");
       times.push_back(std::move(ct));
       // One slab holds the whole volume: its partial sum over views [0, v0 + n) is a preview,
       // downloaded in stream order and scaled to the final units like the CPU backprojector's.
@@ -343,13 +469,17 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
         const std::int64_t done = v0 + n;
         std::lock_guard lock(shared.mutex);
         context.publishIntermediate(
-            *setup.volume,
+            setup.volume->get(),
             "backprojected " + std::to_string(done) + " of " + std::to_string(views) + " views",
             double(views) / double(done));
       }
-      // Keep at most two chunks in flight; report the older one.
-      if (c >= 1) {
-        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - 1)]->bpEnd), "backprojection");
+      // The streams' events keep the two buffers of each kind apart, so the host may enqueue
+      // ahead: it waits only for the backprojection two chunks back (a wait for the previous one
+      // would hold the next upload until then and leave the compute stream idle while that chunk
+      // uploads and filters), and reports it.
+      if (c >= kChunksAhead) {
+        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - kChunksAhead)]->bpEnd),
+                          "backprojection");
         std::lock_guard lock(shared.mutex);
         ++shared.doneChunks;
         context.reportProgress("backproject",
@@ -366,7 +496,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     if (setup.tasks.size() > 1 && t + 1 < std::int64_t(setup.tasks.size()) &&
         previewDue(shared, context)) {
       std::lock_guard lock(shared.mutex);
-      context.publishIntermediate(*setup.volume,
+      context.publishIntermediate(setup.volume->get(),
                                   "backprojected slab " + std::to_string(t + 1) + " of " +
                                       std::to_string(setup.tasks.size()),
                                   1.0);
@@ -374,16 +504,24 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
 
     // Telemetry of the task: per chunk, from the CUDA events.
     std::lock_guard lock(shared.mutex);
-    ++shared.doneChunks;
+    shared.doneChunks += std::min<std::int64_t>(chunks, kChunksAhead);  // not reported in the loop
     context.reportProgress("backproject", double(shared.doneChunks) / double(shared.totalChunks));
+    shared.inputsSeconds = std::max(shared.inputsSeconds, inputsSeconds);
+    teardown.finished();
     std::size_t freeBytes = 0, totalBytes = 0;
     cudaMemGetInfo(&freeBytes, &totalBytes);
     const double inUse = double(totalBytes - freeBytes);
+    if (firstChunk && !times.empty()) {
+      shared.firstChunkSeconds = std::max(
+          shared.firstChunkSeconds, elapsedSeconds(times[0]->uploadStart, times[0]->filterEnd));
+      firstChunk = false;
+    }
     for (std::size_t c = 0; c < times.size(); ++c) {
       const ChunkTimes& ct = *times[c];
       const double up = elapsedSeconds(ct.uploadStart, ct.uploadEnd);
       const double filt = elapsedSeconds(ct.filterStart, ct.filterEnd);
-      const double bp = elapsedSeconds(ct.filterEnd, ct.bpEnd);
+      const double bp = elapsedSeconds(ct.bpStart, ct.bpEnd);
+      // The kernel computes the lower slices of a mirrored pair and writes their mirrors too.
       const double updates = double(taskFloats) * double(ct.views);
       shared.uploadSeconds += up;
       shared.uploadBytes += ct.uploadBytes;
@@ -421,7 +559,7 @@ struct ResolvedKernel {
 };
 
 ResolvedKernel resolve(const fdk::GpuFdkKernel& kernel, const std::vector<VoxelMatrix>& matrices,
-                       const Volume& volume, std::int64_t rows) {
+                       const VolumeGrid& volume, std::int64_t rows) {
   const fdk::GpuFdkKernel* runs =
       kernel.runs.empty() ? &kernel : fdk::findGpuFdkKernel(kernel.runs);
   if (kernel.fallback.empty()) return {runs, ""};
@@ -478,18 +616,55 @@ void fillWeightsAndResponse(RunSetup& setup, const ProjectionStack& projections,
   for (float& x : setup.response) x /= float(setup.fftLength);
 }
 
+// The plan's tasks: z-slabs, y-blocks, or mirrored slab pairs (the lower half cut into runs of
+// taskSlices / 2 slices, each with its mirror slices; the last run's pair is one slab across the
+// centre).
+std::vector<Task> tasksOf(const fdk::GpuFdkPlan& plan, const VolumeShape& shape) {
+  std::vector<Task> tasks;
+  switch (plan.axis) {
+    case fdk::GpuSplitAxis::Z:
+      for (std::int64_t z0 = 0; z0 < shape.nz; z0 += plan.taskSlices) {
+        const std::int64_t n = std::min(plan.taskSlices, shape.nz - z0);
+        tasks.push_back({TaskBox{0, shape.ny, z0, n}, n, n, z0 + n});
+      }
+      break;
+    case fdk::GpuSplitAxis::Y:
+      for (std::int64_t y0 = 0; y0 < shape.ny; y0 += plan.taskSlices) {
+        const std::int64_t n = std::min(plan.taskSlices, shape.ny - y0);
+        tasks.push_back({TaskBox{y0, n, 0, shape.nz}, shape.nz, shape.nz, shape.nz});
+      }
+      break;
+    case fdk::GpuSplitAxis::ZMirror: {
+      const std::int64_t half = (shape.nz + 1) / 2;
+      const std::int64_t step = std::max<std::int64_t>(plan.taskSlices / 2, 1);
+      for (std::int64_t z0 = 0; z0 < half; z0 += step) {
+        const std::int64_t lower = std::min(step, half - z0);
+        // The pair across the centre holds every slice from z0 to its mirror nz-1-z0.
+        const std::int64_t slices = z0 + lower == half ? shape.nz - 2 * z0 : 2 * lower;
+        const std::int64_t lowerOfKernel = (slices + 1) / 2;  // what the kernel computes
+        tasks.push_back({TaskBox{0, shape.ny, z0, lowerOfKernel}, slices, lowerOfKernel,
+                         shape.nz - z0 - slices + lowerOfKernel});
+      }
+      break;
+    }
+  }
+  return tasks;
+}
+
 void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPlan& weightPlan,
-                      const fdk::FdkParams& params, Volume& volume, JobContext& context,
+                      const fdk::FdkParams& params, PendingVolume& volume, JobContext& context,
                       fdk::FdkReport& report, const fdk::GpuFdkKernel& variant) {
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> devices = devicesToUse(params.gpu.devices);
   RunSetup setup;
   setup.projections = &projections;
   setup.volume = &volume;
+  setup.grid = volume.grid();
+  const VolumeShape& shape = setup.grid.shape;
   const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
-  setup.voxelMatrices = voxelMatrices(filteredGeometry, volume);
-  setup.zMovesUW = zMovesUW(setup.voxelMatrices, volume);
-  const ResolvedKernel choice = resolve(variant, setup.voxelMatrices, volume, setup.rows);
+  setup.voxelMatrices = voxelMatrices(filteredGeometry, setup.grid);
+  setup.zMovesUW = zMovesUW(setup.voxelMatrices, setup.grid);
+  const ResolvedKernel choice = resolve(variant, setup.voxelMatrices, setup.grid, setup.rows);
   setup.kernel = choice.kernel;
   setup.kernelName = choice.kernel->name;
   setup.spec = specFor(params.gpu.tunables);
@@ -518,7 +693,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   }
   for (int attempt = 0;; ++attempt) {
     fdk::GpuFdkPlanInput in;
-    in.shape = volume.shape();
+    in.shape = shape;
     in.views = views;
     in.rows = setup.rows;
     in.cols = setup.cols;
@@ -533,12 +708,8 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     if (!setup.plan.fits) throw ParameterError("GPU memory", setup.plan.message);
     report.plan = setup.plan.summary();
     setup.tasks.clear();
-    const std::int64_t slices = in.axis == fdk::GpuSplitAxis::Z ? volume.nz() : volume.ny();
-    for (std::int64_t s0 = 0; s0 < slices; s0 += setup.plan.taskSlices) {
-      const std::int64_t n = std::min(setup.plan.taskSlices, slices - s0);
-      setup.tasks.push_back(in.axis == fdk::GpuSplitAxis::Z ? TaskBox{0, volume.ny(), s0, n}
-                                                            : TaskBox{s0, n, 0, volume.nz()});
-    }
+    setup.tasks = tasksOf(setup.plan, shape);
+    report.hostSetupSeconds = secondsSince(started);
     SharedProgress shared;
     shared.totalChunks = std::int64_t(setup.tasks.size()) * setup.plan.chunks;
     std::vector<std::thread> threads;
@@ -562,7 +733,8 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
           report.warnings.push_back("GPU out of memory with " + report.plan +
                                     "; retrying with less");
           usable = usable / 2;
-          std::fill(volume.data(), volume.data() + volume.voxelCount(), 0.0f);
+          Volume& partial = volume.get();
+          std::fill(partial.data(), partial.data() + partial.voxelCount(), 0.0f);
           continue;
         }
         if (isOutOfMemory(e))
@@ -578,10 +750,13 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     report.filterSeconds = shared.filterSeconds;
     report.backprojectSeconds = shared.backprojectSeconds;
     report.voxelUpdates = shared.voxelUpdates;
+    report.deviceSetupSeconds = shared.deviceSetupSeconds;
+    report.firstChunkSeconds = shared.firstChunkSeconds;
+    report.inputsSeconds = shared.inputsSeconds;
+    report.teardownSeconds = shared.teardownSeconds;
     break;
   }
   context.throwIfCancelled();
-  (void)started;
 }
 
 // The backproject entry of a GPU variant: filtered host views -> volume, with the same kernels
@@ -626,7 +801,8 @@ ProjectionStack filterProjectionsOnGpu(const ProjectionStack& projections,
           "view weights");
   copyNow(columnWeights.as<void>(), setup.columnWeights.data(), setup.columnWeights.size() * 4,
           cudaMemcpyHostToDevice, stream, "column weights");
-  kernels::launchWeightRows(raw.as<float>(), int(views), int(setup.rows), 0, int(setup.cols),
+  const kernels::RowBands allRows{int(setup.rows), 0, int(setup.rows), 0};
+  kernels::launchWeightRows(raw.as<float>(), int(views), allRows, int(setup.cols),
                             weights.as<kernels::ViewWeights>(), columnWeights.as<float>(),
                             setup.cone, int(setup.before), setup.fftLength, setup.fftStride,
                             fft.as<float>(), stream);
@@ -648,8 +824,9 @@ KernelChoice chooseKernel(const std::string& variant, const ProjectionStack& pro
                           const Volume& volume) {
   const fdk::GpuFdkKernel* kernel = fdk::findGpuFdkKernel(variant);
   if (!kernel) return {variant, ""};
+  const VolumeGrid grid = VolumeGrid::of(volume);
   const ResolvedKernel choice =
-      resolve(*kernel, voxelMatrices(projections.geometry(), volume), volume, projections.rows());
+      resolve(*kernel, voxelMatrices(projections.geometry(), grid), grid, projections.rows());
   return {choice.kernel->name, choice.why};
 }
 
@@ -679,8 +856,8 @@ DeviceBackprojection::DeviceBackprojection(const ProjectionStack& filtered, cons
   Impl& m = *impl_;
   m.device = device;
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
-  const std::vector<VoxelMatrix> whole = voxelMatrices(filtered.geometry(), grid);
-  const ResolvedKernel choice = resolve(variant, whole, grid, filtered.rows());
+  const std::vector<VoxelMatrix> whole = voxelMatrices(filtered.geometry(), VolumeGrid::of(grid));
+  const ResolvedKernel choice = resolve(variant, whole, VolumeGrid::of(grid), filtered.rows());
   m.kernel = choice.kernel->name;
   m.spec = specFor(tunables);
   m.matrices = taskMatrices(whole, TaskBox{0, grid.ny(), 0, grid.nz()}, 0);
@@ -688,7 +865,7 @@ DeviceBackprojection::DeviceBackprojection(const ProjectionStack& filtered, cons
   m.shape.ny = int(grid.ny());
   m.shape.nz = int(grid.nz());
   m.shape.cone = filtered.geometry().beam() == BeamKind::Cone;
-  m.shape.zMovesUW = zMovesUW(whole, grid);
+  m.shape.zMovesUW = zMovesUW(whole, VolumeGrid::of(grid));
   m.stream = std::make_unique<Stream>();
   m.deviceMatrices = DeviceMemory(m.matrices.size() * sizeof(ViewMatrix), "view matrices");
   copyNow(m.deviceMatrices.as<void>(), m.matrices.data(), m.matrices.size() * sizeof(ViewMatrix),
@@ -757,7 +934,7 @@ void addGpuFdkVariant(VariantRegistry& r, const fdk::GpuFdkKernel& kernel) {
     backprojectFiltered(filtered, volume, context, *row);
   };
   v.reconstruct = [row](const ProjectionStack& projections, const fdk::FdkWeightPlan& plan,
-                        const fdk::FdkParams& params, Volume& volume, JobContext& context,
+                        const fdk::FdkParams& params, PendingVolume& volume, JobContext& context,
                         fdk::FdkReport& report) {
     reconstructOnGpu(projections, plan, params, volume, context, report, *row);
   };

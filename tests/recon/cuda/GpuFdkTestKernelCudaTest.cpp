@@ -122,9 +122,10 @@ TEST(GpuFdkTestKernel, RunsTheWholeGpuPipelineLikeTheCpuFdk) {
   // Streamed: several slabs, each from chunks of a few views (the limit of ForcedStreaming).
   params.gpu.memoryLimitBytes = (std::uint64_t{256} << 20) + 3300000;
   const fdk::FdkWeightPlan plan(projections.geometry(), params.redundancy);
-  Volume gpu(params.volume.shape, params.volume.voxelSizeMm, params.volume.originMm);
+  PendingVolume pending(params.volume);
   fdk::FdkReport report;
-  variant.reconstruct(projections, plan, params, gpu, context, report);
+  variant.reconstruct(projections, plan, params, pending, context, report);
+  const Volume gpu = pending.take();
   EXPECT_EQ(report.kernel, "fdk.bp.test-gather");
   EXPECT_LT(nrmse(gpu, cpu), 1e-5) << report.plan;
 }

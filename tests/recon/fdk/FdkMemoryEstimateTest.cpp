@@ -151,15 +151,15 @@ TEST(FdkMemoryEstimate, GpuMemoryLimitAndGpuCountReachThePlanner) {
   EXPECT_EQ(estimateFdkMemory(g, params, o).deviceMemoryBytes, 80 * kGiB);
 }
 
-TEST(FdkMemoryEstimate, MirrorKernelPlansInYBlocks) {
+TEST(FdkMemoryEstimate, MirrorKernelPlansInMirroredSlabPairs) {
   FdkMemoryOptions o;
   o.deviceMemoryBytes = 80 * kGiB;
   FdkParams params = paramsFor({64, 64, 64});
   params.variant = "fdk.bp.mirror-half2";
   const FdkMemoryEstimate e = estimateFdkMemory(smallCone(90, 64, 64), params, o);
-  EXPECT_EQ(e.planInput.axis, GpuSplitAxis::Y);
+  EXPECT_EQ(e.planInput.axis, GpuSplitAxis::ZMirror);
   EXPECT_EQ(e.planInput.inputBytesPerPixel, 8);
-  EXPECT_EQ(e.plan.axis, GpuSplitAxis::Y);
+  EXPECT_EQ(e.plan.axis, GpuSplitAxis::ZMirror);
 }
 
 TEST(FdkMemoryEstimate, OffsetDetectorWidensTheGpuFilterRows) {

@@ -49,7 +49,7 @@ TEST(GpuFdkKernelTable, FootprintsAreThePipelinesInputs) {
   EXPECT_EQ(footprint("fdk.bp.soft-mirror-half").inputBytesPerPixel, 16);
   for (const char* name : {"fdk.bp.mirror-half2", "fdk.bp.fast", "fdk.bp.mirror-float2",
                            "fdk.bp.soft-mirror", "fdk.bp.soft-mirror-half"})
-    EXPECT_EQ(footprint(name).axis, GpuSplitAxis::Y) << name;
+    EXPECT_EQ(footprint(name).axis, GpuSplitAxis::ZMirror) << name;
 }
 
 }  // namespace

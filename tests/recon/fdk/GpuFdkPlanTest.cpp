@@ -116,6 +116,29 @@ TEST(GpuFdkPlan, TightBudgetShrinksTheChunkBeforeGivingUp) {
   EXPECT_GE(p.taskSlices, 1);
 }
 
+// The z-mirror kernels: pairs of n lower slices and their mirrors cover the lower half
+// ((nz + 1) / 2 slices) exactly, each task fits, and two GPUs get at least one pair each.
+TEST(GpuFdkPlan, MirrorKernelSplitsIntoMirroredSlabPairs) {
+  for (const std::int64_t nz : {1024, 1023, 7, 2, 1})
+    for (const int gpus : {1, 2, 3})
+      for (const std::uint64_t memory : {80 * kGiB, 2 * kGiB}) {
+        GpuFdkPlanInput in = rabbitCt(1024, memory);
+        in.shape = {1024, 1024, nz};
+        in.axis = GpuSplitAxis::ZMirror;
+        in.gpus = gpus;
+        const GpuFdkPlan p = planGpuFdk(in);
+        ASSERT_TRUE(p.fits) << p.message;
+        EXPECT_EQ(p.axis, GpuSplitAxis::ZMirror);
+        const std::int64_t half = (nz + 1) / 2, lower = std::max<std::int64_t>(p.taskSlices / 2, 1);
+        EXPECT_GE(p.tasks * lower, half) << nz << " slices, " << gpus << " GPUs";
+        EXPECT_LT((p.tasks - 1) * lower, half) << "a pair with no slice";
+        EXPECT_LE(p.taskSlices, nz);
+        EXPECT_GE(p.tasks, std::min<std::int64_t>(gpus, half));
+        EXPECT_LE(p.deviceBytes, memory);
+        if (p.tasks > 1) EXPECT_NE(p.summary().find("mirrored slab pairs of"), std::string::npos);
+      }
+}
+
 TEST(GpuFdkPlan, MirrorKernelSplitsAlongY) {
   GpuFdkPlanInput in = rabbitCt(1024, 2 * kGiB);
   in.shape = {1024, 600, 1024};

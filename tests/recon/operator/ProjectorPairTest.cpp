@@ -175,9 +175,14 @@ TEST(ProjectorPair, ZeroMeanVectorsCatchANearMissThatPositiveVectorsHide) {
   std::sort(positive.begin(), positive.end());
   EXPECT_GT(zeroMean[2], 0.1) << "seed " << seed;
   EXPECT_LT(positive[2], 0.03) << "seed " << seed;
+  // The adjoint check flags it far above its tolerance: the median of three seeds (one seed in
+  // about 200 gave 5e-4, 500 times the tolerance, on 2026-11-27).
   JobContext context;
-  EXPECT_GT(checkAdjoint(*pair, seed, context).relativeError,
-            1000 * AdjointCheck::kMatchedTolerance);
+  std::vector<double> errors;
+  for (std::uint64_t i = 0; i < 3; ++i)
+    errors.push_back(checkAdjoint(*pair, seed + i, context).relativeError);
+  std::sort(errors.begin(), errors.end());
+  EXPECT_GT(errors[1], 100 * AdjointCheck::kMatchedTolerance) << "seed " << seed;
 }
 
 TEST(ProjectorPair, RefusesWithAReasonNamingTheProjector) {
