@@ -369,7 +369,11 @@ void MainWindow::connectSignals() {
           &MainWindow::onCurrentVolumeChanged);
   connect(workspace_.get(), &Workspace::previewChanged, this, [this] {
     if (workspace_->preview()) {
-      viewArea_->setVolume(workspace_->preview(), workspace_->previewLabel(), true);
+      {
+        const render::EventTrace::Scope traced("ViewArea::setVolume (preview)");
+        viewArea_->setVolume(workspace_->preview(), workspace_->previewLabel(), true);
+      }
+      const render::EventTrace::Scope traced("CnrPanel::setVolume (preview)");
       // Iterates ("run 3: iteration 12") are measured at their iteration; an iterative run's other
       // previews (its FDK start filling in) in the table only; other runs' previews in turn.
       const int iteration = iterationOfPreviewLabel(workspace_->previewLabel());

@@ -173,6 +173,7 @@ void MainWindow::applyLowContrastWindow() {
 }
 
 void MainWindow::placePhantomRois() {
+  const render::EventTrace::Scope traced("MainWindow::placePhantomRois");
   const auto& cnr = workspace_->cnrPhantom();
   if (!cnr && isEtSpecimen(workspace_->phantom().get())) {
     const std::vector<render::SliceRoi> rois = etSpecimenRois(*workspace_->phantom());
