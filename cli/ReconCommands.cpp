@@ -27,6 +27,7 @@
 #include "recon/device/GpuDevices.h"
 #include "recon/fdk/FdkMemoryEstimate.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/Hdf5Volume.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/io/WeightsFile.h"
@@ -311,7 +312,9 @@ class CatalogReconCommand : public Command {
                       {"writeSeconds", writeSeconds}};
     const std::filesystem::path out(input_->out);
     // A folder of TIFF slices is not listed slice by slice (there may be thousands).
-    if (!scale::isSliceFolderOutput(out)) {
+    if (io::isHdf5Path(out)) {
+      record.outputs.push_back(qa::recordFile(out, "output"));
+    } else if (!scale::isSliceFolderOutput(out)) {
       record.outputs.push_back(qa::recordFile(io::rawSidecarPathFor(out), "output"));
       record.outputs.push_back(qa::recordFile(io::rawDataPathFor(out), "output data"));
     }

@@ -193,6 +193,10 @@ QStringList DataPanel::nameFilters() {
     perFormat << tr("TIFF stack (*.tif *.tiff)");
     all += QStringLiteral(" *.tif *.tiff");
   }
+  if (io::isFormatAvailable(io::DataFormat::Hdf5)) {
+    perFormat << tr("HDF5 volume (*.h5 *.hdf5)");
+    all += QStringLiteral(" *.h5 *.hdf5");
+  }
   perFormat << tr("NumPy array (*.npy)") << tr("RabbitCT projections (*.rct)")
             << tr("Run records (*.run.json)") << tr("TOF-PET list mode (*.lm)");
   all += QStringLiteral(" *.lm");

@@ -15,8 +15,9 @@ packages=(
   # independent checkers the DICOM tests run: dciodvfy (dicom3tools), gdcminfo (libgdcm-tools)
   # and dcmdump (dcmtk); orthanc, the PACS the send-to-PACS tests start (their own, on free ports)
   libdcmtk-dev libssl-dev dicom3tools libgdcm-tools dcmtk orthanc
-  # Slab runs shared over MPI ranks (docs/scale.md): Open MPI and its mpirun
-  libopenmpi-dev openmpi-bin
+  # Slab runs shared over MPI ranks (docs/scale.md): Open MPI and its mpirun; serial HDF5 for
+  # volumes written slab by slab (.h5)
+  libopenmpi-dev openmpi-bin libhdf5-dev
   # Compiler cache shared by the build folders; dpkg-dev for the .deb (CPack)
   ccache dpkg-dev file
 )

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "recon/core/Error.h"
+#include "recon/io/Hdf5Volume.h"
 #include "recon/io/MetaImageIo.h"
 #include "recon/io/NpyIo.h"
 #include "recon/io/ProjectionsWithGeometry.h"
@@ -217,6 +218,8 @@ std::string toString(DataFormat format) {
       return "RabbitCT";
     case DataFormat::Mrc:
       return "MRC";
+    case DataFormat::Hdf5:
+      return "HDF5";
   }
   return "unknown";
 }
@@ -232,13 +235,15 @@ DataFormat dataFormatForPath(const std::filesystem::path& path) {
   if (ext == ".npy") return DataFormat::Npy;
   if (ext == ".rct") return DataFormat::RabbitCt;
   if (isMrcPath(path)) return DataFormat::Mrc;
+  if (isHdf5Path(path)) return DataFormat::Hdf5;
   throw ParameterError("path", "'" + path.string() + "': unknown file type '" + ext +
                                    "'; use .json/.raw, .mhd/.mha, .tif/.tiff, a folder of TIFF "
-                                   "slices, .npy, .rct or MRC (.mrc .st .ali .rec .map .mrcs "
-                                   ".preali)");
+                                   "slices, .npy, .rct, MRC (.mrc .st .ali .rec .map .mrcs "
+                                   ".preali) or HDF5 (.h5 .hdf5, volumes)");
 }
 
 bool isFormatAvailable(DataFormat format) noexcept {
+  if (format == DataFormat::Hdf5) return hdf5VolumesSupported();
   return TOMOWB_HAVE_TIFF || (format != DataFormat::Tiff && format != DataFormat::TiffSeries);
 }
 
@@ -252,6 +257,8 @@ Volume readVolume(const std::filesystem::path& path) {
       return readNpy(path);
     case DataFormat::Mrc:
       return readMrcVolume(path);
+    case DataFormat::Hdf5:
+      return readHdf5Volume(path);
 #if TOMOWB_HAVE_TIFF
     case DataFormat::Tiff:
       return readTiffVolume(path);
@@ -279,6 +286,8 @@ void writeVolume(const std::filesystem::path& path, const Volume& volume,
       return writeNpy(path, volume);
     case DataFormat::Mrc:
       return writeMrcVolume(path, volume, options.mrc);
+    case DataFormat::Hdf5:
+      return writeHdf5Volume(path, volume);
 #if TOMOWB_HAVE_TIFF
     case DataFormat::Tiff:
       return writeTiffVolume(path, volume, options.tiff);
@@ -339,6 +348,20 @@ FileSummary describeFile(const std::filesystem::path& path) {
     case DataFormat::Mrc:
       f = describeMrc(path);
       break;
+    case DataFormat::Hdf5: {
+      const VolumeGrid grid = readHdf5VolumeGrid(path);
+      f.path = path;
+      f.kind = FileKind::Volume;
+      f.format = "HDF5 (dataset /volume)";
+      f.sizeX = grid.shape.nx;
+      f.sizeY = grid.shape.ny;
+      f.sizeZ = grid.shape.nz;
+      f.sampleType = "float32";
+      f.dataBytes = static_cast<std::uint64_t>(grid.shape.voxelCount()) * 4;
+      f.voxelSizeMm = grid.voxelSizeMm;
+      f.originMm = grid.originMm;
+      break;
+    }
 #if TOMOWB_HAVE_TIFF
     case DataFormat::Tiff:
     case DataFormat::TiffSeries:

@@ -25,12 +25,12 @@
 
 namespace tomowb::io {
 
-enum class DataFormat { RawJson, MetaImage, Tiff, TiffSeries, Npy, RabbitCt, Mrc };
+enum class DataFormat { RawJson, MetaImage, Tiff, TiffSeries, Npy, RabbitCt, Mrc, Hdf5 };
 
 std::string toString(DataFormat format);
 // The format a path names (ParameterError if none). Reads nothing.
 DataFormat dataFormatForPath(const std::filesystem::path& path);
-// True if this build can read and write the format (TIFF needs libtiff).
+// True if this build can read and write the format (TIFF needs libtiff, HDF5 libhdf5).
 bool isFormatAvailable(DataFormat format) noexcept;
 
 struct VolumeWriteOptions {

@@ -17,6 +17,7 @@
 
 #include "recon/core/Error.h"
 #include "recon/io/AtomicFileWriter.h"
+#include "recon/io/Hdf5Volume.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/TiffIo.h"
 #include "recon/scale/Communicator.h"
@@ -36,6 +37,7 @@ constexpr int kManifestVersion = 1;
 
 // What the partial file, the manifests and the lock are named after: NAME.raw, or the folder.
 fs::path outputBase(const fs::path& output) {
+  if (io::isHdf5Path(output)) return output;
   if (!isSliceFolderOutput(output)) return io::rawDataPathFor(output);
   return output.has_filename() ? output : output.parent_path();
 }
@@ -171,9 +173,16 @@ std::string differingPart(const nlohmann::json& a, const nlohmann::json& b) {
 // The partial samples file: created with its full size reserved, or opened with its size checked.
 class PartialFile {
  public:
-  PartialFile(fs::path path, std::uint64_t bytes) : path_(std::move(path)) {
+  // The samples from byte `offset` on (an HDF5 file's dataset: a file at least that long that
+  // only gets its samples' room reserved), or a file of exactly `bytes` (raw: offset 0).
+  PartialFile(fs::path path, std::uint64_t bytes, std::uint64_t offset = 0)
+      : path_(std::move(path)), offset_(offset) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw IoError(path_, "cannot open for writing: " + errnoText(errno));
+    if (offset > 0) {
+      reserve(bytes);
+      return;
+    }
     struct stat info {};
     if (::fstat(fd_, &info) != 0) fail("cannot read its size", errno);
     if (static_cast<std::uint64_t>(info.st_size) != bytes) {
@@ -186,15 +195,7 @@ class PartialFile {
                                      " of this run's volume: it belongs to another run; remove "
                                      "it and its manifests, or run without --resume");
       }
-      // Reserved now: a full disk shows here, before any work, not in the middle of the run.
-      if (const int error = ::posix_fallocate(fd_, 0, static_cast<off_t>(bytes)); error != 0) {
-        ::close(fd_);
-        fd_ = -1;
-        std::error_code ignored;
-        fs::remove(path_, ignored);
-        throw IoError(path_, "cannot reserve " + std::to_string(bytes) +
-                                 " bytes for the output: " + errnoText(error));
-      }
+      reserve(bytes);
     }
   }
   ~PartialFile() {
@@ -205,6 +206,7 @@ class PartialFile {
 
   // Writes and flushes to the disk: a manifest only ever lists slabs that are on the disk.
   void write(std::uint64_t offset, const float* data, std::uint64_t bytes, int slab) {
+    offset += offset_;
     const auto* p = reinterpret_cast<const char*>(data);
     std::uint64_t done = 0;
     while (done < bytes) {
@@ -219,10 +221,24 @@ class PartialFile {
   }
 
  private:
+  // Reserved now: a full disk shows here, before any work, not in the middle of the run.
+  void reserve(std::uint64_t bytes) {
+    if (const int error =
+            ::posix_fallocate(fd_, static_cast<off_t>(offset_), static_cast<off_t>(bytes));
+        error != 0) {
+      ::close(fd_);
+      fd_ = -1;
+      std::error_code ignored;
+      fs::remove(path_, ignored);
+      throw IoError(path_, "cannot reserve " + std::to_string(bytes) +
+                               " bytes for the output: " + errnoText(error));
+    }
+  }
   [[noreturn]] void fail(const std::string& what, int error) {
     throw IoError(path_, what + ": " + errnoText(error));
   }
   fs::path path_;
+  std::uint64_t offset_ = 0;
   int fd_ = -1;
 };
 
@@ -243,7 +259,14 @@ bool finishOutput(const fs::path& output, const SlabPlan& plan, nlohmann::json& 
     fs::remove(lock, ec);
     return false;
   }
-  if (isSliceFolderOutput(output)) {
+  if (io::isHdf5Path(output)) {
+    // The HDF5 file carries its grid: it goes in place as it is.
+    fs::rename(partial, data, ec);
+    if (ec) {
+      fs::remove(lock, ec);
+      throw IoError(data, "cannot move the finished volume into place: " + ec.message());
+    }
+  } else if (isSliceFolderOutput(output)) {
     // A folder in place of an older one: the old one aside first, removed once the new is in.
     const fs::path old = fs::path(data.string() + ".replaced");
     const bool replacing = fs::exists(data, ec);
@@ -411,6 +434,22 @@ class SlabRunner {
       if (ec) throw IoError(partial_, "cannot create the folder: " + ec.message());
       return;
     }
+    if (io::isHdf5Path(options_.output)) {
+      // Created once, under a name of this process's and then linked into place, so that ranks
+      // starting together never truncate each other's file; the samples written by offset.
+      if (!fs::exists(partial_, ec)) {
+        const fs::path creating(partial_.string() + ".creating." + std::to_string(::getpid()));
+        io::createHdf5VolumeFile(creating, report_.plan.grid);
+        const bool linked = ::link(creating.c_str(), partial_.c_str()) == 0;
+        const int error = errno;
+        fs::remove(creating, ec);
+        if (!linked && error != EEXIST)
+          throw IoError(partial_, "cannot create: " + errnoText(error));
+      }
+      const std::uint64_t offset = io::hdf5VolumeDataOffset(partial_, report_.plan.grid);
+      file_ = std::make_unique<PartialFile>(partial_, report_.plan.volumeBytes, offset);
+      return;
+    }
     file_ = std::make_unique<PartialFile>(partial_, report_.plan.volumeBytes);
   }
 
@@ -503,9 +542,10 @@ class SlabRunner {
       }
       if (all.size() != report_.plan.slabs.size()) {
         // That other rank may be done already: no partial output left, the output in place.
-        const fs::path final = isSliceFolderOutput(options_.output)
-                                   ? outputBase(options_.output)
-                                   : io::rawSidecarPathFor(options_.output);
+        const fs::path final =
+            isSliceFolderOutput(options_.output) || io::isHdf5Path(options_.output)
+                ? outputBase(options_.output)
+                : io::rawSidecarPathFor(options_.output);
         if (!fs::exists(partial_, ec) && fs::exists(final, ec)) report_.complete = true;
         return;
       }
@@ -547,11 +587,14 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
     throw ParameterError("rank", "must be in 0.." + std::to_string(ranks - 1) + " of " +
                                      std::to_string(ranks) + " ranks, got " + std::to_string(rank));
   const fs::path ext = options.output.extension();
-  if (isSliceFolderOutput(options.output) ? !TOMOWB_HAVE_TIFF : ext != ".raw" && ext != ".json")
+  const bool usable = io::isHdf5Path(options.output)        ? io::hdf5VolumesSupported()
+                      : isSliceFolderOutput(options.output) ? TOMOWB_HAVE_TIFF
+                                                            : ext == ".raw" || ext == ".json";
+  if (!usable)
     throw ParameterError("output",
                          "a volume reconstructed in slabs is written as our raw format "
-                         "(NAME.raw with its NAME.json) or as a folder of TIFF slices (a build "
-                         "with TIFF), got '" +
+                         "(NAME.raw with its NAME.json), as an HDF5 file (NAME.h5, a build with "
+                         "HDF5) or as a folder of TIFF slices (a build with TIFF), got '" +
                              options.output.string() + "'");
   return SlabRunner(source, params, options, context, comm).run();
 }

@@ -263,6 +263,72 @@ TEST_F(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
 }
 #endif
 
+#if TOMOWB_HAVE_HDF5
+// An HDF5 output: the same bits as the raw one, from ranks that share it without talking (each
+// writes its slabs at their offset in the one file), and after a cancelled run resumed.
+TEST_F(SlabRun, AnHdf5FileHoldsTheSameVolumeFromSeveralRanksAndResumesToo) {
+  SlabRunOptions o;
+  o.plan.slabSlices = 5;
+  o.output = dir / "raw.raw";
+  ASSERT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
+  const Volume raw = io::readVolumeRaw(o.output);
+  const auto expectSameAsRaw = [&](const fs::path& h5) {
+    const Volume v = io::readVolume(h5);
+    EXPECT_EQ(v.shape(), raw.shape());
+    EXPECT_EQ(v.originMm(), raw.originMm());
+    EXPECT_EQ(v.voxelSizeMm(), raw.voxelSizeMm());
+    EXPECT_TRUE(std::equal(v.voxels().begin(), v.voxels().end(), raw.voxels().begin())) << h5;
+  };
+
+  o.output = dir / "ranks.h5";
+  o.ranks = 3;
+  for (int rank : {2, 0, 1}) {  // by hand, in any order: the last one puts the file in place
+    o.rank = rank;
+    const SlabRunReport r = reconstructFdkInSlabs(source, params, o, plain);
+    EXPECT_EQ(r.finished, rank == 1) << "rank " << rank;
+  }
+  expectSameAsRaw(o.output);
+  EXPECT_FALSE(fs::exists(partialPathFor(o.output)));
+  EXPECT_FALSE(fs::exists(manifestPathFor(o.output, 0)));
+
+  o.output = dir / "resumed.h5";
+  o.rank = 0;
+  o.ranks = 1;
+  {
+    CancelToken token;
+    StopAfter stop(token, 0.3);
+    JobContext stopping(token, &stop);
+    EXPECT_THROW(reconstructFdkInSlabs(source, params, o, stopping), Cancelled);
+  }
+  EXPECT_FALSE(fs::exists(o.output)) << "no file before every slab is in";
+  EXPECT_TRUE(fs::exists(partialPathFor(o.output)));
+  o.resume = true;
+  const SlabRunReport resumed = reconstructFdkInSlabs(source, params, o, plain);
+  ASSERT_TRUE(resumed.finished);
+  EXPECT_GT(resumed.doneBefore, 0);
+  expectSameAsRaw(o.output);
+
+  // A partial file of another grid is refused by name on resume.
+  o.output = dir / "other.h5";
+  o.resume = false;
+  {
+    CancelToken token;
+    StopAfter stop(token, 0.3);
+    JobContext stopping(token, &stop);
+    EXPECT_THROW(reconstructFdkInSlabs(source, params, o, stopping), Cancelled);
+  }
+  fdk::FdkParams other = params;
+  other.volume = VolumeGrid::centred({40, 40, 30}, Eigen::Vector3d::Constant(1.5));
+  o.resume = true;
+  try {
+    (void)reconstructFdkInSlabs(source, other, o, plain);
+    FAIL() << "a partial file of another grid was resumed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("other.h5"), std::string::npos) << e.what();
+  }
+}
+#endif
+
 TEST_F(SlabRun, TooLittleDiskAnotherRunsManifestAndNothingToResumeAreClearErrors) {
   JobContext& context = plain;
   SlabRunOptions o;

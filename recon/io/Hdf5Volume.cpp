@@ -1,0 +1,268 @@
+// HDF5 volumes: see the header. Built only with TOMOWB_HDF5 (recon/io/NoHdf5.cpp otherwise).
+#include "recon/io/Hdf5Volume.h"
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <system_error>
+
+#include "recon/core/Error.h"
+
+namespace tomowb::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kDataset = "volume";
+
+// An HDF5 identifier closed when it goes (files, datasets, spaces, types, property lists).
+class Id {
+ public:
+  Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  ~Id() {
+    if (id_ >= 0) close_(id_);
+  }
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+// HDF5 prints its error stack to stderr by default; ours name the file instead.
+void silenceHdf5() {
+  static std::once_flag once;
+  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+void writeVector(hid_t object, const char* name, const Eigen::Vector3d& v, const fs::path& path) {
+  const hsize_t three = 3;
+  const Id space(H5Screate_simple(1, &three, nullptr), H5Sclose);
+  const Id attribute(
+      H5Acreate2(object, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  const std::array<double, 3> values = {v.x(), v.y(), v.z()};
+  if (!attribute.ok() || H5Awrite(attribute.get(), H5T_NATIVE_DOUBLE, values.data()) < 0)
+    throw IoError(path, std::string("cannot write the attribute '") + name + "'");
+}
+
+void writeText(hid_t object, const char* name, const std::string& text, const fs::path& path) {
+  const Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), std::max<std::size_t>(text.size(), 1));
+  const Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  const Id attribute(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                     H5Aclose);
+  if (!attribute.ok() || H5Awrite(attribute.get(), type.get(), text.c_str()) < 0)
+    throw IoError(path, std::string("cannot write the attribute '") + name + "'");
+}
+
+// The attribute's 3 values, or `fallback` when the file has none (files from other programs).
+Eigen::Vector3d readVector(hid_t object, const char* name, const Eigen::Vector3d& fallback,
+                           const fs::path& path) {
+  if (H5Aexists(object, name) <= 0) return fallback;
+  const Id attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  const Id space(H5Aget_space(attribute.get()), H5Sclose);
+  if (!space.ok() || H5Sget_simple_extent_npoints(space.get()) != 3)
+    throw FormatError(path, name, "must hold 3 numbers (x, y, z)");
+  std::array<double, 3> v{};
+  if (H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, v.data()) < 0)
+    throw FormatError(path, name, "cannot be read as numbers");
+  for (double x : v)
+    if (!std::isfinite(x)) throw FormatError(path, name, "must be finite numbers");
+  return {v[0], v[1], v[2]};
+}
+
+struct OpenDataset {
+  std::unique_ptr<Id> file, dataset;
+  VolumeShape shape;
+};
+
+OpenDataset openDataset(const fs::path& path) {
+  silenceHdf5();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw IoError(path, "cannot open: not a file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw FormatError(path, "is not an HDF5 file");
+  OpenDataset d;
+  d.file = std::make_unique<Id>(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!d.file->ok())
+    throw FormatError(path, "is an HDF5 file that HDF5 cannot open: truncated or damaged");
+  if (H5Lexists(d.file->get(), kDataset, H5P_DEFAULT) <= 0)
+    throw FormatError(path, kDataset, "missing: the volume is the dataset \"/volume\"");
+  d.dataset = std::make_unique<Id>(H5Dopen2(d.file->get(), kDataset, H5P_DEFAULT), H5Dclose);
+  if (!d.dataset->ok()) throw FormatError(path, kDataset, "cannot be opened as a dataset");
+  const Id space(H5Dget_space(d.dataset->get()), H5Sclose);
+  if (!space.ok() || H5Sget_simple_extent_ndims(space.get()) != 3)
+    throw FormatError(path, kDataset, "must have 3 dimensions (z, y, x)");
+  std::array<hsize_t, 3> dims{};
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  constexpr auto kMax = static_cast<hsize_t>(std::numeric_limits<std::int32_t>::max());
+  for (hsize_t n : dims)
+    if (n < 1 || n > kMax)
+      throw FormatError(path, kDataset, "dimension " + std::to_string(n) + " out of range");
+  d.shape = {static_cast<std::int64_t>(dims[2]), static_cast<std::int64_t>(dims[1]),
+             static_cast<std::int64_t>(dims[0])};
+  const Id type(H5Dget_type(d.dataset->get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_FLOAT && H5Tget_class(type.get()) != H5T_INTEGER)
+    throw FormatError(path, kDataset, "must hold numbers (float or integer samples)");
+  return d;
+}
+
+std::uint64_t volumeBytes(const VolumeShape& s) {
+  return static_cast<std::uint64_t>(s.nx) * static_cast<std::uint64_t>(s.ny) *
+         static_cast<std::uint64_t>(s.nz) * 4;
+}
+
+}  // namespace
+
+bool hdf5VolumesSupported() noexcept {
+  return true;
+}
+
+std::uint64_t createHdf5VolumeFile(const fs::path& path, const VolumeGrid& grid,
+                                   const std::string& units) {
+  silenceHdf5();
+  (void)Volume::checkAllocation(grid.shape, grid.voxelSizeMm, grid.originMm);  // a sane grid
+  std::uint64_t offset = 0;
+  {
+    const Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file.ok()) throw IoError(path, "cannot create the HDF5 file");
+    const std::array<hsize_t, 3> dims = {static_cast<hsize_t>(grid.shape.nz),
+                                         static_cast<hsize_t>(grid.shape.ny),
+                                         static_cast<hsize_t>(grid.shape.nx)};
+    const Id space(H5Screate_simple(3, dims.data(), nullptr), H5Sclose);
+    const Id properties(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    // Contiguous, allocated now, never filled: the samples have one offset in the file and cost
+    // no writing until they are written.
+    H5Pset_layout(properties.get(), H5D_CONTIGUOUS);
+    H5Pset_alloc_time(properties.get(), H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(properties.get(), H5D_FILL_TIME_NEVER);
+    const Id dataset(H5Dcreate2(file.get(), kDataset, H5T_IEEE_F32LE, space.get(), H5P_DEFAULT,
+                                properties.get(), H5P_DEFAULT),
+                     H5Dclose);
+    if (!dataset.ok())
+      throw IoError(path, "cannot create the dataset \"/volume\" (" +
+                              std::to_string(volumeBytes(grid.shape)) + " bytes)");
+    writeVector(dataset.get(), "voxelSizeMm", grid.voxelSizeMm, path);
+    writeVector(dataset.get(), "originMm", grid.originMm, path);
+    writeText(dataset.get(), "units", units, path);
+    const haddr_t address = H5Dget_offset(dataset.get());
+    if (address == HADDR_UNDEF) throw IoError(path, "the dataset has no place in the file");
+    offset = static_cast<std::uint64_t>(address);
+  }  // closed: the file now reaches past the samples
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec || size < offset + volumeBytes(grid.shape)) {
+    // Sparse allocation: make the file as long as its samples need.
+    if (::truncate(path.c_str(), static_cast<off_t>(offset + volumeBytes(grid.shape))) != 0)
+      throw IoError(path, std::string("cannot size the file: ") + std::strerror(errno));
+  }
+  return offset;
+}
+
+std::uint64_t hdf5VolumeDataOffset(const fs::path& path, const VolumeGrid& grid) {
+  const OpenDataset d = openDataset(path);
+  if (!(d.shape == grid.shape))
+    throw FormatError(path, kDataset,
+                      "holds " + std::to_string(d.shape.nx) + " x " + std::to_string(d.shape.ny) +
+                          " x " + std::to_string(d.shape.nz) + " voxels, not this run's grid");
+  const Id type(H5Dget_type(d.dataset->get()), H5Tclose);
+  const Id properties(H5Dget_create_plist(d.dataset->get()), H5Pclose);
+  if (H5Tequal(type.get(), H5T_IEEE_F32LE) <= 0 ||
+      H5Pget_layout(properties.get()) != H5D_CONTIGUOUS)
+    throw FormatError(path, kDataset, "is not the contiguous float32 dataset this run writes");
+  const haddr_t address = H5Dget_offset(d.dataset->get());
+  if (address == HADDR_UNDEF) throw FormatError(path, kDataset, "has no samples in the file");
+  return static_cast<std::uint64_t>(address);
+}
+
+namespace {
+// The grid from the dataset's attributes: 1 mm voxels centred on the origin when it has none.
+VolumeGrid gridOf(const OpenDataset& d, const fs::path& path) {
+  const Eigen::Vector3d voxel =
+      readVector(d.dataset->get(), "voxelSizeMm", Eigen::Vector3d::Ones(), path);
+  const Eigen::Vector3d extent(double(d.shape.nx - 1), double(d.shape.ny - 1),
+                               double(d.shape.nz - 1));
+  const Eigen::Vector3d origin =
+      readVector(d.dataset->get(), "originMm", -0.5 * voxel.cwiseProduct(extent), path);
+  for (int a = 0; a < 3; ++a)
+    if (!(voxel[a] > 0)) throw FormatError(path, "voxelSizeMm", "must be > 0");
+  return {d.shape, voxel, origin};
+}
+}  // namespace
+
+VolumeGrid readHdf5VolumeGrid(const fs::path& path) {
+  return gridOf(openDataset(path), path);
+}
+
+Volume readHdf5Volume(const fs::path& path) {
+  const OpenDataset d = openDataset(path);
+  const VolumeGrid grid = gridOf(d, path);
+  // Contiguous samples must lie inside the file (a truncated file is refused before allocating).
+  const Id properties(H5Dget_create_plist(d.dataset->get()), H5Pclose);
+  if (H5Pget_layout(properties.get()) == H5D_CONTIGUOUS) {
+    const haddr_t address = H5Dget_offset(d.dataset->get());
+    const Id type(H5Dget_type(d.dataset->get()), H5Tclose);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(d.shape.nx) *
+                                static_cast<std::uint64_t>(d.shape.ny) *
+                                static_cast<std::uint64_t>(d.shape.nz) * H5Tget_size(type.get());
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (address != HADDR_UNDEF && (ec || static_cast<std::uint64_t>(address) + bytes > size))
+      throw FormatError(path, kDataset,
+                        "is truncated: its samples end at byte " +
+                            std::to_string(static_cast<std::uint64_t>(address) + bytes) + " of a " +
+                            std::to_string(size) + "-byte file");
+  }
+  Volume volume(grid.shape, grid.voxelSizeMm, grid.originMm);
+  if (H5Dread(d.dataset->get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, volume.data()) < 0)
+    throw FormatError(path, kDataset, "cannot be read (damaged or unsupported storage)");
+  return volume;
+}
+
+void writeHdf5Volume(const fs::path& path, const Volume& volume, const std::string& units) {
+  const fs::path partial(path.string() + ".partial");
+  const VolumeGrid grid = VolumeGrid::of(volume);
+  const std::uint64_t offset = createHdf5VolumeFile(partial, grid, units);
+  const int fd = ::open(partial.c_str(), O_WRONLY | O_CLOEXEC);
+  std::error_code ec;
+  if (fd < 0) {
+    fs::remove(partial, ec);
+    throw IoError(partial, std::string("cannot open for writing: ") + std::strerror(errno));
+  }
+  const auto* p = reinterpret_cast<const char*>(volume.data());
+  const std::uint64_t bytes = volumeBytes(volume.shape());
+  std::uint64_t done = 0;
+  int error = 0;
+  while (done < bytes) {
+    const ssize_t n = ::pwrite(
+        fd, p + done, static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, 1u << 30)),
+        static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<std::uint64_t>(n);
+  }
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  ::close(fd);
+  if (error == 0) fs::rename(partial, path, ec);
+  if (error != 0 || ec) {
+    fs::remove(partial, ec);
+    throw IoError(path, std::string("cannot write the volume: ") +
+                            (error != 0 ? std::strerror(error) : "rename failed"));
+  }
+}
+
+}  // namespace tomowb::io

@@ -1,0 +1,99 @@
+// HDF5 volumes (issue #22, point 2): written and read back bit for bit with their grid; the
+// samples lie at the offset the slab runs write to; damaged and foreign files are clear errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "recon/core/Error.h"
+#include "recon/io/Hdf5Volume.h"
+#include "recon/io/VolumeFiles.h"
+#include "support/TestSupport.h"
+
+namespace tomowb::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Hdf5Volume, PathsAreRecognisedWhateverTheCase) {
+  EXPECT_TRUE(isHdf5Path("a/b.h5"));
+  EXPECT_TRUE(isHdf5Path("b.HDF5"));
+  EXPECT_FALSE(isHdf5Path("b.raw"));
+  EXPECT_FALSE(isHdf5Path("h5"));
+  EXPECT_EQ(dataFormatForPath("x.h5"), DataFormat::Hdf5);
+  EXPECT_EQ(isFormatAvailable(DataFormat::Hdf5), hdf5VolumesSupported());
+}
+
+#if TOMOWB_HAVE_HDF5
+TEST(Hdf5Volume, RoundTripKeepsEverySampleAndTheGrid) {
+  test::TempDir dir;
+  std::mt19937 rng(static_cast<std::uint32_t>(test::randomSeed()));
+  std::normal_distribution<float> value(0.0f, 1.0f);
+  Volume v({7, 5, 3}, Eigen::Vector3d(0.5, 0.25, 2.0), Eigen::Vector3d(-1.5, 2.0, 3.25));
+  for (float& x : v.voxels()) x = value(rng);
+  const fs::path path = dir / "v.h5";
+  writeVolume(path, v);
+  EXPECT_FALSE(fs::exists(path.string() + ".partial"));
+  const Volume back = readVolume(path);
+  EXPECT_EQ(back.shape(), v.shape());
+  EXPECT_EQ(back.voxelSizeMm(), v.voxelSizeMm());
+  EXPECT_EQ(back.originMm(), v.originMm());
+  EXPECT_TRUE(std::equal(back.voxels().begin(), back.voxels().end(), v.voxels().begin()));
+  const FileSummary f = describeFile(path);
+  EXPECT_EQ(f.sizeX, 7);
+  EXPECT_EQ(f.sizeZ, 3);
+  EXPECT_EQ(f.kind, FileKind::Volume);
+}
+
+TEST(Hdf5Volume, SamplesWrittenAtTheOffsetAreWhatTheReaderSees) {
+  test::TempDir dir;
+  const VolumeGrid grid = VolumeGrid::centred({4, 3, 2}, Eigen::Vector3d::Ones());
+  const fs::path path = dir / "o.h5";
+  const std::uint64_t offset = createHdf5VolumeFile(path, grid);
+  EXPECT_EQ(hdf5VolumeDataOffset(path, grid), offset);
+  EXPECT_GE(fs::file_size(path), offset + 24 * 4);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(offset + 12 * 4));  // slice z = 1
+    for (int i = 0; i < 12; ++i) {
+      const float x = float(i) + 0.5f;
+      f.write(reinterpret_cast<const char*>(&x), 4);
+    }
+  }
+  const Volume v = readHdf5Volume(path);
+  EXPECT_EQ(v.at(0, 0, 0), 0.0f) << "never written: zero";
+  EXPECT_EQ(v.at(0, 0, 1), 0.5f);
+  EXPECT_EQ(v.at(3, 2, 1), 11.5f);
+  // Another grid is refused by name.
+  try {
+    (void)hdf5VolumeDataOffset(path, VolumeGrid::centred({4, 3, 3}, Eigen::Vector3d::Ones()));
+    FAIL() << "another grid was accepted";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("o.h5"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Hdf5Volume, DamagedOrForeignFilesAreClearErrorsNamingTheFile) {
+  test::TempDir dir;
+  const fs::path notHdf5 = dir / "text.h5";
+  std::ofstream(notHdf5) << "not an HDF5 file";
+  EXPECT_THROW((void)readVolume(notHdf5), FormatError);
+  EXPECT_THROW((void)readVolume(dir / "missing.h5"), IoError);
+  // A truncated file: the samples end past the file's end.
+  Volume v({16, 16, 16}, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero());
+  const fs::path cut = dir / "cut.h5";
+  writeVolume(cut, v);
+  fs::resize_file(cut, fs::file_size(cut) - 1000);
+  try {
+    (void)readVolume(cut);
+    FAIL() << "a truncated file was read";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("cut.h5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace tomowb::io
