@@ -24,6 +24,12 @@ namespace {
 
 constexpr const char* kDataset = "volume";
 
+std::string errnoText(int error) {
+  char buffer[256];
+  // GNU strerror_r may return a static string instead of filling the buffer.
+  return ::strerror_r(error, buffer, sizeof buffer);
+}
+
 // An HDF5 identifier closed when it goes (files, datasets, spaces, types, property lists).
 class Id {
  public:
@@ -165,7 +171,7 @@ std::uint64_t createHdf5VolumeFile(const fs::path& path, const VolumeGrid& grid,
   if (ec || size < offset + volumeBytes(grid.shape)) {
     // Sparse allocation: make the file as long as its samples need.
     if (::truncate(path.c_str(), static_cast<off_t>(offset + volumeBytes(grid.shape))) != 0)
-      throw IoError(path, std::string("cannot size the file: ") + std::strerror(errno));
+      throw IoError(path, std::string("cannot size the file: ") + errnoText(errno));
   }
   return offset;
 }
@@ -238,7 +244,7 @@ void writeHdf5Volume(const fs::path& path, const Volume& volume, const std::stri
   std::error_code ec;
   if (fd < 0) {
     fs::remove(partial, ec);
-    throw IoError(partial, std::string("cannot open for writing: ") + std::strerror(errno));
+    throw IoError(partial, std::string("cannot open for writing: ") + errnoText(errno));
   }
   const auto* p = reinterpret_cast<const char*>(volume.data());
   const std::uint64_t bytes = volumeBytes(volume.shape());
@@ -261,7 +267,7 @@ void writeHdf5Volume(const fs::path& path, const Volume& volume, const std::stri
   if (error != 0 || ec) {
     fs::remove(partial, ec);
     throw IoError(path, std::string("cannot write the volume: ") +
-                            (error != 0 ? std::strerror(error) : "rename failed"));
+                            (error != 0 ? errnoText(error) : "rename failed"));
   }
 }
 
