@@ -165,6 +165,31 @@ TEST_F(SlabCli, ARunInterruptedByCtrlCIsFinishedByResumeBitForBit) {
   EXPECT_NE(again.output.find("resumed.raw.partial"), std::string::npos) << again.output;
 }
 
+#if TOMOWB_HAVE_HDF5
+// An HDF5 output from the CLI: the same volume as the raw one (metrics against it), a run record
+// that lists the file, and `info` that reads it.
+TEST_F(SlabCli, AnHdf5OutputMatchesTheRawOneAndIsRecorded) {
+  const std::string scan = "'" + (dir / "scan.json").string() + "'";
+  ASSERT_EQ(test::runCli("-q --no-record recon fdk -i " + scan + " -o '" +
+                         (dir / "v.raw").string() + "' --size 96 --slab-slices 12")
+                .exitCode,
+            0);
+  const test::CliResult h5 = test::runCli("-q recon fdk -i " + scan + " -o '" +
+                                          (dir / "v.h5").string() + "' --size 96 --slab-slices 12");
+  ASSERT_EQ(h5.exitCode, 0) << h5.output;
+  EXPECT_TRUE(fs::exists(dir / "v.run.json"));
+  EXPECT_FALSE(fs::exists(dir / "v.h5.partial"));
+  const test::CliResult info = test::runCli("info '" + (dir / "v.h5").string() + "'");
+  ASSERT_EQ(info.exitCode, 0) << info.output;
+  EXPECT_NE(info.output.find("HDF5"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("96 x 96 x 96"), std::string::npos) << info.output;
+  const test::CliResult same = test::runCli("metrics '" + (dir / "v.h5").string() +
+                                            "' --reference '" + (dir / "v.raw").string() + "'");
+  ASSERT_EQ(same.exitCode, 0) << same.output;
+  EXPECT_NE(same.output.find("max |diff|    0"), std::string::npos) << same.output;
+}
+#endif
+
 TEST_F(SlabCli, PlanOnlySaysWhatARunWouldTakeAndWritesNothing) {
   const test::CliResult r = test::runCli("recon fdk -i '" + (dir / "scan.json").string() +
                                          "' -o '" + (dir / "big.raw").string() +
