@@ -49,22 +49,6 @@ const ProjectionStack& phantomScan() {
   return scan;
 }
 
-// The phantom scan reconstructed on a 40 x 40 x 36 grid of 1.5 mm voxels.
-class SlabRun : public testing::Test {
- protected:
-  SlabRun() { params.volume = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5)); }
-  test::TempDir dir;
-  const ProjectionStack& scan = phantomScan();
-  fdk::FdkParams params;
-  InMemoryRowSource source{scan};
-  JobContext plain;
-};
-
-std::vector<float> readSamples(const fs::path& output) {
-  const Volume v = io::readVolumeRaw(output);
-  return {v.voxels().begin(), v.voxels().end()};
-}
-
 // Stops the run once `slabs` slabs are in (the progress after each slab says how many).
 struct StopAfter : ProgressSink {
   StopAfter(CancelToken& token, double fraction) : token(token), fraction(fraction) {}
@@ -74,6 +58,45 @@ struct StopAfter : ProgressSink {
   CancelToken& token;
   double fraction;
 };
+
+// The phantom scan reconstructed on a 40 x 40 x 36 grid of 1.5 mm voxels.
+class SlabRun : public testing::Test {
+ protected:
+  SlabRun() { params.volume = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5)); }
+  test::TempDir dir;
+  const ProjectionStack& scan = phantomScan();
+  fdk::FdkParams params;
+  InMemoryRowSource source{scan};
+  JobContext plain;
+
+  // The raw output of slabs of 5 slices, the reference of the other output formats.
+  Volume rawReference() {
+    SlabRunOptions o;
+    o.plan.slabSlices = 5;
+    o.output = dir / "raw.raw";
+    EXPECT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
+    return io::readVolumeRaw(o.output);
+  }
+  // Runs `o` until about a third of its slabs are in, then cancels it.
+  void cancelPartWay(const SlabRunOptions& o) {
+    CancelToken token;
+    StopAfter stop(token, 0.3);
+    JobContext stopping(token, &stop);
+    EXPECT_THROW(reconstructFdkInSlabs(source, params, o, stopping), Cancelled);
+  }
+};
+
+void expectSameVolume(const Volume& got, const Volume& expected) {
+  EXPECT_EQ(got.shape(), expected.shape());
+  EXPECT_EQ(got.originMm(), expected.originMm());
+  EXPECT_EQ(got.voxelSizeMm(), expected.voxelSizeMm());
+  EXPECT_TRUE(std::equal(got.voxels().begin(), got.voxels().end(), expected.voxels().begin()));
+}
+
+std::vector<float> readSamples(const fs::path& output) {
+  const Volume v = io::readVolumeRaw(output);
+  return {v.voxels().begin(), v.voxels().end()};
+}
 
 TEST(SlabPlan, EverySlabsRowsHoldWhereItsVoxelsProjectAndTheSlabsTileTheGrid) {
   std::mt19937_64 rng(test::randomSeed());
@@ -236,28 +259,16 @@ TEST_F(SlabRun, ACancelledRunResumedByAnyNumberOfRanksGivesTheUninterruptedBits)
 
 #if TOMOWB_HAVE_TIFF
 TEST_F(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
+  const Volume raw = rawReference();
   SlabRunOptions o;
   o.plan.slabSlices = 5;
-  o.output = dir / "raw.raw";
-  ASSERT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
-  const Volume raw = io::readVolumeRaw(o.output);
-
   o.output = dir / "slices";
-  {
-    CancelToken token;
-    StopAfter stop(token, 0.3);
-    JobContext stopping(token, &stop);
-    EXPECT_THROW(reconstructFdkInSlabs(source, params, o, stopping), Cancelled);
-  }
+  cancelPartWay(o);
   EXPECT_FALSE(fs::exists(o.output)) << "no folder before every slab is in";
   EXPECT_TRUE(fs::is_directory(partialPathFor(o.output)));
   o.resume = true;
   ASSERT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
-  const Volume slices = io::readVolume(o.output);
-  EXPECT_EQ(slices.shape(), raw.shape());
-  EXPECT_EQ(slices.originMm(), raw.originMm());
-  EXPECT_EQ(slices.voxelSizeMm(), raw.voxelSizeMm());
-  EXPECT_TRUE(std::equal(slices.voxels().begin(), slices.voxels().end(), raw.voxels().begin()));
+  expectSameVolume(io::readVolume(o.output), raw);
   EXPECT_TRUE(fs::exists(o.output / "slice_0035.tif"));
   EXPECT_FALSE(fs::exists(partialPathFor(o.output)));
 }
@@ -267,19 +278,9 @@ TEST_F(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
 // An HDF5 output: the same bits as the raw one, from ranks that share it without talking (each
 // writes its slabs at their offset in the one file), and after a cancelled run resumed.
 TEST_F(SlabRun, AnHdf5FileHoldsTheSameVolumeFromSeveralRanksAndResumesToo) {
+  const Volume raw = rawReference();
   SlabRunOptions o;
   o.plan.slabSlices = 5;
-  o.output = dir / "raw.raw";
-  ASSERT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
-  const Volume raw = io::readVolumeRaw(o.output);
-  const auto expectSameAsRaw = [&](const fs::path& h5) {
-    const Volume v = io::readVolume(h5);
-    EXPECT_EQ(v.shape(), raw.shape());
-    EXPECT_EQ(v.originMm(), raw.originMm());
-    EXPECT_EQ(v.voxelSizeMm(), raw.voxelSizeMm());
-    EXPECT_TRUE(std::equal(v.voxels().begin(), v.voxels().end(), raw.voxels().begin())) << h5;
-  };
-
   o.output = dir / "ranks.h5";
   o.ranks = 3;
   for (int rank : {2, 0, 1}) {  // by hand, in any order: the last one puts the file in place
@@ -287,36 +288,26 @@ TEST_F(SlabRun, AnHdf5FileHoldsTheSameVolumeFromSeveralRanksAndResumesToo) {
     const SlabRunReport r = reconstructFdkInSlabs(source, params, o, plain);
     EXPECT_EQ(r.finished, rank == 1) << "rank " << rank;
   }
-  expectSameAsRaw(o.output);
+  expectSameVolume(io::readVolume(o.output), raw);
   EXPECT_FALSE(fs::exists(partialPathFor(o.output)));
   EXPECT_FALSE(fs::exists(manifestPathFor(o.output, 0)));
 
   o.output = dir / "resumed.h5";
   o.rank = 0;
   o.ranks = 1;
-  {
-    CancelToken token;
-    StopAfter stop(token, 0.3);
-    JobContext stopping(token, &stop);
-    EXPECT_THROW(reconstructFdkInSlabs(source, params, o, stopping), Cancelled);
-  }
+  cancelPartWay(o);
   EXPECT_FALSE(fs::exists(o.output)) << "no file before every slab is in";
   EXPECT_TRUE(fs::exists(partialPathFor(o.output)));
   o.resume = true;
   const SlabRunReport resumed = reconstructFdkInSlabs(source, params, o, plain);
   ASSERT_TRUE(resumed.finished);
   EXPECT_GT(resumed.doneBefore, 0);
-  expectSameAsRaw(o.output);
+  expectSameVolume(io::readVolume(o.output), raw);
 
   // A partial file of another grid is refused by name on resume.
   o.output = dir / "other.h5";
   o.resume = false;
-  {
-    CancelToken token;
-    StopAfter stop(token, 0.3);
-    JobContext stopping(token, &stop);
-    EXPECT_THROW(reconstructFdkInSlabs(source, params, o, stopping), Cancelled);
-  }
+  cancelPartWay(o);
   fdk::FdkParams other = params;
   other.volume = VolumeGrid::centred({40, 40, 30}, Eigen::Vector3d::Constant(1.5));
   o.resume = true;
