@@ -3,16 +3,21 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "recon/core/Error.h"
 
@@ -176,23 +181,8 @@ std::uint64_t createHdf5VolumeFile(const fs::path& path, const VolumeGrid& grid,
   return offset;
 }
 
-std::uint64_t hdf5VolumeDataOffset(const fs::path& path, const VolumeGrid& grid) {
-  const OpenDataset d = openDataset(path);
-  if (!(d.shape == grid.shape))
-    throw FormatError(path, kDataset,
-                      "holds " + std::to_string(d.shape.nx) + " x " + std::to_string(d.shape.ny) +
-                          " x " + std::to_string(d.shape.nz) + " voxels, not this run's grid");
-  const Id type(H5Dget_type(d.dataset->get()), H5Tclose);
-  const Id properties(H5Dget_create_plist(d.dataset->get()), H5Pclose);
-  if (H5Tequal(type.get(), H5T_IEEE_F32LE) <= 0 ||
-      H5Pget_layout(properties.get()) != H5D_CONTIGUOUS)
-    throw FormatError(path, kDataset, "is not the contiguous float32 dataset this run writes");
-  const haddr_t address = H5Dget_offset(d.dataset->get());
-  if (address == HADDR_UNDEF) throw FormatError(path, kDataset, "has no samples in the file");
-  return static_cast<std::uint64_t>(address);
-}
-
 namespace {
+
 // The grid from the dataset's attributes: 1 mm voxels centred on the origin when it has none.
 VolumeGrid gridOf(const OpenDataset& d, const fs::path& path) {
   const Eigen::Vector3d voxel =
@@ -205,34 +195,262 @@ VolumeGrid gridOf(const OpenDataset& d, const fs::path& path) {
     if (!(voxel[a] > 0)) throw FormatError(path, "voxelSizeMm", "must be > 0");
   return {d.shape, voxel, origin};
 }
+
+// libhdf5 1.10's parser has memory-safety bugs on malformed files: our fuzzer (fuzz_hdf5) found a
+// heap overflow in H5Aexists within seconds and hundreds of crashing inputs in minutes
+// (2026-11-27). So a file to read is parsed by libhdf5 in a child process only. The child sends
+// what it read (the grid, the samples' offset, the samples) through a pipe; this process never
+// runs libhdf5 on a file it reads, and a child that crashes, fails or sends too little becomes a
+// FormatError naming the file.
+struct ChildHeader {
+  std::int32_t status = 0;  // 0 ok, 1 FormatError, 2 IoError, 3 another error
+  std::int64_t nx = 0, ny = 0, nz = 0;
+  std::array<double, 3> voxel{}, origin{};
+  std::uint64_t offset = 0;  // of contiguous little-endian float32 samples; kNoOffset otherwise
+  std::uint32_t messageBytes = 0;
+};
+constexpr std::uint64_t kNoOffset = ~std::uint64_t{0};
+
+bool writeAll(int fd, const void* data, std::size_t bytes) {
+  const auto* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool readAll(int fd, void* data, std::size_t bytes) {
+  auto* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::read(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// The child: parses the file, sends the header (and an error's message), then the samples slice
+// by slice when asked; never returns.
+[[noreturn]] void childMain(int fd, const fs::path& path, bool samples) {
+  ChildHeader h;
+  std::string message;
+  std::unique_ptr<OpenDataset> d;
+  try {
+    d = std::make_unique<OpenDataset>(openDataset(path));
+    const VolumeGrid grid = gridOf(*d, path);
+    h.nx = grid.shape.nx;
+    h.ny = grid.shape.ny;
+    h.nz = grid.shape.nz;
+    for (int a = 0; a < 3; ++a) {
+      h.voxel[std::size_t(a)] = grid.voxelSizeMm[a];
+      h.origin[std::size_t(a)] = grid.originMm[a];
+    }
+    const Id type(H5Dget_type(d->dataset->get()), H5Tclose);
+    const Id properties(H5Dget_create_plist(d->dataset->get()), H5Pclose);
+    const bool contiguous = H5Pget_layout(properties.get()) == H5D_CONTIGUOUS;
+    const haddr_t address = contiguous ? H5Dget_offset(d->dataset->get()) : HADDR_UNDEF;
+    h.offset = address != HADDR_UNDEF && H5Tequal(type.get(), H5T_IEEE_F32LE) > 0
+                   ? static_cast<std::uint64_t>(address)
+                   : kNoOffset;
+    if (samples && address != HADDR_UNDEF) {
+      // Contiguous samples must lie inside the file.
+      const std::uint64_t bytes = static_cast<std::uint64_t>(h.nx) *
+                                  static_cast<std::uint64_t>(h.ny) *
+                                  static_cast<std::uint64_t>(h.nz) * H5Tget_size(type.get());
+      std::error_code ec;
+      const std::uintmax_t size = fs::file_size(path, ec);
+      if (ec || static_cast<std::uint64_t>(address) + bytes > size)
+        throw FormatError(path, kDataset,
+                          "is truncated: its samples end at byte " +
+                              std::to_string(static_cast<std::uint64_t>(address) + bytes) +
+                              " of a " + std::to_string(size) + "-byte file");
+    }
+  } catch (const FormatError& e) {
+    h.status = 1;
+    message = e.what();
+  } catch (const IoError& e) {
+    h.status = 2;
+    message = e.what();
+  } catch (const std::exception& e) {
+    h.status = 3;
+    message = e.what();
+  }
+  h.messageBytes = static_cast<std::uint32_t>(message.size());
+  if (!writeAll(fd, &h, sizeof h) || !writeAll(fd, message.data(), message.size())) ::_exit(2);
+  if (h.status != 0 || !samples) ::_exit(0);
+  const Id fileSpace(H5Dget_space(d->dataset->get()), H5Sclose);
+  const std::array<hsize_t, 3> count = {1, static_cast<hsize_t>(h.ny), static_cast<hsize_t>(h.nx)};
+  const Id memorySpace(H5Screate_simple(3, count.data(), nullptr), H5Sclose);
+  std::vector<float> slice(static_cast<std::size_t>(h.nx * h.ny));
+  for (std::int64_t z = 0; z < h.nz; ++z) {
+    const std::array<hsize_t, 3> start = {static_cast<hsize_t>(z), 0, 0};
+    if (H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                            nullptr) < 0 ||
+        H5Dread(d->dataset->get(), H5T_NATIVE_FLOAT, memorySpace.get(), fileSpace.get(),
+                H5P_DEFAULT, slice.data()) < 0 ||
+        !writeAll(fd, slice.data(), slice.size() * sizeof(float)))
+      ::_exit(3);  // the parent finds the samples short
+  }
+  ::_exit(0);
+}
+
+// The child process of one read: killed and reaped if this process gives up on it early.
+class ReaderChild {
+ public:
+  ReaderChild(const fs::path& path, bool samples) : path_(path) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+      throw IoError(path, "cannot start the HDF5 reader process: " + errnoText(errno));
+    std::fflush(nullptr);
+    pid_ = ::fork();
+    if (pid_ < 0) {
+      const int error = errno;
+      ::close(fds[0]);
+      ::close(fds[1]);
+      throw IoError(path, "cannot start the HDF5 reader process: " + errnoText(error));
+    }
+    if (pid_ == 0) {
+      ::close(fds[0]);
+      childMain(fds[1], path, samples);
+    }
+    ::close(fds[1]);
+    fd_ = fds[0];
+  }
+  ~ReaderChild() {
+    if (fd_ >= 0) ::close(fd_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+  ReaderChild(const ReaderChild&) = delete;
+  ReaderChild& operator=(const ReaderChild&) = delete;
+
+  // Reads `bytes` from the child, or throws naming how the child ended.
+  void read(void* data, std::size_t bytes) {
+    if (!readAll(fd_, data, bytes)) fail();
+  }
+  // Waits for the child's exit once everything is read; throws if it did not end well.
+  void finish() {
+    ::close(fd_);
+    fd_ = -1;
+    const int status = reap();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) describe(status);
+  }
+
+ private:
+  int reap() {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return status;
+  }
+  [[noreturn]] void fail() {
+    ::close(fd_);
+    fd_ = -1;
+    describe(reap());
+  }
+  [[noreturn]] void describe(int status) {
+    if (WIFSIGNALED(status))
+      throw FormatError(path_, "is damaged: the HDF5 library crashed reading it (signal " +
+                                   std::to_string(WTERMSIG(status)) + ")");
+    throw FormatError(path_, "is damaged: the HDF5 library could not read it (exit status " +
+                                 std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                                 ")");
+  }
+  fs::path path_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
+
+// The child's error again, as the same kind of error (its text without the path it starts with).
+[[noreturn]] void rethrow(const fs::path& path, std::int32_t status, std::string message) {
+  const std::string prefix = path.string() + ": ";
+  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  if (status == 2) throw IoError(path, message);
+  throw FormatError(path, message);
+}
+
+struct ReadResult {
+  VolumeGrid grid;
+  std::uint64_t offset = kNoOffset;
+};
+
+// Reads the file's grid and offset in a child; with `allocate`, also its samples into the memory
+// `allocate(grid)` gives (nx * ny * nz floats).
+template <typename Allocate>
+ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate) {
+  silenceHdf5();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw IoError(path, "cannot open: not a file");
+  ReaderChild child(path, samples);
+  ChildHeader h;
+  child.read(&h, sizeof h);
+  if (h.messageBytes > (1u << 16)) throw FormatError(path, "the HDF5 reader sent nonsense");
+  std::string message(h.messageBytes, '\0');
+  child.read(message.data(), message.size());
+  if (h.status != 0) {
+    child.finish();
+    rethrow(path, h.status, std::move(message));
+  }
+  ReadResult r;
+  r.grid = {{h.nx, h.ny, h.nz},
+            Eigen::Vector3d(h.voxel[0], h.voxel[1], h.voxel[2]),
+            Eigen::Vector3d(h.origin[0], h.origin[1], h.origin[2])};
+  r.offset = h.offset;
+  if (samples) {
+    float* data = allocate(r.grid);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(h.nx) *
+                                static_cast<std::uint64_t>(h.ny) *
+                                static_cast<std::uint64_t>(h.nz) * 4;
+    for (std::uint64_t done = 0; done < bytes;) {
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, 1u << 26));
+      child.read(reinterpret_cast<char*>(data) + done, n);
+      done += n;
+    }
+  }
+  child.finish();
+  return r;
+}
+
+ReadResult readGridInChild(const fs::path& path) {
+  return readInChild(path, false, [](const VolumeGrid&) -> float* { return nullptr; });
+}
+
 }  // namespace
 
+std::uint64_t hdf5VolumeDataOffset(const fs::path& path, const VolumeGrid& grid) {
+  const ReadResult r = readGridInChild(path);
+  if (!(r.grid.shape == grid.shape))
+    throw FormatError(path, kDataset,
+                      "holds " + std::to_string(r.grid.shape.nx) + " x " +
+                          std::to_string(r.grid.shape.ny) + " x " +
+                          std::to_string(r.grid.shape.nz) + " voxels, not this run's grid");
+  if (r.offset == kNoOffset)
+    throw FormatError(path, kDataset, "is not the contiguous float32 dataset this run writes");
+  return r.offset;
+}
+
 VolumeGrid readHdf5VolumeGrid(const fs::path& path) {
-  return gridOf(openDataset(path), path);
+  return readGridInChild(path).grid;
 }
 
 Volume readHdf5Volume(const fs::path& path) {
-  const OpenDataset d = openDataset(path);
-  const VolumeGrid grid = gridOf(d, path);
-  // Contiguous samples must lie inside the file (a truncated file is refused before allocating).
-  const Id properties(H5Dget_create_plist(d.dataset->get()), H5Pclose);
-  if (H5Pget_layout(properties.get()) == H5D_CONTIGUOUS) {
-    const haddr_t address = H5Dget_offset(d.dataset->get());
-    const Id type(H5Dget_type(d.dataset->get()), H5Tclose);
-    const std::uint64_t bytes = static_cast<std::uint64_t>(d.shape.nx) *
-                                static_cast<std::uint64_t>(d.shape.ny) *
-                                static_cast<std::uint64_t>(d.shape.nz) * H5Tget_size(type.get());
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (address != HADDR_UNDEF && (ec || static_cast<std::uint64_t>(address) + bytes > size))
-      throw FormatError(path, kDataset,
-                        "is truncated: its samples end at byte " +
-                            std::to_string(static_cast<std::uint64_t>(address) + bytes) + " of a " +
-                            std::to_string(size) + "-byte file");
-  }
-  Volume volume(grid.shape, grid.voxelSizeMm, grid.originMm);
-  if (H5Dread(d.dataset->get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, volume.data()) < 0)
-    throw FormatError(path, kDataset, "cannot be read (damaged or unsupported storage)");
+  Volume volume;
+  readInChild(path, true, [&](const VolumeGrid& grid) {
+    volume = Volume(grid.shape, grid.voxelSizeMm, grid.originMm);  // checks sizes and memory
+    return volume.data();
+  });
   return volume;
 }
 

@@ -38,7 +38,9 @@ std::uint64_t hdf5VolumeDataOffset(const std::filesystem::path& path, const Volu
 VolumeGrid readHdf5VolumeGrid(const std::filesystem::path& path);
 
 // Reads the volume back: shape, voxel size and origin from the file, checked (positive finite
-// sizes, no overflow, the samples inside the file) before anything is allocated.
+// sizes, no overflow, the samples inside the file) before anything is allocated. The readers run
+// libhdf5 in a child process (fork) that sends what it read through a pipe: libhdf5 1.10 has
+// memory-safety bugs on malformed files, and a crash there becomes a FormatError here.
 Volume readHdf5Volume(const std::filesystem::path& path);
 
 // Writes `volume` as such a file, atomically (a temporary name renamed into place).
