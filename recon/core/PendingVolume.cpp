@@ -5,13 +5,9 @@
 #include <system_error>
 #include <utility>
 
-namespace tomowb {
+#include "recon/core/SecondsSince.h"
 
-namespace {
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-}  // namespace
+namespace tomowb {
 
 PendingVolume::PendingVolume(const VolumeGrid& grid) : grid_(grid) {
   // A bad grid or one host memory cannot hold fails here, before any device work starts.

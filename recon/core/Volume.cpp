@@ -13,6 +13,11 @@ namespace {
 void checkAxis(const char* name, std::int64_t n) {
   if (n < 1) throw ParameterError(name, "must be >= 1, got " + std::to_string(n));
 }
+// "a 512x512x400 volume": what the memory errors name.
+std::string describe(const VolumeShape& shape) {
+  return "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) + "x" +
+         std::to_string(shape.nz) + " volume";
+}
 }  // namespace
 
 std::uint64_t Volume::checkAllocation(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
@@ -27,9 +32,7 @@ std::uint64_t Volume::checkAllocation(VolumeShape shape, const Eigen::Vector3d& 
     if (!std::isfinite(originMm[axis])) throw ParameterError("volume.originMm", "must be finite");
   }
   const std::uint64_t bytes = productOrThrow("volume size", {shape.nx, shape.ny, shape.nz, 4});
-  const std::string what = "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) + "x" +
-                           std::to_string(shape.nz) + " volume";
-  checkHostAllocation(bytes, what);
+  checkHostAllocation(bytes, describe(shape));
   return bytes;
 }
 
@@ -37,9 +40,7 @@ Volume::Volume(VolumeShape shape, const Eigen::Vector3d& voxelSizeMm,
                const Eigen::Vector3d& originMm)
     : shape_(shape), voxelSizeMm_(voxelSizeMm), originMm_(originMm) {
   const std::uint64_t bytes = checkAllocation(shape, voxelSizeMm, originMm);
-  const std::string what = "a " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) + "x" +
-                           std::to_string(shape.nz) + " volume";
-  allocateOrExplain(bytes, what, [&] {
+  allocateOrExplain(bytes, describe(shape), [&] {
     voxels_.resize(static_cast<std::size_t>(bytes / 4));  // zeros: HostBufferAllocator
   });
 }

@@ -236,7 +236,7 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
 
   const auto started = std::chrono::steady_clock::now();
   Volume volume;
-  if (variant.reconstruct && !helix) {
+  if (variant.reconstruct) {  // (a helix on a GPU variant was refused above)
     // GPU variants weight, filter and backproject on the device and report their own telemetry;
     // the host volume is allocated beside that work (PendingVolume) and waited for when the
     // first slab comes back. (Downloading several GPUs' slabs into a volume that is not pinned,
@@ -249,11 +249,6 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
     report.hostVolumeWaitSeconds = pending.waitedSeconds();
   } else {
     volume = Volume(params.volume.shape, params.volume.voxelSizeMm, params.volume.originMm);
-  }
-  if (helix) {
-    // Helical: the CPU filter, then the backprojection that weights each voxel over its
-    // conjugate rays (HelicalBackprojector.h), for either CPU variant.
-    report.kernel = "helical weighted backprojection (CPU, float64 sums; " + variant.name + ")";
     report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
     ReportingTelemetry telemetry(context, report);
     ScaledProgress progress(context);
@@ -261,17 +256,15 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
     JobContext inner(context.cancelToken(), &progress, &telemetry,
                      context.wantsIntermediates() ? &intermediates : nullptr);
     const ProjectionStack filtered = filterProjections(projections, plan, params.filter, inner);
-    backprojectHelical(filtered, *helix, kHelicalFlatFraction, volume, inner);
-  } else if (!variant.reconstruct) {
-    report.kernel = variant.name;
-    report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
-    ReportingTelemetry telemetry(context, report);
-    ScaledProgress progress(context);
-    IntermediateForwarder intermediates(context);
-    JobContext inner(context.cancelToken(), &progress, &telemetry,
-                     context.wantsIntermediates() ? &intermediates : nullptr);
-    const ProjectionStack filtered = filterProjections(projections, plan, params.filter, inner);
-    variant.backproject(filtered, volume, inner);
+    if (helix) {
+      // Helical: the backprojection that weights each voxel over its conjugate rays
+      // (HelicalBackprojector.h), for either CPU variant.
+      report.kernel = "helical weighted backprojection (CPU, float64 sums; " + variant.name + ")";
+      backprojectHelical(filtered, *helix, kHelicalFlatFraction, volume, inner);
+    } else {
+      report.kernel = variant.name;
+      variant.backproject(filtered, volume, inner);
+    }
   }
   context.throwIfCancelled();
   if (params.fieldOfViewMask) applyFieldOfViewMask(volume, plan.fieldOfViewRadiusMm());

@@ -389,7 +389,6 @@ struct ReadResult {
 // `allocate(grid)` gives (nx * ny * nz floats).
 template <typename Allocate>
 ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate) {
-  silenceHdf5();
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw IoError(path, "cannot open: not a file");
   ReaderChild child(path, samples);

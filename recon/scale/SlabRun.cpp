@@ -16,6 +16,7 @@
 #include <set>
 
 #include "recon/core/Error.h"
+#include "recon/core/SecondsSince.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/Hdf5Volume.h"
 #include "recon/io/RawVolumeIo.h"
@@ -40,10 +41,6 @@ fs::path outputBase(const fs::path& output) {
   if (io::isHdf5Path(output)) return output;
   if (!isSliceFolderOutput(output)) return io::rawDataPathFor(output);
   return output.has_filename() ? output : output.parent_path();
-}
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 std::string errnoText(int error) {

@@ -27,6 +27,7 @@
 #include "recon/core/HostMemory.h"
 #include "recon/core/MemoryBudget.h"
 #include "recon/core/PendingVolume.h"
+#include "recon/core/SecondsSince.h"
 #include "recon/core/VolumeGrid.h"
 #include "recon/device/CudaCheck.h"
 #include "recon/device/CudaResources.h"
@@ -224,10 +225,6 @@ struct SharedProgress {
   double inputsSeconds = 0, teardownSeconds = 0;
 };
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // A partial sum goes out as a preview when the context wants one now (the window takes one
 // every half second): a GPU run of a few seconds shows its volume filling in (issue #21).
 bool previewDue(SharedProgress& shared, const JobContext& context) {
@@ -249,8 +246,14 @@ struct TaskRows {
 
 TaskRows rowsOf(const RunSetup& setup, const Task& task) {
   const std::int64_t rows = setup.rows;
-  const auto [a, b] = rowsSeenBy(setup.voxelMatrices, setup.grid, task.box, rows);
   TaskRows out;
+  if (setup.kernel->zMirror && task.slices == setup.grid.shape.nz && task.box.z0 == 0) {
+    // One pair holds the whole volume: every row, as the mirror texels pair rows r, rows-1-r.
+    out.bands = {int(rows), 0, int(rows), 0};
+    out.inputRows = out.mirrorRows = int(rows);
+    return out;
+  }
+  const auto [a, b] = rowsSeenBy(setup.voxelMatrices, setup.grid, task.box, rows);
   if (!setup.kernel->zMirror) {
     out.bands = {int(b - a), int(a), int(b - a), 0};
     out.inputRows = int(b - a);
@@ -296,9 +299,6 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
 // Chunks the host enqueues beyond the last one it waited for.
 constexpr std::int64_t kChunksAhead = 2;
 
-// One device thread: buffers sized by the plan, tasks taken from the shared queue. Three streams
-// overlap the stages of successive chunks: `copy` uploads chunk c + 1 while `filter` weights,
-// ramp-filters and converts it and `compute` backprojects chunk c.
 // Times the end of a device thread: from finished() (the last slab is home) until the object goes
 // (declared first in runDevice, it goes last, after every buffer).
 struct TeardownClock {
@@ -312,6 +312,9 @@ struct TeardownClock {
   }
 };
 
+// One device thread: buffers sized by the plan, tasks taken from the shared queue. Three streams
+// overlap the stages of successive chunks: `copy` uploads chunk c + 1 while `filter` weights,
+// ramp-filters and converts it and `compute` backprojects chunk c.
 void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobContext& context) {
   TeardownClock teardown{shared, std::nullopt};
   const auto started = std::chrono::steady_clock::now();
@@ -365,9 +368,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     if (t >= std::int64_t(setup.tasks.size())) break;
     const Task& task = setup.tasks[std::size_t(t)];
     const TaskBox& box = task.box;
-    const TaskRows taskRows = setup.kernel->zMirror && task.slices == whole.nz && box.z0 == 0
-                                  ? TaskRows{{int(rows), 0, int(rows), 0}, int(rows), int(rows), 0}
-                                  : rowsOf(setup, task);
+    const TaskRows taskRows = rowsOf(setup, task);
     const kernels::RowBands& bands = taskRows.bands;
     const std::vector<ViewMatrix> taskMats =
         taskMatrices(setup.voxelMatrices, box, taskRows.firstRow);
