@@ -113,7 +113,7 @@ class CatalogReconCommand : public Command {
       sub_->add_option("--residuals", residualCsv_, "write the residual of every iteration as CSV");
     variants_.addTo(*sub_, descriptor);
     telemetryFile_.addTo(*sub_);
-    if (descriptor.id == "fdk") addSlabOptions();
+    if (slabCapable()) addSlabOptions();
   }
   CLI::App* subcommand() const override { return sub_; }
 
@@ -218,14 +218,36 @@ class CatalogReconCommand : public Command {
   }
 
  private:
-  // Out of core and across ranks (recon/scale/SlabRun.h): FDK slab by slab into -o.
+  // Out of core and across ranks (recon/scale/SlabRun.h): FDK, SIRT, OS-SIRT and SART slab by
+  // slab into -o.
+  bool slabCapable() const {
+    return descriptor_.id == "fdk" || descriptor_.id == "sirt" || descriptor_.id == "os-sirt" ||
+           descriptor_.id == "sart";
+  }
+  bool iterativeSlabs() const { return descriptor_.id != "fdk"; }
+
   void addSlabOptions() {
     auto* g = sub_->add_option_group("Slabs", "out of core, restart, several processes");
     g->add_option("--slab-slices", slabSlices_,
-                  "reconstruct this many slices at a time, each slab written to -o (NAME.raw) "
-                  "as it finishes: memory holds one slab and the detector rows it needs "
-                  "(0: the tallest slab half the free host memory holds)")
+                  iterativeSlabs()
+                      ? "reconstruct in slabs of this many slices into -o (NAME.raw): an aligned "
+                        "single-axis tilt series slab by slab (memory holds one slab and its "
+                        "rows), any other geometry one block of slabs per rank, the ranks "
+                        "exchanging the detector rows their slabs share (0: one slab per rank)"
+                      : "reconstruct this many slices at a time, each slab written to -o "
+                        "(NAME.raw) as it finishes: memory holds one slab and the detector rows "
+                        "it needs (0: the tallest slab half the free host memory holds)")
         ->check(CLI::NonNegativeNumber);
+    if (iterativeSlabs()) {
+      g->add_option("--checkpoint-every", checkpointEvery_,
+                    "ranks sharing a block: keep the iterate every N iterations beside -o, so "
+                    "that --resume goes on from there")
+          ->check(CLI::NonNegativeNumber);
+      g->add_option("--checkpoint-minutes", checkpointMinutes_,
+                    "ranks sharing a block: keep the iterate every M minutes (also with "
+                    "--checkpoint-every: whichever comes first)")
+          ->check(CLI::NonNegativeNumber);
+    }
     g->add_flag("--plan-only", planOnly_,
                 "print the slab plan (slabs, detector rows, host memory, the output's size and "
                 "the free disk) and stop, writing nothing");
@@ -239,10 +261,10 @@ class CatalogReconCommand : public Command {
         ->check(CLI::PositiveNumber);
   }
   bool slabRun() const {
-    if (descriptor_.id != "fdk") return false;
+    if (!slabCapable()) return false;
     const auto environment = rankFromEnvironment();
-    return slabSlices_ >= 0 || resume_ || planOnly_ || ranks_ > 1 ||
-           (environment.has_value() && environment->second > 1);
+    return slabSlices_ >= 0 || resume_ || planOnly_ || ranks_ > 1 || checkpointEvery_ > 0 ||
+           checkpointMinutes_ > 0 || (environment.has_value() && environment->second > 1);
   }
 
 #ifdef TOMOWB_HAVE_MPI
@@ -283,7 +305,8 @@ class CatalogReconCommand : public Command {
   // NAME.run.json of a finished slab run: who wrote which slabs, and the seconds each rank
   // spent reading, computing and writing.
   void writeSlabRecord(const scale::SlabRunReport& r, const nlohmann::json& parameters,
-                       const fdk::FdkParams& params, const Geometry& geometry, bool rawInput) {
+                       const std::string& variant, const std::string& forwardVariant,
+                       const Geometry& geometry, bool rawInput) {
     // Who wrote which slabs, and the time each rank spent reading, computing and writing.
     qa::RunRecord record = startRunRecord({"-o", "--out"}, input_->out,
                                           VariantOptions::onGpu(descriptor_, parameters));
@@ -293,7 +316,8 @@ class CatalogReconCommand : public Command {
       record.inputs.push_back(qa::recordFile(io::rawDataPathFor(in), "projections data"));
     addGeometry(record, geometry);
     record.algorithm = descriptor_.label;
-    record.variant = r.lastSlab.kernel.empty() ? params.variant : r.lastSlab.kernel;
+    record.variant = variant;
+    record.forwardVariant = forwardVariant;
     record.parameters = parameters;
     record.parameters.erase("gpu");  // recorded as the tunables
     record.tunables = parameters.value("gpu", nlohmann::json::object());
@@ -301,6 +325,8 @@ class CatalogReconCommand : public Command {
                                   {"slices", r.plan.slabSlices},
                                   {"count", r.plan.slabs.size()},
                                   {"ranks", r.ranks}};
+    if (r.resumedFromIteration > 0)
+      record.parameters["slabs"]["resumedFromIteration"] = r.resumedFromIteration;
     double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
     for (const nlohmann::json& rank : r.ranks) {
       readSeconds += rank.value("readSeconds", 0.0);
@@ -381,10 +407,33 @@ class CatalogReconCommand : public Command {
     parameters = descriptor_.validate(parameters);
     o.parameters = parameters;
     o.parameters.erase("gpu");  // the devices may differ between a run and its resume
-    const fdk::FdkParams params = catalog::fdkParamsFromJson(parameters);
+    o.checkpointEvery = checkpointEvery_;
+    o.checkpointMinutes = checkpointMinutes_;
+    const bool iterative = iterativeSlabs();
+    fdk::FdkParams params;
+    iterative::IterativeParams iterativeParams;
+    if (iterative)
+      iterativeParams = catalog::iterativeParamsFromJson(parameters);
+    else
+      params = catalog::fdkParamsFromJson(parameters);
+    // An iterative run whose slabs share detector rows: one block of slabs per rank (by default
+    // one slab each), solved together.
+    const bool coupled =
+        iterative && !scale::iterativeSlabsAreIndependent(geometry, iterativeParams);
+    const int ranks = o.communicator != nullptr ? o.communicator->size() : o.ranks;
+    if (coupled && o.plan.slabSlices == 0)
+      o.plan.slabSlices = std::max<std::int64_t>(1, (grid.shape.nz + ranks - 1) / ranks);
+    if (!coupled && (checkpointEvery_ > 0 || checkpointMinutes_ > 0))
+      throw ParameterError("--checkpoint-every",
+                           iterative ? "this run's slabs are independent (an aligned single-axis "
+                                       "tilt series): each finished slab is kept, no iterate "
+                                       "needs a checkpoint"
+                                     : "only iterative runs keep checkpoints; FDK keeps every "
+                                       "finished slab");
     const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
     o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
-    const std::string deviceText = slabDeviceText(plan, geometry, params, parameters);
+    const std::string deviceText =
+        iterative ? std::string() : slabDeviceText(plan, geometry, params, parameters);
     if (planOnly_) {
       // The disk too: what the output needs against what its folder has free.
       const std::uint64_t free = scale::freeDiskBytes(o.output);
@@ -392,7 +441,7 @@ class CatalogReconCommand : public Command {
       std::printf("slab plan: %s\ndisk: the output needs %.1f MiB, %.1f MiB free where it goes%s\n",
                   plan.summary().c_str(), double(plan.volumeBytes) / 1048576.0,
                   double(free) / 1048576.0, free < plan.volumeBytes ? " (NOT ENOUGH)" : "");
-      printJson(global, {{"command", "recon fdk --plan-only"},
+      printJson(global, {{"command", "recon " + descriptor_.id + " --plan-only"},
                          {"slabs", plan.slabs.size()},
                          {"slices", plan.slabSlices},
                          {"peakHostBytes", plan.peakHostBytes()},
@@ -403,15 +452,32 @@ class CatalogReconCommand : public Command {
     if (!global.quiet && !global.json && o.rank == 0) {
       printPlan(plan, o);
       if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
+      if (coupled)
+        std::printf(
+            "%s of this geometry: the %d rank%s each solve a block of slabs together, "
+            "exchanging the detector rows their blocks share after every forward "
+            "projection%s\n",
+            descriptor_.id.c_str(), ranks, ranks == 1 ? "" : "s",
+            o.checkpointEvery > 0 || o.checkpointMinutes > 0 ? "; checkpoints beside the output"
+                                                             : "");
+      else if (iterative)
+        std::printf("%s of an aligned single-axis tilt series: slab by slab, each on its own\n",
+                    descriptor_.id.c_str());
     }
     scale::SlabRunReport r;
+    iterative::IterativeReport iterativeReport;
     try {
-      r = scale::reconstructFdkInSlabs(*source, params, o, context);
+      r = iterative ? scale::reconstructIterativeInSlabs(*source, iterativeParams, o, context,
+                                                         &iterativeReport)
+                    : scale::reconstructFdkInSlabs(*source, params, o, context);
     } catch (const Cancelled&) {
       // Not "no output was written" (main's words): what is done stays for --resume.
       std::fprintf(stderr,
-                   "\ntomowb-cli: interrupted; the slabs written so far are in %s (listed in "
-                   "its manifests): the same command with --resume finishes the run\n",
+                   coupled ? "\ntomowb-cli: interrupted; the last checkpoint (if any) is beside "
+                             "%s: the same command with --resume goes on from it\n"
+                           : "\ntomowb-cli: interrupted; the slabs written so far are in %s "
+                             "(listed in its manifests): the same command with --resume "
+                             "finishes the run\n",
                    scale::partialPathFor(o.output).c_str());
       return kExitCancelled;
     }
@@ -423,6 +489,22 @@ class CatalogReconCommand : public Command {
           "compute %.2f s, write %.2f s\n",
           o.rank, o.ranks, r.computed.size(), r.computed.size() == 1 ? "" : "s", r.doneBefore,
           r.readSeconds, r.computeSeconds, r.writeSeconds);
+      if (iterative && !iterativeReport.method.empty()) {
+        const std::vector<IterationRecord>& its = iterativeReport.iterations;
+        std::printf("%s with %s + %s on %s: %s%s", iterativeReport.method.c_str(),
+                    iterativeReport.forwardVariant.c_str(), iterativeReport.backVariant.c_str(),
+                    iterativeReport.device.c_str(), iterativeReport.stopReason.c_str(),
+                    coupled ? "" : " (the last slab)");
+        if (!its.empty())
+          std::printf(", relative residual %.4g after iteration %d", its.back().relativeResidual,
+                      its.back().iteration);
+        if (r.resumedFromIteration > 0)
+          std::printf(" (resumed from the checkpoint of iteration %d)", r.resumedFromIteration);
+        if (r.checkpointsWritten > 0)
+          std::printf("; %d checkpoint%s kept", r.checkpointsWritten,
+                      r.checkpointsWritten == 1 ? "" : "s");
+        std::printf("\n");
+      }
       if (r.finished)
         std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", input_->out.c_str(),
                     static_cast<long long>(grid.shape.nx), static_cast<long long>(grid.shape.ny),
@@ -430,8 +512,14 @@ class CatalogReconCommand : public Command {
       else if (!r.complete)
         std::printf("%s appears when the other ranks' slabs are in\n", input_->out.c_str());
     }
-    if (r.finished && !global.noRecord) writeSlabRecord(r, parameters, params, geometry, rawInput);
-    printJson(global, {{"command", "recon fdk"},
+    if (r.finished && !global.noRecord)
+      writeSlabRecord(r, parameters,
+                      iterative                   ? iterativeReport.backVariant
+                      : r.lastSlab.kernel.empty() ? params.variant
+                                                  : r.lastSlab.kernel,
+                      iterative ? iterativeReport.forwardVariant : std::string(), geometry,
+                      rawInput);
+    printJson(global, {{"command", "recon " + descriptor_.id},
                        {"input", input_->in},
                        {"output", input_->out},
                        {"grid", catalog::gridToJson(grid)},
@@ -443,6 +531,8 @@ class CatalogReconCommand : public Command {
                          {"rank", o.rank},
                          {"ranks", o.ranks},
                          {"computed", r.computed},
+                         {"resumedFromIteration", r.resumedFromIteration},
+                         {"checkpoints", r.checkpointsWritten},
                          {"doneBefore", r.doneBefore},
                          {"finished", r.finished},
                          {"complete", r.complete},
@@ -453,6 +543,8 @@ class CatalogReconCommand : public Command {
   }
 
   std::int64_t slabSlices_ = -1;  // -1: no slab run asked for
+  int checkpointEvery_ = 0;
+  double checkpointMinutes_ = 0;
   bool resume_ = false;
   bool planOnly_ = false;
   int rank_ = -1, ranks_ = 0;

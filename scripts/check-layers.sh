@@ -27,9 +27,10 @@ declare -A allowed=(
   [io]="core geometry data job"
   [qa]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io"
   [pet]="core geometry data job device variant operator projector fdk iterative phantom metrics io"
-  [scale]="core geometry data job device variant operator fdk io"
+  [scale]="core geometry data job device variant operator projector fdk iterative io"
   [mpi]="core scale"
   [catalog]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io qa pet scale"
+  [cluster]="core geometry data job device variant operator projector fdk iterative phantom metrics preprocess io qa pet scale catalog"
 )
 
 # "file -> included folder": includes that point up today, to be removed by the step named. Empty

@@ -79,7 +79,7 @@ void runOrderedSubsets(const SubsetProblem& problem, UpdateRule& rule, op::Array
 
   IterationLog log(params, report, context, dataNorm);
   report.stopReason = std::to_string(params.iterations) + " iterations";
-  for (int iteration = 1; iteration <= params.iterations; ++iteration) {
+  for (int iteration = problem.iterationsBefore + 1; iteration <= params.iterations; ++iteration) {
     const auto iterationStart = Clock::now();
     IterationTotals totals;
     for (std::size_t s = 0; s < problem.subsets.size(); ++s) {
@@ -93,6 +93,7 @@ void runOrderedSubsets(const SubsetProblem& problem, UpdateRule& rule, op::Array
     if (converged.empty()) converged = std::move(end.stop);
     if (!converged.empty()) report.stopReason = converged;
     log.publish(problem.pair, x, iteration, !converged.empty());
+    if (problem.afterIteration) problem.afterIteration(iteration, x);
     if (!converged.empty()) break;
   }
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,6 +29,11 @@ struct SubsetProblem {
   const op::Array* mask = nullptr;  // unknowns: the mask's non-zero voxels (null: every voxel)
   float lowerBound = -INFINITY, upperBound = INFINITY;
   std::vector<std::vector<std::int64_t>> subsets;
+  // A run that goes on from an earlier one's iterate (recon/scale/ slab runs: a checkpoint):
+  // the iterations that iterate had; the loop runs the rest of params.iterations.
+  int iterationsBefore = 0;
+  // Called after every iteration with its number and the iterate (a slab run's checkpoints).
+  std::function<void(int iteration, const op::Array& x)> afterIteration = {};
 };
 
 class UpdateRule {

@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "recon/core/Error.h"
@@ -71,6 +73,41 @@ std::int64_t MpiCommunicator::minimum(std::int64_t value) {
   long long mine = value, all = 0;
   check(MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
   return all;
+}
+
+double MpiCommunicator::maximum(double value) {
+  double all = 0;
+  check(MPI_Allreduce(&value, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return all;
+}
+
+namespace {
+
+// In place, in pieces an int counts (MPI's element counts are ints).
+template <typename T>
+void sumInPlace(std::span<T> values, MPI_Datatype type) {
+  constexpr std::size_t kPiece = std::size_t{1} << 28;
+  for (std::size_t first = 0; first < values.size(); first += kPiece) {
+    const std::size_t n = std::min(kPiece, values.size() - first);
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data() + first, static_cast<int>(n), type, MPI_SUM,
+                        MPI_COMM_WORLD),
+          "MPI_Allreduce");
+  }
+}
+
+}  // namespace
+
+void MpiCommunicator::sum(std::span<float> values) {
+  sumInPlace(values, MPI_FLOAT);
+}
+void MpiCommunicator::sum(std::span<double> values) {
+  sumInPlace(values, MPI_DOUBLE);
+}
+
+void MpiCommunicator::abortAll(const std::string& why) {
+  std::fprintf(stderr, "tomowb-cli: rank %d ends the run: %s\n", rank_, why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 std::string MpiCommunicator::describe() const {

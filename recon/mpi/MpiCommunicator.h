@@ -27,6 +27,10 @@ class MpiCommunicator : public scale::Communicator {
   bool collective() const override { return true; }
   bool allOk(bool ok) override;
   std::int64_t minimum(std::int64_t value) override;
+  double maximum(double value) override;
+  void sum(std::span<float> values) override;
+  void sum(std::span<double> values) override;
+  void abortAll(const std::string& why) override;  // MPI_Abort
   std::string describe() const override;
 
  private:

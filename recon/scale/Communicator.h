@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace tomowb::scale {
@@ -24,6 +25,16 @@ class Communicator {
   virtual bool allOk(bool ok) = 0;
   // Collective: the smallest `value` of all ranks.
   virtual std::int64_t minimum(std::int64_t value) = 0;
+  // Collective: the largest `value` of all ranks.
+  virtual double maximum(double value) = 0;
+  // Collective: every element summed over the ranks, in place (iterative slab runs: the ray sums
+  // of detector rows that several ranks' slabs project onto, and the residual norms).
+  virtual void sum(std::span<float> values) = 0;
+  virtual void sum(std::span<double> values) = 0;
+  // Ends every rank of the run, this one included, after a failure in the middle of a phase in
+  // which the others wait for this rank (an iterative run's exchange): they would wait forever.
+  // Ranks that do not talk have nobody waiting: nothing happens.
+  virtual void abortAll(const std::string& why) = 0;
   // "Open MPI 4.1.4, 4 ranks" or "rank 1 of 4 (no communication)".
   virtual std::string describe() const = 0;
 };
@@ -36,6 +47,10 @@ class LocalCommunicator : public Communicator {
   bool collective() const override { return false; }
   bool allOk(bool ok) override { return ok; }
   std::int64_t minimum(std::int64_t value) override { return value; }
+  double maximum(double value) override { return value; }
+  void sum(std::span<float> /*values*/) override {}
+  void sum(std::span<double> /*values*/) override {}
+  void abortAll(const std::string& /*why*/) override {}
   std::string describe() const override {
     return "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " (no communication)";
   }

@@ -12,7 +12,9 @@
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <numeric>
 #include <set>
 
 #include "recon/core/Error.h"
@@ -80,6 +82,8 @@ struct Manifest {  // NOLINT(bugprone-exception-escape): json members, never noe
   int rank = 0, ranks = 1;
   std::vector<int> finished;
   double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;  // over all its runs
+  // Coupled iterative runs: the last two checkpoints [{iteration, file}] this rank wrote.
+  nlohmann::json checkpoints = nlohmann::json::array();
   nlohmann::json record() const {
     return {{"rank", rank},
             {"ranks", ranks},
@@ -99,6 +103,7 @@ void saveManifest(const fs::path& path, const Manifest& m) {
                             {"readSeconds", m.readSeconds},
                             {"computeSeconds", m.computeSeconds},
                             {"writeSeconds", m.writeSeconds},
+                            {"checkpoints", m.checkpoints},
                             {"run", m.fingerprint}};
   io::AtomicFileWriter out(path);
   out.write(j.dump(2) + "\n");
@@ -128,6 +133,13 @@ Manifest loadManifest(const fs::path& path, std::size_t slabCount) {
   m.readSeconds = j.value("readSeconds", 0.0);
   m.computeSeconds = j.value("computeSeconds", 0.0);
   m.writeSeconds = j.value("writeSeconds", 0.0);
+  m.checkpoints = j.value("checkpoints", nlohmann::json::array());
+  if (!m.checkpoints.is_array()) throw FormatError(path, "checkpoints", "must be a list");
+  for (const nlohmann::json& c : m.checkpoints)
+    if (!c.is_object() || !c.value("iteration", nlohmann::json()).is_number_integer() ||
+        c.value("iteration", -1) < 1 || (c.value("file", -1) != 0 && c.value("file", -1) != 1))
+      throw FormatError(path, "checkpoints",
+                        "lists " + c.dump() + ", not {\"iteration\": N >= 1, \"file\": 0 or 1}");
   const nlohmann::json finished = j.value("finished", nlohmann::json::array());
   if (!finished.is_array()) throw FormatError(path, "finished", "must be a list of slab numbers");
   for (const nlohmann::json& v : finished) {
@@ -215,6 +227,20 @@ class PartialFile {
       done += static_cast<std::uint64_t>(n);
     }
     if (::fdatasync(fd_) != 0) fail("flushing slab " + std::to_string(slab) + " failed", errno);
+  }
+
+  void read(std::uint64_t offset, float* data, std::uint64_t bytes) {
+    offset += offset_;
+    auto* p = reinterpret_cast<char*>(data);
+    std::uint64_t done = 0;
+    while (done < bytes) {
+      const std::size_t chunk =
+          static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, std::uint64_t{1} << 30));
+      const ssize_t n = ::pread(fd_, p + done, chunk, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("reading the checkpoint failed", n < 0 ? errno : EIO);
+      done += static_cast<std::uint64_t>(n);
+    }
   }
 
  private:
@@ -330,10 +356,10 @@ namespace {
 // One rank's run, phase by phase. After each phase the ranks agree (agree()) before the next.
 class SlabRunner {
  public:
-  SlabRunner(ProjectionRowSource& source, const fdk::FdkParams& params,
+  SlabRunner(ProjectionRowSource& source, const SlabAlgorithm& algorithm,
              const SlabRunOptions& options, JobContext& context, Communicator& comm)
       : source_(source),
-        params_(params),
+        algorithm_(algorithm),
         options_(options),
         context_(context),
         comm_(comm),
@@ -344,12 +370,16 @@ class SlabRunner {
 
   SlabRunReport run() {
     guarded(
-        [this] { report_.plan = planSlabs(source_.geometry(), params_.volume, options_.plan); });
+        [this] { report_.plan = planSlabs(source_.geometry(), algorithm_.grid, options_.plan); });
     agreeOnSlabHeight();
     fingerprint_ = fingerprintOf(report_.plan, source_, options_);
     manifest_ = Manifest{fingerprint_, rank_, ranks_, {}};
     // What earlier runs wrote (resume), or a clean start; talking ranks all read before any writes.
-    guarded([this] { options_.resume ? readDone() : clearEarlierRun(); });
+    guarded([this] {
+      if (!options_.resume) return clearEarlierRun();
+      readDone();
+      chooseCheckpoint();
+    });
     report_.doneBefore = static_cast<int>(done_.size());
     // The output's samples: reserved by rank 0 first when the ranks talk, then opened by the rest.
     // (Every rank takes part in every agreement, whether it has work in the phase or not.)
@@ -359,8 +389,15 @@ class SlabRunner {
     guarded([this] {
       if (comm_.collective() && rank_ != 0) openPartial();
     });
-    guarded([this] { reconstructMine(); });
+    if (algorithm_.block) {
+      guarded([this] { checkBlocks(); });
+      reconstructBlock();
+    } else {
+      guarded([this] { reconstructMine(); });
+    }
     file_.reset();
+    checkpointFiles_[0].reset();
+    checkpointFiles_[1].reset();
     finish();
     return std::move(report_);
   }
@@ -385,7 +422,7 @@ class SlabRunner {
     if (slices == report_.plan.slabSlices) return;
     SlabPlanOptions o = options_.plan;
     o.slabSlices = slices;
-    report_.plan = planSlabs(source_.geometry(), params_.volume, o);
+    report_.plan = planSlabs(source_.geometry(), algorithm_.grid, o);
   }
 
   void readDone() {
@@ -395,12 +432,24 @@ class SlabRunner {
                                   options_.output.string() + " to resume; run without --resume");
     for (const fs::path& path : manifestsOf(options_.output)) {
       const Manifest earlier = loadManifest(path, report_.plan.slabs.size());
+      if (algorithm_.block && earlier.ranks != ranks_)
+        throw FormatError(path, "was written by a run of " + std::to_string(earlier.ranks) +
+                                    " ranks: an iterative run whose slabs exchange detector rows "
+                                    "resumes with as many ranks (mpirun -np " +
+                                    std::to_string(earlier.ranks) + ")");
       if (earlier.fingerprint != fingerprint_)
         throw FormatError(path, "belongs to another run of this output (its " +
                                     differingPart(earlier.fingerprint, fingerprint_) +
                                     " differs): remove it and " + partial_.filename().string() +
                                     ", or run without --resume");
       done_.insert(earlier.finished.begin(), earlier.finished.end());
+      if (algorithm_.block) {
+        ++manifestsRead_;
+        for (const nlohmann::json& c : earlier.checkpoints) {
+          ++checkpointHolders_[c.value("iteration", 0)];
+          checkpointFile_[c.value("iteration", 0)] = c.value("file", 0);
+        }
+      }
       // This rank's file is rewritten below: it keeps what it listed.
       if (path.filename() == ownManifest_.filename()) {
         manifest_ = earlier;  // its slabs and seconds, as this run's rank and ranks
@@ -408,6 +457,25 @@ class SlabRunner {
         manifest_.ranks = ranks_;
       }
     }
+  }
+
+  // Coupled: the newest checkpoint every rank wrote (each lists one only once all had written it)
+  // is where the resumed run goes on; slabs finished by some ranks only are redone from there.
+  void chooseCheckpoint() {
+    if (!algorithm_.block || done_.size() == report_.plan.slabs.size()) return;
+    done_.clear();
+    manifest_.finished.clear();
+    if (manifestsRead_ != ranks_) return;
+    for (const auto& [iteration, holders] : checkpointHolders_)
+      if (holders == ranks_) resumeIteration_ = std::max(resumeIteration_, iteration);
+    if (resumeIteration_ > 0) nextCheckpointFile_ = 1 - checkpointFile_[resumeIteration_];
+  }
+
+  fs::path checkpointPath(int file) const {
+    return fs::path(outputBase(options_.output).string() + ".checkpoint" + std::to_string(file));
+  }
+  bool checkpointing() const {
+    return algorithm_.block && (options_.checkpointEvery > 0 || options_.checkpointMinutes > 0);
   }
 
   void clearEarlierRun() {
@@ -419,13 +487,21 @@ class SlabRunner {
     if (ranks_ == 1 || (comm_.collective() && rank_ == 0)) {
       for (const fs::path& m : manifestsOf(options_.output)) fs::remove(m, ec);
       fs::remove_all(partial_, ec);  // a file, or a folder of slices
+      fs::remove(checkpointPath(0), ec);
+      fs::remove(checkpointPath(1), ec);
     }
   }
 
   void openPartial() {
     std::error_code ec;
     if (!fs::exists(partial_, ec))
-      checkDiskRoom(options_.output, report_.plan.volumeBytes, options_.freeDiskBytes);
+      checkDiskRoom(options_.output,
+                    checkpointing() ? 3 * report_.plan.volumeBytes : report_.plan.volumeBytes,
+                    options_.freeDiskBytes);
+    if (checkpointing())  // both checkpoint files reserved now: a full disk shows before the run
+      for (const int f : {0, 1})
+        checkpointFiles_[f] =
+            std::make_unique<PartialFile>(checkpointPath(f), report_.plan.volumeBytes);
     if (isSliceFolderOutput(options_.output)) {
       fs::create_directories(partial_, ec);
       if (ec) throw IoError(partial_, "cannot create the folder: " + ec.message());
@@ -468,7 +544,6 @@ class SlabRunner {
     const SlabPlan& plan = report_.plan;
     const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
                                      static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
-    std::set<std::string> warnings;
     for (const int index : mySlabs()) {
       context_.throwIfCancelled();
       const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
@@ -476,11 +551,8 @@ class SlabRunner {
       const ProjectionStack rows = source_.readRows(slab.rowFirst, slab.rowLast);
       const double read = secondsSince(start);
       start = std::chrono::steady_clock::now();
-      fdk::FdkParams slabParams = params_;
-      slabParams.volume = plan.slabGrid(slab);
-      const Volume volume = fdk::reconstructFdk(rows, slabParams, context_, &report_.lastSlab);
+      const Volume volume = algorithm_.slab(rows, plan.slabGrid(slab), context_);
       const double compute = secondsSince(start);
-      warnings.insert(report_.lastSlab.warnings.begin(), report_.lastSlab.warnings.end());
       start = std::chrono::steady_clock::now();
       writeSlab(slab, volume, sliceBytes);
       manifest_.finished.push_back(slab.index);
@@ -496,7 +568,162 @@ class SlabRunner {
       context_.reportProgress(
           "slabs", double(done_.size() + report_.computed.size()) / double(plan.slabs.size()));
     }
-    report_.warnings.assign(warnings.begin(), warnings.end());
+  }
+
+  // Coupled: every rank must own a slab (the ranks' blocks are contiguous shares of them).
+  void checkBlocks() const {
+    const auto slabs = static_cast<int>(report_.plan.slabs.size());
+    if (ranks_ > slabs)
+      throw ParameterError("ranks", std::to_string(ranks_) + " ranks share " +
+                                        std::to_string(slabs) + " slab" + (slabs == 1 ? "" : "s") +
+                                        ": use --slab-slices of at most " +
+                                        std::to_string(report_.plan.grid.shape.nz / ranks_) +
+                                        " so that each rank has one");
+    if (!comm_.collective() && ranks_ > 1)
+      throw ParameterError("ranks",
+                           algorithm_.name +
+                               " of this geometry exchanges detector rows between the ranks' "
+                               "slabs after every projection: start its ranks with mpirun (a "
+                               "build with MPI), not with --rank/--ranks");
+  }
+
+  // Coupled: this rank's block of slabs, solved with the others' (the ranks exchange the rows
+  // their bands share), then written at once. A failure here would leave the other ranks waiting
+  // in an exchange: it ends them all (the checkpoints stay for --resume).
+  void reconstructBlock() {
+    const SlabPlan& plan = report_.plan;
+    if (done_.size() == plan.slabs.size()) return;  // an earlier run wrote every slab
+    std::vector<int> all(plan.slabs.size());
+    std::iota(all.begin(), all.end(), 0);
+    std::vector<RowBand> bands;
+    for (int k = 0; k < ranks_; ++k) {
+      RowBand band{plan.detectorRows, -1};
+      for (const int index : SlabPlan::share(all, k, ranks_)) {
+        band.first = std::min(band.first, plan.slabs[std::size_t(index)].rowFirst);
+        band.last = std::max(band.last, plan.slabs[std::size_t(index)].rowLast);
+      }
+      bands.push_back(band);
+    }
+    const std::vector<int> mine = SlabPlan::share(all, rank_, ranks_);
+    const std::int64_t z0 = plan.slabs[std::size_t(mine.front())].z0;
+    const std::int64_t z1 = plan.slabs[std::size_t(mine.back())].z1;
+    const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
+                                     static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
+    Volume volume;
+    try {
+      auto start = std::chrono::steady_clock::now();
+      const RowBand& band = bands[std::size_t(rank_)];
+      const ProjectionStack rows = source_.readRows(band.first, band.last);
+      const double read = secondsSince(start);
+      start = std::chrono::steady_clock::now();
+      Slab block = plan.slabs[std::size_t(mine.front())];
+      block.z1 = z1;
+      BlockProblem problem{rows, plan.slabGrid(block), bands, comm_, plan.cols};
+      if (rank_ == 0) problem.uncoveredSquares = uncoveredSquares(bands);
+      Volume resumed;
+      if (resumeIteration_ > 0) {
+        resumed = problem.grid.makeVolume();
+        PartialFile from(checkpointPath(checkpointFile_[resumeIteration_]), plan.volumeBytes);
+        from.read(static_cast<std::uint64_t>(z0) * sliceBytes, resumed.data(),
+                  static_cast<std::uint64_t>(z1 - z0) * sliceBytes);
+        problem.iterationsBefore = resumeIteration_;
+        problem.start = &resumed;
+        report_.resumedFromIteration = resumeIteration_;
+      }
+      problem.afterIteration = [&](int iteration, const std::function<Volume()>& iterate) {
+        checkpoint(iteration, iterate, z0, z1 - z0, sliceBytes);
+      };
+      lastCheckpoint_ = std::chrono::steady_clock::now();
+      volume = algorithm_.block(problem, context_);
+      const double compute = secondsSince(start);
+      manifest_.readSeconds += read;
+      manifest_.computeSeconds += compute;
+      report_.readSeconds += read;
+      report_.computeSeconds += compute;
+    } catch (const std::exception& e) {
+      if (comm_.collective() && ranks_ > 1)
+        comm_.abortAll(dynamic_cast<const Cancelled*>(&e) != nullptr
+                           ? std::string("interrupted; the same command with --resume goes on "
+                                         "from the last checkpoint")
+                           : std::string(e.what()));
+      throw;
+    }
+    guarded([&] {
+      const auto start = std::chrono::steady_clock::now();
+      writeSlices(z0, z1 - z0, volume, sliceBytes, mine.front());
+      const double write = secondsSince(start);
+      manifest_.finished = mine;
+      manifest_.writeSeconds += write;
+      report_.writeSeconds += write;
+      saveManifest(ownManifest_, manifest_);
+      report_.computed = mine;
+    });
+  }
+
+  // ||b||^2 per view of the rows no band holds, read a band of rows at a time.
+  std::vector<double> uncoveredSquares(const std::vector<RowBand>& bands) {
+    const std::int64_t rows = report_.plan.detectorRows;
+    std::vector<bool> covered(static_cast<std::size_t>(rows), false);
+    for (const RowBand& b : bands)
+      for (std::int64_t r = std::max<std::int64_t>(b.first, 0); r <= std::min(b.last, rows - 1);
+           ++r)
+        covered[static_cast<std::size_t>(r)] = true;
+    std::vector<double> sums(static_cast<std::size_t>(report_.plan.views), 0.0);
+    for (std::int64_t first = 0; first < rows;) {
+      if (covered[static_cast<std::size_t>(first)]) {
+        ++first;
+        continue;
+      }
+      std::int64_t last = first;
+      while (last + 1 < rows && !covered[static_cast<std::size_t>(last + 1)] &&
+             last + 1 - first < 64)
+        ++last;
+      const ProjectionStack part = source_.readRows(first, last);
+      const std::size_t perView = static_cast<std::size_t>(part.rows() * part.cols());
+      for (std::size_t v = 0; v < sums.size(); ++v)
+        for (std::size_t i = 0; i < perView; ++i) {
+          const double b = part.data()[v * perView + i];
+          sums[v] += b * b;
+        }
+      first = last + 1;
+    }
+    return sums;
+  }
+
+  // After an iteration of a coupled run, on every rank: a checkpoint when one is due on any rank
+  // (alternating between two files, so the last complete one survives a kill in the middle of
+  // the next); a rank lists it in its manifest only once every rank has written its block.
+  void checkpoint(int iteration, const std::function<Volume()>& iterate, std::int64_t z0,
+                  std::int64_t slices, std::uint64_t sliceBytes) {
+    if (!checkpointing() || iteration >= algorithm_.iterations) return;
+    bool due = options_.checkpointEvery > 0 && iteration % options_.checkpointEvery == 0;
+    due = due || (options_.checkpointMinutes > 0 &&
+                  secondsSince(lastCheckpoint_) >= options_.checkpointMinutes * 60.0);
+    if (comm_.collective()) due = comm_.maximum(due ? 1.0 : 0.0) > 0;
+    if (!due) return;
+    const Volume x = iterate();
+    const int f = nextCheckpointFile_;
+    checkpointFiles_[f]->write(static_cast<std::uint64_t>(z0) * sliceBytes, x.data(),
+                               static_cast<std::uint64_t>(slices) * sliceBytes, -1);
+    if (comm_.collective() && !comm_.allOk(true))
+      throw Error("another rank failed writing the checkpoint of iteration " +
+                  std::to_string(iteration));
+    manifest_.checkpoints.push_back({{"iteration", iteration}, {"file", f}});
+    while (manifest_.checkpoints.size() > 2) manifest_.checkpoints.erase(0);
+    saveManifest(ownManifest_, manifest_);
+    nextCheckpointFile_ = 1 - f;
+    lastCheckpoint_ = std::chrono::steady_clock::now();
+    ++report_.checkpointsWritten;
+  }
+
+  // Slices [z0, z0 + count) of the output from `volume` (which holds just those).
+  void writeSlices(std::int64_t z0, std::int64_t count, const Volume& volume,
+                   std::uint64_t sliceBytes, int slab) {
+    Slab part;
+    part.index = slab;
+    part.z0 = z0;
+    part.z1 = z0 + count;
+    writeSlab(part, volume, sliceBytes);
   }
 
   void writeSlab(const Slab& slab, const Volume& volume, std::uint64_t sliceBytes) {
@@ -548,6 +775,11 @@ class SlabRunner {
       }
       report_.complete = true;
       report_.finished = finishOutput(options_.output, report_.plan, report_.ranks);
+      if (report_.finished) {
+        std::error_code ec;
+        fs::remove(checkpointPath(0), ec);
+        fs::remove(checkpointPath(1), ec);
+      }
     };
     if (!comm_.collective()) {
       putInPlace();
@@ -560,7 +792,7 @@ class SlabRunner {
   }
 
   ProjectionRowSource& source_;
-  const fdk::FdkParams& params_;
+  const SlabAlgorithm& algorithm_;
   const SlabRunOptions& options_;
   JobContext& context_;
   Communicator& comm_;
@@ -571,12 +803,18 @@ class SlabRunner {
   Manifest manifest_;
   std::set<int> done_;
   std::unique_ptr<PartialFile> file_;
+  // Coupled iterative runs: checkpoints read from the manifests, and the ones written.
+  int manifestsRead_ = 0;
+  std::map<int, int> checkpointHolders_, checkpointFile_;
+  int resumeIteration_ = 0, nextCheckpointFile_ = 0;
+  std::unique_ptr<PartialFile> checkpointFiles_[2];
+  std::chrono::steady_clock::time_point lastCheckpoint_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace
 
-SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkParams& params,
-                                    const SlabRunOptions& options, JobContext& context) {
+SlabRunReport runSlabs(ProjectionRowSource& source, const SlabAlgorithm& algorithm,
+                       const SlabRunOptions& options, JobContext& context) {
   LocalCommunicator local(options.rank, options.ranks);
   Communicator& comm = options.communicator != nullptr ? *options.communicator : local;
   const int rank = comm.rank(), ranks = comm.size();
@@ -593,7 +831,27 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
                          "(NAME.raw with its NAME.json), as an HDF5 file (NAME.h5, a build with "
                          "HDF5) or as a folder of TIFF slices (a build with TIFF), got '" +
                              options.output.string() + "'");
-  return SlabRunner(source, params, options, context, comm).run();
+  return SlabRunner(source, algorithm, options, context, comm).run();
+}
+
+SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkParams& params,
+                                    const SlabRunOptions& options, JobContext& context) {
+  SlabAlgorithm fdk;
+  fdk.name = "FDK";
+  fdk.grid = params.volume;
+  fdk::FdkReport last;
+  std::set<std::string> warnings;
+  fdk.slab = [&](const ProjectionStack& rows, const VolumeGrid& grid, JobContext& slabContext) {
+    fdk::FdkParams slabParams = params;
+    slabParams.volume = grid;
+    Volume volume = fdk::reconstructFdk(rows, slabParams, slabContext, &last);
+    warnings.insert(last.warnings.begin(), last.warnings.end());
+    return volume;
+  };
+  SlabRunReport report = runSlabs(source, fdk, options, context);
+  report.lastSlab = std::move(last);
+  report.warnings.assign(warnings.begin(), warnings.end());
+  return report;
 }
 
 }  // namespace tomowb::scale

@@ -25,13 +25,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "recon/fdk/Fdk.h"
+#include "recon/iterative/IterativeReconstruction.h"
 #include "recon/job/JobContext.h"
+#include "recon/scale/BandExchange.h"
 #include "recon/scale/Communicator.h"
 #include "recon/scale/ProjectionRowSource.h"
 #include "recon/scale/SlabPlan.h"
@@ -48,6 +51,39 @@ struct SlabRunOptions {
   std::optional<std::uint64_t> freeDiskBytes;  // tests: instead of asking the file system
   // Ranks that talk (MPI, Communicator.h); nullptr: rank and ranks above, without talking.
   Communicator* communicator = nullptr;
+  // Iterative runs whose slabs are solved together (SlabAlgorithm::block): keep the iterate
+  // every N iterations and/or every M minutes (0: never), for --resume.
+  int checkpointEvery = 0;
+  double checkpointMinutes = 0;
+};
+
+// A rank's share of an iterative run whose slabs exchange detector rows (BandExchange.h).
+struct BlockProblem {
+  const ProjectionStack& rows;  // this rank's band of every view (its cropped geometry)
+  VolumeGrid grid;              // this rank's slices
+  std::vector<RowBand> bands;   // every rank's band, in rank order
+  Communicator& comm;
+  std::int64_t detectorCols = 0;
+  // ||b||^2 per view of the detector rows no band holds, on rank 0 (empty on the others).
+  std::vector<double> uncoveredSquares = {};
+  // Resumed from a checkpoint: its iterations and this rank's block of its iterate.
+  int iterationsBefore = 0;
+  const Volume* start = nullptr;
+  // The solver calls it after every iteration, on every rank (collective): writes a checkpoint
+  // when one is due, asking `iterate` for the block's iterate only then.
+  std::function<void(int iteration, const std::function<Volume()>& iterate)> afterIteration = {};
+};
+
+// What a slab run reconstructs: independent slabs (FDK; SIRT of a single-axis tilt series,
+// whose slices do not see each other) each from its rows, or, for an iterative method whose
+// slabs share detector rows (a cone beam), one block of slabs per rank solved together with the
+// other ranks' blocks (every rank's iterate in memory at once; checkpoints for --resume).
+struct SlabAlgorithm {
+  std::string name;  // "FDK", "SIRT": for messages
+  VolumeGrid grid;
+  std::function<Volume(const ProjectionStack& rows, const VolumeGrid& slabGrid, JobContext&)> slab;
+  std::function<Volume(BlockProblem& problem, JobContext&)> block;  // set: coupled
+  int iterations = 0;  // coupled: the run's iterations (no checkpoint after the last)
 };
 
 struct SlabRunReport {
@@ -58,6 +94,9 @@ struct SlabRunReport {
   bool complete = false;      // every slab is in (this rank or another finished the output)
   double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
   fdk::FdkReport lastSlab;  // the FDK report of the last slab reconstructed here
+  // Coupled iterative runs: the iterations of an earlier run's checkpoint this run went on from.
+  int resumedFromIteration = 0;
+  int checkpointsWritten = 0;
   // When `finished`: per manifest, the rank, the ranks of its run, its slabs and its read,
   // compute and write seconds (over its runs), for the run record.
   nlohmann::json ranks = nlohmann::json::array();
@@ -77,5 +116,25 @@ std::filesystem::path manifestPathFor(const std::filesystem::path& output, int r
 // (the manifests then list every slab written so far).
 SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkParams& params,
                                     const SlabRunOptions& options, JobContext& context);
+
+// SIRT, OS-SIRT or SART in slabs (SirtSlabRun.cpp): independent slabs where the geometry is an
+// aligned single-axis tilt series (recon/projector/SingleAxisGeometry.h) and the projectors are
+// the ET family's, which keep slices apart (out of core like FDK; bit-identical to one process);
+// otherwise one block per rank, the ranks exchanging the rows their bands share after every
+// forward projection (within float32 rounding of one process), with checkpoints. `report`
+// receives the iterative report of the last slab or of this rank's block.
+SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
+                                          const iterative::IterativeParams& params,
+                                          const SlabRunOptions& options, JobContext& context,
+                                          iterative::IterativeReport* report = nullptr);
+
+// True when reconstructIterativeInSlabs runs independent slabs for this geometry, grid and
+// projector pair (else one block per rank, exchanging rows).
+bool iterativeSlabsAreIndependent(const Geometry& geometry,
+                                  const iterative::IterativeParams& params);
+
+// Runs an algorithm slab by slab (the two above are this with FDK's and SIRT's functions).
+SlabRunReport runSlabs(ProjectionRowSource& source, const SlabAlgorithm& algorithm,
+                       const SlabRunOptions& options, JobContext& context);
 
 }  // namespace tomowb::scale

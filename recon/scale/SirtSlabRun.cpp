@@ -1,0 +1,151 @@
+// SIRT, OS-SIRT and SART in slabs (SlabRun.h, reconstructIterativeInSlabs): the two ways an
+// iterative run is cut into z-slabs, chosen from the geometry and the projectors.
+//  - Independent slabs: an aligned single-axis tilt series (every detector row sees one slice)
+//    with the ET family's projectors, which keep slices apart. Each slab is a problem of its own
+//    and runs all its iterations from its rows alone; out of core and over ranks like FDK, the
+//    same bits as one process (the stop rule, if asked for, applies per slab).
+//  - One block per rank, solved together: any other geometry (a cone beam, a tilted axis) or
+//    projector. Each rank binds the projector pair to its block and band and wraps it in an
+//    ExchangingPair (BandExchange.h), so the ranks sum the rows their bands share after every
+//    forward projection and the solver makes the choices one process would (within float32
+//    rounding of the partial sums). Checkpoints through SlabRunner (SlabRun.cpp).
+#include <cmath>
+#include <set>
+
+#include "recon/core/Error.h"
+#include "recon/iterative/IterationLog.h"
+#include "recon/iterative/OrderedSubsetSolver.h"
+#include "recon/projector/SingleAxisGeometry.h"
+#include "recon/scale/SlabRun.h"
+#include "recon/variant/VariantRegistry.h"
+
+namespace tomowb::scale {
+
+namespace {
+
+// ||b|| of the whole data from this rank's band: the rows another rank counts left out, the
+// squares summed over the ranks.
+double globalDataNorm(const ProjectionStack& rows, const BandOverlap& overlap, Communicator& comm,
+                      const std::vector<double>& uncoveredSquares) {
+  std::vector<bool> uncounted(static_cast<std::size_t>(rows.rows()), false);
+  for (const BandOverlap::SharedRow& s : overlap.mine)
+    if (!s.counted) uncounted[static_cast<std::size_t>(s.bandRow)] = true;
+  double sum = 0;
+  const float* p = rows.data();
+  for (std::int64_t v = 0; v < rows.viewCount(); ++v)
+    for (std::int64_t r = 0; r < rows.rows(); ++r, p += rows.cols()) {
+      if (uncounted[static_cast<std::size_t>(r)]) continue;
+      for (std::int64_t c = 0; c < rows.cols(); ++c) sum += static_cast<double>(p[c]) * p[c];
+    }
+  for (const double u : uncoveredSquares) sum += u;
+  comm.sum(std::span<double>(&sum, 1));
+  return std::sqrt(sum);
+}
+
+bool etFamily(const std::string& name) {
+  return name.starts_with("et.");
+}
+
+}  // namespace
+
+bool iterativeSlabsAreIndependent(const Geometry& geometry,
+                                  const iterative::IterativeParams& params) {
+  return etFamily(params.forwardVariant) && etFamily(params.backVariant) &&
+         projector::SingleAxisGeometry::analyse(geometry, params.volume).aligned;
+}
+
+SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
+                                          const iterative::IterativeParams& params,
+                                          const SlabRunOptions& options, JobContext& context,
+                                          iterative::IterativeReport* reportOut) {
+  using iterative::IterativeMethod;
+  if (params.method == IterativeMethod::Cgls || params.method == IterativeMethod::Pwls)
+    throw ParameterError("method", iterative::toString(params.method) +
+                                       " does not run in slabs: SIRT, OS-SIRT and SART do");
+  if (params.mask || params.initialVolume || params.weights || params.reference)
+    throw ParameterError("slabs",
+                         "a run in slabs takes no mask, start volume, weights or reference "
+                         "volume; run without --slab-slices, or without those");
+  const VariantRegistry& registry = VariantRegistry::builtins();
+  const KernelVariant& fp = registry.require(params.forwardVariant);
+  const KernelVariant& bp = registry.require(params.backVariant);
+  const bool independent = iterativeSlabsAreIndependent(source.geometry(), params);
+  const float lower = params.lowerBound ? static_cast<float>(*params.lowerBound) : -INFINITY;
+  const float upper = params.upperBound ? static_cast<float>(*params.upperBound) : INFINITY;
+
+  SlabAlgorithm algorithm;
+  algorithm.name = iterative::toString(params.method);
+  algorithm.grid = params.volume;
+  algorithm.iterations = params.iterations;
+  iterative::IterativeReport last;
+  std::set<std::string> warnings;
+  if (independent) {
+    algorithm.slab = [&](const ProjectionStack& rows, const VolumeGrid& grid, JobContext& c) {
+      iterative::IterativeParams slab = params;
+      slab.volume = grid;
+      Volume volume = iterative::reconstructIterative(rows, slab, c, &last);
+      warnings.insert(last.warnings.begin(), last.warnings.end());
+      return volume;
+    };
+  } else {
+    algorithm.block = [&](BlockProblem& block, JobContext& c) {
+      const auto started = iterative::Clock::now();
+      iterative::IterativeParams p = params;
+      p.volume = block.grid;
+      const op::ProjectorProblem problem{&block.rows.geometry(), block.grid, params.gpu};
+      ExchangingPair pair(op::bindProjectorPair(registry, fp.name, bp.name, problem), block.bands,
+                          block.comm, block.detectorCols);
+      const op::ArrayOps& ops = pair.ops();
+      last = {};
+      last.method = iterative::toString(params.method);
+      last.forwardVariant = fp.name;
+      last.backVariant = bp.name;
+      last.device = pair.device();
+      std::unique_ptr<op::Array> x = pair.makeVolume();
+      if (block.start != nullptr) ops.upload(block.start->voxels(), *x);
+      ops.clampMasked(*x, nullptr, lower, upper);
+      const std::unique_ptr<const op::Array> data = pair.useProjections(block.rows);
+      iterative::SubsetProblem subsets{
+          pair,    *data,
+          nullptr, lower,
+          upper,   iterative::viewSubsets(params.method, block.rows.viewCount(), params.subsets)};
+      subsets.iterationsBefore = block.iterationsBefore;
+      subsets.afterIteration = [&](int iteration, const op::Array& iterate) {
+        block.afterIteration(iteration, [&] {
+          Volume v = block.grid.makeVolume();
+          ops.download(iterate, v.voxels());
+          return v;
+        });
+      };
+      iterative::SirtRule rule(params.relaxation);
+      pair.setUncoveredSquares(block.uncoveredSquares);
+      const double dataNorm =
+          globalDataNorm(block.rows, pair.overlap(), block.comm, block.uncoveredSquares);
+      iterative::runOrderedSubsets(subsets, rule, *x, p, dataNorm, last, c);
+      last.totalSeconds = iterative::secondsSince(started);
+      if (block.comm.size() > 1)
+        last.warnings.push_back(
+            "rank " + std::to_string(block.comm.rank()) + " exchanged " +
+            std::to_string(pair.overlap().mine.size()) + " shared detector rows (" +
+            std::to_string(pair.exchangedBytes() >> 20) + " MiB summed over the run)");
+      warnings.insert(last.warnings.begin(), last.warnings.end());
+      return pair.takeVolume(std::move(x));
+    };
+  }
+  SlabRunOptions o = options;
+  if (!independent) {
+    // The ranks' blocks are fixed for the run and its resumes: say so in what a resume checks.
+    const int ranks = o.communicator != nullptr ? o.communicator->size() : o.ranks;
+    o.parameters["blocksOfRanks"] = ranks;
+    // One slab per rank unless asked otherwise (the slab height only sets the ranks' shares).
+    if (o.plan.slabSlices == 0)
+      o.plan.slabSlices =
+          std::max<std::int64_t>(1, (params.volume.shape.nz + ranks - 1) / std::max(ranks, 1));
+  }
+  SlabRunReport report = runSlabs(source, algorithm, o, context);
+  report.warnings.assign(warnings.begin(), warnings.end());
+  if (reportOut != nullptr) *reportOut = std::move(last);
+  return report;
+}
+
+}  // namespace tomowb::scale
