@@ -58,6 +58,38 @@ void installSignalHandlers() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
+std::optional<std::pair<int, int>> launcherRanks() {
+  const std::pair<const char*, const char*> names[] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", "PMI_SIZE"},
+      {"SLURM_PROCID", "SLURM_NTASKS"}};
+  for (const auto& [rankName, sizeName] : names) {
+    const char* rank = std::getenv(rankName);  // NOLINT(concurrency-mt-unsafe): before threads
+    const char* size = std::getenv(sizeName);  // NOLINT(concurrency-mt-unsafe)
+    if (rank == nullptr || size == nullptr) continue;
+    const int r = std::atoi(rank), n = std::atoi(size);
+    if (n >= 1 && r >= 0 && r < n) return std::make_pair(r, n);
+  }
+  return std::nullopt;
+}
+
+namespace {
+std::unique_ptr<io::ProgressFileWriter>& progressFile() {
+  static std::unique_ptr<io::ProgressFileWriter> file;
+  return file;
+}
+}  // namespace
+
+void startProgressFile(const std::string& path) {
+  const auto ranks = launcherRanks().value_or(std::make_pair(0, 1));
+  progressFile() = std::make_unique<io::ProgressFileWriter>(
+      io::progressPathForRank(path, ranks.first, ranks.second), ranks.first, ranks.second);
+}
+
+void finishProgressFile(io::ProgressState state, int exitCode, std::string_view message) noexcept {
+  if (progressFile()) progressFile()->finish(state, exitCode, message);
+}
+
 bool progressWanted(bool forced, bool quiet) {
   if (quiet) return false;
   return forced || ::isatty(STDERR_FILENO) == 1;
@@ -71,6 +103,7 @@ ProgressBar::~ProgressBar() {
 }
 
 void ProgressBar::report(std::string_view stage, double fraction) {
+  if (progressFile()) progressFile()->report(stage, fraction);
   if (!enabled_) return;
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();

@@ -21,6 +21,7 @@
 #include "recon/data/ProjectionStack.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/ProgressFile.h"
 #include "recon/job/GpuMonitor.h"
 #include "recon/job/JobContext.h"
 #include "recon/phantom/Phantom.h"
@@ -40,7 +41,19 @@ inline constexpr int kExitCancelled = 130;  // interrupted (Ctrl-C / SIGINT / SI
 CancelToken& interruptToken();
 void installSignalHandlers();
 
-// A progress bar on stderr, redrawn at most 10 times a second; silent unless enabled.
+// This process's rank and the number of ranks when a launcher started it: mpirun (Open MPI's
+// OMPI_COMM_WORLD_*, MPICH's PMI_*) or srun (SLURM_PROCID, SLURM_NTASKS); nullopt otherwise.
+std::optional<std::pair<int, int>> launcherRanks();
+
+// --progress-file FILE (a global option, io/ProgressFile.h): started in main before the command
+// runs, for rank K of N > 1 of a launcher as "<stem>.rank<K><ext>". Every ProgressBar reports to
+// it, whether or not it draws; main writes the final state. IoError when FILE cannot be written.
+void startProgressFile(const std::string& path);
+// The final state, exit code and message (no-op without a progress file).
+void finishProgressFile(io::ProgressState state, int exitCode, std::string_view message) noexcept;
+
+// A progress bar on stderr, redrawn at most 10 times a second; silent unless enabled. Reports
+// also go to the --progress-file, if any.
 class ProgressBar : public ProgressSink {
  public:
   explicit ProgressBar(bool enabled);

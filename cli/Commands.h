@@ -11,10 +11,11 @@
 namespace tomowb::cli {
 
 struct GlobalOptions {
-  bool json = false;      // machine-readable summary on stdout
-  bool quiet = false;     // no progress, no text summary
-  bool progress = false;  // progress bar even when stderr is not a terminal
-  bool noRecord = false;  // no run record beside the outputs (RunRecords.h)
+  bool json = false;         // machine-readable summary on stdout
+  bool quiet = false;        // no progress, no text summary
+  bool progress = false;     // progress bar even when stderr is not a terminal
+  bool noRecord = false;     // no run record beside the outputs (RunRecords.h)
+  std::string progressFile;  // --progress-file FILE (io/ProgressFile.h), empty: none
 };
 
 class Command {
@@ -43,6 +44,8 @@ std::vector<std::unique_ptr<Command>> makeDicomNetworkCommands(CLI::App& app);
 std::vector<std::unique_ptr<Command>> makeQaCommands(CLI::App& app);
 // `pet simulate`, `pet histo` and `pet recon` (docs/pet.md).
 std::vector<std::unique_ptr<Command>> makePetCommands(CLI::App& app);
+// `cluster profile|submit|status|cancel|wait|list` (docs/scale.md, "Cluster"; recon/cluster).
+std::vector<std::unique_ptr<Command>> makeClusterCommands(CLI::App& app);
 
 // Prints `summary` as JSON on stdout when --json is given.
 void printJson(const GlobalOptions& global, const nlohmann::json& summary);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "CliSupport.h"
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
                "draw the progress bar even if stderr is not a terminal");
   app.add_flag("--no-record", global.noRecord,
                "write no run record (NAME.run.json) beside a reconstruction's output");
+  app.add_option("--progress-file", global.progressFile,
+                 "keep FILE up to date with the run's state and progress (JSON, replaced "
+                 "atomically at most every 0.5 s and at the end; rank K of several writes "
+                 "NAME.rank<K>.json; docs/cli.md)");
   setCommandLine(argc, argv);
 
   std::vector<std::unique_ptr<Command>> commands;
@@ -50,6 +55,7 @@ int main(int argc, char** argv) {
   for (auto& command : makeDicomCommands(app)) commands.push_back(std::move(command));
   for (auto& command : makeQaCommands(app)) commands.push_back(std::move(command));
   for (auto& command : makePetCommands(app)) commands.push_back(std::move(command));
+  for (auto& command : makeClusterCommands(app)) commands.push_back(std::move(command));
 
   try {
     app.parse(argc, argv);
@@ -59,18 +65,30 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
+  // The progress file (if any) hears the end of the run in every case: done, cancelled, failed.
+  const auto finish = [](int code, const std::string& message) {
+    finishProgressFile(code == kExitOk          ? tomowb::io::ProgressState::Done
+                       : code == kExitCancelled ? tomowb::io::ProgressState::Cancelled
+                                                : tomowb::io::ProgressState::Failed,
+                       code, message);
+    return code;
+  };
   try {
+    if (!global.progressFile.empty()) startProgressFile(global.progressFile);
     for (auto& command : commands)
-      if (command->subcommand()->parsed()) return command->run(global);
+      if (command->subcommand()->parsed()) {
+        const int code = command->run(global);
+        return finish(code, code == kExitOk ? "" : "exit status " + std::to_string(code));
+      }
   } catch (const tomowb::Cancelled&) {
     std::fprintf(stderr, "\ntomowb-cli: interrupted; no output was written\n");
-    return kExitCancelled;
+    return finish(kExitCancelled, "interrupted");
   } catch (const tomowb::OutOfMemoryError& e) {
     std::fprintf(stderr, "\ntomowb-cli: out of memory: %s\n", e.what());
-    return kExitOutOfMemory;
+    return finish(kExitOutOfMemory, std::string("out of memory: ") + e.what());
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "\ntomowb-cli: out of memory\n");
-    return kExitOutOfMemory;
+    return finish(kExitOutOfMemory, "out of memory");
   } catch (const std::exception& e) {
     // A blocking call that a signal interrupted (EINTR: the handlers do not restart calls) fails
     // with its own message; the run was cancelled all the same.
@@ -78,10 +96,10 @@ int main(int argc, char** argv) {
     if (interruptToken().requested()) {
       std::fprintf(stderr, "\ntomowb-cli: interrupted (%s); no output was written\n",
                    message.c_str());
-      return kExitCancelled;
+      return finish(kExitCancelled, "interrupted (" + message + ")");
     }
     std::fprintf(stderr, "\ntomowb-cli: error: %s\n", message.c_str());
-    return kExitError;
+    return finish(kExitError, message);
   }
   return kExitUsage;
 }

@@ -18,6 +18,10 @@ packages=(
   # Slab runs shared over MPI ranks (docs/scale.md): Open MPI and its mpirun; serial HDF5 for
   # volumes written slab by slab (.h5)
   libopenmpi-dev openmpi-bin libhdf5-dev
+  # Cluster submission (docs/scale.md, "Cluster"): the slurm tests start a real single-node SLURM
+  # (tests/support/slurm-single-node.sh: munged, slurmctld, slurmd as root, no systemd) and the
+  # clients sbatch, squeue, sacct, scancel, srun
+  slurmctld slurmd slurm-client munge
   # Compiler cache shared by the build folders; dpkg-dev for the .deb (CPack)
   ccache dpkg-dev file
 )

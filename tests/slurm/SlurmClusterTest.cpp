@@ -1,0 +1,227 @@
+// The cluster client against a real single-node SLURM (tests/support/slurm-single-node.sh:
+// munged, slurmctld and slurmd of Debian's slurm-wlm). Under ctest the fixture SlurmCluster.Start
+// starts it once (TOMOWB_TEST_SLURM_DIR) and SlurmCluster.Stop ends it; run by hand, the binary
+// starts its own and stops it at the end. Without the SLURM programs every test skips, saying so.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include "cli/CliRun.h"
+#include "recon/cluster/SlurmClient.h"
+#include "recon/core/Error.h"
+#include "support/TestSupport.h"
+
+namespace tomowb::cluster {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kScript = std::string(TOMOWB_TEST_SUPPORT_DIR) + "/slurm-single-node.sh";
+
+class SlurmCluster : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    installed_ = runExternalCommand({"bash", kScript, "check"}).ok();
+    if (!installed_) return;
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): before any thread
+    const char* shared = std::getenv("TOMOWB_TEST_SLURM_DIR");
+    ownCluster_ = shared == nullptr || shared[0] == '\0';
+    clusterDir_ = ownCluster_
+                      ? fs::temp_directory_path() / ("tomowb-slurm-" + std::to_string(::getpid()))
+                      : fs::path(shared);
+    CommandOptions options;
+    options.timeout = std::chrono::seconds(60);
+    const CommandResult started =
+        runExternalCommand({"bash", kScript, "start", clusterDir_.string()}, options);
+    startError_ = started.ok() ? "" : started.describe();
+    ::setenv("SLURM_CONF", (clusterDir_ / "slurm.conf").c_str(), 1);
+    ::setenv("XDG_CONFIG_HOME", (clusterDir_ / "config").c_str(), 1);
+  }
+  static void TearDownTestSuite() {
+    if (installed_ && ownCluster_) {
+      runExternalCommand({"bash", kScript, "stop", clusterDir_.string()});
+      std::error_code ec;
+      fs::remove_all(clusterDir_, ec);
+    }
+  }
+  void SetUp() override {
+    if (!installed_)
+      GTEST_SKIP() << "SLURM is not installed (slurmctld, slurmd, slurm-client, munge: "
+                      "scripts/setup.sh installs them)";
+    ASSERT_TRUE(startError_.empty()) << "the test cluster did not start: " << startError_;
+  }
+
+  ClusterProfile profile(int tasks) const {
+    ClusterProfile p;
+    p.name = "test-local";
+    p.partition = "test";
+    p.tasksPerNode = tasks;
+    p.timeLimit = "10:00";
+    p.workFolder = (dir_ / "jobs").string();
+    p.cliPath = TOMOWB_CLI_PATH;
+    return p;
+  }
+
+  // Polls until the job is over (or `until` says stop), at most `seconds`.
+  static JobStatus waitFor(SlurmClient& client, const ClusterJob& job, double seconds,
+                           const std::function<bool(const JobStatus&)>& until = nullptr) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    JobStatus s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      s = client.status(job);
+      if (isFinal(s.state) || (until && until(s))) return s;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ADD_FAILURE() << "job " << job.jobId << " still " << s.summary() << " after " << seconds
+                  << " s";
+    return s;
+  }
+
+  static std::string bytesOf(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  test::TempDir dir_;
+  static inline bool installed_ = false, ownCluster_ = false;
+  static inline fs::path clusterDir_;
+  static inline std::string startError_;
+};
+
+TEST_F(SlurmCluster, AnFdkSlabRunOnTwoRanksLandsBitForBitAsALocalRun) {
+  const std::string scan = (dir_ / "scan.json").string();
+  ASSERT_EQ(test::runCli("-q phantom -o " + scan + " --cols 64 --rows 64 --views 90").exitCode, 0);
+  const std::vector<std::string> fdk = {"recon", "fdk",           "-i", scan, "--size",
+                                        "64",    "--slab-slices", "8"};
+  const std::string local = (dir_ / "local.raw").string();
+  ASSERT_EQ(
+      test::runCli("-q --no-record recon fdk -i " + scan + " --size 64 --slab-slices 8 -o " + local)
+          .exitCode,
+      0);
+
+  SlurmClient client(profile(2));
+  std::vector<std::string> args = fdk;
+  args.insert(args.end(), {"-o", (dir_ / "cluster.raw").string()});
+  const ClusterJob job = client.submit(client.prepare(args, "fdk64", dir_.path().string()));
+  EXPECT_FALSE(job.jobId.empty());
+  EXPECT_EQ(job.output, (dir_ / "cluster.raw").string());
+  const JobStatus s = waitFor(client, job, 60);
+  ASSERT_EQ(s.state, JobState::Done) << s.summary() << "\n" << client.log(job);
+  EXPECT_TRUE(s.outputPresent);
+  EXPECT_DOUBLE_EQ(s.fraction, 1.0);
+  EXPECT_FALSE(s.source.empty());
+  // Both ranks wrote their progress files to the end.
+  ASSERT_TRUE(s.progress);
+  EXPECT_EQ(s.progress->ranks, 2);
+  EXPECT_EQ(s.progress->state, io::ProgressState::Done);
+  EXPECT_EQ(bytesOf(dir_ / "cluster.raw"), bytesOf(local));
+  EXPECT_FALSE(bytesOf(local).empty());
+  // The job is on record for `cluster status` and the window.
+  EXPECT_EQ(findJobRecord(job.jobId, "test-local", "job").output, job.output);
+}
+
+TEST_F(SlurmCluster, ACancelledRunStopsAndLeavesNoFinishedOutput) {
+  const std::string scan = (dir_ / "big.json").string();
+  ASSERT_EQ(test::runCli("-q phantom -o " + scan + " --cols 128 --rows 128 --views 360").exitCode,
+            0);
+  SlurmClient client(profile(2));
+  const std::string out = (dir_ / "volume.raw").string();
+  const ClusterJob job = client.submit(
+      client.prepare({"recon", "fdk", "-i", scan, "--size", "256", "--slab-slices", "2", "-o", out},
+                     "big", dir_.path().string()));
+  // Running, and at least one slab in: the progress file is being followed.
+  const JobStatus running = waitFor(client, job, 60, [](const JobStatus& s) {
+    return s.state == JobState::Running && s.slabsDone > 0;
+  });
+  ASSERT_EQ(running.state, JobState::Running) << running.summary() << "\n" << client.log(job);
+  EXPECT_GT(running.slabsTotal, running.slabsDone);
+  client.cancel(job);
+  const JobStatus s = waitFor(client, job, 60);
+  EXPECT_EQ(s.state, JobState::Cancelled) << s.summary();
+  EXPECT_FALSE(s.outputPresent) << client.log(job);
+  EXPECT_FALSE(fs::exists(out));
+  // The ranks heard SIGTERM and said so in their progress files (what slurmd's KillWait allows).
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto p =
+        io::readProgressFile(io::progressPathForRank(progressPathIn(job.jobFolder), rank, 2));
+    ASSERT_TRUE(p);
+    EXPECT_NE(p->state, io::ProgressState::Done);
+  }
+}
+
+TEST_F(SlurmCluster, ABadPartitionIsRefusedWithSbatchsOwnWords) {
+  ClusterProfile p = profile(1);
+  p.partition = "no-such-partition";
+  SlurmClient client(p);
+  try {
+    client.submit(client.prepare({"variants"}, "bad", dir_.path().string()), false);
+    FAIL() << "sbatch accepted a partition that does not exist";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("sbatch refused the job"), std::string::npos) << what;
+    EXPECT_NE(what.find("invalid partition"), std::string::npos) << what;
+    EXPECT_NE(what.find("no-such-partition"), std::string::npos) << what;
+  }
+}
+
+TEST_F(SlurmCluster, AFailingRunIsFailedWithItsMessage) {
+  SlurmClient client(profile(1));
+  const ClusterJob job = client.submit(client.prepare(
+      {"recon", "fdk", "-i", (dir_ / "missing.json").string(), "-o", (dir_ / "v.raw").string()},
+      "fails", dir_.path().string()));
+  const JobStatus s = waitFor(client, job, 60);
+  EXPECT_EQ(s.state, JobState::Failed) << s.summary();
+  EXPECT_NE(s.message.find("missing.json"), std::string::npos) << s.message;
+}
+
+TEST_F(SlurmCluster, TheSameRunFromAScriptThroughTheCli) {
+  const std::string scan = (dir_ / "scan.json").string();
+  ASSERT_EQ(test::runCli("-q phantom -o " + scan + " --cols 32 --rows 32 --views 60").exitCode, 0);
+  const std::string profileFile = (dir_ / "p.json").string();
+  ASSERT_EQ(
+      test::runCli("cluster profile cli-test --partition test --tasks-per-node 2 "
+                   "--work-folder " +
+                   (dir_ / "jobs").string() + " --cli " + TOMOWB_CLI_PATH + " -o " + profileFile)
+          .exitCode,
+      0);
+  const test::CliResult submitted = test::runCli(
+      "cluster submit --profile " + profileFile + " --wait --interval 0.2 -- recon fdk -i " + scan +
+      " --size 32 --slab-slices 4 -o " + (dir_ / "v.raw").string());
+  EXPECT_EQ(submitted.exitCode, 0) << submitted.output;
+  EXPECT_NE(submitted.output.find("done"), std::string::npos) << submitted.output;
+  EXPECT_TRUE(fs::exists(dir_ / "v.raw"));
+  const std::string id = submitted.output.substr(0, submitted.output.find('\n'));
+  const test::CliResult status = test::runCli("cluster status " + id + " --json");
+  EXPECT_EQ(status.exitCode, 0) << status.output;
+  EXPECT_NE(status.output.find("\"outputPresent\": true"), std::string::npos) << status.output;
+}
+
+TEST_F(SlurmCluster, TheSshRouteRunsTheSameCommandsQuotedForTheRemoteShell) {
+  // A stand-in ssh that runs the remote command string here with sh (no sshd in the test).
+  ::setenv("TOMOWB_CLUSTER_SSH", (std::string(TOMOWB_TEST_SUPPORT_DIR) + "/fake-ssh.sh").c_str(),
+           1);
+  const fs::path odd = dir_ / "it's a scan";
+  fs::create_directories(odd);
+  const std::string scan = (odd / "scan.json").string();
+  ASSERT_EQ(test::runCli("-q phantom -o \"" + scan + "\" --cols 32 --rows 32 --views 60").exitCode,
+            0);
+  ClusterProfile p = profile(1);
+  p.sshHost = "login.example.org";
+  SlurmClient client(p);
+  const ClusterJob job = client.submit(
+      client.prepare({"recon", "fdk", "-i", scan, "--size", "32", "-o", (odd / "v.raw").string()},
+                     "ssh", dir_.path().string()));
+  const JobStatus s = waitFor(client, job, 60);
+  ::unsetenv("TOMOWB_CLUSTER_SSH");
+  EXPECT_EQ(s.state, JobState::Done) << s.summary() << "\n" << client.log(job);
+  EXPECT_TRUE(s.outputPresent);
+  EXPECT_TRUE(fs::exists(odd / "v.raw"));
+}
+
+}  // namespace
+}  // namespace tomowb::cluster
