@@ -69,6 +69,23 @@ void shareCoresWithLocalRanks() {
   }
 }
 
+// This process's place among the ranks on this machine (Open MPI, MPICH/Hydra, srun), or
+// nullopt when no launcher says.
+std::optional<std::pair<int, int>> localRankFromEnvironment() {
+  const std::pair<const char*, const char*> names[] = {
+      {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+      {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+      {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}};
+  for (const auto& [rankName, sizeName] : names) {
+    const char* rank = std::getenv(rankName);  // NOLINT(concurrency-mt-unsafe): before threads
+    const char* size = std::getenv(sizeName);  // NOLINT(concurrency-mt-unsafe)
+    if (rank == nullptr || size == nullptr) continue;
+    const int r = std::atoi(rank), n = std::atoi(size);
+    if (n >= 1 && r >= 0 && r < n) return std::make_pair(r, n);
+  }
+  return std::nullopt;
+}
+
 // This process's rank and the number of ranks when mpirun (Open MPI, MPICH's PMI) or srun
 // started it; nullopt otherwise.
 std::optional<std::pair<int, int>> rankFromEnvironment() {
@@ -376,6 +393,19 @@ class CatalogReconCommand : public Command {
     std::printf("slab plan: %s%s\n", plan.summary().c_str(), ranksText.c_str());
   }
 
+  // Ranks that share this machine share its GPUs: each takes GPU (local rank mod GPU count)
+  // unless --gpus names them (one rank per GPU is the usual start: mpirun -np <GPUs>).
+  void shareGpusWithLocalRanks(nlohmann::json& parameters) const {
+    if (!VariantOptions::onGpu(descriptor_, parameters)) return;
+    nlohmann::json& gpu = parameters["gpu"];
+    if (gpu.is_object() && gpu.contains("devices") && !gpu["devices"].empty()) return;
+    const auto local = localRankFromEnvironment();
+    if (!local || local->second <= 1) return;
+    const std::size_t count = cuda::listGpuDevices().size();
+    if (count == 0) return;
+    gpu["devices"] = {static_cast<int>(static_cast<std::size_t>(local->first) % count)};
+  }
+
   int runInSlabs(const GlobalOptions& global) {
     shareCoresWithLocalRanks();
     scale::SlabRunOptions o;
@@ -391,6 +421,7 @@ class CatalogReconCommand : public Command {
     nlohmann::json parameters = nlohmann::json::object();
     parameters_.apply(parameters);
     variants_.apply(parameters);
+    shareGpusWithLocalRanks(parameters);
 
     ProgressBar bar(progressWanted(global.progress, global.quiet) && o.rank == 0);
     JobContext context(interruptToken(), &bar);

@@ -1,7 +1,10 @@
 // Slab runs under a real mpirun (Debian's Open MPI; issue #22, points 3 and 7): 1, 2 and 4 ranks
 // (oversubscribed on this machine's cores) give the same bits, the ranks say they talk through
 // Open MPI and the run record lists every rank's slabs; a run interrupted under mpirun is
-// finished by another number of ranks, bit for bit. Skipped, saying why, in a build without MPI.
+// finished by another number of ranks, bit for bit. SIRT of a cone beam on 1, 2 and 4 ranks
+// (exchanging the detector rows their blocks share) matches the one-process SIRT within 1e-5,
+// and one killed after a checkpoint resumes to the uninterrupted bits. Skipped, saying why, in a
+// build without MPI.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -180,6 +183,68 @@ TEST_F(SlabMpi, ALostRankEndsTheRunWithAMessageAndTheManifestsStillResumeIt) {
             0)
       << text(dir / "resume-lost.log");
   EXPECT_EQ(samples(dir / "lost.raw"), samples(dir / "straight.raw"));
+}
+
+std::vector<std::string> sirtRun(const std::string& out, int iterations,
+                                 std::vector<std::string> extra = {}) {
+  std::vector<std::string> a = {"recon",  "sirt", "-i",           "scan.json",
+                                "--size", "48",   "--iterations", std::to_string(iterations),
+                                "-o",     out};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+TEST_F(SlabMpi, SirtOfAConeBeamOnOneTwoAndFourRanksMatchesTheOneProcessSirt) {
+  const test::CliResult whole =
+      test::runCli("-q recon sirt -i '" + (dir / "scan.json").string() +
+                   "' --size 48 --iterations 4 -o '" + (dir / "whole.raw").string() + "'");
+  ASSERT_EQ(whole.exitCode, 0) << whole.output;
+  const std::vector<float> reference = samples(dir / "whole.raw");
+  double peak = 0;
+  for (const float v : reference) peak = std::max(peak, double(std::abs(v)));
+  ASSERT_GT(peak, 0.0);
+  for (int ranks : {1, 2, 4}) {
+    const std::string out = "sirt" + std::to_string(ranks) + ".raw";
+    const fs::path log = dir / ("sirt" + std::to_string(ranks) + ".log");
+    ASSERT_EQ(waitFor(mpirun(dir.path(), ranks, sirtRun(out, 4, {"--slab-slices", "0"}), log)), 0)
+        << text(log);
+    EXPECT_NE(text(log).find("exchanging the detector rows"), std::string::npos) << text(log);
+    const std::vector<float> v = samples(dir / out);
+    ASSERT_EQ(v.size(), reference.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      worst = std::max(worst, std::abs(double(v[i]) - double(reference[i])));
+    EXPECT_LT(worst, 1e-5 * peak) << ranks << " ranks: max |difference| " << worst;
+    const nlohmann::json record =
+        nlohmann::json::parse(text(dir / ("sirt" + std::to_string(ranks) + ".run.json")));
+    EXPECT_EQ(record.at("parameters").at("slabs").at("ranks").size(),
+              static_cast<std::size_t>(ranks));
+  }
+}
+
+TEST_F(SlabMpi, ASirtRunWithALostRankResumesFromItsCheckpointToTheUninterruptedBits) {
+  const std::vector<std::string> every = {"--checkpoint-every", "2"};
+  ASSERT_EQ(waitFor(mpirun(dir.path(), 2, sirtRun("straight.raw", 16, every), dir / "s.log")), 0)
+      << text(dir / "s.log");
+  const pid_t run = mpirun(dir.path(), 2, sirtRun("lost.raw", 16, every), dir / "lost.log");
+  // The manifests appear with the first checkpoint (after iteration 2).
+  const fs::path manifest = dir / "lost.raw.rank1.manifest.json";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(manifest) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(signalRanksWriting("lost.raw", SIGKILL, 1), 1);
+  const int code = waitFor(run);
+  if (code == 0 || fs::exists(dir / "lost.raw"))
+    GTEST_SKIP() << "the run finished before a rank could be lost:\n" << text(dir / "lost.log");
+  ASSERT_TRUE(fs::exists(dir / "lost.raw.checkpoint0")) << text(dir / "lost.log");
+  std::vector<std::string> resume = every;
+  resume.push_back("--resume");
+  const fs::path log = dir / "resume.log";
+  ASSERT_EQ(waitFor(mpirun(dir.path(), 2, sirtRun("lost.raw", 16, resume), log)), 0) << text(log);
+  EXPECT_NE(text(log).find("resumed from the checkpoint of iteration"), std::string::npos)
+      << text(log);
+  EXPECT_EQ(samples(dir / "lost.raw"), samples(dir / "straight.raw"));
+  EXPECT_FALSE(fs::exists(dir / "lost.raw.checkpoint0"));
 }
 
 }  // namespace

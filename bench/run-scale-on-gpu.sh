@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Issue #22 on a GPU machine (nvidia-h100-x2: two H100s of one host), in stages so that each fits
+# one device call (the machine stays warm between them):
+#   build     the gpu preset's CLI, scale/cuda/cli tests and FDK benchmark; the slab, SIRT-slab,
+#             MPI and GPU FDK/SIRT tests
+#   weak      weak scaling over the GPUs (point 6): FDK and SIRT with the same work per GPU on
+#             1 GPU, on 2 MPI ranks (one GPU each) and on 1 process driving both; 5 runs each,
+#             min / median / max wall time, efficiency t(1 GPU) / t(2 GPUs), compute and I/O
+#             from the run records; the bits of the 2-rank FDK against the 1-process one
+#   streamed  a 2048^3 FDK streamed to disk in slabs on one GPU (compute and I/O split), then the
+#             multi-GPU FDK benchmark's end-to-end tables at 512^3 and 1024^3
+# Results in $OUT (machine.txt, build.log, tests.log, weak.md, streamed.md, bench-fdk-gpu.md).
+# Usage: bench/run-scale-on-gpu.sh build|weak|streamed
+set -uo pipefail
+export PATH="$PATH:/usr/local/cuda/bin"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cd "$(dirname "$0")/.."
+root="$PWD"
+OUT="${OUT:-$PWD/gpu-out}"
+mkdir -p "$OUT"
+cli="$root/build-gpu/cli/tomowb-cli"
+work="${WORK:-/tmp/tomowb-scale}"
+mkdir -p "$work"
+stage="${1:-build}"
+status=0
+
+# Wall seconds of a command, its output to a log.
+timed() {
+  local log="$1"; shift
+  local start end
+  start=$(date +%s.%N)
+  "$@" >"$log" 2>&1 || { echo "FAILED: $* (log $log)" >&2; tail -n 20 "$log" >&2; return 1; }
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc -l
+}
+# "min / median / max" of numbers on stdin.
+spread() { sort -g | python3 -c "
+import sys; t = [float(x) for x in sys.stdin if x.strip()]
+print(f'{t[0]:.2f} / {t[len(t)//2]:.2f} / {t[-1]:.2f}' if t else '-')"; }
+median() { sort -g | python3 -c "
+import sys; t = [float(x) for x in sys.stdin if x.strip()]; print(f'{t[len(t)//2]:.4f}' if t else 'nan')"; }
+# compute | read + write seconds from a run record.
+split() { python3 -c "
+import json, sys; r = json.load(open(sys.argv[1]))['timings']
+print(f\"{r['computeSeconds']:.2f} | {r['readSeconds'] + r['writeSeconds']:.2f}\")" "$1"; }
+
+case "$stage" in
+build)
+  {
+    echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+    nvidia-smi topo -m 2>/dev/null | head -n 6; nproc; free -g | head -n 2; df -h /tmp | tail -1
+    mpirun --version 2>&1 | head -n 1
+  } > "$OUT/machine.txt" 2>&1
+  cat "$OUT/machine.txt"
+  echo "== build"
+  if ! { cmake --preset gpu -DTOMOWB_BENCH=ON &&
+         cmake --build build-gpu -j "$(nproc)" --target tomowb-cli tomowb_test_scale \
+           tomowb_test_cuda tomowb_test_cli tomowb-bench-fdk-gpu; } > "$OUT/build.log" 2>&1; then
+    tail -n 60 "$OUT/build.log"; echo "BUILD FAILED"; exit 1
+  fi
+  grep -E "tomowb:|HDF5|MPI" "$OUT/build.log" | head -n 5
+  echo "build done after ${SECONDS} s"
+  echo "== tests"
+  {
+    timeout 120 build-gpu/tests/tomowb_test_scale 2>&1 | tail -n 4
+    timeout 300 build-gpu/tests/tomowb_test_cuda \
+      --gtest_filter='GpuSlabSirt*:GpuFdk*:GpuEtSirt*:GpuDevices*' 2>&1 |
+      grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) |Failure|Expected|Which is|Actual|error|tests? ran" |
+      head -n 80
+    timeout 300 build-gpu/tests/tomowb_test_cli --gtest_filter='Slab*:*Hdf5*' 2>&1 |
+      grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) |Failure|Expected|error|tests? ran" | head -n 40
+  } > "$OUT/tests.log" 2>&1
+  grep -qE "FAILED" "$OUT/tests.log" && status=1
+  grep -E "PASSED|FAILED|SKIPPED \]" "$OUT/tests.log" | tail -n 20
+  ;;
+weak)
+  cd "$work"
+  gpus=$(nvidia-smi -L | wc -l)
+  echo "== data"
+  "$cli" -q phantom -o cone.json --cols 1024 --rows 1024 --views 720 --pitch-mm 0.2 || exit 1
+  for rows in 256 512; do
+    "$cli" -q phantom -o "tilt$rows.json" --beam parallel --scan arc --arc-deg 120 --views 61 \
+      --cols 1024 --rows "$rows" --pitch-mm 0.1 || exit 1
+  done
+  echo "data after ${SECONDS} s"
+  fdk() { # NZ OUT LAUNCHER OPTIONS...
+    local nz="$1" out="$2" launch="$3"; shift 3
+    rm -f "$out" "${out%.raw}".json "${out%.raw}".run.json
+    $launch "$cli" -q recon fdk -i cone.json --shape 1024 1024 "$nz" --voxel-mm 0.1 --device gpu \
+      -o "$out" "$@"
+  }
+  sirt() { # ROWS OUT LAUNCHER OPTIONS...
+    local rows="$1" out="$2" launch="$3"; shift 3
+    rm -f "$out" "${out%.raw}".json "${out%.raw}".run.json
+    $launch "$cli" -q recon sirt -i "tilt$rows.json" --device gpu --iterations 50 \
+      --thickness 256 -o "$out" "$@"
+  }
+  runs=5
+  declare -A times
+  for i in $(seq $runs); do
+    times[f1]+="$(timed f1.log fdk 512 f1.raw "" --slab-slices 512 --gpus 0) "
+    if (( gpus >= 2 )); then
+      times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -np 2" --slab-slices 512) "
+      times[f2p]+="$(timed f2p.log fdk 1024 f2p.raw "" --slab-slices 1024 --gpus 0 1) "
+    fi
+    times[s1]+="$(timed s1.log sirt 256 s1.raw "" --slab-slices 256 --gpus 0) "
+    if (( gpus >= 2 )); then
+      times[s2r]+="$(timed s2r.log sirt 512 s2r.raw "mpirun -np 2" --slab-slices 256) "
+      times[s2p]+="$(timed s2p.log sirt 512 s2p.raw "" --slab-slices 512 --gpus 0 1) "
+    fi
+  done
+  same="-"
+  [ -f f2r.raw ] && [ -f f2p.raw ] && { cmp -s f2r.raw f2p.raw && same=yes || same=NO; }
+  m() { echo "${times[$1]:-}" | tr ' ' '\n' | median; }
+  {
+    echo "# Weak scaling over the GPUs of one host ($(date -u +%Y-%m-%d), bench/run-scale-on-gpu.sh weak)"
+    echo
+    echo "Machine: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $gpus," \
+      "$(nproc) cores, $(mpirun --version 2>&1 | head -1). $runs runs per row, wall time of the"
+    echo "whole command (start, reading the projections, reconstruction, writing and flushing the"
+    echo "volume to disk). FDK: fdk.bp.fast from 720 views of 1024 x 1024, 1024 x 1024 x 512 voxels"
+    echo "per GPU. SIRT: et.fp.fast + et.bp.fast, 50 iterations of a 120-degree tilt series of 61"
+    echo "views of 1024 columns, 1024 x 256 x 256 voxels per GPU (one slice per detector row)."
+    echo "Efficiency: t(1 GPU, its share) / t(2 GPUs, twice the work); 1.00 = perfect."
+    echo
+    echo "| run | GPUs | grid | wall s min / median / max | compute s | read + write s | efficiency |"
+    echo "|---|---|---|---|---|---|---|"
+    row() { # key label gpus grid base
+      local t; t=$(m "$1")
+      local eff="-"; [ "$5" != "-" ] && eff=$(python3 -c "print(f'{$5/$t:.2f}')" 2>/dev/null)
+      local s="- | -"; [ -f "$1.run.json" ] && s=$(split "$1.run.json")
+      echo "| $2 | $3 | $4 | $(echo "${times[$1]:-}" | tr ' ' '\n' | spread) | $s | $eff |"
+    }
+    f1=$(m f1); s1=$(m s1)
+    row f1 "FDK, 1 process" 1 "1024 x 1024 x 512" "-"
+    row f2r "FDK, 2 MPI ranks (one GPU each)" 2 "1024 x 1024 x 1024" "$f1"
+    row f2p "FDK, 1 process driving both" 2 "1024 x 1024 x 1024" "$f1"
+    row s1 "SIRT, 1 process" 1 "1024 x 256 x 256" "-"
+    row s2r "SIRT, 2 MPI ranks (one GPU each)" 2 "1024 x 256 x 512" "$s1"
+    row s2p "SIRT, 1 process driving both" 2 "1024 x 256 x 512" "$s1"
+    echo
+    echo "FDK volume of 2 ranks = 1 process driving both GPUs, bit for bit: $same."
+    echo "(compute and read + write: the last run's record, summed over ranks.)"
+  } > "$OUT/weak.md"
+  cat "$OUT/weak.md"
+  ;;
+streamed)
+  cd "$work"
+  rm -f cone.* f*.raw s*.raw tilt*  # room for the big run
+  echo "== data (2048 x 2048 x 800 views)"
+  t_data=$(timed data.log "$cli" -q phantom -o big.json --cols 2048 --rows 2048 --views 800 \
+    --pitch-mm 0.1) || exit 1
+  echo "data: ${t_data} s"
+  "$cli" recon fdk -i big.json --size 2048 --voxel-mm 0.05 --device gpu --gpus 0 \
+    --slab-slices 256 -o big-out.raw --plan-only > plan.log 2>&1
+  t_run=$(timed big.log "$cli" recon fdk -i big.json --size 2048 --voxel-mm 0.05 --device gpu \
+    --gpus 0 --slab-slices 256 -o big-out.raw) || status=1
+  {
+    echo "# A 2048^3 FDK streamed to disk on one GPU ($(date -u +%Y-%m-%d), bench/run-scale-on-gpu.sh streamed)"
+    echo
+    echo "Machine: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) cores," \
+      "$(free -g | awk '/Mem:/ {print $2}') GiB host memory; disk: $(df -h . | tail -1 | awk '{print $2}')."
+    echo "Input: 800 views of 2048 x 2048 (12.5 GiB raw, made here in ${t_data} s); output"
+    echo "2048^3 float32 (32 GiB) written slab by slab (slabs of 256 slices, fdatasync after each)."
+    echo "One run (the volume is 32 GiB; a spread of five would need five times the disk time)."
+    echo
+    echo '```'
+    cat plan.log
+    echo '```'
+    echo
+    echo "| wall s | compute s | read s | write s | write GB/s | GUPS (compute only) |"
+    echo "|---|---|---|---|---|---|"
+    python3 - "$t_run" <<'EOF'
+import json, sys
+t = float(sys.argv[1]); r = json.load(open('big-out.run.json'))['timings']
+c, rd, w = r['computeSeconds'], r['readSeconds'], r['writeSeconds']
+print(f"| {t:.1f} | {c:.1f} | {rd:.1f} | {w:.1f} | {32 * 2**30 / w / 1e9:.2f} | {2048**3 * 800 / c / 1e9:.0f} |")
+EOF
+    echo
+    echo '```'
+    tail -n 6 big.log
+    echo '```'
+  } > "$OUT/streamed.md"
+  cat "$OUT/streamed.md"
+  rm -f big-out.raw big.raw
+  left=$(( 560 - SECONDS ))
+  if (( left > 60 )); then
+    timeout --signal=TERM --kill-after=10 "$left" "$root/build-gpu/bench/tomowb-bench-fdk-gpu" \
+      --sizes 512 1024 --variants fast --e2e-variants fast --phantom-sizes 1 --repeats 5 \
+      --no-cross-check --out "$OUT/bench-fdk-gpu.md" --json "$OUT/bench-fdk-gpu.json" \
+      2> "$OUT/bench-fdk-gpu.log" | tail -n 30
+  fi
+  ;;
+esac
+echo "stage $stage done after ${SECONDS} s, status ${status}"
+exit "$status"
