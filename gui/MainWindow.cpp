@@ -48,6 +48,7 @@
 #include "gui/RunLogPanel.h"
 #include "gui/SafetyNet.h"
 #include "gui/SpecimenRois.h"
+#include "gui/ClusterDialog.h"
 #include "gui/SweepDialog.h"
 #include "gui/ThroughputPanel.h"
 #include "gui/ViewArea.h"
@@ -709,6 +710,15 @@ void MainWindow::showSweepDialog() {
   auto* dialog = new SweepDialog(*workspace_, *algorithmPanel_, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->show();
+}
+
+ClusterDialog* MainWindow::showClusterDialog() {
+  auto* dialog = new ClusterDialog(*workspace_, *algorithmPanel_, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &ClusterDialog::resultReady, this,
+          [this](const QString& path) { dataPanel_->openAsVolume(path); });
+  dialog->show();
+  return dialog;
 }
 
 void MainWindow::onRunFailed(int id, const QString& message) {

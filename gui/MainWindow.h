@@ -33,6 +33,7 @@ namespace tomowb::gui {
 
 class AlgorithmPanel;
 class CnrPanel;
+class ClusterDialog;
 class CompareView;
 class ConsistencyView;
 class ConvergencePanel;
@@ -157,6 +158,9 @@ class MainWindow : public QMainWindow {
   // Run > Sweep variants…: the sweep dialog for the current projections and algorithm.
   void showSweepDialog();
   QAction* sweepAction() const { return sweepAction_; }
+  // Run > Cluster…: profiles, submit the current run to SLURM, follow, cancel and open jobs.
+  ClusterDialog* showClusterDialog();
+  QAction* clusterAction() const { return clusterAction_; }
   // CNR demo: circle ROIs on the largest insert of each contrast and a water background disc.
   void placePhantomRois();
   void applyLowContrastWindow();
@@ -274,6 +278,7 @@ class MainWindow : public QMainWindow {
   QAction* screenshotAction_ = nullptr;
   QAction* compareAction_ = nullptr;
   QAction* sweepAction_ = nullptr;
+  QAction* clusterAction_ = nullptr;
   QString runRecordsFolder_;
   std::map<int, std::shared_future<std::string>> pendingRunRecords_;  // run id: its record file
   QAction* quitAction_ = nullptr;

@@ -191,6 +191,12 @@ void MainWindow::createActions() {
       tr("Run every kernel variant of the current algorithm on the current projections: time, "
          "accuracy against the float64 reference, determinism, adjoint test"));
   connect(sweepAction_, &QAction::triggered, this, &MainWindow::showSweepDialog);
+  clusterAction_ = new QAction(tr("C&luster…"), this);
+  clusterAction_->setObjectName(QStringLiteral("clusterAction"));
+  clusterAction_->setStatusTip(
+      tr("Submit the current run to a SLURM cluster, follow its progress, cancel it and open "
+         "its result (cluster profiles: partition, nodes, GPUs, time, ssh host)"));
+  connect(clusterAction_, &QAction::triggered, this, &MainWindow::showClusterDialog);
   compareAction_ = new QAction(tr("&Compare runs"), this);
   compareAction_->setObjectName(QStringLiteral("compareAction"));
   compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
@@ -288,6 +294,7 @@ void MainWindow::createMenus() {
   run->addAction(runListPanel_->goldenReferenceAction());
   run->addAction(compareAction_);
   run->addAction(sweepAction_);
+  run->addAction(clusterAction_);
   run->addSeparator();
   QAction* phantomRois = run->addAction(tr("Place CNR &ROIs on the phantom's inserts"));
   phantomRois->setStatusTip(

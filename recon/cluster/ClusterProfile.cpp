@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "recon/core/Error.h"
@@ -23,6 +22,27 @@ bool onlyCharacters(const std::string& text, std::string_view extra) {
   return std::all_of(text.begin(), text.end(), [&](unsigned char c) {
     return std::isalnum(c) != 0 || extra.find(char(c)) != std::string_view::npos;
   });
+}
+
+// [D-]N[:N[:N]]: what sbatch --time reads (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM:SS).
+bool isTimeLimit(const std::string& text) {
+  std::size_t at = 0;
+  const auto digits = [&] {
+    const std::size_t first = at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0) ++at;
+    return at > first;
+  };
+  if (!digits()) return false;
+  if (at < text.size() && text[at] == '-') {
+    ++at;
+    if (!digits()) return false;
+  }
+  for (int parts = 0; at < text.size() && parts < 2; ++parts) {
+    if (text[at] != ':') return false;
+    ++at;
+    if (!digits()) return false;
+  }
+  return at == text.size();
 }
 
 }  // namespace
@@ -105,8 +125,7 @@ void ClusterProfile::validate() const {
                                             std::to_string(cpusPerTask));
   // sbatch --time: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS (or empty: the
   // partition's default).
-  static const std::regex kTime(R"(^(\d+-)?\d+(:\d+){0,2}$)");
-  if (!timeLimit.empty() && !std::regex_match(timeLimit, kTime))
+  if (!timeLimit.empty() && !isTimeLimit(timeLimit))
     throw ParameterError("timeLimit", "'" + timeLimit +
                                           "': give minutes, MM:SS, HH:MM:SS or D-HH:MM:SS "
                                           "(sbatch --time)");

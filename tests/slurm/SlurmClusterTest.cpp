@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <thread>
 
 #include "cli/CliRun.h"
 #include "recon/cluster/SlurmClient.h"
 #include "recon/core/Error.h"
+#include "support/SlurmTestCluster.h"
 #include "support/TestSupport.h"
 
 namespace tomowb::cluster {
@@ -21,39 +23,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kScript = std::string(TOMOWB_TEST_SUPPORT_DIR) + "/slurm-single-node.sh";
-
 class SlurmCluster : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    installed_ = runExternalCommand({"bash", kScript, "check"}).ok();
-    if (!installed_) return;
-    // NOLINTNEXTLINE(concurrency-mt-unsafe): before any thread
-    const char* shared = std::getenv("TOMOWB_TEST_SLURM_DIR");
-    ownCluster_ = shared == nullptr || shared[0] == '\0';
-    clusterDir_ = ownCluster_
-                      ? fs::temp_directory_path() / ("tomowb-slurm-" + std::to_string(::getpid()))
-                      : fs::path(shared);
-    CommandOptions options;
-    options.timeout = std::chrono::seconds(60);
-    const CommandResult started =
-        runExternalCommand({"bash", kScript, "start", clusterDir_.string()}, options);
-    startError_ = started.ok() ? "" : started.describe();
-    ::setenv("SLURM_CONF", (clusterDir_ / "slurm.conf").c_str(), 1);
-    ::setenv("XDG_CONFIG_HOME", (clusterDir_ / "config").c_str(), 1);
+    cluster_ = std::make_unique<test::SlurmTestCluster>(std::string(TOMOWB_TEST_SUPPORT_DIR) +
+                                                        "/slurm-single-node.sh");
   }
-  static void TearDownTestSuite() {
-    if (installed_ && ownCluster_) {
-      runExternalCommand({"bash", kScript, "stop", clusterDir_.string()});
-      std::error_code ec;
-      fs::remove_all(clusterDir_, ec);
-    }
-  }
+  static void TearDownTestSuite() { cluster_.reset(); }
   void SetUp() override {
-    if (!installed_)
-      GTEST_SKIP() << "SLURM is not installed (slurmctld, slurmd, slurm-client, munge: "
-                      "scripts/setup.sh installs them)";
-    ASSERT_TRUE(startError_.empty()) << "the test cluster did not start: " << startError_;
+    if (!cluster_->installed()) GTEST_SKIP() << test::SlurmTestCluster::notInstalled();
+    ASSERT_TRUE(cluster_->startError().empty())
+        << "the test cluster did not start: " << cluster_->startError();
   }
 
   ClusterProfile profile(int tasks) const {
@@ -88,9 +68,7 @@ class SlurmCluster : public ::testing::Test {
   }
 
   test::TempDir dir_;
-  static inline bool installed_ = false, ownCluster_ = false;
-  static inline fs::path clusterDir_;
-  static inline std::string startError_;
+  static inline std::unique_ptr<test::SlurmTestCluster> cluster_;
 };
 
 TEST_F(SlurmCluster, AnFdkSlabRunOnTwoRanksLandsBitForBitAsALocalRun) {
