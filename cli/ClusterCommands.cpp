@@ -37,7 +37,7 @@ JobStatus follow(SlurmClient& client, const ClusterJob& job, double intervalSeco
   const auto start = std::chrono::steady_clock::now();
   std::string last;
   while (true) {
-    const JobStatus s = client.status(job);
+    JobStatus s = client.status(job);
     const std::string line = s.summary();
     if (line != last && !global.quiet)
       std::fprintf(stderr, "job %s: %s\n", job.jobId.c_str(), line.c_str());

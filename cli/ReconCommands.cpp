@@ -86,23 +86,6 @@ std::optional<std::pair<int, int>> localRankFromEnvironment() {
   return std::nullopt;
 }
 
-// This process's rank and the number of ranks when mpirun (Open MPI, MPICH's PMI) or srun
-// started it; nullopt otherwise.
-std::optional<std::pair<int, int>> rankFromEnvironment() {
-  const std::pair<const char*, const char*> names[] = {
-      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-      {"PMI_RANK", "PMI_SIZE"},
-      {"SLURM_PROCID", "SLURM_NTASKS"}};
-  for (const auto& [rankName, sizeName] : names) {
-    const char* rank = std::getenv(rankName);  // NOLINT(concurrency-mt-unsafe): before threads
-    const char* size = std::getenv(sizeName);  // NOLINT(concurrency-mt-unsafe)
-    if (rank == nullptr || size == nullptr) continue;
-    const int r = std::atoi(rank), n = std::atoi(size);
-    if (n >= 1 && r >= 0 && r < n) return std::make_pair(r, n);
-  }
-  return std::nullopt;
-}
-
 class CatalogReconCommand : public Command {
  public:
   CatalogReconCommand(CLI::App& recon, const catalog::AlgorithmDescriptor& descriptor)
@@ -279,7 +262,7 @@ class CatalogReconCommand : public Command {
   }
   bool slabRun() const {
     if (!slabCapable()) return false;
-    const auto environment = rankFromEnvironment();
+    const auto environment = launcherRanks();
     return slabSlices_ >= 0 || resume_ || planOnly_ || ranks_ > 1 || checkpointEvery_ > 0 ||
            checkpointMinutes_ > 0 || (environment.has_value() && environment->second > 1);
   }
@@ -291,7 +274,7 @@ class CatalogReconCommand : public Command {
     auto ranks = std::make_unique<mpi::MpiCommunicator>();
     // A launcher's variables without its runtime (MPI found no peers): every process would
     // believe it is the only one and write every slab.
-    if (const auto told = rankFromEnvironment(); told && told->second != ranks->size())
+    if (const auto told = launcherRanks(); told && told->second != ranks->size())
       throw Error("the launcher says " + std::to_string(told->second) + " ranks, MPI (" +
                   ranks->describe() + ") found " + std::to_string(ranks->size()) +
                   ": start with the mpirun of the MPI this build uses, or with --rank/--ranks");
@@ -412,7 +395,7 @@ class CatalogReconCommand : public Command {
     o.output = input_->out;
     o.plan.slabSlices = std::max<std::int64_t>(slabSlices_, 0);
     o.resume = resume_;
-    const auto environment = rankFromEnvironment();
+    const auto environment = launcherRanks();
     o.rank = rank_ >= 0 ? rank_ : environment.has_value() ? environment->first : 0;
     o.ranks = ranks_ >= 1 ? ranks_ : environment.has_value() ? environment->second : 1;
 #ifdef TOMOWB_HAVE_MPI

@@ -25,12 +25,37 @@ const nlohmann::json* fieldOf(const nlohmann::json& parameters, const std::strin
   return parameters.contains(pointer) ? &parameters.at(pointer) : nullptr;
 }
 
+// The algorithm's own parameters: one option each (defaults too, so nothing depends on the
+// cluster's build having the same defaults).
+void parameterArguments(const catalog::AlgorithmDescriptor& d, const nlohmann::json& parameters,
+                        std::vector<std::string>& a) {
+  using Kind = catalog::ParameterSpec::Kind;
+  for (const catalog::ParameterSpec& spec : d.parameters) {
+    const nlohmann::json* value = fieldOf(parameters, spec.field);
+    if (value == nullptr || value->is_null()) continue;
+    switch (spec.kind) {
+      case Kind::Integer:
+        a.insert(a.end(), {spec.option, std::to_string(value->get<std::int64_t>())});
+        break;
+      case Kind::Real:
+      case Kind::OptionalReal:
+        a.insert(a.end(), {spec.option, exactNumber(value->get<double>())});
+        break;
+      case Kind::Flag:
+        a.push_back(spec.option + "=" + (value->get<bool>() ? "true" : "false"));
+        break;
+      case Kind::Choice:
+        a.insert(a.end(), {spec.option, value->get<std::string>()});
+        break;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> reconArguments(const catalog::AlgorithmDescriptor& d,
                                         const nlohmann::json& parameters,
                                         const RunArgumentsOptions& options) {
-  using Kind = catalog::ParameterSpec::Kind;
   if (d.gridPolicy == catalog::GridPolicy::Tomogram)
     throw ParameterError(d.label,
                          "a tilt series goes to the cluster from the command line "
@@ -57,27 +82,7 @@ std::vector<std::string> reconArguments(const catalog::AlgorithmDescriptor& d,
   a.insert(a.end(), {"--shape", std::to_string(shape[0]), std::to_string(shape[1]),
                      std::to_string(shape[2]), "--voxel-mm", exactNumber(voxel[0]), "--origin-mm",
                      exactNumber(origin[0]), exactNumber(origin[1]), exactNumber(origin[2])});
-  // The algorithm's own parameters: one option each (defaults too, so nothing depends on the
-  // cluster's build having the same defaults).
-  for (const catalog::ParameterSpec& spec : d.parameters) {
-    const nlohmann::json* value = fieldOf(parameters, spec.field);
-    if (value == nullptr || value->is_null()) continue;
-    switch (spec.kind) {
-      case Kind::Integer:
-        a.insert(a.end(), {spec.option, std::to_string(value->get<std::int64_t>())});
-        break;
-      case Kind::Real:
-      case Kind::OptionalReal:
-        a.insert(a.end(), {spec.option, exactNumber(value->get<double>())});
-        break;
-      case Kind::Flag:
-        a.push_back(spec.option + "=" + (value->get<bool>() ? "true" : "false"));
-        break;
-      case Kind::Choice:
-        a.insert(a.end(), {spec.option, value->get<std::string>()});
-        break;
-    }
-  }
+  parameterArguments(d, parameters, a);
   // The kernel variants of its projector roles.
   for (const catalog::ProjectorSlot& slot : d.projectors) {
     const nlohmann::json* value = fieldOf(parameters, slot.field);

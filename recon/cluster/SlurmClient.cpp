@@ -200,9 +200,8 @@ ClusterJob SlurmClient::submit(const ClusterRun& run, bool record) {
   return job;
 }
 
-JobStatus SlurmClient::status(const ClusterJob& job) {
-  JobStatus s;
-  // SLURM first: squeue knows the job until MinJobAge after its end.
+void SlurmClient::askSlurm(const ClusterJob& job, JobStatus& s) {
+  // squeue knows the job until MinJobAge after its end.
   const CommandResult squeue =
       onCluster({"squeue", "-h", "-j", job.jobId, "--states=all", "-o", "%T|%r"});
   if (squeue.ok() && !trimmed(squeue.out).empty()) {
@@ -210,25 +209,27 @@ JobStatus SlurmClient::status(const ClusterJob& job) {
     s.slurmState = line.substr(0, line.find('|'));
     if (line.find('|') != std::string::npos) s.reason = line.substr(line.find('|') + 1);
     s.source = "squeue";
-  } else if (!squeue.started || squeue.timedOut ||
-             (squeue.err.find("Invalid job id") == std::string::npos && !squeue.ok())) {
-    throw Error("cannot ask SLURM about job " + job.jobId + ": " + squeue.describe());
-  } else {
-    const CommandResult sacct =
-        onCluster({"sacct", "-n", "-X", "-P", "-j", job.jobId, "-o", "State,ExitCode"});
-    const std::string line = trimmed(sacct.out.substr(0, sacct.out.find('\n')));
-    if (sacct.ok() && !line.empty()) {
-      s.slurmState = line.substr(0, line.find('|'));
-      s.source = "sacct";
-    } else {
-      s.reason = "SLURM no longer lists the job (squeue forgets finished jobs; sacct: " +
-                 (sacct.ok() ? std::string("no record") : sacct.describe()) + ")";
-    }
+    return;
   }
+  const bool forgotten = squeue.started && !squeue.timedOut &&
+                         (squeue.ok() || squeue.err.find("Invalid job id") != std::string::npos);
+  if (!forgotten) throw Error("cannot ask SLURM about job " + job.jobId + ": " + squeue.describe());
+  const CommandResult sacct =
+      onCluster({"sacct", "-n", "-X", "-P", "-j", job.jobId, "-o", "State,ExitCode"});
+  const std::string line = trimmed(sacct.out.substr(0, sacct.out.find('\n')));
+  if (sacct.ok() && !line.empty()) {
+    s.slurmState = line.substr(0, line.find('|'));
+    s.source = "sacct";
+    return;
+  }
+  s.reason = "SLURM no longer lists the job (squeue forgets finished jobs; sacct: " +
+             (sacct.ok() ? std::string("no record") : sacct.describe()) + ")";
+}
 
-  // The job's own files.
-  const CommandResult looked = onCluster({"sh", "-c", lookScript(job)});
-  const Look look = parseLook(looked.ok() ? looked.out : std::string());
+namespace {
+
+// The progress files, manifests and log of a look into `s`.
+void readJobFiles(const Look& look, int expectedRanks, JobStatus& s) {
   s.outputPresent = look.landed;
   std::vector<io::ProgressSnapshot> ranks;
   std::vector<int> slabs;
@@ -249,23 +250,38 @@ JobStatus SlurmClient::status(const ClusterJob& job) {
       // A file being replaced as we read it, or another run's: the next look sees it whole.
     }
   }
-  s.progress = io::combineProgress(ranks, profile_.ranks());
+  s.progress = io::combineProgress(ranks, expectedRanks);
   if (slabTotal > 0) {
     std::sort(slabs.begin(), slabs.end());
     slabs.erase(std::unique(slabs.begin(), slabs.end()), slabs.end());
     s.slabsTotal = slabTotal;
     s.slabsDone = static_cast<int>(slabs.size());
   }
+}
 
+JobState stateOfProgress(io::ProgressState state) {
+  switch (state) {
+    case io::ProgressState::Done:
+      return JobState::Done;
+    case io::ProgressState::Failed:
+      return JobState::Failed;
+    case io::ProgressState::Cancelled:
+      return JobState::Cancelled;
+    case io::ProgressState::Running:
+      return JobState::Unknown;  // SLURM has forgotten it: it ended without saying how
+  }
+  return JobState::Unknown;
+}
+
+// The state from SLURM's word, else the progress files, else the output; the message of a
+// failure; the best fraction.
+void settleState(const ClusterJob& job, JobStatus& s) {
   if (!s.slurmState.empty()) {
     s.state = jobStateFromSlurm(s.slurmState);
   } else if (s.progress) {
     s.source = "progress file";
-    s.state = s.progress->state == io::ProgressState::Done        ? JobState::Done
-              : s.progress->state == io::ProgressState::Failed    ? JobState::Failed
-              : s.progress->state == io::ProgressState::Cancelled ? JobState::Cancelled
-                                                                  : JobState::Unknown;
-  } else if (look.landed) {
+    s.state = stateOfProgress(s.progress->state);
+  } else if (s.outputPresent) {
     s.source = "output";
     s.state = JobState::Done;
   }
@@ -288,6 +304,16 @@ JobStatus SlurmClient::status(const ClusterJob& job) {
   else if (s.progress)
     s.fraction = s.progress->fraction;
   if (s.state != JobState::Failed) s.logTail.clear();
+}
+
+}  // namespace
+
+JobStatus SlurmClient::status(const ClusterJob& job) {
+  JobStatus s;
+  askSlurm(job, s);
+  const CommandResult looked = onCluster({"sh", "-c", lookScript(job)});
+  readJobFiles(parseLook(looked.ok() ? looked.out : std::string()), profile_.ranks(), s);
+  settleState(job, s);
   return s;
 }
 

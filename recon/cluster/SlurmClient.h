@@ -62,6 +62,9 @@ class SlurmClient {
   CommandResult onCluster(const std::vector<std::string>& argv, const std::string& input = {});
 
  private:
+  // SLURM's state of the job: squeue, else sacct; Error when squeue cannot run.
+  void askSlurm(const ClusterJob& job, JobStatus& status);
+
   ClusterProfile profile_;
   std::chrono::milliseconds timeout_;
 };

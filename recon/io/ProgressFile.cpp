@@ -130,6 +130,14 @@ std::optional<ProgressSnapshot> readProgressFile(const std::filesystem::path& pa
   return parseProgressText(text.str(), path);
 }
 
+namespace {
+ProgressState combinedState(bool anyFailed, bool anyCancelled, bool allDone) {
+  if (anyFailed) return ProgressState::Failed;
+  if (anyCancelled) return ProgressState::Cancelled;
+  return allDone ? ProgressState::Done : ProgressState::Running;
+}
+}  // namespace
+
 std::optional<ProgressSnapshot> combineProgress(const std::vector<ProgressSnapshot>& ranks,
                                                 int expectedRanks) {
   if (ranks.empty()) return std::nullopt;
@@ -155,10 +163,8 @@ std::optional<ProgressSnapshot> combineProgress(const std::vector<ProgressSnapsh
     if (r->state == ProgressState::Cancelled && cancelled == nullptr) cancelled = r;
     out.updated = std::max(out.updated, r->updated);
   }
-  const ProgressSnapshot* told = failed      ? failed
-                                 : cancelled ? cancelled
-                                 : byRank[0] ? byRank[0]
-                                             : &ranks.front();
+  const ProgressSnapshot* told = failed != nullptr ? failed : cancelled;
+  if (told == nullptr) told = byRank[0] != nullptr ? byRank[0] : &ranks.front();
   out.stage = told->stage;
   out.message = told->message;
   out.host = told->host;
@@ -166,10 +172,7 @@ std::optional<ProgressSnapshot> combineProgress(const std::vector<ProgressSnapsh
   out.started = told->started;
   out.exitCode = told->exitCode;
   out.fraction = std::clamp(sum / count, 0.0, 1.0);
-  out.state = failed      ? ProgressState::Failed
-              : cancelled ? ProgressState::Cancelled
-              : allDone   ? ProgressState::Done
-                          : ProgressState::Running;
+  out.state = combinedState(failed != nullptr, cancelled != nullptr, allDone);
   return out;
 }
 
