@@ -390,6 +390,14 @@ class CatalogReconCommand : public Command {
   }
 
   int runInSlabs(const GlobalOptions& global) {
+    // -o must not be a file the run reads (the projections' sidecar or samples): a slab run
+    // writes its output in place as it goes. (A folder of slices replaces an older one at the end.)
+    if (!scale::isSliceFolderOutput(input_->out)) {
+      io::OutputSet files(&interruptToken());
+      input_->addInputsTo(files);
+      files.addOutput(input_->out, "-o");
+      files.check();
+    }
     shareCoresWithLocalRanks();
     scale::SlabRunOptions o;
     o.output = input_->out;

@@ -203,5 +203,25 @@ TEST_F(SlabCli, PlanOnlySaysWhatARunWouldTakeAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir / "big.raw.rank0.manifest.json"));
 }
 
+// -o naming the projections' own samples: refused before anything is written (a slab run writes
+// in place, so without the check it replaced the projections with the volume and exited 0).
+TEST_F(SlabCli, ASlabRunRefusesToWriteOverTheProjectionsItReads) {
+  const fs::path samples = dir / "scan.raw";
+  std::ifstream before(samples, std::ios::binary);
+  const std::string original((std::istreambuf_iterator<char>(before)),
+                             std::istreambuf_iterator<char>());
+  ASSERT_FALSE(original.empty());
+  for (const char* command : {"fdk", "sirt"}) {
+    const test::CliResult r =
+        test::runCli(std::string("recon ") + command + " -i '" + (dir / "scan.json").string() +
+                     "' -o '" + samples.string() + "' --slab-slices 4 --size 32");
+    EXPECT_NE(r.exitCode, 0) << command;
+    EXPECT_NE(r.output.find("would overwrite"), std::string::npos) << r.output;
+  }
+  std::ifstream after(samples, std::ios::binary);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(after)), std::istreambuf_iterator<char>()),
+            original);
+}
+
 }  // namespace
 }  // namespace tomowb
