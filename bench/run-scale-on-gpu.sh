@@ -10,6 +10,8 @@
 #   streamed  a 2048^3 FDK streamed to disk in slabs on one GPU (compute and I/O split), then the
 #             multi-GPU FDK benchmark's end-to-end tables at 512^3 and 1024^3
 # Results in $OUT (machine.txt, build.log, tests.log, weak.md, streamed.md, bench-fdk-gpu.md).
+# WORK=/dev/shm/x WEAK_NAME=weak-tmpfs runs the weak stage with its files in memory, which shows
+# the GPUs' scaling without the one disk both ranks share.
 # Usage: bench/run-scale-on-gpu.sh build|weak|streamed
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -152,8 +154,9 @@ weak)
     echo "FDK volume of 2 ranks = 1 process doing the same slabs in turn, bit for bit: $same."
     echo "(compute and read + write: the last run's, summed over ranks. No run records: they hash"
     echo "every input and output, 5 to 7 s for these files, longer than the reconstruction.)"
-  } > "$OUT/weak.md"
-  cat "$OUT/weak.md"
+    echo "Files in $work: $(df -h "$work" | tail -1 | awk '{print $1 " (" $2 ")"}')."
+  } > "$OUT/${WEAK_NAME:-weak}.md"
+  cat "$OUT/${WEAK_NAME:-weak}.md"
   ;;
 streamed)
   cd "$work"

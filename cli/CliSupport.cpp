@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <iterator>
 #include <numbers>
 
@@ -58,11 +59,11 @@ void installSignalHandlers() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
-std::optional<std::pair<int, int>> launcherRanks() {
-  const std::pair<const char*, const char*> names[] = {
-      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-      {"PMI_RANK", "PMI_SIZE"},
-      {"SLURM_PROCID", "SLURM_NTASKS"}};
+namespace {
+
+// The first pair of (rank, size) variables that is set and consistent.
+std::optional<std::pair<int, int>> rankPairFrom(
+    std::initializer_list<std::pair<const char*, const char*>> names) {
   for (const auto& [rankName, sizeName] : names) {
     const char* rank = std::getenv(rankName);  // NOLINT(concurrency-mt-unsafe): before threads
     const char* size = std::getenv(sizeName);  // NOLINT(concurrency-mt-unsafe)
@@ -71,6 +72,20 @@ std::optional<std::pair<int, int>> launcherRanks() {
     if (n >= 1 && r >= 0 && r < n) return std::make_pair(r, n);
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::pair<int, int>> launcherRanks() {
+  return rankPairFrom({{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                       {"PMI_RANK", "PMI_SIZE"},
+                       {"SLURM_PROCID", "SLURM_NTASKS"}});
+}
+
+std::optional<std::pair<int, int>> localLauncherRanks() {
+  return rankPairFrom({{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+                       {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+                       {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}});
 }
 
 namespace {

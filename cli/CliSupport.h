@@ -44,6 +44,8 @@ void installSignalHandlers();
 // This process's rank and the number of ranks when a launcher started it: mpirun (Open MPI's
 // OMPI_COMM_WORLD_*, MPICH's PMI_*) or srun (SLURM_PROCID, SLURM_NTASKS); nullopt otherwise.
 std::optional<std::pair<int, int>> launcherRanks();
+// This process's place among the ranks on its machine (Open MPI, MPICH/Hydra, srun), or nullopt.
+std::optional<std::pair<int, int>> localLauncherRanks();
 
 // --progress-file FILE (a global option, io/ProgressFile.h): started in main before the command
 // runs, for rank K of N > 1 of a launcher as "<stem>.rank<K><ext>". Every ProgressBar reports to

@@ -69,23 +69,6 @@ void shareCoresWithLocalRanks() {
   }
 }
 
-// This process's place among the ranks on this machine (Open MPI, MPICH/Hydra, srun), or
-// nullopt when no launcher says.
-std::optional<std::pair<int, int>> localRankFromEnvironment() {
-  const std::pair<const char*, const char*> names[] = {
-      {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
-      {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
-      {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}};
-  for (const auto& [rankName, sizeName] : names) {
-    const char* rank = std::getenv(rankName);  // NOLINT(concurrency-mt-unsafe): before threads
-    const char* size = std::getenv(sizeName);  // NOLINT(concurrency-mt-unsafe)
-    if (rank == nullptr || size == nullptr) continue;
-    const int r = std::atoi(rank), n = std::atoi(size);
-    if (n >= 1 && r >= 0 && r < n) return std::make_pair(r, n);
-  }
-  return std::nullopt;
-}
-
 class CatalogReconCommand : public Command {
  public:
   CatalogReconCommand(CLI::App& recon, const catalog::AlgorithmDescriptor& descriptor)
@@ -382,7 +365,7 @@ class CatalogReconCommand : public Command {
     if (!VariantOptions::onGpu(descriptor_, parameters)) return;
     nlohmann::json& gpu = parameters["gpu"];
     if (gpu.is_object() && gpu.contains("devices") && !gpu["devices"].empty()) return;
-    const auto local = localRankFromEnvironment();
+    const auto local = localLauncherRanks();
     if (!local || local->second <= 1) return;
     const std::size_t count = cuda::listGpuDevices().size();
     if (count == 0) return;

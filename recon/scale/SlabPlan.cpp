@@ -101,7 +101,8 @@ std::uint64_t SlabPlan::slabHostBytes(const Slab& slab) const {
   // a quarter more for an offset detector); then the slab's voxels.
   const std::uint64_t voxels =
       productOrThrow("slab size", {grid.shape.nx, grid.shape.ny, slab.slices(), 4});
-  return rowBytes + rowBytes + rowBytes / 4 + voxels;
+  // Two slabs: one being written while the next is reconstructed (SlabRun.cpp).
+  return rowBytes + rowBytes + rowBytes / 4 + 2 * voxels;
 }
 
 std::uint64_t SlabPlan::peakHostBytes() const {

@@ -48,7 +48,7 @@ struct SlabPlan {
   // The grid of one slab: the whole grid's x and y, the slab's slices.
   VolumeGrid slabGrid(const Slab& slab) const;
   // Host memory of one slab's work: its rows of every view, their weighted and filtered copy
-  // and the slab's voxels (the largest slab).
+  // and the slab's voxels twice (the slab before it is still being written).
   std::uint64_t slabHostBytes(const Slab& slab) const;
   std::uint64_t peakHostBytes() const;
   // The slabs rank `rank` of `ranks` takes among `pending` (indices into slabs): contiguous

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -540,33 +541,66 @@ class SlabRunner {
     return mine;
   }
 
+  // Each slab is written on a thread of its own while the next one is read and reconstructed
+  // (two slabs in memory: SlabPlan::slabHostBytes counts both); a slab enters the manifest only
+  // once its write is flushed, and a cancel or a failure still waits for (and lists) the slab
+  // being written.
   void reconstructMine() {
     const SlabPlan& plan = report_.plan;
     const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
                                      static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
-    for (const int index : mySlabs()) {
-      context_.throwIfCancelled();
-      const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
-      auto start = std::chrono::steady_clock::now();
-      const ProjectionStack rows = source_.readRows(slab.rowFirst, slab.rowLast);
-      const double read = secondsSince(start);
-      start = std::chrono::steady_clock::now();
-      const Volume volume = algorithm_.slab(rows, plan.slabGrid(slab), context_);
-      const double compute = secondsSince(start);
-      start = std::chrono::steady_clock::now();
-      writeSlab(slab, volume, sliceBytes);
-      manifest_.finished.push_back(slab.index);
-      const double write = secondsSince(start);  // the manifest's own write is not counted
-      manifest_.readSeconds += read;
-      manifest_.computeSeconds += compute;
+    struct Writing {
+      int index = -1;
+      double read = 0, compute = 0;
+      std::future<double> seconds;
+    } writing;
+    // The slab being written, once flushed: into the manifest and the report.
+    const auto settle = [&] {
+      if (writing.index < 0) return;
+      const int index = writing.index;
+      writing.index = -1;
+      const double write = writing.seconds.get();  // rethrows the write's error
+      manifest_.finished.push_back(index);
+      manifest_.readSeconds += writing.read;
+      manifest_.computeSeconds += writing.compute;
       manifest_.writeSeconds += write;
       saveManifest(ownManifest_, manifest_);
-      report_.readSeconds += read;
-      report_.computeSeconds += compute;
+      report_.readSeconds += writing.read;
+      report_.computeSeconds += writing.compute;
       report_.writeSeconds += write;
-      report_.computed.push_back(slab.index);
+      report_.computed.push_back(index);
       context_.reportProgress(
           "slabs", double(done_.size() + report_.computed.size()) / double(plan.slabs.size()));
+    };
+    try {
+      for (const int index : mySlabs()) {
+        context_.throwIfCancelled();
+        const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
+        auto start = std::chrono::steady_clock::now();
+        const ProjectionStack rows = source_.readRows(slab.rowFirst, slab.rowLast);
+        const double read = secondsSince(start);
+        start = std::chrono::steady_clock::now();
+        auto volume =
+            std::make_shared<const Volume>(algorithm_.slab(rows, plan.slabGrid(slab), context_));
+        const double compute = secondsSince(start);
+        settle();
+        writing.index = index;
+        writing.read = read;
+        writing.compute = compute;
+        writing.seconds = std::async(std::launch::async, [this, slab, volume, sliceBytes] {
+          const auto began = std::chrono::steady_clock::now();
+          writeSlab(slab, *volume, sliceBytes);
+          return secondsSince(began);
+        });
+      }
+      settle();
+    } catch (...) {
+      // The slab on its way to the disk is kept (and listed) whatever stopped the run.
+      try {
+        settle();
+      } catch (...) {  // NOLINT(bugprone-empty-catch): the first error is the one to report
+      }
+      throw;
     }
   }
 
