@@ -188,10 +188,16 @@ void SliceView::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSta
     return;
   }
   volume_ = volume;
-  updateMeasurementTexts();
-  if (!image_) image_ = vtkSmartPointer<vtkImageData>::New();  // filled by applySlice()
-  mapper_->SetInputData(image_);
-  imageSlice_->VisibilityOn();
+  {
+    const render::EventTrace::Scope part("SliceView::setVolume measurements");
+    updateMeasurementTexts();
+  }
+  {
+    const render::EventTrace::Scope part("SliceView::setVolume mapper input");
+    if (!image_) image_ = vtkSmartPointer<vtkImageData>::New();  // filled by applySlice()
+    mapper_->SetInputData(image_);
+    imageSlice_->VisibilityOn();
+  }
   defaultWindowLevel_ = defaultWindowLevel;
   defaultWindowLevelFromUser_ = false;
   const int oldSlice = slice_;
@@ -203,20 +209,32 @@ void SliceView::setVolume(std::shared_ptr<const Volume> volume, bool keepViewSta
                                         0.5 * (volume_->nz() - 1));
     crosshair_[axisIndex()] = slicePositionMm();
     cameraTouched_ = false;
-    resetView();
-    windowLevel_ = this->defaultWindowLevel();
-    applyWindowLevel();
+    {
+      const render::EventTrace::Scope part("SliceView::setVolume camera");
+      resetView();
+    }
+    {
+      const render::EventTrace::Scope part("SliceView::setVolume window/level");
+      windowLevel_ = this->defaultWindowLevel();
+      applyWindowLevel();
+    }
+    const render::EventTrace::Scope part("SliceView::setVolume windowLevelChanged slots");
     emit windowLevelChanged(windowLevel_.window, windowLevel_.level);
   }
   applySlice();
+  const render::EventTrace::Scope part("SliceView::setVolume sliceChanged slots");
   if (slice_ != oldSlice) emit sliceChanged(slice_);
 }
 
 void SliceView::applySlice() {
   const render::EventTrace::Scope traced("SliceView::applySlice");
   if (!volume_) return;
-  copySliceInto(image_, *volume_, axisIndex(), slice_);
-  mapper_->SetSliceNumber(slice_);
+  {
+    const render::EventTrace::Scope part("SliceView::applySlice copy");
+    copySliceInto(image_, *volume_, axisIndex(), slice_);
+    mapper_->SetSliceNumber(slice_);
+  }
+  const render::EventTrace::Scope part("SliceView::applySlice overlays");
   updateCrosshair();
   updateRois();
   updateText();
