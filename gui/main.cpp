@@ -18,6 +18,7 @@
 #include "gui/SafetyNet.h"
 #include "gui/core/DemoData.h"
 #include "recon/catalog/Builtins.h"
+#include "recon/core/HostMemory.h"
 #include "recon/variant/VariantRegistry.h"
 #include "render/EventTrace.h"
 #include "render/VtkOpenGLWidget.h"
@@ -249,6 +250,15 @@ int main(int argc, char** argv) {
       QMessageBox::critical(nullptr, QStringLiteral("Tomo Workbench"), text);
     return 3;
   }
+  // Large volumes and projection stacks are freed (and unpinned, with a GPU) on a thread of
+  // their own, not in the GUI thread (recon/core/HostMemory.h); all of them before main returns.
+  tomowb::setHostBufferReleaseInBackground(true);
+  struct FreedBeforeExit {
+    FreedBeforeExit() = default;
+    FreedBeforeExit(const FreedBeforeExit&) = delete;
+    FreedBeforeExit& operator=(const FreedBeforeExit&) = delete;
+    ~FreedBeforeExit() { tomowb::waitForHostBufferReleases(); }
+  } freedBeforeExit;  // destroyed after the window, whose volumes it waits for
   tomowb::gui::MainWindow window;
   window.show();
   // The first turn of the event loop after show(): the window is on screen.

@@ -3,9 +3,13 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -91,13 +95,97 @@ void* allocateHostBuffer(std::size_t bytes) {
                     detail::pinHostRange(base, total) ? BlockKind::Pinned : BlockKind::Ordinary);
 }
 
-void freeHostBuffer(void* buffer, std::size_t /*bytes*/) noexcept {
+namespace {
+
+void release(BlockHeader* header) noexcept {
+  if (header->kind == BlockKind::Pinned) detail::unpinHostRange(header);
+  std::free(header);  // NOLINT(cppcoreguidelines-no-malloc): pairs with std::aligned_alloc
+}
+
+// The thread that frees large blocks for setHostBufferReleaseInBackground, started with the first
+// such block. Never destroyed (a block may be freed by a static destructor at exit); the window
+// waits for it (waitForHostBufferReleases) before it returns from main.
+class BackgroundReleaser {
+ public:
+  static BackgroundReleaser& instance() {
+    static auto* releaser = new BackgroundReleaser;  // NOLINT(cppcoreguidelines-owning-memory)
+    return *releaser;
+  }
+  std::atomic<bool> enabled{false};
+
+  void push(BlockHeader* header) noexcept {
+    try {
+      std::lock_guard lock(mutex_);
+      if (!started_) {
+        std::thread([this] { run(); }).detach();
+        started_ = true;
+      }
+      queue_.push_back(header);
+      ++waiting_;
+    } catch (...) {  // no thread or no memory for the queue: free it here
+      release(header);
+      return;
+    }
+    wake_.notify_one();
+  }
+  std::size_t waiting() {
+    std::lock_guard lock(mutex_);
+    return waiting_;
+  }
+  void waitUntilEmpty() {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return waiting_ == 0; });
+  }
+
+ private:
+  BackgroundReleaser() = default;
+  [[noreturn]] void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return !queue_.empty(); });
+      BlockHeader* header = queue_.front();
+      queue_.pop_front();
+      lock.unlock();
+      release(header);
+      lock.lock();
+      if (--waiting_ == 0) done_.notify_all();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<BlockHeader*> queue_;
+  std::size_t waiting_ = 0;  // queued or being freed
+  bool started_ = false;
+};
+
+}  // namespace
+
+void setHostBufferReleaseInBackground(bool enabled) noexcept {
+  BackgroundReleaser::instance().enabled = enabled;
+}
+
+std::size_t hostBuffersAwaitingRelease() noexcept {
+  try {
+    return BackgroundReleaser::instance().waiting();
+  } catch (...) {  // a mutex that cannot lock
+    return 0;
+  }
+}
+
+void waitForHostBufferReleases() {
+  BackgroundReleaser::instance().waitUntilEmpty();
+}
+
+void freeHostBuffer(void* buffer, std::size_t bytes) noexcept {
   if (buffer == nullptr) return;
   BlockHeader* header = headerOf(buffer);
   if (header->magic != kMagic) std::abort();  // not from allocateHostBuffer: heap corruption
   header->magic = 0;
-  if (header->kind == BlockKind::Pinned) detail::unpinHostRange(header);
-  std::free(header);  // NOLINT(cppcoreguidelines-no-malloc): pairs with std::aligned_alloc
+  if (bytes >= kPinnedHostBufferMinBytes && BackgroundReleaser::instance().enabled.load()) {
+    BackgroundReleaser::instance().push(header);
+    return;
+  }
+  release(header);
 }
 
 bool isPinnedHostBuffer(const void* buffer) noexcept {

@@ -32,6 +32,17 @@ void freeHostBuffer(void* buffer, std::size_t bytes) noexcept;
 // Whether a block returned by allocateHostBuffer (its start, not a pointer into it) is pinned.
 bool isPinnedHostBuffer(const void* buffer) noexcept;
 
+// From now on, freeHostBuffer hands large blocks (kPinnedHostBufferMinBytes and up) to a thread
+// of their own, which unpins and frees them: the window's GUI thread must not wait for it
+// (unpinning a 512^3 volume took 85 ms on the H100 machine, the longest stall of a GPU run's
+// first preview; issue #21, point 11). Off by default: the CLI frees where it stands.
+void setHostBufferReleaseInBackground(bool enabled) noexcept;
+// Blocks handed to that thread and not yet freed.
+std::size_t hostBuffersAwaitingRelease() noexcept;
+// Returns once that thread has freed every block handed to it (before leaving main: the CUDA
+// runtime must still be there to unpin them).
+void waitForHostBufferReleases();
+
 namespace detail {
 // Page-locks [base, base + bytes) for fast device copies; false if there is no device or the
 // runtime refuses (the memory stays usable). unpinHostRange undoes a successful pin.
