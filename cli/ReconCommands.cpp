@@ -443,6 +443,9 @@ class CatalogReconCommand : public Command {
       // The disk too: what the output needs against what its folder has free.
       const std::uint64_t free = scale::freeDiskBytes(o.output);
       if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
+      if (coupled)
+        for (const std::string& line : scale::iterativeBlockSummary(plan, ranks, iterativeParams))
+          std::printf("%s\n", line.c_str());
       std::printf("slab plan: %s\ndisk: the output needs %.1f MiB, %.1f MiB free where it goes%s\n",
                   plan.summary().c_str(), double(plan.volumeBytes) / 1048576.0,
                   double(free) / 1048576.0, free < plan.volumeBytes ? " (NOT ENOUGH)" : "");
@@ -465,7 +468,10 @@ class CatalogReconCommand : public Command {
             descriptor_.id.c_str(), ranks, ranks == 1 ? "" : "s",
             o.checkpointEvery > 0 || o.checkpointMinutes > 0 ? "; checkpoints beside the output"
                                                              : "");
-      else if (iterative)
+      if (coupled)
+        for (const std::string& line : scale::iterativeBlockSummary(plan, ranks, iterativeParams))
+          std::printf("  %s\n", line.c_str());
+      if (!coupled && iterative)
         std::printf("%s of an aligned single-axis tilt series: slab by slab, each on its own\n",
                     descriptor_.id.c_str());
     }
@@ -505,6 +511,9 @@ class CatalogReconCommand : public Command {
                       its.back().iteration);
         if (r.resumedFromIteration > 0)
           std::printf(" (resumed from the checkpoint of iteration %d)", r.resumedFromIteration);
+        if (coupled && o.ranks > 1)
+          std::printf("; %lld detector rows shared with other ranks, %.1f MiB summed with them",
+                      static_cast<long long>(r.sharedRows), double(r.exchangedBytes) / 1048576.0);
         if (r.checkpointsWritten > 0)
           std::printf("; %d checkpoint%s kept", r.checkpointsWritten,
                       r.checkpointsWritten == 1 ? "" : "s");

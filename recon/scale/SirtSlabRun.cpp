@@ -9,7 +9,9 @@
 //    ExchangingPair (BandExchange.h), so the ranks sum the rows their bands share after every
 //    forward projection and the solver makes the choices one process would (within float32
 //    rounding of the partial sums). Checkpoints through SlabRunner (SlabRun.cpp).
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "recon/core/Error.h"
@@ -54,6 +56,41 @@ bool iterativeSlabsAreIndependent(const Geometry& geometry,
          projector::SingleAxisGeometry::analyse(geometry, params.volume).aligned;
 }
 
+std::vector<std::string> iterativeBlockSummary(const SlabPlan& plan, int ranks,
+                                               const iterative::IterativeParams& params) {
+  std::vector<std::string> lines;
+  std::vector<int> all(plan.slabs.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  const int subsets = params.method == iterative::IterativeMethod::OsSirt ? params.subsets : 1;
+  for (int k = 0; k < ranks; ++k) {
+    const std::vector<int> mine = SlabPlan::share(all, k, ranks);
+    if (mine.empty()) continue;
+    const Slab& first = plan.slabs[static_cast<std::size_t>(mine.front())];
+    const Slab& last = plan.slabs[static_cast<std::size_t>(mine.back())];
+    std::int64_t rowFirst = plan.detectorRows, rowLast = -1;
+    for (const int i : mine) {
+      rowFirst = std::min(rowFirst, plan.slabs[static_cast<std::size_t>(i)].rowFirst);
+      rowLast = std::max(rowLast, plan.slabs[static_cast<std::size_t>(i)].rowLast);
+    }
+    const double voxels =
+        double(plan.grid.shape.nx) * double(plan.grid.shape.ny) * double(last.z1 - first.z0);
+    const double samples = double(plan.views) * double(rowLast - rowFirst + 1) * double(plan.cols);
+    // x, update and the column weights of each subset (SART: recomputed, one more); the data,
+    // row weights, residual and the ones of the column sums.
+    const double bytes = 4.0 * (voxels * (2.0 + std::min(subsets, 8)) + samples * 4.0);
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "rank %d: slices %lld..%lld, rows %lld..%lld: %.2f GiB host memory (the "
+                  "block's iterate, update and column weights; its band's data, row weights, "
+                  "residual)",
+                  k, static_cast<long long>(first.z0), static_cast<long long>(last.z1 - 1),
+                  static_cast<long long>(rowFirst), static_cast<long long>(rowLast),
+                  bytes / (1024.0 * 1024.0 * 1024.0));
+    lines.emplace_back(text);
+  }
+  return lines;
+}
+
 SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
                                           const iterative::IterativeParams& params,
                                           const SlabRunOptions& options, JobContext& context,
@@ -79,6 +116,8 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
   algorithm.iterations = params.iterations;
   iterative::IterativeReport last;
   std::set<std::string> warnings;
+  std::int64_t sharedRows = 0;
+  std::uint64_t exchangedBytes = 0;
   if (independent) {
     algorithm.slab = [&](const ProjectionStack& rows, const VolumeGrid& grid, JobContext& c) {
       iterative::IterativeParams slab = params;
@@ -123,11 +162,8 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
           globalDataNorm(block.rows, pair.overlap(), block.comm, block.uncoveredSquares);
       iterative::runOrderedSubsets(subsets, rule, *x, p, dataNorm, last, c);
       last.totalSeconds = iterative::secondsSince(started);
-      if (block.comm.size() > 1)
-        last.warnings.push_back(
-            "rank " + std::to_string(block.comm.rank()) + " exchanged " +
-            std::to_string(pair.overlap().mine.size()) + " shared detector rows (" +
-            std::to_string(pair.exchangedBytes() >> 20) + " MiB summed over the run)");
+      sharedRows = static_cast<std::int64_t>(pair.overlap().mine.size());
+      exchangedBytes = pair.exchangedBytes();
       warnings.insert(last.warnings.begin(), last.warnings.end());
       return pair.takeVolume(std::move(x));
     };
@@ -144,6 +180,8 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
   }
   SlabRunReport report = runSlabs(source, algorithm, o, context);
   report.warnings.assign(warnings.begin(), warnings.end());
+  report.sharedRows = sharedRows;
+  report.exchangedBytes = exchangedBytes;
   if (reportOut != nullptr) *reportOut = std::move(last);
   return report;
 }

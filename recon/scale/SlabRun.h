@@ -97,6 +97,10 @@ struct SlabRunReport {
   // Coupled iterative runs: the iterations of an earlier run's checkpoint this run went on from.
   int resumedFromIteration = 0;
   int checkpointsWritten = 0;
+  // Coupled iterative runs: the rows of this rank's band other ranks share, and the bytes it
+  // summed with them over the run.
+  std::int64_t sharedRows = 0;
+  std::uint64_t exchangedBytes = 0;
   // When `finished`: per manifest, the rank, the ranks of its run, its slabs and its read,
   // compute and write seconds (over its runs), for the run record.
   nlohmann::json ranks = nlohmann::json::array();
@@ -132,6 +136,12 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
 // projector pair (else one block per rank, exchanging rows).
 bool iterativeSlabsAreIndependent(const Geometry& geometry,
                                   const iterative::IterativeParams& params);
+
+// What each rank of a coupled iterative run holds (its block of slabs and band of rows), for the
+// plan printed before the run: "rank 1: slices 256..511, rows 300..1023: 3.1 GiB host memory (the
+// block's iterate, update and column weights; its band's data, row weights and residual)".
+std::vector<std::string> iterativeBlockSummary(const SlabPlan& plan, int ranks,
+                                               const iterative::IterativeParams& params);
 
 // Runs an algorithm slab by slab (the two above are this with FDK's and SIRT's functions).
 SlabRunReport runSlabs(ProjectionRowSource& source, const SlabAlgorithm& algorithm,
