@@ -488,8 +488,7 @@ class SlabRunner {
     if (ranks_ == 1 || (comm_.collective() && rank_ == 0)) {
       for (const fs::path& m : manifestsOf(options_.output)) fs::remove(m, ec);
       fs::remove_all(partial_, ec);  // a file, or a folder of slices
-      fs::remove(checkpointPath(0), ec);
-      fs::remove(checkpointPath(1), ec);
+      removeCheckpoints();
     }
   }
 
@@ -780,47 +779,50 @@ class SlabRunner {
 #endif
   }
 
+  void removeCheckpoints() const {
+    std::error_code ec;
+    fs::remove(checkpointPath(0), ec);
+    fs::remove(checkpointPath(1), ec);
+  }
+
+  // Every slab in (by the manifests of this run)? Then the output goes in place.
+  void putOutputInPlace() {
+    std::error_code ec;
+    std::set<int> all;
+    for (const fs::path& path : manifestsOf(options_.output)) {
+      Manifest m;
+      try {
+        m = loadManifest(path, report_.plan.slabs.size());
+      } catch (const IoError&) {
+        // Gone between listing and reading: a rank that does not talk to this one found every
+        // slab in first, put the output in place and removed the manifests.
+        if (fs::exists(path, ec)) throw;
+        continue;
+      }
+      if (m.fingerprint == fingerprint_) all.insert(m.finished.begin(), m.finished.end());
+    }
+    if (all.size() != report_.plan.slabs.size()) {
+      // That other rank may be done already: no partial output left, the output in place.
+      const fs::path final = isSliceFolderOutput(options_.output) || io::isHdf5Path(options_.output)
+                                 ? outputBase(options_.output)
+                                 : io::rawSidecarPathFor(options_.output);
+      if (!fs::exists(partial_, ec) && fs::exists(final, ec)) report_.complete = true;
+      return;
+    }
+    report_.complete = true;
+    report_.finished = finishOutput(options_.output, report_.plan, report_.ranks);
+    if (report_.finished) removeCheckpoints();
+  }
+
   // Every slab in? Then the output goes in place, once: by rank 0 of talking ranks, after all
   // are done; else by whichever rank finds the last slab in (a lock file decides).
   void finish() {
-    const auto putInPlace = [this] {
-      std::error_code ec;
-      std::set<int> all;
-      for (const fs::path& path : manifestsOf(options_.output)) {
-        Manifest m;
-        try {
-          m = loadManifest(path, report_.plan.slabs.size());
-        } catch (const IoError&) {
-          // Gone between listing and reading: a rank that does not talk to this one found every
-          // slab in first, put the output in place and removed the manifests.
-          if (fs::exists(path, ec)) throw;
-          continue;
-        }
-        if (m.fingerprint == fingerprint_) all.insert(m.finished.begin(), m.finished.end());
-      }
-      if (all.size() != report_.plan.slabs.size()) {
-        // That other rank may be done already: no partial output left, the output in place.
-        const fs::path final =
-            isSliceFolderOutput(options_.output) || io::isHdf5Path(options_.output)
-                ? outputBase(options_.output)
-                : io::rawSidecarPathFor(options_.output);
-        if (!fs::exists(partial_, ec) && fs::exists(final, ec)) report_.complete = true;
-        return;
-      }
-      report_.complete = true;
-      report_.finished = finishOutput(options_.output, report_.plan, report_.ranks);
-      if (report_.finished) {
-        std::error_code ec;
-        fs::remove(checkpointPath(0), ec);
-        fs::remove(checkpointPath(1), ec);
-      }
-    };
     if (!comm_.collective()) {
-      putInPlace();
+      putOutputInPlace();
       return;
     }
     guarded([&] {
-      if (rank_ == 0) putInPlace();
+      if (rank_ == 0) putOutputInPlace();
     });
     report_.complete = true;  // every rank did its share and rank 0 put the output in place
   }
