@@ -27,8 +27,10 @@ std::string bytesText(std::uint64_t bytes) {
   char text[32];
   if (bytes >= (std::uint64_t{1} << 30))
     std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / kGiB);
-  else
+  else if (bytes >= (std::uint64_t{1} << 20))
     std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1024.0 * 1024.0));
+  else
+    std::snprintf(text, sizeof text, "%llu bytes", static_cast<unsigned long long>(bytes));
   return text;
 }
 
@@ -205,13 +207,14 @@ std::uint64_t freeDiskBytes(const std::filesystem::path& path) {
 }
 
 void checkDiskRoom(const std::filesystem::path& output, std::uint64_t bytes,
-                   std::optional<std::uint64_t> freeBytes) {
+                   std::optional<std::uint64_t> freeBytes, const std::string& what) {
   const std::uint64_t free = freeBytes.has_value() ? *freeBytes : freeDiskBytes(output);
   if (free >= bytes) return;
   const std::filesystem::path folder =
       existingFolderOf(output.has_filename() ? output.parent_path() : output);
   throw IoError(folder, "has " + bytesText(free) + " free, and the output " +
-                            output.filename().string() + " needs " + bytesText(bytes) +
+                            output.filename().string() + (what.empty() ? "" : " " + what) +
+                            " needs " + bytesText(bytes) +
                             ": free some space or write it elsewhere");
 }
 

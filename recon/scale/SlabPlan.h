@@ -71,6 +71,7 @@ std::uint64_t freeDiskBytes(const std::filesystem::path& path);
 // holding `output` has less than `bytes` free. `freeBytes`: the figure to use instead of asking
 // the file system (tests).
 void checkDiskRoom(const std::filesystem::path& output, std::uint64_t bytes,
-                   std::optional<std::uint64_t> freeBytes = std::nullopt);
+                   std::optional<std::uint64_t> freeBytes = std::nullopt,
+                   const std::string& what = {});  // "with its two checkpoints": in the message
 
 }  // namespace tomowb::scale

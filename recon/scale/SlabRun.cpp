@@ -497,7 +497,7 @@ class SlabRunner {
     if (!fs::exists(partial_, ec))
       checkDiskRoom(options_.output,
                     checkpointing() ? 3 * report_.plan.volumeBytes : report_.plan.volumeBytes,
-                    options_.freeDiskBytes);
+                    options_.freeDiskBytes, checkpointing() ? "with its two checkpoint files" : "");
     if (checkpointing())  // both checkpoint files reserved now: a full disk shows before the run
       for (const int f : {0, 1})
         checkpointFiles_[f] =

@@ -252,5 +252,31 @@ TEST_F(SirtSlabs, RanksThatCannotTalkAndCglsAreClearErrors) {
   EXPECT_THROW(reconstructIterativeInSlabs(source, cgls, o, plain), ParameterError);
 }
 
+// A disk that holds the volume but not its two checkpoints beside it: refused before any work,
+// naming the folder and both sizes; nothing is left behind.
+TEST_F(SirtSlabs, ADiskWithoutRoomForTheCheckpointsIsRefusedBeforeAnyWork) {
+  InMemoryRowSource source(conePhantomScan());
+  JobContext plain;
+  SlabRunOptions o;
+  o.output = dir / "full.raw";
+  o.checkpointEvery = 2;
+  const std::uint64_t volume = 24 * 24 * 20 * 4;
+  o.freeDiskBytes = 2 * volume;  // the output fits, the output and two checkpoints do not
+  try {
+    reconstructIterativeInSlabs(source, coneParams(), o, plain);
+    FAIL() << "a disk without room for the checkpoints took the run";
+  } catch (const IoError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(dir.path().string()), std::string::npos) << what;
+    EXPECT_NE(what.find(std::to_string(3 * volume) + " bytes"), std::string::npos) << what;
+    EXPECT_NE(what.find("checkpoint"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(fs::exists(partialPathFor(o.output)));
+  EXPECT_FALSE(fs::exists(dir / "full.raw.checkpoint0"));
+  EXPECT_FALSE(fs::exists(manifestPathFor(o.output, 0)));
+  o.checkpointEvery = 0;  // without checkpoints the same disk holds the run
+  EXPECT_TRUE(reconstructIterativeInSlabs(source, coneParams(), o, plain).complete);
+}
+
 }  // namespace
 }  // namespace tomowb::scale
