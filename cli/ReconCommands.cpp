@@ -393,6 +393,8 @@ class CatalogReconCommand : public Command {
     if (!scale::isSliceFolderOutput(input_->out)) {
       io::OutputSet files(&interruptToken());
       input_->addInputsTo(files);
+      files.addInput(maskFile_, "--mask", "mask");
+      files.addInput(initFile_, "--init", "initial volume");
       files.addOutput(input_->out, "-o");
       files.check();
     }
@@ -432,9 +434,19 @@ class CatalogReconCommand : public Command {
     const bool iterative = iterativeSlabs();
     fdk::FdkParams params;
     iterative::IterativeParams iterativeParams;
-    if (iterative)
+    if (iterative) {
       iterativeParams = catalog::iterativeParamsFromJson(parameters);
-    else
+      // A start volume and a mask on the whole grid; each slab or block takes its slices. (They
+      // are read whole: the grid's size once, beside the slabs.) A resume must use the same ones.
+      if (!maskFile_.empty()) {
+        iterativeParams.mask = std::make_shared<Volume>(io::readVolume(maskFile_));
+        o.parameters["mask"] = std::filesystem::absolute(maskFile_).string();
+      }
+      if (!initFile_.empty()) {
+        iterativeParams.initialVolume = std::make_shared<Volume>(io::readVolume(initFile_));
+        o.parameters["init"] = std::filesystem::absolute(initFile_).string();
+      }
+    } else
       params = catalog::fdkParamsFromJson(parameters);
     // An iterative run whose slabs share detector rows: one block of slabs per rank (by default
     // one slab each), solved together.
@@ -475,14 +487,22 @@ class CatalogReconCommand : public Command {
     if (!global.quiet && !global.json && o.rank == 0) {
       printPlan(plan, o);
       if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
-      if (coupled)
-        std::printf(
-            "%s of this geometry: the %d rank%s each solve a block of slabs together, "
-            "exchanging the detector rows their blocks share after every forward "
-            "projection%s\n",
-            descriptor_.id.c_str(), ranks, ranks == 1 ? "" : "s",
-            o.checkpointEvery > 0 || o.checkpointMinutes > 0 ? "; checkpoints beside the output"
-                                                             : "");
+      if (coupled) {
+        const char* checkpoints = o.checkpointEvery > 0 || o.checkpointMinutes > 0
+                                      ? "; checkpoints beside the output"
+                                      : "";
+        if (ranks > 1)
+          std::printf(
+              "%s of this geometry: the %d ranks each solve a block of slabs together, "
+              "exchanging the detector rows their blocks share after every forward "
+              "projection%s\n",
+              descriptor_.id.c_str(), ranks, checkpoints);
+        else
+          std::printf(
+              "%s of this geometry: one block (its slabs share detector rows; under "
+              "mpirun the ranks split it and exchange those rows)%s\n",
+              descriptor_.id.c_str(), checkpoints);
+      }
       if (coupled)
         for (const std::string& line : scale::iterativeBlockSummary(plan, ranks, iterativeParams))
           std::printf("  %s\n", line.c_str());

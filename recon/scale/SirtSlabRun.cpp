@@ -48,6 +48,20 @@ bool etFamily(const std::string& name) {
   return name.starts_with("et.");
 }
 
+// The first slice of a slab's grid in the whole grid (they share x, y and the voxel size).
+std::int64_t firstSliceOf(const VolumeGrid& slab, const VolumeGrid& whole) {
+  return std::llround((slab.originMm.z() - whole.originMm.z()) / whole.voxelSizeMm.z());
+}
+
+// Slices [z0, z0 + the slab's nz) of a volume on the whole grid, on the slab's grid.
+Volume slicesOf(const Volume& whole, const VolumeGrid& slab, std::int64_t z0) {
+  Volume out = slab.makeVolume();
+  const auto slice = static_cast<std::size_t>(slab.shape.nx * slab.shape.ny);
+  std::copy_n(whole.data() + static_cast<std::size_t>(z0) * slice,
+              slice * static_cast<std::size_t>(slab.shape.nz), out.data());
+  return out;
+}
+
 }  // namespace
 
 bool iterativeSlabsAreIndependent(const Geometry& geometry,
@@ -99,10 +113,14 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
   if (params.method == IterativeMethod::Cgls || params.method == IterativeMethod::Pwls)
     throw ParameterError("method", iterative::toString(params.method) +
                                        " does not run in slabs: SIRT, OS-SIRT and SART do");
-  if (params.mask || params.initialVolume || params.weights || params.reference)
+  if (params.weights || params.reference)
     throw ParameterError("slabs",
-                         "a run in slabs takes no mask, start volume, weights or reference "
-                         "volume; run without --slab-slices, or without those");
+                         "a run in slabs takes no weights or reference volume; run without "
+                         "--slab-slices, or without those");
+  for (const auto& [volume, name] : {std::pair{params.initialVolume.get(), "start volume"},
+                                     std::pair{params.mask.get(), "mask"}})
+    if (volume != nullptr && volume->shape() != params.volume.shape)
+      throw ParameterError(name, "its shape differs from the reconstruction grid's");
   const VariantRegistry& registry = VariantRegistry::builtins();
   const KernelVariant& fp = registry.require(params.forwardVariant);
   const KernelVariant& bp = registry.require(params.backVariant);
@@ -122,6 +140,11 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
     algorithm.slab = [&](const ProjectionStack& rows, const VolumeGrid& grid, JobContext& c) {
       iterative::IterativeParams slab = params;
       slab.volume = grid;
+      const std::int64_t z0 = firstSliceOf(grid, params.volume);
+      if (params.initialVolume)
+        slab.initialVolume =
+            std::make_shared<const Volume>(slicesOf(*params.initialVolume, grid, z0));
+      if (params.mask) slab.mask = std::make_shared<const Volume>(slicesOf(*params.mask, grid, z0));
       Volume volume = iterative::reconstructIterative(rows, slab, c, &last);
       warnings.insert(last.warnings.begin(), last.warnings.end());
       return volume;
@@ -140,14 +163,27 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
       last.forwardVariant = fp.name;
       last.backVariant = bp.name;
       last.device = pair.device();
+      const std::int64_t z0 = firstSliceOf(block.grid, params.volume);
       std::unique_ptr<op::Array> x = pair.makeVolume();
-      if (block.start != nullptr) ops.upload(block.start->voxels(), *x);
-      ops.clampMasked(*x, nullptr, lower, upper);
+      if (block.start != nullptr)
+        ops.upload(block.start->voxels(), *x);  // a checkpoint
+      else if (params.initialVolume)
+        ops.upload(slicesOf(*params.initialVolume, block.grid, z0).voxels(), *x);
+      Volume maskSlices;
+      std::unique_ptr<const op::Array> mask;
+      if (params.mask) {
+        maskSlices = slicesOf(*params.mask, block.grid, z0);
+        mask = pair.useVolume(maskSlices);
+      }
+      ops.clampMasked(*x, mask.get(), lower, upper);
       const std::unique_ptr<const op::Array> data = pair.useProjections(block.rows);
       iterative::SubsetProblem subsets{
-          pair,    *data,
-          nullptr, lower,
-          upper,   iterative::viewSubsets(params.method, block.rows.viewCount(), params.subsets)};
+          pair,
+          *data,
+          mask.get(),
+          lower,
+          upper,
+          iterative::viewSubsets(params.method, block.rows.viewCount(), params.subsets)};
       subsets.iterationsBefore = block.iterationsBefore;
       subsets.afterIteration = [&](int iteration, const op::Array& iterate) {
         block.afterIteration(iteration, [&] {
