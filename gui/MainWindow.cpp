@@ -34,6 +34,7 @@
 #include <thread>
 
 #include "gui/AlgorithmPanel.h"
+#include "gui/ClusterDialog.h"
 #include "gui/CnrPanel.h"
 #include "gui/CompareView.h"
 #include "gui/ConsistencyView.h"
@@ -48,7 +49,6 @@
 #include "gui/RunLogPanel.h"
 #include "gui/SafetyNet.h"
 #include "gui/SpecimenRois.h"
-#include "gui/ClusterDialog.h"
 #include "gui/SweepDialog.h"
 #include "gui/ThroughputPanel.h"
 #include "gui/ViewArea.h"

@@ -73,22 +73,13 @@ bool iterativeSlabsAreIndependent(const Geometry& geometry,
 std::vector<std::string> iterativeBlockSummary(const SlabPlan& plan, int ranks,
                                                const iterative::IterativeParams& params) {
   std::vector<std::string> lines;
-  std::vector<int> all(plan.slabs.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
   const int subsets = params.method == iterative::IterativeMethod::OsSirt ? params.subsets : 1;
   for (int k = 0; k < ranks; ++k) {
-    const std::vector<int> mine = SlabPlan::share(all, k, ranks);
-    if (mine.empty()) continue;
-    const Slab& first = plan.slabs[static_cast<std::size_t>(mine.front())];
-    const Slab& last = plan.slabs[static_cast<std::size_t>(mine.back())];
-    std::int64_t rowFirst = plan.detectorRows, rowLast = -1;
-    for (const int i : mine) {
-      rowFirst = std::min(rowFirst, plan.slabs[static_cast<std::size_t>(i)].rowFirst);
-      rowLast = std::max(rowLast, plan.slabs[static_cast<std::size_t>(i)].rowLast);
-    }
+    const Slab block = plan.blockOf(k, ranks);
+    if (block.slices() == 0) continue;
     const double voxels =
-        double(plan.grid.shape.nx) * double(plan.grid.shape.ny) * double(last.z1 - first.z0);
-    const double samples = double(plan.views) * double(rowLast - rowFirst + 1) * double(plan.cols);
+        double(plan.grid.shape.nx) * double(plan.grid.shape.ny) * double(block.slices());
+    const double samples = double(plan.views) * double(block.rows()) * double(plan.cols);
     // x, update and the column weights of each subset (SART: recomputed, one more); the data,
     // row weights, residual and the ones of the column sums.
     const double bytes = 4.0 * (voxels * (2.0 + std::min(subsets, 8)) + samples * 4.0);
@@ -97,8 +88,8 @@ std::vector<std::string> iterativeBlockSummary(const SlabPlan& plan, int ranks,
                   "rank %d: slices %lld..%lld, rows %lld..%lld: %.2f GiB host memory (the "
                   "block's iterate, update and column weights; its band's data, row weights, "
                   "residual)",
-                  k, static_cast<long long>(first.z0), static_cast<long long>(last.z1 - 1),
-                  static_cast<long long>(rowFirst), static_cast<long long>(rowLast),
+                  k, static_cast<long long>(block.z0), static_cast<long long>(block.z1 - 1),
+                  static_cast<long long>(block.rowFirst), static_cast<long long>(block.rowLast),
                   bytes / (1024.0 * 1024.0 * 1024.0));
     lines.emplace_back(text);
   }

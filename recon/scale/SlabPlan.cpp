@@ -122,6 +122,22 @@ std::vector<int> SlabPlan::share(const std::vector<int>& pending, int rank, int 
           pending.begin() + static_cast<std::ptrdiff_t>(last)};
 }
 
+Slab SlabPlan::blockOf(int rank, int ranks) const {
+  std::vector<int> all(slabs.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  const std::vector<int> mine = share(all, rank, ranks);
+  Slab block;
+  if (mine.empty()) return block;
+  block = slabs[static_cast<std::size_t>(mine.front())];
+  for (const int i : mine) {
+    const Slab& s = slabs[static_cast<std::size_t>(i)];
+    block.z1 = s.z1;
+    block.rowFirst = std::min(block.rowFirst, s.rowFirst);
+    block.rowLast = std::max(block.rowLast, s.rowLast);
+  }
+  return block;
+}
+
 std::string SlabPlan::summary() const {
   std::int64_t widest = 0;
   std::int64_t first = detectorRows, last = -1;

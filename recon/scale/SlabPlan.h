@@ -54,6 +54,10 @@ struct SlabPlan {
   // The slabs rank `rank` of `ranks` takes among `pending` (indices into slabs): contiguous
   // shares in slab order, so each rank writes one region of the output.
   static std::vector<int> share(const std::vector<int>& pending, int rank, int ranks);
+  // Rank `rank`'s share of every slab as one block (an iterative run whose slabs exchange rows):
+  // its first slab's index, the slices of the share and the rows all of them project onto; no
+  // slices (z0 == z1) when the rank has no slab.
+  Slab blockOf(int rank, int ranks) const;
   // "16 slabs of 32 slices (512 x 512 x 512); per slab at most rows 120..391 of 512 of 720
   // views: 1.1 GiB host memory; output 512 MiB".
   std::string summary() const;

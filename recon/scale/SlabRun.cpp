@@ -15,7 +15,6 @@
 #include <iterator>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <set>
 
 #include "recon/core/Error.h"
@@ -626,20 +625,16 @@ class SlabRunner {
   void reconstructBlock() {
     const SlabPlan& plan = report_.plan;
     if (done_.size() == plan.slabs.size()) return;  // an earlier run wrote every slab
-    std::vector<int> all(plan.slabs.size());
-    std::iota(all.begin(), all.end(), 0);
     std::vector<RowBand> bands;
     for (int k = 0; k < ranks_; ++k) {
-      RowBand band{plan.detectorRows, -1};
-      for (const int index : SlabPlan::share(all, k, ranks_)) {
-        band.first = std::min(band.first, plan.slabs[std::size_t(index)].rowFirst);
-        band.last = std::max(band.last, plan.slabs[std::size_t(index)].rowLast);
-      }
-      bands.push_back(band);
+      const Slab b = plan.blockOf(k, ranks_);
+      bands.push_back({b.rowFirst, b.rowLast});
     }
-    const std::vector<int> mine = SlabPlan::share(all, rank_, ranks_);
-    const std::int64_t z0 = plan.slabs[std::size_t(mine.front())].z0;
-    const std::int64_t z1 = plan.slabs[std::size_t(mine.back())].z1;
+    const Slab block = plan.blockOf(rank_, ranks_);
+    std::vector<int> mine;
+    for (const Slab& s : plan.slabs)
+      if (s.z0 >= block.z0 && s.z1 <= block.z1) mine.push_back(s.index);
+    const std::int64_t z0 = block.z0, z1 = block.z1;
     const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
                                      static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
     Volume volume;
@@ -649,8 +644,6 @@ class SlabRunner {
       const ProjectionStack rows = source_.readRows(band.first, band.last);
       const double read = secondsSince(start);
       start = std::chrono::steady_clock::now();
-      Slab block = plan.slabs[std::size_t(mine.front())];
-      block.z1 = z1;
       BlockProblem problem{rows, plan.slabGrid(block), bands, comm_, plan.cols};
       if (rank_ == 0) problem.uncoveredSquares = uncoveredSquares(bands);
       Volume resumed;
