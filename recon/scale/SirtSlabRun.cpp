@@ -96,10 +96,9 @@ std::vector<std::string> iterativeBlockSummary(const SlabPlan& plan, int ranks,
   return lines;
 }
 
-SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
-                                          const iterative::IterativeParams& params,
-                                          const SlabRunOptions& options, JobContext& context,
-                                          iterative::IterativeReport* reportOut) {
+namespace {
+
+void checkSlabParams(const iterative::IterativeParams& params) {
   using iterative::IterativeMethod;
   if (params.method == IterativeMethod::Cgls || params.method == IterativeMethod::Pwls)
     throw ParameterError("method", iterative::toString(params.method) +
@@ -112,91 +111,119 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
                                      std::pair{params.mask.get(), "mask"}})
     if (volume != nullptr && volume->shape() != params.volume.shape)
       throw ParameterError(name, "its shape differs from the reconstruction grid's");
-  const VariantRegistry& registry = VariantRegistry::builtins();
-  const KernelVariant& fp = registry.require(params.forwardVariant);
-  const KernelVariant& bp = registry.require(params.backVariant);
-  const bool independent = iterativeSlabsAreIndependent(source.geometry(), params);
-  const float lower = params.lowerBound ? static_cast<float>(*params.lowerBound) : -INFINITY;
-  const float upper = params.upperBound ? static_cast<float>(*params.upperBound) : INFINITY;
+}
 
+// The two ways of solving a part (SlabAlgorithm's slab and block), and what they report.
+class IterativeSlabs {
+ public:
+  explicit IterativeSlabs(const iterative::IterativeParams& params)
+      : params_(params),
+        lower_(params.lowerBound ? static_cast<float>(*params.lowerBound) : -INFINITY),
+        upper_(params.upperBound ? static_cast<float>(*params.upperBound) : INFINITY) {}
+
+  // An independent slab: the in-memory solver on its rows, with its slices of the start volume
+  // and the mask.
+  Volume slab(const ProjectionStack& rows, const VolumeGrid& grid, JobContext& context) {
+    iterative::IterativeParams slab = params_;
+    slab.volume = grid;
+    const std::int64_t z0 = firstSliceOf(grid, params_.volume);
+    if (params_.initialVolume)
+      slab.initialVolume =
+          std::make_shared<const Volume>(slicesOf(*params_.initialVolume, grid, z0));
+    if (params_.mask) slab.mask = std::make_shared<const Volume>(slicesOf(*params_.mask, grid, z0));
+    Volume volume = iterative::reconstructIterative(rows, slab, context, &last);
+    warnings.insert(last.warnings.begin(), last.warnings.end());
+    return volume;
+  }
+
+  // This rank's block, solved with the other ranks' through the exchanging pair.
+  Volume block(BlockProblem& block, JobContext& context) {
+    const auto started = iterative::Clock::now();
+    iterative::IterativeParams p = params_;
+    p.volume = block.grid;
+    const op::ProjectorProblem problem{&block.rows.geometry(), block.grid, params_.gpu};
+    ExchangingPair pair(op::bindProjectorPair(VariantRegistry::builtins(), params_.forwardVariant,
+                                              params_.backVariant, problem),
+                        block.bands, block.comm, block.detectorCols);
+    const op::ArrayOps& ops = pair.ops();
+    last = {};
+    last.method = iterative::toString(params_.method);
+    last.forwardVariant = params_.forwardVariant;
+    last.backVariant = params_.backVariant;
+    last.device = pair.device();
+    const std::int64_t z0 = firstSliceOf(block.grid, params_.volume);
+    std::unique_ptr<op::Array> x = pair.makeVolume();
+    if (block.start != nullptr)
+      ops.upload(block.start->voxels(), *x);  // a checkpoint
+    else if (params_.initialVolume)
+      ops.upload(slicesOf(*params_.initialVolume, block.grid, z0).voxels(), *x);
+    Volume maskSlices;
+    std::unique_ptr<const op::Array> mask;
+    if (params_.mask) {
+      maskSlices = slicesOf(*params_.mask, block.grid, z0);
+      mask = pair.useVolume(maskSlices);
+    }
+    ops.clampMasked(*x, mask.get(), lower_, upper_);
+    const std::unique_ptr<const op::Array> data = pair.useProjections(block.rows);
+    iterative::SubsetProblem subsets{
+        pair,
+        *data,
+        mask.get(),
+        lower_,
+        upper_,
+        iterative::viewSubsets(params_.method, block.rows.viewCount(), params_.subsets)};
+    subsets.iterationsBefore = block.iterationsBefore;
+    subsets.afterIteration = [&](int iteration, const op::Array& iterate) {
+      block.afterIteration(iteration, [&] {
+        Volume v = block.grid.makeVolume();
+        ops.download(iterate, v.voxels());
+        return v;
+      });
+    };
+    iterative::SirtRule rule(params_.relaxation);
+    pair.setUncoveredSquares(block.uncoveredSquares);
+    const double dataNorm =
+        globalDataNorm(block.rows, pair.overlap(), block.comm, block.uncoveredSquares);
+    iterative::runOrderedSubsets(subsets, rule, *x, p, dataNorm, last, context);
+    last.totalSeconds = iterative::secondsSince(started);
+    sharedRows = static_cast<std::int64_t>(pair.overlap().mine.size());
+    exchangedBytes = pair.exchangedBytes();
+    warnings.insert(last.warnings.begin(), last.warnings.end());
+    return pair.takeVolume(std::move(x));
+  }
+
+  iterative::IterativeReport last;  // of the last slab, or of this rank's block
+  std::set<std::string> warnings;
+  std::int64_t sharedRows = 0;
+  std::uint64_t exchangedBytes = 0;
+
+ private:
+  const iterative::IterativeParams& params_;
+  float lower_, upper_;
+};
+
+}  // namespace
+
+SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
+                                          const iterative::IterativeParams& params,
+                                          const SlabRunOptions& options, JobContext& context,
+                                          iterative::IterativeReport* reportOut) {
+  checkSlabParams(params);
+  VariantRegistry::builtins().require(params.forwardVariant);
+  VariantRegistry::builtins().require(params.backVariant);
+  const bool independent = iterativeSlabsAreIndependent(source.geometry(), params);
+  IterativeSlabs solver(params);
   SlabAlgorithm algorithm;
   algorithm.name = iterative::toString(params.method);
   algorithm.grid = params.volume;
   algorithm.iterations = params.iterations;
-  iterative::IterativeReport last;
-  std::set<std::string> warnings;
-  std::int64_t sharedRows = 0;
-  std::uint64_t exchangedBytes = 0;
+  SlabRunOptions o = options;
   if (independent) {
     algorithm.slab = [&](const ProjectionStack& rows, const VolumeGrid& grid, JobContext& c) {
-      iterative::IterativeParams slab = params;
-      slab.volume = grid;
-      const std::int64_t z0 = firstSliceOf(grid, params.volume);
-      if (params.initialVolume)
-        slab.initialVolume =
-            std::make_shared<const Volume>(slicesOf(*params.initialVolume, grid, z0));
-      if (params.mask) slab.mask = std::make_shared<const Volume>(slicesOf(*params.mask, grid, z0));
-      Volume volume = iterative::reconstructIterative(rows, slab, c, &last);
-      warnings.insert(last.warnings.begin(), last.warnings.end());
-      return volume;
+      return solver.slab(rows, grid, c);
     };
   } else {
-    algorithm.block = [&](BlockProblem& block, JobContext& c) {
-      const auto started = iterative::Clock::now();
-      iterative::IterativeParams p = params;
-      p.volume = block.grid;
-      const op::ProjectorProblem problem{&block.rows.geometry(), block.grid, params.gpu};
-      ExchangingPair pair(op::bindProjectorPair(registry, fp.name, bp.name, problem), block.bands,
-                          block.comm, block.detectorCols);
-      const op::ArrayOps& ops = pair.ops();
-      last = {};
-      last.method = iterative::toString(params.method);
-      last.forwardVariant = fp.name;
-      last.backVariant = bp.name;
-      last.device = pair.device();
-      const std::int64_t z0 = firstSliceOf(block.grid, params.volume);
-      std::unique_ptr<op::Array> x = pair.makeVolume();
-      if (block.start != nullptr)
-        ops.upload(block.start->voxels(), *x);  // a checkpoint
-      else if (params.initialVolume)
-        ops.upload(slicesOf(*params.initialVolume, block.grid, z0).voxels(), *x);
-      Volume maskSlices;
-      std::unique_ptr<const op::Array> mask;
-      if (params.mask) {
-        maskSlices = slicesOf(*params.mask, block.grid, z0);
-        mask = pair.useVolume(maskSlices);
-      }
-      ops.clampMasked(*x, mask.get(), lower, upper);
-      const std::unique_ptr<const op::Array> data = pair.useProjections(block.rows);
-      iterative::SubsetProblem subsets{
-          pair,
-          *data,
-          mask.get(),
-          lower,
-          upper,
-          iterative::viewSubsets(params.method, block.rows.viewCount(), params.subsets)};
-      subsets.iterationsBefore = block.iterationsBefore;
-      subsets.afterIteration = [&](int iteration, const op::Array& iterate) {
-        block.afterIteration(iteration, [&] {
-          Volume v = block.grid.makeVolume();
-          ops.download(iterate, v.voxels());
-          return v;
-        });
-      };
-      iterative::SirtRule rule(params.relaxation);
-      pair.setUncoveredSquares(block.uncoveredSquares);
-      const double dataNorm =
-          globalDataNorm(block.rows, pair.overlap(), block.comm, block.uncoveredSquares);
-      iterative::runOrderedSubsets(subsets, rule, *x, p, dataNorm, last, c);
-      last.totalSeconds = iterative::secondsSince(started);
-      sharedRows = static_cast<std::int64_t>(pair.overlap().mine.size());
-      exchangedBytes = pair.exchangedBytes();
-      warnings.insert(last.warnings.begin(), last.warnings.end());
-      return pair.takeVolume(std::move(x));
-    };
-  }
-  SlabRunOptions o = options;
-  if (!independent) {
+    algorithm.block = [&](BlockProblem& block, JobContext& c) { return solver.block(block, c); };
     // The ranks' blocks are fixed for the run and its resumes: say so in what a resume checks.
     const int ranks = o.communicator != nullptr ? o.communicator->size() : o.ranks;
     o.parameters["blocksOfRanks"] = ranks;
@@ -206,10 +233,10 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
           std::max<std::int64_t>(1, (params.volume.shape.nz + ranks - 1) / std::max(ranks, 1));
   }
   SlabRunReport report = runSlabs(source, algorithm, o, context);
-  report.warnings.assign(warnings.begin(), warnings.end());
-  report.sharedRows = sharedRows;
-  report.exchangedBytes = exchangedBytes;
-  if (reportOut != nullptr) *reportOut = std::move(last);
+  report.warnings.assign(solver.warnings.begin(), solver.warnings.end());
+  report.sharedRows = solver.sharedRows;
+  report.exchangedBytes = solver.exchangedBytes;
+  if (reportOut != nullptr) *reportOut = std::move(solver.last);
   return report;
 }
 
