@@ -182,14 +182,14 @@ streamed)
     cat plan.log
     echo '```'
     echo
-    echo "| wall s | compute s | read s | write s | write GB/s | GUPS (compute only) |"
-    echo "|---|---|---|---|---|---|"
+    echo "| runs | wall s | compute s | read s | write s | write GB/s | GUPS (compute only) |"
+    echo "|---|---|---|---|---|---|---|"
     python3 - "$t_run" <<'EOF'
 import re, sys
 t = float(sys.argv[1])
 m = re.search(r'read ([0-9.]+) s, compute ([0-9.]+) s, write ([0-9.]+) s', open('big.log').read())
 rd, c, w = float(m.group(1)), float(m.group(2)), float(m.group(3))
-print(f"| {t:.1f} | {c:.1f} | {rd:.1f} | {w:.1f} | {32 * 2**30 / w / 1e9:.2f} | {2048**3 * 800 / c / 1e9:.0f} |")
+print(f"| 1 (no spread) | {t:.1f} | {c:.1f} | {rd:.1f} | {w:.1f} | {32 * 2**30 / w / 1e9:.2f} | {2048**3 * 800 / c / 1e9:.0f} |")
 EOF
     echo
     echo '```'
