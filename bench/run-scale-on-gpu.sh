@@ -118,8 +118,32 @@ weak)
     if (( gpus >= 2 )); then
       times[s2r]+="$(timed s2r.log sirt 512 s2r.raw "mpirun -np 2" --slab-slices 256) "
       times[s2p]+="$(timed s2p.log sirt 512 s2p.raw "" --slab-slices 512 --gpus 0 1) "
+      if [ -n "${WEAK_UNBOUND:-}" ]; then  # as before the ranks were bound to one GPU each
+        times[f2u]+="$(TOMOWB_GPU_BINDING=off timed f2u.log fdk 1024 f2u.raw "mpirun -x TOMOWB_GPU_BINDING -np 2" --slab-slices 512) "
+        times[s2u]+="$(TOMOWB_GPU_BINDING=off timed s2u.log sirt 512 s2u.raw "mpirun -x TOMOWB_GPU_BINDING -np 2" --slab-slices 256) "
+      fi
     fi
   done
+  # Which GPUs each rank's process holds a context on (nvidia-smi every 0.1 s during one run).
+  contexts() { # LABEL ENV...
+    local label="$1"; shift
+    ( while :; do nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader; sleep 0.1; done ) > "ctx-$label.txt" 2>&1 &
+    local probe=$!
+    env "$@" mpirun -x TOMOWB_GPU_BINDING -np 2 "$cli" --no-record recon fdk -i cone.json --shape 1024 1024 1024 \
+      --voxel-mm 0.1 --device gpu -o ctx.raw --slab-slices 512 > "ctx-$label.log" 2>&1
+    kill "$probe" 2>/dev/null; wait "$probe" 2>/dev/null
+    echo "$label: $(sort -u "ctx-$label.txt" | awk -F, '{print $1 "@" $2}' | sort -u | tr '\n' ' ')"
+    grep "^rank" "ctx-$label.log"
+    rm -f ctx.raw ctx.json
+  }
+  if (( gpus >= 2 )); then
+    {
+      echo "GPU contexts of a 2-rank FDK (pid@bus of every process nvidia-smi saw):"
+      contexts bound TOMOWB_GPU_BINDING=on
+      contexts unbound TOMOWB_GPU_BINDING=off
+    } > "$OUT/${WEAK_NAME:-weak}-contexts.txt" 2>&1
+    cat "$OUT/${WEAK_NAME:-weak}-contexts.txt"
+  fi
   same="-"
   [ -f f2r.raw ] && [ -f f2s.raw ] && { cmp -s f2r.raw f2s.raw && same=yes || same=NO; }
   m() { echo "${times[$1]:-}" | tr ' ' '\n' | median; }
@@ -150,6 +174,10 @@ weak)
     row s1 "SIRT, 1 process" 1 "1024 x 256 x 256" "-"
     row s2r "SIRT, 2 MPI ranks (one GPU each)" 2 "1024 x 256 x 512" "$s1"
     row s2p "SIRT, 1 process driving both" 2 "1024 x 256 x 512" "$s1"
+    if [ -n "${WEAK_UNBOUND:-}" ]; then
+      row f2u "FDK, 2 MPI ranks, not bound to a GPU each (TOMOWB_GPU_BINDING=off)" 2 "1024 x 1024 x 1024" "$f1"
+      row s2u "SIRT, 2 MPI ranks, not bound (TOMOWB_GPU_BINDING=off)" 2 "1024 x 256 x 512" "$s1"
+    fi
     echo
     echo "FDK volume of 2 ranks = 1 process doing the same slabs in turn, bit for bit: $same."
     echo "(compute and read + write: the last run's, summed over ranks. No run records: they hash"

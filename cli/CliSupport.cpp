@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <numbers>
+#include <string_view>
 
 #include "FiniteNumbers.h"
 #include "recon/catalog/BuiltinAlgorithms.h"
@@ -86,6 +87,27 @@ std::optional<std::pair<int, int>> localLauncherRanks() {
   return rankPairFrom({{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
                        {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
                        {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}});
+}
+
+std::string bindLocalRankToOneGpu(int argc, const char* const* argv) {
+  const auto local = localLauncherRanks();
+  if (!local || local->second <= 1) return {};
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--gpus" || std::string_view(argv[i]).rfind("--gpus=", 0) == 0)
+      return {};
+  if (const char* binding = std::getenv("TOMOWB_GPU_BINDING");
+      binding != nullptr && std::string_view(binding) == "off")
+    return {};
+  // The driver's GPUs without asking CUDA (which would fix the visible set for good).
+  std::size_t driverGpus = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", error), end;
+       !error && it != end; it.increment(error))
+    ++driverGpus;
+  const std::string mine = cuda::gpuForLocalRank(local->first, local->second,
+                                                 std::getenv("CUDA_VISIBLE_DEVICES"), driverGpus);
+  if (!mine.empty()) ::setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
+  return mine;
 }
 
 namespace {

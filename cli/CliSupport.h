@@ -47,6 +47,14 @@ std::optional<std::pair<int, int>> launcherRanks();
 // This process's place among the ranks on its machine (Open MPI, MPICH/Hydra, srun), or nullopt.
 std::optional<std::pair<int, int>> localLauncherRanks();
 
+// Ranks that share a machine get one GPU each: with more than one local rank, no --gpus among
+// the arguments and TOMOWB_GPU_BINDING not "off", sets CUDA_VISIBLE_DEVICES to the local rank's
+// GPU (local rank mod the GPUs visible: those CUDA_VISIBLE_DEVICES lists, else the driver's
+// /proc/driver/nvidia/gpus). Must run before the first CUDA call: the runtime reads the variable
+// once. Without it each rank would make a context on every GPU and pin its buffers for all of
+// them. Returns what it set (empty when it set nothing).
+std::string bindLocalRankToOneGpu(int argc, const char* const* argv);
+
 // --progress-file FILE (a global option, io/ProgressFile.h): started in main before the command
 // runs, for rank K of N > 1 of a launcher as "<stem>.rank<K><ext>". Every ProgressBar reports to
 // it, whether or not it draws; main writes the final state. IoError when FILE cannot be written.

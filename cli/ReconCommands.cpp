@@ -530,11 +530,16 @@ class CatalogReconCommand : public Command {
     bar.finish();
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) {
+      const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");  // bindLocalRankToOneGpu's
+      const std::string gpuText =
+          visible != nullptr && o.ranks > 1 && VariantOptions::onGpu(descriptor_, parameters)
+              ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")"
+              : std::string();
       std::printf(
-          "rank %d of %d: %zu slab%s reconstructed here, %d done before; read %.2f s, "
+          "rank %d of %d%s: %zu slab%s reconstructed here, %d done before; read %.2f s, "
           "compute %.2f s, write %.2f s\n",
-          o.rank, o.ranks, r.computed.size(), r.computed.size() == 1 ? "" : "s", r.doneBefore,
-          r.readSeconds, r.computeSeconds, r.writeSeconds);
+          o.rank, o.ranks, gpuText.c_str(), r.computed.size(), r.computed.size() == 1 ? "" : "s",
+          r.doneBefore, r.readSeconds, r.computeSeconds, r.writeSeconds);
       if (iterative && !iterativeReport.method.empty()) {
         const std::vector<IterationRecord>& its = iterativeReport.iterations;
         std::printf("%s with %s + %s on %s: %s%s", iterativeReport.method.c_str(),

@@ -239,6 +239,7 @@ void MainWindow::startupMeasure(const std::function<void()>& next) {
       QCoreApplication::sendEvent(axial, &event);
     };
     send(QEvent::MouseButtonPress, centre, Qt::LeftButton);
+    render::EventTrace::clear();  // what the drag's slowest frames spent their time on
     std::vector<double> frames;
     QElapsedTimer clock;
     for (int i = 1; i <= 60; ++i) {
@@ -261,6 +262,7 @@ void MainWindow::startupMeasure(const std::function<void()>& next) {
             {"p95FrameMs", nearestRankPercentile(frames, 95)},
             {"maxFrameMs", nearestRankPercentile(frames, 100)},
             {"framesPerSecond", mean > 0 ? 1000.0 / mean : 0.0},
+            {"slowestEvents", slowestEventsJson()},
             {"openGl", render::VtkOpenGLWidget::softwareRendering() ? "software" : "hardware"}};
   }
   report["windowLevelDrag"] = drag;

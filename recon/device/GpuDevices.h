@@ -3,6 +3,7 @@
 // (TOMOWB_HAVE_CUDA == 0) the list is always empty.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -34,6 +35,33 @@ inline int fastestGpu(const std::vector<GpuDevice>& gpus) {
     if (best == nullptr || key(g) > key(*best)) best = &g;
   }
   return best != nullptr ? best->index : -1;
+}
+
+// The one GPU that local rank `localRank` of `localRanks` processes sharing a machine should see,
+// as a CUDA_VISIBLE_DEVICES value: entry (localRank mod n) of `visibleList` (CUDA_VISIBLE_DEVICES
+// as the launcher left it: "0,1", or "GPU-uuid,..."; nullptr when unset, which stands for the
+// `driverGpus` GPUs of the machine). Empty when there is nothing to choose: one local rank, or at
+// most one GPU visible. The CLI applies it before its first CUDA call (cli/CliSupport.h).
+inline std::string gpuForLocalRank(int localRank, int localRanks, const char* visibleList,
+                                   std::size_t driverGpus) {
+  if (localRanks <= 1 || localRank < 0) return {};
+  std::vector<std::string> visible;
+  if (visibleList != nullptr) {
+    std::string entry;
+    for (const char* c = visibleList;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        if (!entry.empty()) visible.push_back(entry);
+        entry.clear();
+        if (*c == '\0') break;
+      } else if (*c != ' ') {
+        entry += *c;
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < driverGpus; ++i) visible.push_back(std::to_string(i));
+  }
+  if (visible.size() <= 1) return {};
+  return visible[static_cast<std::size_t>(localRank) % visible.size()];
 }
 
 // Why the list is empty ("no CUDA-capable device", "CUDA driver version is insufficient", "built

@@ -29,6 +29,21 @@ TEST(GpuDevices, StatusExplainsAnEmptyList) {
   EXPECT_FALSE(gpuStatus().empty());
 }
 
+// MPI ranks sharing a machine take one GPU each (issue #22): local rank mod the GPUs visible,
+// whether the launcher listed them (indices or UUIDs) or the driver counted them; nothing to
+// choose for one rank or one GPU. No GPU needed.
+TEST(GpuDevices, EachLocalRankSeesOneGpuOfThoseVisible) {
+  EXPECT_EQ(gpuForLocalRank(0, 2, nullptr, 2), "0");
+  EXPECT_EQ(gpuForLocalRank(1, 2, nullptr, 2), "1");
+  EXPECT_EQ(gpuForLocalRank(3, 4, nullptr, 2), "1");
+  EXPECT_EQ(gpuForLocalRank(1, 2, "4,6", 8), "6") << "the launcher's list, not the machine's";
+  EXPECT_EQ(gpuForLocalRank(2, 3, "GPU-a, GPU-b,", 0), "GPU-a");
+  EXPECT_EQ(gpuForLocalRank(0, 1, nullptr, 2), "") << "one rank keeps every GPU";
+  EXPECT_EQ(gpuForLocalRank(1, 2, "3", 8), "") << "one GPU listed: nothing to choose";
+  EXPECT_EQ(gpuForLocalRank(1, 2, "", 8), "") << "no GPU listed stays none";
+  EXPECT_EQ(gpuForLocalRank(1, 2, nullptr, 0), "") << "no driver";
+}
+
 // The window's default device: the GPU with the most multiprocessors, whatever the listing
 // order; newer architecture and more memory break ties; none for an empty list. No GPU needed.
 TEST(GpuDevices, FastestGpuHasTheMostMultiprocessors) {
