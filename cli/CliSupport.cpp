@@ -1,5 +1,6 @@
 #include "CliSupport.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -108,6 +109,39 @@ std::string bindLocalRankToOneGpu(int argc, const char* const* argv) {
                                                  std::getenv("CUDA_VISIBLE_DEVICES"), driverGpus);
   if (!mine.empty()) ::setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
   return mine;
+}
+
+namespace {
+int& widenedCores() {
+  static int cores = 0;
+  return cores;
+}
+}  // namespace
+
+std::string widenSingleCoreLauncherBinding() {
+  const auto local = localLauncherRanks();
+  if (!local || local->second <= 1) return {};
+  if (const char* binding = std::getenv("TOMOWB_CPU_BINDING");  // NOLINT(concurrency-mt-unsafe)
+      binding != nullptr && std::string_view(binding) == "keep")
+    return {};
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0 || CPU_COUNT(&mask) != 1) return {};
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const int ranks = local->second;
+  if (online <= ranks || online > CPU_SETSIZE) return {};
+  const long first = local->first * online / ranks, last = (local->first + 1) * online / ranks;
+  cpu_set_t share;
+  CPU_ZERO(&share);
+  for (long cpu = first; cpu < last; ++cpu) CPU_SET(static_cast<int>(cpu), &share);
+  if (sched_setaffinity(0, sizeof share, &share) != 0) return {};  // a cpuset forbids: keep it
+  // The kernel keeps only the CPUs a cpuset allows: count what this process got.
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0) widenedCores() = CPU_COUNT(&mask);
+  return "cores " + std::to_string(first) + "-" + std::to_string(last - 1);
+}
+
+int widenedLauncherBindingCores() {
+  return widenedCores();
 }
 
 namespace {

@@ -55,6 +55,17 @@ std::optional<std::pair<int, int>> localLauncherRanks();
 // them. Returns what it set (empty when it set nothing).
 std::string bindLocalRankToOneGpu(int argc, const char* const* argv);
 
+// Open MPI binds each rank to one core when it starts two or fewer (its default policy), which
+// left a rank's OpenMP threads, slab writer and CUDA host work on one core: a 2-rank FDK computed
+// 1.8 times slower than with `--bind-to none` on the two-H100 machine (issue #22). With more than
+// one local rank, a process bound to a single core of a machine with more cores than local ranks
+// is given its share instead: CPUs [k n / L, (k+1) n / L) of the n online ones, for local rank k
+// of L. TOMOWB_CPU_BINDING=keep keeps the launcher's binding. Returns "cores A-B" when it widened
+// the binding, else empty. Call before any thread starts.
+std::string widenSingleCoreLauncherBinding();
+// The cores the call above gave this process (0: it changed nothing).
+int widenedLauncherBindingCores();
+
 // --progress-file FILE (a global option, io/ProgressFile.h): started in main before the command
 // runs, for rank K of N > 1 of a launcher as "<stem>.rank<K><ext>". Every ProgressBar reports to
 // it, whether or not it draws; main writes the final state. IoError when FILE cannot be written.

@@ -65,7 +65,12 @@ void shareCoresWithLocalRanks() {
     const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
     if (value == nullptr) continue;
     const int local = std::atoi(value);
-    if (local > 1) omp_set_num_threads(std::max(1, omp_get_num_procs() / local));
+    // Widened from one core to its share by main (widenSingleCoreLauncherBinding): those
+    // cores; else its part of the CPUs it may run on.
+    if (local > 1)
+      omp_set_num_threads(widenedLauncherBindingCores() > 0
+                              ? widenedLauncherBindingCores()
+                              : std::max(1, omp_get_num_procs() / local));
     return;
   }
 }
@@ -530,11 +535,15 @@ class CatalogReconCommand : public Command {
     bar.finish();
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) {
-      const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");  // bindLocalRankToOneGpu's
-      const std::string gpuText =
-          visible != nullptr && o.ranks > 1 && VariantOptions::onGpu(descriptor_, parameters)
-              ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")"
-              : std::string();
+      // What this rank ran on (bindLocalRankToOneGpu, widenSingleCoreLauncherBinding).
+      std::string gpuText;
+      if (o.ranks > 1) {
+        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");  // NOLINT(concurrency-mt-unsafe)
+        gpuText = " (" + std::to_string(omp_get_max_threads()) + " threads";
+        if (visible != nullptr && VariantOptions::onGpu(descriptor_, parameters))
+          gpuText += std::string(", CUDA_VISIBLE_DEVICES=") + visible;
+        gpuText += ")";
+      }
       std::printf(
           "rank %d of %d%s: %zu slab%s reconstructed here, %d done before; read %.2f s, "
           "compute %.2f s, write %.2f s\n",

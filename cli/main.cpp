@@ -15,8 +15,10 @@
 #include "recon/io/OutputSet.h"
 
 int main(int argc, char** argv) {
-  // Before anything can touch CUDA: ranks sharing a machine take one GPU each.
+  // Before anything can touch CUDA or start a thread: ranks sharing a machine take one GPU each
+  // and their share of its cores.
   tomowb::cli::bindLocalRankToOneGpu(argc, argv);
+  tomowb::cli::widenSingleCoreLauncherBinding();
   tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   using namespace tomowb::cli;
   // First thing: a Ctrl-C or SIGTERM from here on cancels the run (a second one ends it at once).
