@@ -12,7 +12,7 @@
 # Results in $OUT (machine.txt, build.log, tests.log, weak.md, streamed.md, bench-fdk-gpu.md).
 # WORK=/dev/shm/x WEAK_NAME=weak-tmpfs runs the weak stage with its files in memory, which shows
 # the GPUs' scaling without the one disk both ranks share.
-# Usage: bench/run-scale-on-gpu.sh build|weak|streamed
+# Usage: bench/run-scale-on-gpu.sh build|cli|weak|streamed|ooc
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -185,6 +185,52 @@ weak)
     echo "Files in $work: $(df -h "$work" | tail -1 | awk '{print $1 " (" $2 ")"}')."
   } > "$OUT/${WEAK_NAME:-weak}.md"
   cat "$OUT/${WEAK_NAME:-weak}.md"
+  ;;
+ooc)
+  # Out-of-core cone-beam SIRT in one process (point 2): build the CLI and the GPU and scale
+  # tests, run the streaming tests, then time SIRT of a 768^3 cone beam with the volume in memory
+  # and on disk (--volume-on-disk, slabs of 96 slices), 3 runs each.
+  { cmake --preset gpu && cmake --build build-gpu -j "$(nproc)" --target tomowb-cli \
+      tomowb_test_scale tomowb_test_cuda; } > "$OUT/build-ooc.log" 2>&1 || { tail -n 40 "$OUT/build-ooc.log"; exit 1; }
+  echo "built after ${SECONDS} s"
+  {
+    timeout 120 build-gpu/tests/tomowb_test_scale --gtest_filter='SirtSlabs.*:SlabStreamingPair.*:IterativeVolumeFolder.*' 2>&1 | tail -n 3
+    timeout 300 build-gpu/tests/tomowb_test_cuda --gtest_filter='GpuSlabSirt*:GpuDevices*:GpuSfPair*' 2>&1 |
+      grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) |Failure|Expected|Which is|max \||error|tests? ran" | head -n 40
+  } > "$OUT/tests-ooc.log" 2>&1
+  grep -qE "FAILED" "$OUT/tests-ooc.log" && status=1
+  cat "$OUT/tests-ooc.log" | tail -n 20
+  cd "$work"
+  "$cli" -q phantom -o ooc.json --cols 768 --rows 768 --views 360 --pitch-mm 0.25 || exit 1
+  declare -A t
+  for i in 1 2 3; do
+    t[mem]+="$(timed ooc-mem.log "$cli" --no-record recon sirt -i ooc.json --size 768 --device gpu \
+      --fp sf.fp.gather --bp sf.bp.gather --iterations 3 --nonneg -o mem.raw) "
+    t[disk]+="$(timed ooc-disk.log "$cli" --no-record recon sirt -i ooc.json --size 768 --device gpu \
+      --fp sf.fp.gather --bp sf.bp.gather --iterations 3 --nonneg -o disk.raw --slab-slices 96 --volume-on-disk) "
+  done
+  same=$("$cli" metrics disk.json -r mem.json --no-ssim 2>&1 | grep -iE "max|rmse|nrmse" | head -n 3 | tr '\n' ';')
+  {
+    echo "# Out-of-core cone-beam SIRT in one process ($(date -u +%Y-%m-%d), bench/run-scale-on-gpu.sh ooc)"
+    echo
+    echo "Machine: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) cores;"
+    echo "files in $work ($(df -h "$work" | tail -1 | awk '{print $1}')). SIRT, 3 iterations, sf.fp.gather +"
+    echo "sf.bp.gather on the GPU, 360 views of 768 x 768 into 768^3 (1.7 GiB); wall time of the whole"
+    echo "command, 3 runs each (min / median / max)."
+    echo
+    echo "| run | wall s |"
+    echo "|---|---|"
+    echo "| in memory (the GPU pair holds the whole volume) | $(echo "${t[mem]}" | tr ' ' '\n' | spread) |"
+    echo "| --volume-on-disk, 8 slabs of 96 slices streamed | $(echo "${t[disk]}" | tr ' ' '\n' | spread) |"
+    echo
+    echo "disk against memory (tomowb-cli metrics): $same"
+    echo
+    echo '```'
+    grep -E "out of core|slab plan|rank 0|sirt with" ooc-disk.log | head -n 6
+    echo '```'
+  } > "$OUT/ooc.md"
+  cat "$OUT/ooc.md"
+  rm -f mem.raw disk.raw ooc.raw
   ;;
 streamed)
   cd "$work"

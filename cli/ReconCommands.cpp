@@ -237,6 +237,12 @@ class CatalogReconCommand : public Command {
                     "--checkpoint-every: whichever comes first)")
           ->check(CLI::NonNegativeNumber);
     }
+    if (iterativeSlabs())
+      g->add_flag("--volume-on-disk", volumeOnDisk_,
+                  "a block of slabs that share detector rows (cone beam): keep its iterate, "
+                  "update and weights in files beside -o and stream its slabs through the "
+                  "projectors one at a time, for a volume larger than host memory (chosen "
+                  "without asking when the block would not fit)");
     g->add_flag("--plan-only", planOnly_,
                 "print the slab plan (slabs, detector rows, host memory, the output's size and "
                 "the free disk) and stop, writing nothing");
@@ -253,7 +259,8 @@ class CatalogReconCommand : public Command {
     if (!slabCapable()) return false;
     const auto environment = launcherRanks();
     return slabSlices_ >= 0 || resume_ || planOnly_ || ranks_ > 1 || checkpointEvery_ > 0 ||
-           checkpointMinutes_ > 0 || (environment.has_value() && environment->second > 1);
+           volumeOnDisk_ || checkpointMinutes_ > 0 ||
+           (environment.has_value() && environment->second > 1);
   }
 
 #ifdef TOMOWB_HAVE_MPI
@@ -458,8 +465,23 @@ class CatalogReconCommand : public Command {
     const bool coupled =
         iterative && !scale::iterativeSlabsAreIndependent(geometry, iterativeParams);
     const int ranks = o.communicator != nullptr ? o.communicator->size() : o.ranks;
-    if (coupled && o.plan.slabSlices == 0)
-      o.plan.slabSlices = std::max<std::int64_t>(1, (grid.shape.nz + ranks - 1) / ranks);
+    if (coupled) {
+      // One slab per rank unless asked otherwise; out of core (asked, or a block larger than
+      // host memory), one process streams the planner's slabs through the projectors.
+      scale::SlabPlanOptions perRank = o.plan;
+      if (perRank.slabSlices == 0)
+        perRank.slabSlices = std::max<std::int64_t>(1, (grid.shape.nz + ranks - 1) / ranks);
+      const int rank = o.communicator != nullptr ? o.communicator->rank() : o.rank;
+      o.volumeFolder =
+          scale::iterativeVolumeFolder(scale::planSlabs(geometry, grid, perRank), rank, ranks,
+                                       iterativeParams, o.output, volumeOnDisk_);
+      if (o.volumeFolder.empty() || ranks > 1 || o.plan.slabSlices > 0)
+        o.plan.slabSlices = perRank.slabSlices;
+    } else if (volumeOnDisk_) {
+      throw ParameterError("--volume-on-disk",
+                           "this run's slabs are independent (an aligned single-axis tilt "
+                           "series): it is out of core slab by slab already");
+    }
     if (!coupled && (checkpointEvery_ > 0 || checkpointMinutes_ > 0))
       throw ParameterError("--checkpoint-every",
                            iterative ? "this run's slabs are independent (an aligned single-axis "
@@ -476,7 +498,8 @@ class CatalogReconCommand : public Command {
       const std::uint64_t free = scale::freeDiskBytes(o.output);
       if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
       if (coupled)
-        for (const std::string& line : scale::iterativeBlockSummary(plan, ranks, iterativeParams))
+        for (const std::string& line :
+             scale::iterativeBlockSummary(plan, ranks, iterativeParams, o.volumeFolder))
           std::printf("%s\n", line.c_str());
       std::printf("slab plan: %s\ndisk: the output needs %.1f MiB, %.1f MiB free where it goes%s\n",
                   plan.summary().c_str(), double(plan.volumeBytes) / 1048576.0,
@@ -509,7 +532,8 @@ class CatalogReconCommand : public Command {
               descriptor_.id.c_str(), checkpoints);
       }
       if (coupled)
-        for (const std::string& line : scale::iterativeBlockSummary(plan, ranks, iterativeParams))
+        for (const std::string& line :
+             scale::iterativeBlockSummary(plan, ranks, iterativeParams, o.volumeFolder))
           std::printf("  %s\n", line.c_str());
       if (!coupled && iterative)
         std::printf("%s of an aligned single-axis tilt series: slab by slab, each on its own\n",
@@ -607,6 +631,7 @@ class CatalogReconCommand : public Command {
 
   std::int64_t slabSlices_ = -1;  // -1: no slab run asked for
   int checkpointEvery_ = 0;
+  bool volumeOnDisk_ = false;
   double checkpointMinutes_ = 0;
   bool resume_ = false;
   bool planOnly_ = false;

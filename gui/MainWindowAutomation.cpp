@@ -263,7 +263,8 @@ void MainWindow::startupMeasure(const std::function<void()>& next) {
             {"maxFrameMs", nearestRankPercentile(frames, 100)},
             {"framesPerSecond", mean > 0 ? 1000.0 / mean : 0.0},
             {"slowestEvents", slowestEventsJson()},
-            {"openGl", render::VtkOpenGLWidget::softwareRendering() ? "software" : "hardware"}};
+            {"openGl", render::VtkOpenGLWidget::softwareRendering() ? "software" : "hardware"},
+            {"glRenderer", render::VtkOpenGLWidget::rendererName()}};
   }
   report["windowLevelDrag"] = drag;
   saveTextAtomically(QDir(startup_.screenshotDir).filePath(QStringLiteral("responsiveness.json")),

@@ -207,7 +207,15 @@ int VtkOpenGLWidget::deviceHeight() const {
 
 namespace {
 std::atomic<bool> softwareRenderer{false};
+std::string& rendererNameText() {  // GUI thread only (initializeGL and its readers)
+  static std::string name;
+  return name;
+}
 }  // namespace
+
+std::string VtkOpenGLWidget::rendererName() {
+  return rendererNameText();
+}
 
 bool VtkOpenGLWidget::softwareRendering() {
   return softwareRenderer.load();
@@ -217,6 +225,11 @@ void VtkOpenGLWidget::initializeGL() {
   if (const auto* name =
           reinterpret_cast<const char*>(context()->functions()->glGetString(GL_RENDERER))) {
     const std::string renderer(name);
+    if (rendererNameText().empty()) {
+      const auto* vendor =
+          reinterpret_cast<const char*>(context()->functions()->glGetString(GL_VENDOR));
+      rendererNameText() = renderer + (vendor != nullptr ? std::string(" (") + vendor + ")" : "");
+    }
     if (renderer.find("llvmpipe") != std::string::npos ||
         renderer.find("softpipe") != std::string::npos ||
         renderer.find("Software Rasterizer") != std::string::npos)

@@ -13,6 +13,7 @@
 #include <QOpenGLWidget>
 #include <QTimer>
 #include <map>
+#include <string>
 
 class vtkGenericOpenGLRenderWindow;
 class vtkGenericRenderWindowInteractor;
@@ -46,6 +47,9 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   // True once a widget found OpenGL to be a software rasteriser (Mesa llvmpipe/softpipe): views
   // then choose cheaper renderings (the 3-D view renders a smaller copy of the volume).
   static bool softwareRendering();
+  // GL_RENDERER and GL_VENDOR of the first widget's context ("" before one was made): what
+  // `tomowb --measure` reports beside its frame rates.
+  static std::string rendererName();
 
   // Renders now (synchronously) and returns the widget's content, for screenshots and tests.
   QImage grabImage();

@@ -62,7 +62,7 @@ for run in r["runs"]:
 d = r.get("windowLevelDrag") or {}
 if d:
     print(f"W/L drag on {d['volume']}: {d['framesPerSecond']:.1f} fps (median frame "
-          f"{d['medianFrameMs']:.1f} ms, p95 {d['p95FrameMs']:.1f} ms, {d['openGl']} OpenGL)")
+          f"{d['medianFrameMs']:.1f} ms, p95 {d['p95FrameMs']:.1f} ms, {d['openGl']} OpenGL: {d.get('glRenderer', '?')})")
 for f in sorted(glob.glob(os.path.join(out, "sirt", "run-summary-*.json"))):
     s = json.load(open(f)); t = s.get("timings", {})
     print(f"SIRT run {s['run']}: {s['seconds']:.2f} s, {t.get('previews')} previews, longest gap "

@@ -1,17 +1,23 @@
 #include "recon/core/HostMemory.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "recon/core/Error.h"
 
 namespace tomowb {
 
@@ -31,11 +37,12 @@ constexpr unsigned kMaxZeroThreads = 64;
 constexpr std::size_t kMinBytesPerZeroThread = std::size_t{8} << 20;
 constexpr std::uint32_t kMagic = 0x746f6d6fu;  // "tomo"
 
-enum class BlockKind : std::uint32_t { Ordinary = 1, Pinned = 2 };
+enum class BlockKind : std::uint32_t { Ordinary = 1, Pinned = 2, FileMapped = 3 };
 
 struct BlockHeader {
   std::uint32_t magic;
   BlockKind kind;
+  std::uint64_t mappedBytes;  // FileMapped: the mapping's length, from the header on
 };
 static_assert(sizeof(BlockHeader) <= kHeaderBytes);
 
@@ -73,11 +80,51 @@ BlockHeader* headerOf(const void* buffer) noexcept {
       const_cast<std::byte*>(static_cast<const std::byte*>(buffer)) - kHeaderBytes);
 }
 
+// The innermost FileBackedHostBuffers of this thread (null: memory).
+thread_local const FileBackedHostBuffers* fileBacked = nullptr;
+
+// A block in an unlinked file of `folder`: its blocks reserved, mapped shared (zeros).
+void* allocateFileBacked(std::size_t bytes, const std::filesystem::path& folder) {
+  const std::size_t total = roundUp(bytes + kHeaderBytes, 4096);
+  std::string pattern = (folder / ".tomowb-volume-XXXXXX").string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0)
+    throw IoError(folder, std::string("cannot make a file for a volume kept on disk: ") +
+                              std::strerror(errno));
+  ::unlink(pattern.c_str());  // gone with the last reference: the mapping
+  const int reserved = ::posix_fallocate(fd, 0, static_cast<off_t>(total));
+  if (reserved != 0) {
+    ::close(fd);
+    throw IoError(folder, "no room to keep a volume of " + std::to_string(bytes >> 20) +
+                              " MiB on disk (" + std::strerror(reserved) + ")");
+  }
+  void* base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int mapError = errno;
+  ::close(fd);
+  if (base == MAP_FAILED)
+    throw IoError(folder,
+                  std::string("cannot map a volume kept on disk: ") + std::strerror(mapError));
+  void* block = withHeader(base, BlockKind::FileMapped);
+  static_cast<BlockHeader*>(base)->mappedBytes = total;
+  return block;
+}
+
 }  // namespace
+
+FileBackedHostBuffers::FileBackedHostBuffers(std::filesystem::path folder, std::size_t minBytes)
+    : folder_(std::move(folder)), minBytes_(minBytes), previous_(fileBacked) {
+  fileBacked = this;
+}
+
+FileBackedHostBuffers::~FileBackedHostBuffers() {
+  fileBacked = previous_;
+}
 
 void* allocateHostBuffer(std::size_t bytes) {
   if (bytes > static_cast<std::size_t>(-1) - kHeaderBytes - kHugePageBytes) throw std::bad_alloc();
   const bool large = bytes >= kPinnedHostBufferMinBytes;
+  if (fileBacked != nullptr && bytes >= fileBacked->minBytes_ && bytes > 0)
+    return allocateFileBacked(bytes, fileBacked->folder_);
   const std::size_t alignment = large ? kHugePageBytes : kHeaderBytes;
   const std::size_t total = roundUp(bytes + kHeaderBytes, alignment);
   auto* base = static_cast<std::byte*>(std::aligned_alloc(alignment, total));
@@ -98,6 +145,10 @@ void* allocateHostBuffer(std::size_t bytes) {
 namespace {
 
 void release(BlockHeader* header) noexcept {
+  if (header->kind == BlockKind::FileMapped) {
+    ::munmap(header, header->mappedBytes);  // and the file with it
+    return;
+  }
   if (header->kind == BlockKind::Pinned) detail::unpinHostRange(header);
   std::free(header);  // NOLINT(cppcoreguidelines-no-malloc): pairs with std::aligned_alloc
 }
@@ -186,6 +237,12 @@ void freeHostBuffer(void* buffer, std::size_t bytes) noexcept {
     return;
   }
   release(header);
+}
+
+bool isFileBackedHostBuffer(const void* buffer) noexcept {
+  if (buffer == nullptr) return false;
+  const BlockHeader* header = headerOf(buffer);
+  return header->magic == kMagic && header->kind == BlockKind::FileMapped;
 }
 
 bool isPinnedHostBuffer(const void* buffer) noexcept {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -42,6 +43,32 @@ std::size_t hostBuffersAwaitingRelease() noexcept;
 // Returns once that thread has freed every block handed to it (before leaving main: the CUDA
 // runtime must still be there to unpin them).
 void waitForHostBufferReleases();
+
+// While one is alive, the blocks of `minBytes` and up that allocateHostBuffer makes on this
+// thread live in files instead of memory: each an unlinked file in `folder`, its
+// disk space reserved up front (a full disk fails here, with IoError naming the folder, not
+// later with SIGBUS), mapped shared, read as zeros. The kernel pages them in and out, so volumes
+// larger than host memory can be allocated and worked on (out-of-core SIRT, issue #22). The
+// files vanish when the blocks are freed, or with the process. Nestable; per thread.
+class FileBackedHostBuffers {
+ public:
+  explicit FileBackedHostBuffers(std::filesystem::path folder,
+                                 std::size_t minBytes = kPinnedHostBufferMinBytes);
+  ~FileBackedHostBuffers();
+  FileBackedHostBuffers(const FileBackedHostBuffers&) = delete;
+  FileBackedHostBuffers& operator=(const FileBackedHostBuffers&) = delete;
+  FileBackedHostBuffers(FileBackedHostBuffers&&) = delete;
+  FileBackedHostBuffers& operator=(FileBackedHostBuffers&&) = delete;
+
+ private:
+  friend void* allocateHostBuffer(std::size_t bytes);
+  std::filesystem::path folder_;
+  std::size_t minBytes_;
+  const FileBackedHostBuffers* previous_;
+};
+
+// Whether a block returned by allocateHostBuffer lives in a file (FileBackedHostBuffers).
+bool isFileBackedHostBuffer(const void* buffer) noexcept;
 
 namespace detail {
 // Page-locks [base, base + bytes) for fast device copies; false if there is no device or the

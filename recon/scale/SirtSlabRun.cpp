@@ -12,13 +12,20 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "recon/core/Error.h"
+#include "recon/core/HostMemory.h"
+#include "recon/core/MemoryBudget.h"
 #include "recon/iterative/IterationLog.h"
 #include "recon/iterative/OrderedSubsetSolver.h"
 #include "recon/projector/SingleAxisGeometry.h"
 #include "recon/scale/SlabRun.h"
+#include "recon/scale/SlabStreamingPair.h"
 #include "recon/variant/VariantRegistry.h"
 
 namespace tomowb::scale {
@@ -70,27 +77,59 @@ bool iterativeSlabsAreIndependent(const Geometry& geometry,
          projector::SingleAxisGeometry::analyse(geometry, params.volume).aligned;
 }
 
-std::vector<std::string> iterativeBlockSummary(const SlabPlan& plan, int ranks,
-                                               const iterative::IterativeParams& params) {
-  std::vector<std::string> lines;
+namespace {
+// The block's volumes (x, update and the column weights of each subset; SART: recomputed, one
+// more) and its band's projections (the data, row weights, residual and the ones of the column
+// sums), in bytes.
+std::pair<double, double> blockBytes(const SlabPlan& plan, const Slab& block,
+                                     const iterative::IterativeParams& params) {
   const int subsets = params.method == iterative::IterativeMethod::OsSirt ? params.subsets : 1;
+  const double voxels =
+      double(plan.grid.shape.nx) * double(plan.grid.shape.ny) * double(block.slices());
+  const double samples = double(plan.views) * double(block.rows()) * double(plan.cols);
+  return {4.0 * voxels * (2.0 + std::min(subsets, 8)), 4.0 * samples * 4.0};
+}
+}  // namespace
+
+std::filesystem::path iterativeVolumeFolder(const SlabPlan& plan, int rank, int ranks,
+                                            const iterative::IterativeParams& params,
+                                            const std::filesystem::path& output, bool asked,
+                                            std::uint64_t availableBytes) {
+  const Slab block = plan.blockOf(rank, ranks);
+  const auto [volumes, projections] = blockBytes(plan, block, params);
+  const double available = double(availableBytes > 0 ? availableBytes : availableHostMemoryBytes());
+  if (!asked && volumes + projections <= 0.8 * available) return {};
+  const std::filesystem::path folder = std::filesystem::absolute(output).parent_path();
+  return folder.empty() ? std::filesystem::current_path() : folder;
+}
+
+std::vector<std::string> iterativeBlockSummary(const SlabPlan& plan, int ranks,
+                                               const iterative::IterativeParams& params,
+                                               const std::filesystem::path& volumeFolder) {
+  std::vector<std::string> lines;
   for (int k = 0; k < ranks; ++k) {
     const Slab block = plan.blockOf(k, ranks);
     if (block.slices() == 0) continue;
-    const double voxels =
-        double(plan.grid.shape.nx) * double(plan.grid.shape.ny) * double(block.slices());
-    const double samples = double(plan.views) * double(block.rows()) * double(plan.cols);
-    // x, update and the column weights of each subset (SART: recomputed, one more); the data,
-    // row weights, residual and the ones of the column sums.
-    const double bytes = 4.0 * (voxels * (2.0 + std::min(subsets, 8)) + samples * 4.0);
-    char text[240];
-    std::snprintf(text, sizeof text,
-                  "rank %d: slices %lld..%lld, rows %lld..%lld: %.2f GiB host memory (the "
-                  "block's iterate, update and column weights; its band's data, row weights, "
-                  "residual)",
-                  k, static_cast<long long>(block.z0), static_cast<long long>(block.z1 - 1),
-                  static_cast<long long>(block.rowFirst), static_cast<long long>(block.rowLast),
-                  bytes / (1024.0 * 1024.0 * 1024.0));
+    const auto [volumes, projections] = blockBytes(plan, block, params);
+    char text[400];
+    if (volumeFolder.empty())
+      std::snprintf(text, sizeof text,
+                    "rank %d: slices %lld..%lld, rows %lld..%lld: %.2f GiB host memory (the "
+                    "block's iterate, update and column weights; its band's data, row weights, "
+                    "residual)",
+                    k, static_cast<long long>(block.z0), static_cast<long long>(block.z1 - 1),
+                    static_cast<long long>(block.rowFirst), static_cast<long long>(block.rowLast),
+                    (volumes + projections) / (1024.0 * 1024.0 * 1024.0));
+    else
+      std::snprintf(text, sizeof text,
+                    "rank %d: slices %lld..%lld, rows %lld..%lld: out of core, %.2f GiB host "
+                    "memory (its band's data, row weights, residual) and up to %.2f GiB of files "
+                    "in %s for the block's iterate, update and column weights, its slabs "
+                    "streamed through the projectors one at a time",
+                    k, static_cast<long long>(block.z0), static_cast<long long>(block.z1 - 1),
+                    static_cast<long long>(block.rowFirst), static_cast<long long>(block.rowLast),
+                    projections / (1024.0 * 1024.0 * 1024.0), volumes / (1024.0 * 1024.0 * 1024.0),
+                    volumeFolder.string().c_str());
     lines.emplace_back(text);
   }
   return lines;
@@ -116,8 +155,9 @@ void checkSlabParams(const iterative::IterativeParams& params) {
 // The two ways of solving a part (SlabAlgorithm's slab and block), and what they report.
 class IterativeSlabs {
  public:
-  explicit IterativeSlabs(const iterative::IterativeParams& params)
+  IterativeSlabs(const iterative::IterativeParams& params, std::filesystem::path volumeFolder)
       : params_(params),
+        volumeFolder_(std::move(volumeFolder)),
         lower_(params.lowerBound ? static_cast<float>(*params.lowerBound) : -INFINITY),
         upper_(params.upperBound ? static_cast<float>(*params.upperBound) : INFINITY) {}
 
@@ -142,9 +182,7 @@ class IterativeSlabs {
     iterative::IterativeParams p = params_;
     p.volume = block.grid;
     const op::ProjectorProblem problem{&block.rows.geometry(), block.grid, params_.gpu};
-    ExchangingPair pair(op::bindProjectorPair(VariantRegistry::builtins(), params_.forwardVariant,
-                                              params_.backVariant, problem),
-                        block.bands, block.comm, block.detectorCols);
+    ExchangingPair pair(bindBlockPair(block, problem), block.bands, block.comm, block.detectorCols);
     const op::ArrayOps& ops = pair.ops();
     last = {};
     last.method = iterative::toString(params_.method);
@@ -175,6 +213,9 @@ class IterativeSlabs {
     subsets.iterationsBefore = block.iterationsBefore;
     subsets.afterIteration = [&](int iteration, const op::Array& iterate) {
       block.afterIteration(iteration, [&] {
+        std::optional<FileBackedHostBuffers> onDisk;  // out of core: so is the checkpoint's copy
+        if (!volumeFolder_.empty())
+          onDisk.emplace(volumeFolder_, 1);  // every volume, small ones too
         Volume v = block.grid.makeVolume();
         ops.download(iterate, v.voxels());
         return v;
@@ -198,7 +239,25 @@ class IterativeSlabs {
   std::uint64_t exchangedBytes = 0;
 
  private:
+  // The registered pair bound to the whole block, or, out of core, streaming its slabs (each
+  // with its rows of the rank's band) with the volumes in files.
+  std::unique_ptr<op::ProjectorPair> bindBlockPair(const BlockProblem& block,
+                                                   const op::ProjectorProblem& problem) const {
+    if (volumeFolder_.empty())
+      return op::bindProjectorPair(VariantRegistry::builtins(), params_.forwardVariant,
+                                   params_.backVariant, problem);
+    const RowBand& band = block.bands[static_cast<std::size_t>(block.comm.rank())];
+    const std::int64_t z0 = firstSliceOf(block.grid, params_.volume);
+    std::vector<StreamedSlab> slabs;
+    for (const Slab& s : block.slabs)
+      slabs.push_back({s.z0 - z0, s.z1 - z0, s.rowFirst - band.first, s.rowLast - band.first});
+    return std::make_unique<SlabStreamingPair>(VariantRegistry::builtins(), params_.forwardVariant,
+                                               params_.backVariant, problem, std::move(slabs),
+                                               volumeFolder_);
+  }
+
   const iterative::IterativeParams& params_;
+  std::filesystem::path volumeFolder_;
   float lower_, upper_;
 };
 
@@ -212,7 +271,7 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
   VariantRegistry::builtins().require(params.forwardVariant);
   VariantRegistry::builtins().require(params.backVariant);
   const bool independent = iterativeSlabsAreIndependent(source.geometry(), params);
-  IterativeSlabs solver(params);
+  IterativeSlabs solver(params, options.volumeFolder);
   SlabAlgorithm algorithm;
   algorithm.name = iterative::toString(params.method);
   algorithm.grid = params.volume;
@@ -227,8 +286,9 @@ SlabRunReport reconstructIterativeInSlabs(ProjectionRowSource& source,
     // The ranks' blocks are fixed for the run and its resumes: say so in what a resume checks.
     const int ranks = o.communicator != nullptr ? o.communicator->size() : o.ranks;
     o.parameters["blocksOfRanks"] = ranks;
-    // One slab per rank unless asked otherwise (the slab height only sets the ranks' shares).
-    if (o.plan.slabSlices == 0)
+    // One slab per rank unless asked otherwise (the slab height only sets the ranks' shares);
+    // out of core, the planner's slabs stream through the projectors.
+    if (o.plan.slabSlices == 0 && o.volumeFolder.empty())
       o.plan.slabSlices =
           std::max<std::int64_t>(1, (params.volume.shape.nz + ranks - 1) / std::max(ranks, 1));
   }

@@ -15,9 +15,11 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "recon/core/Error.h"
+#include "recon/core/HostMemory.h"
 #include "recon/core/SecondsSince.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/Hdf5Volume.h"
@@ -644,10 +646,13 @@ class SlabRunner {
       const ProjectionStack rows = source_.readRows(band.first, band.last);
       const double read = secondsSince(start);
       start = std::chrono::steady_clock::now();
-      BlockProblem problem{rows, plan.slabGrid(block), bands, comm_, plan.cols};
+      BlockProblem problem{rows, plan.slabGrid(block), {}, bands, comm_, plan.cols};
+      for (const int k : mine) problem.slabs.push_back(plan.slabs[std::size_t(k)]);
       if (rank_ == 0) problem.uncoveredSquares = uncoveredSquares(bands);
       Volume resumed;
       if (resumeIteration_ > 0) {
+        std::optional<FileBackedHostBuffers> onDisk;  // out of core: so is the checkpoint read
+        if (!options_.volumeFolder.empty()) onDisk.emplace(options_.volumeFolder, 1);
         resumed = problem.grid.makeVolume();
         PartialFile from(checkpointPath(checkpointFile_[resumeIteration_]), plan.volumeBytes);
         from.read(static_cast<std::uint64_t>(z0) * sliceBytes, resumed.data(),

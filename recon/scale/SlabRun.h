@@ -55,12 +55,18 @@ struct SlabRunOptions {
   // every N iterations and/or every M minutes (0: never), for --resume.
   int checkpointEvery = 0;
   double checkpointMinutes = 0;
+  // Iterative runs whose slabs are solved together: keep the block's volumes (iterate, update,
+  // weights) in files in this folder and stream its slabs through the projectors one at a time
+  // (SlabStreamingPair), for a volume larger than host memory; empty: in memory.
+  // reconstructIterativeInSlabs chooses the output's folder when the block would not fit.
+  std::filesystem::path volumeFolder;
 };
 
 // A rank's share of an iterative run whose slabs exchange detector rows (BandExchange.h).
 struct BlockProblem {
   const ProjectionStack& rows;  // this rank's band of every view (its cropped geometry)
   VolumeGrid grid;              // this rank's slices
+  std::vector<Slab> slabs;      // the plan's slabs in them
   std::vector<RowBand> bands;   // every rank's band, in rank order
   Communicator& comm;
   std::int64_t detectorCols = 0;
@@ -140,8 +146,19 @@ bool iterativeSlabsAreIndependent(const Geometry& geometry,
 // What each rank of a coupled iterative run holds (its block of slabs and band of rows), for the
 // plan printed before the run: "rank 1: slices 256..511, rows 300..1023: 3.1 GiB host memory (the
 // block's iterate, update and column weights; its band's data, row weights and residual)".
+// `volumeFolder`: the blocks are out of core (iterativeVolumeFolder).
 std::vector<std::string> iterativeBlockSummary(const SlabPlan& plan, int ranks,
-                                               const iterative::IterativeParams& params);
+                                               const iterative::IterativeParams& params,
+                                               const std::filesystem::path& volumeFolder = {});
+
+// Where a coupled iterative run keeps rank `rank`'s block's volumes (SlabRunOptions::
+// volumeFolder): the output's folder when `asked` or when the block's volumes and its band's
+// projections would take more than 80 % of `availableBytes` of host memory (0: what the system
+// has available); empty (in memory) otherwise.
+std::filesystem::path iterativeVolumeFolder(const SlabPlan& plan, int rank, int ranks,
+                                            const iterative::IterativeParams& params,
+                                            const std::filesystem::path& output, bool asked,
+                                            std::uint64_t availableBytes = 0);
 
 // Runs an algorithm slab by slab (the two above are this with FDK's and SIRT's functions).
 SlabRunReport runSlabs(ProjectionRowSource& source, const SlabAlgorithm& algorithm,

@@ -225,3 +225,43 @@ TEST_F(SlabCli, ASlabRunRefusesToWriteOverTheProjectionsItReads) {
 
 }  // namespace
 }  // namespace tomowb
+
+namespace tomowb {
+namespace {
+
+// A cone-beam SIRT out of core in one process (issue #22, point 2): --volume-on-disk streams the
+// slabs through the projectors with the iterate in files beside -o, and gives the in-memory
+// run's volume within float32 rounding; the plan says so; nothing is left beside the output.
+TEST_F(SlabCli, ConeBeamSirtOnDiskMatchesTheInMemoryRun) {
+  const std::string scan = "'" + (dir / "scan.json").string() + "'";
+  const std::string common =
+      "-q --no-record recon sirt -i " + scan + " --size 32 --iterations 4 --nonneg -o '";
+  test::CliResult r = test::runCli(common + (dir / "memory.raw").string() + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = test::runCli(common + (dir / "disk.raw").string() + "' --slab-slices 8 --volume-on-disk");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::vector<float> memory = samples(dir / "memory.raw"), disk = samples(dir / "disk.raw");
+  ASSERT_EQ(memory.size(), disk.size());
+  double worst = 0, largest = 0;
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    worst = std::max(worst, std::abs(double(memory[i]) - double(disk[i])));
+    largest = std::max(largest, std::abs(double(memory[i])));
+  }
+  EXPECT_GT(largest, 1e-3);
+  EXPECT_LT(worst, 1e-5 * largest);
+  std::vector<std::string> left;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir.path()))
+    left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"disk.json", "disk.raw", "memory.json", "memory.raw",
+                                            "scan.json", "scan.raw"}));
+
+  r = test::runCli("recon sirt -i " + scan + " --size 32 -o '" + (dir / "plan.raw").string() +
+                   "' --slab-slices 8 --volume-on-disk --plan-only");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("out of core"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("slab plan: 4 slabs of 8 slices"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace tomowb

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "recon/core/Error.h"
 #include "recon/core/HostMemory.h"
 #include "recon/core/Volume.h"
 #include "recon/data/ProjectionStack.h"
@@ -80,6 +83,46 @@ TEST(HostMemory, LargeBlocksAreFreedOnAThreadOfTheirOwnWhenAsked) {
   void* large = allocateHostBuffer(kPinnedHostBufferMinBytes);
   freeHostBuffer(large, kPinnedHostBufferMinBytes);
   EXPECT_EQ(hostBuffersAwaitingRelease(), 0u);
+}
+
+// Out of core (issue #22): inside the scope, blocks of its size and up live in unlinked files
+// of its folder (zeros at first, written and read like memory, nothing left in the folder);
+// outside it, memory again; a folder that cannot take the file is an IoError naming it.
+TEST(FileBackedHostBuffers, HoldBlocksInFilesThatLeaveNothingBehind) {
+  test::TempDir dir;
+  using Floats = std::vector<float, HostBufferAllocator<float>>;
+  Floats inFile, small;
+  {
+    FileBackedHostBuffers onDisk(dir.path(), std::size_t{1} << 20);
+    inFile.resize(std::size_t{3} << 20);  // 12 MiB
+    small.resize(1000);                   // under the scope's 1 MiB: memory
+    EXPECT_TRUE(isFileBackedHostBuffer(inFile.data()));
+    EXPECT_FALSE(isFileBackedHostBuffer(small.data()));
+    {
+      FileBackedHostBuffers nested(dir / "missing", 1);
+      EXPECT_THROW(Floats(10), IoError) << "no such folder";
+      try {
+        Floats(10);
+      } catch (const IoError& e) {
+        EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+      }
+    }
+    Floats again(std::size_t{1} << 20);
+    EXPECT_TRUE(isFileBackedHostBuffer(again.data())) << "the outer scope is back";
+  }
+  Floats after(std::size_t{1} << 22);
+  EXPECT_FALSE(isFileBackedHostBuffer(after.data()));
+  EXPECT_TRUE(std::all_of(inFile.begin(), inFile.end(), [](float v) { return v == 0.0f; }));
+  for (std::size_t i = 0; i < inFile.size(); ++i) inFile[i] = static_cast<float>(i % 1009);
+  double sum = 0, expected = 0;
+  for (std::size_t i = 0; i < inFile.size(); ++i) {
+    sum += inFile[i];
+    expected += static_cast<double>(i % 1009);
+  }
+  EXPECT_EQ(sum, expected);
+  Floats moved = std::move(inFile);
+  EXPECT_TRUE(isFileBackedHostBuffer(moved.data()));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "the files are unlinked from the start";
 }
 
 TEST(HostBufferAllocator, BacksStandardContainersThatCopyAndMove) {

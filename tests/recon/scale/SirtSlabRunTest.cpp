@@ -23,6 +23,8 @@
 #include "recon/scale/BandExchange.h"
 #include "recon/scale/ProjectionRowSource.h"
 #include "recon/scale/SlabRun.h"
+#include "recon/scale/SlabStreamingPair.h"
+#include "recon/variant/VariantRegistry.h"
 #include "support/TestSupport.h"
 #include "support/ThreadRanks.h"
 
@@ -107,6 +109,8 @@ class SirtSlabs : public testing::Test {
       o.communicator = &comm;
       o.checkpointEvery = checkpointEvery;
       o.resume = resume;
+      o.volumeFolder = volumeFolder;
+      o.plan.slabSlices = slabSlices;
       CancelToken token;
       CancelAtIteration cancel(token, cancelAt);
       JobContext context(token, cancelAt > 0 ? &cancel : nullptr);
@@ -118,6 +122,8 @@ class SirtSlabs : public testing::Test {
     return first;
   }
   test::TempDir dir;
+  fs::path volumeFolder;        // coneRun out of core: the block's volumes in files there
+  std::int64_t slabSlices = 0;  // coneRun: the plan's slab height (0: the default)
 };
 
 TEST(BandOverlap, SharedRowsAreThoseOfTwoBandsOrMoreAndTheLowestRankCountsThem) {
@@ -323,6 +329,115 @@ TEST_F(SirtSlabs, AStartVolumeAndAMaskGiveTheInMemoryResult) {
   o.plan.slabSlices = 4;
   ASSERT_TRUE(reconstructIterativeInSlabs(source, t, o, plain).complete);
   EXPECT_EQ(maxAbsDifference(io::readVolumeRaw(o.output), tiltReference), 0.0);
+}
+
+}  // namespace
+}  // namespace tomowb::scale
+
+namespace tomowb::scale {
+namespace {
+
+// Out of core in one process (issue #22, point 2): the block's slabs stream through the
+// projectors one at a time with its volumes in files, and give the in-memory SIRT within float32
+// rounding; so do two ranks that each stream their block and exchange the shared rows; the
+// files are gone afterwards.
+TEST_F(SirtSlabs, OutOfCoreBlocksStreamTheirSlabsToTheInMemorySirt) {
+  JobContext plain;
+  const Volume reference = iterative::reconstructIterative(conePhantomScan(), coneParams(), plain);
+  volumeFolder = dir / "scratch";
+  fs::create_directories(volumeFolder);
+  slabSlices = 5;  // 4 slabs, each with its own rows
+  for (const int ranks : {1, 2}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    const std::string name = "ooc" + std::to_string(ranks) + ".raw";
+    const SlabRunReport r = coneRun(ranks, name);
+    EXPECT_TRUE(r.complete);
+    EXPECT_EQ(r.plan.slabs.size(), 4u);
+    const Volume v = io::readVolumeRaw(dir / name);
+    EXPECT_LT(maxAbsDifference(v, reference), 1e-5 * maxAbs(reference));
+    EXPECT_TRUE(fs::is_empty(volumeFolder)) << "the volumes' files are unlinked";
+  }
+}
+
+TEST_F(SirtSlabs, AnOutOfCoreRunKilledAndResumedGivesTheUninterruptedBits) {
+  volumeFolder = dir.path();
+  slabSlices = 5;
+  ASSERT_TRUE(coneRun(1, "whole.raw", 7).complete);
+  const Volume reference = io::readVolumeRaw(dir / "whole.raw");
+  EXPECT_THROW(coneRun(1, "resumed.raw", 7, 2, false, 5), Cancelled);
+  const SlabRunReport resumed = coneRun(1, "resumed.raw", 7, 2, true);
+  EXPECT_EQ(resumed.resumedFromIteration, 4);
+  EXPECT_EQ(maxAbsDifference(io::readVolumeRaw(dir / "resumed.raw"), reference), 0.0);
+}
+
+// The streaming pair's sums are the whole pair's: A x and A^T y within float32 rounding on fresh
+// random inputs, and the two are adjoint (zero-mean vectors).
+TEST(SlabStreamingPair, ProjectsLikeThePairOfTheWholeVolume) {
+  const Geometry geometry = coneScan();
+  const VolumeGrid grid = VolumeGrid::centred({24, 24, 20}, Eigen::Vector3d::Constant(1.6));
+  const SlabPlan plan = planSlabs(geometry, grid, {.slabSlices = 6});
+  ASSERT_EQ(plan.slabs.size(), 4u);
+  std::vector<StreamedSlab> slabs;
+  for (const Slab& s : plan.slabs) slabs.push_back({s.z0, s.z1, s.rowFirst, s.rowLast});
+  const iterative::IterativeParams p;  // the default pair
+  const op::ProjectorProblem problem{&geometry, grid, {}};
+  auto whole =
+      op::bindProjectorPair(VariantRegistry::builtins(), p.forwardVariant, p.backVariant, problem);
+  test::TempDir files;
+  SlabStreamingPair streamed(VariantRegistry::builtins(), p.forwardVariant, p.backVariant, problem,
+                             slabs, files.path());
+  std::mt19937 rng(static_cast<std::uint32_t>(test::randomSeed()));
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  Volume x = grid.makeVolume();
+  for (float& v : x.voxels()) v = value(rng);
+  ProjectionStack y(geometry);
+  for (float& v : y.pixels()) v = value(rng);
+  JobContext context;
+  const auto ax = [&](op::ProjectorPair& pair) {
+    std::unique_ptr<op::Array> out = pair.makeProjections();
+    pair.forward(*pair.useVolume(x), *out, {}, context);
+    std::vector<float> host(out->size());
+    pair.ops().download(*out, host);
+    return host;
+  };
+  const auto aty = [&](op::ProjectorPair& pair) {
+    std::unique_ptr<op::Array> out = pair.makeVolume();
+    pair.adjoint(*pair.useProjections(y), *out, {}, context);
+    std::vector<float> host(out->size());
+    pair.ops().download(*out, host);
+    return host;
+  };
+  const auto worst = [](const std::vector<float>& a, const std::vector<float>& b) {
+    double d = 0, m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      d = std::max(d, std::abs(double(a[i]) - double(b[i])));
+      m = std::max(m, std::abs(double(a[i])));
+    }
+    return d / m;
+  };
+  const std::vector<float> axWhole = ax(*whole), axStreamed = ax(streamed);
+  const std::vector<float> atyWhole = aty(*whole), atyStreamed = aty(streamed);
+  EXPECT_LT(worst(axWhole, axStreamed), 1e-5);
+  EXPECT_LT(worst(atyWhole, atyStreamed), 1e-5);
+  double left = 0, right = 0;  // <A x, y> = <x, A^T y>
+  for (std::size_t i = 0; i < axStreamed.size(); ++i) left += double(axStreamed[i]) * y.pixels()[i];
+  for (std::size_t i = 0; i < atyStreamed.size(); ++i)
+    right += double(x.voxels()[i]) * atyStreamed[i];
+  if (streamed.matched()) EXPECT_NEAR(left, right, 1e-4 * std::abs(left));
+  EXPECT_NE(streamed.device().find("4 slabs streamed"), std::string::npos) << streamed.device();
+}
+
+// Out of core when asked, or when the block and its band would not fit 80 % of the memory.
+TEST(IterativeVolumeFolder, IsTheOutputsFolderWhenAskedOrWhenTheBlockWouldNotFit) {
+  const iterative::IterativeParams p;
+  const SlabPlan plan =
+      planSlabs(coneScan(), VolumeGrid::centred({24, 24, 20}, Eigen::Vector3d::Constant(1.6)),
+                {.slabSlices = 20});
+  const fs::path out = fs::path("/some/folder/volume.raw");
+  EXPECT_TRUE(iterativeVolumeFolder(plan, 0, 1, p, out, false, std::uint64_t{1} << 40).empty());
+  EXPECT_EQ(iterativeVolumeFolder(plan, 0, 1, p, out, true, std::uint64_t{1} << 40),
+            "/some/folder");
+  EXPECT_EQ(iterativeVolumeFolder(plan, 0, 1, p, out, false, 1024), "/some/folder");
 }
 
 }  // namespace
