@@ -292,6 +292,8 @@ class CatalogReconCommand : public Command {
                input_->summaryFields().value("geometryFile", std::string()).empty() &&
                io::readRawSidecar(in).content == io::RawContent::Projections;
     if (rawInput) return std::make_unique<scale::RawFileRowSource>(in);
+    if (std::unique_ptr<scale::ProjectionRowSource> onDisk = input_->openRowsOnDisk(global))
+      return onDisk;
     std::vector<std::string> warnings;
     loaded = input_->load(context, warnings, global);
     for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());

@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
+#include <optional>
+#include <utility>
 
 #include "RunRecords.h"
 #include "recon/core/Error.h"
 #include "recon/io/MrcIo.h"
+#include "recon/io/ProjectionsWithGeometry.h"
 #include "recon/io/TiltSeriesFiles.h"
 #include "recon/iterative/IterativeReconstruction.h"
 #include "recon/preprocess/TiltSeriesPreprocess.h"
@@ -203,6 +207,15 @@ class FieldOfViewInput : public ReconInput {
     printLoadSummary(loaded, global.quiet, global.json);
     layout_ = io::toString(loaded.layout);
     return std::move(loaded.projections);
+  }
+  std::unique_ptr<scale::ProjectionRowSource> openRowsOnDisk(const GlobalOptions& global) override {
+    std::optional<io::ProjectionStackOnDisk> stack =
+        io::describeProjectionStackOnDisk(in, input_.attachment());
+    if (!stack) return nullptr;
+    for (const std::string& w : stack->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!global.quiet && !global.json) std::printf("read %s\n", stack->summary.c_str());
+    layout_ = io::toString(stack->layout);
+    return std::make_unique<scale::StackFileRowSource>(std::move(*stack));
   }
   VolumeGrid grid(const Geometry& geometry) const override { return grid_.build(geometry); }
   nlohmann::json summaryFields() const override {

@@ -17,6 +17,7 @@
 #include "recon/catalog/AlgorithmCatalog.h"
 #include "recon/io/OutputSet.h"
 #include "recon/io/VolumeFiles.h"
+#include "recon/scale/ProjectionRowSource.h"
 
 namespace tomowb::cli {
 
@@ -31,6 +32,11 @@ class ReconInput {
   // The grid the options ask for, or the policy's default for the geometry.
   virtual VolumeGrid grid(const Geometry& geometry) const = 0;
   virtual io::VolumeWriteOptions writeOptions() const { return {}; }
+  // A reader of the projections' detector rows a band at a time, without loading them (an .npy
+  // with --geometry), for slab runs; null when they must be loaded whole.
+  virtual std::unique_ptr<scale::ProjectionRowSource> openRowsOnDisk(const GlobalOptions&) {
+    return nullptr;
+  }
   // Fields the --json summary adds ("geometryFile", "layout").
   virtual nlohmann::json summaryFields() const { return nlohmann::json::object(); }
 

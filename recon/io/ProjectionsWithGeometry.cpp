@@ -12,6 +12,7 @@
 #include "recon/io/GeometryJson.h"
 #include "recon/io/ImodFiles.h"
 #include "recon/io/MrcIo.h"
+#include "recon/io/NpyIo.h"
 #include "recon/io/RabbitCtReader.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/VolumeFiles.h"
@@ -357,6 +358,40 @@ LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& data,
   Geometry g = attach(s, {stack.nx(), rows}, pixelSizeMm > 0 ? pixelSizeMm : 1.0, a);
   out.projections = arrange(std::move(stack), std::move(g), out.layout);
   summarise(out, data, &s);
+  return out;
+}
+
+std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
+    const std::filesystem::path& data, const GeometryAttachment& a) {
+  if (a.geometryFile.empty() || dataFormatForPath(data) != DataFormat::Npy) return std::nullopt;
+  const NpyHeader header = readNpyHeader(data);
+  if (header.fortranOrder) return std::nullopt;
+  // As readNpy: the last three axes (slowest first), the others 1.
+  std::int64_t dims[3] = {1, 1, 1};
+  const std::size_t n = header.shape.size();
+  for (std::size_t k = 0; k < std::min<std::size_t>(n, 3); ++k)
+    dims[2 - k] = header.shape[n - 1 - k];
+  const VolumeShape shape{dims[2], dims[1], dims[0]};
+  ProjectionStackOnDisk out;
+  out.path = data;
+  out.dataOffset = header.dataOffset;
+  out.sampleType = header.sampleType;
+  out.byteOrder = header.byteOrder;
+  const GeometrySource s = readGeometrySource(a);
+  out.layout = chooseLayout(data, shape, s, a.layout);
+  const std::int64_t rows = out.layout == ProjectionLayout::Astra ? shape.nz : shape.ny;
+  double pixelSizeMm = a.tilt.pixelSizeMm;
+  if (s.format == GeometryFileFormat::ImodTilts && !(pixelSizeMm > 0)) {
+    pixelSizeMm = 1.0;
+    out.warnings.push_back(data.string() +
+                           ": pixel size unknown (the file has none): using 1 mm per pixel, so "
+                           "lengths are in pixels; set the pixel size to get millimetres");
+  }
+  out.geometry = attach(s, {shape.nx, rows}, pixelSizeMm > 0 ? pixelSizeMm : 1.0, a);
+  out.summary = data.filename().string() + ": " + std::to_string(out.geometry.viewCount()) +
+                " views of " + shapeText(shape.nx, rows) + " (" + layoutText(out.layout) +
+                ") with " + describe(s.format) + " from " + s.path.filename().string() + " (" +
+                s.reason + "), read a band of rows at a time";
   return out;
 }
 

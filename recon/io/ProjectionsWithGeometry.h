@@ -19,6 +19,7 @@
 // geometry of its own (raw + JSON, RabbitCT, an MRC tilt series), --geometry replaces it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@
 #include "recon/data/ProjectionStack.h"
 #include "recon/io/GeometryImport.h"
 #include "recon/io/MrcIo.h"
+#include "recon/io/SampleType.h"
 #include "recon/io/TiltSeriesFiles.h"
 
 namespace tomowb::io {
@@ -68,6 +70,26 @@ struct LoadedProjections {
 // names both files.
 LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& projections,
                                               const GeometryAttachment& attachment);
+
+// Projections whose samples lie uncompressed in one file (an .npy stack), described from its
+// header and the geometry file without reading a sample: the geometry, layout, warnings and
+// summary loadProjectionsWithGeometry would give, and where the samples are, for a reader that
+// takes a band of detector rows at a time (scale::StackFileRowSource; out-of-core slab runs).
+struct ProjectionStackOnDisk {
+  std::filesystem::path path;
+  std::uint64_t dataOffset = 0;
+  SampleType sampleType = SampleType::Float32;
+  ByteOrder byteOrder = ByteOrder::Little;
+  ProjectionLayout layout = ProjectionLayout::Views;  // as read (never Auto)
+  Geometry geometry;
+  std::vector<std::string> warnings;
+  std::string summary;
+};
+
+// nullopt where the samples have to be loaded whole (loadProjectionsWithGeometry): not an .npy,
+// no geometry file, or Fortran order. Errors as loadProjectionsWithGeometry's.
+std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
+    const std::filesystem::path& projections, const GeometryAttachment& attachment);
 
 // Whether an MRC file holds a tilt series (projections) rather than a volume: .st .ali .mrcs
 // .preali always; .mrc with at least two sections and NAME.tlt / NAME.rawtlt beside it, whatever

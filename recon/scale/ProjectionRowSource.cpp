@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
@@ -64,6 +66,43 @@ ProjectionStack RawFileRowSource::readRows(std::int64_t rowFirst, std::int64_t r
         std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
         "view " + std::to_string(view));
   }
+  return out;
+}
+
+StackFileRowSource::StackFileRowSource(io::ProjectionStackOnDisk stack)
+    : stack_(std::move(stack)), file_(std::make_unique<io::InputFile>(stack_.path)) {
+  const std::uint64_t bytes =
+      productOrThrow("samples", {stack_.geometry.viewCount(), stack_.geometry.detector().rows,
+                                 stack_.geometry.detector().cols,
+                                 static_cast<std::int64_t>(io::sampleBytes(stack_.sampleType))});
+  file_->requireRange(stack_.dataOffset, bytes, "samples");
+}
+
+StackFileRowSource::~StackFileRowSource() = default;
+
+ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t rowLast) {
+  ProjectionStack out(cropRows(stack_.geometry, rowFirst, rowLast));
+  const std::int64_t views = stack_.geometry.viewCount(), rows = stack_.geometry.detector().rows,
+                     cols = stack_.geometry.detector().cols, band = rowLast - rowFirst + 1;
+  const auto sample = static_cast<std::int64_t>(io::sampleBytes(stack_.sampleType));
+  if (stack_.layout == io::ProjectionLayout::Astra) {
+    // [row][view][col]: the band is one block; each of its lines goes to its view.
+    std::vector<float> block(static_cast<std::size_t>(band * views * cols));
+    io::readSamplesAsFloat(
+        *file_, stack_.dataOffset + productOrThrow("offset", {rowFirst, views, cols, sample}),
+        stack_.sampleType, stack_.byteOrder, block, "rows");
+    for (std::int64_t r = 0; r < band; ++r)
+      for (std::int64_t v = 0; v < views; ++v)
+        std::copy_n(block.data() + (r * views + v) * cols, cols, &out.at(v, r, 0));
+    return out;
+  }
+  for (std::int64_t view = 0; view < views; ++view)
+    io::readSamplesAsFloat(
+        *file_,
+        stack_.dataOffset + productOrThrow("offset", {view * rows + rowFirst, cols, sample}),
+        stack_.sampleType, stack_.byteOrder,
+        std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
+        "view " + std::to_string(view));
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
+#include "recon/io/ProjectionsWithGeometry.h"
 #include "recon/io/RawVolumeIo.h"
 
 namespace tomowb::io {
@@ -60,6 +61,26 @@ class RawFileRowSource : public ProjectionRowSource {
 
  private:
   io::RawSidecar sidecar_;
+  std::unique_ptr<io::InputFile> file_;
+};
+
+// Projections whose samples lie uncompressed in one file (io::describeProjectionStackOnDisk: an
+// .npy with a geometry file), in our layout or ASTRA's, read a band of rows at a time: one pread
+// per view ([views][rows][cols]) or one for the whole band ([rows][views][cols]).
+class StackFileRowSource : public ProjectionRowSource {
+ public:
+  explicit StackFileRowSource(io::ProjectionStackOnDisk stack);
+  ~StackFileRowSource() override;
+  StackFileRowSource(const StackFileRowSource&) = delete;
+  StackFileRowSource& operator=(const StackFileRowSource&) = delete;
+  StackFileRowSource(StackFileRowSource&&) = delete;
+  StackFileRowSource& operator=(StackFileRowSource&&) = delete;
+  const Geometry& geometry() const override { return stack_.geometry; }
+  ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) override;
+  std::filesystem::path path() const override { return stack_.path; }
+
+ private:
+  io::ProjectionStackOnDisk stack_;
   std::unique_ptr<io::InputFile> file_;
 };
 
