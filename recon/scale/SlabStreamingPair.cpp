@@ -133,8 +133,11 @@ void SlabStreamingPair::forward(const op::Array& volume, op::Array& projections,
   const std::size_t slice =
       static_cast<std::size_t>(problem_.grid.shape.nx * problem_.grid.shape.ny);
   float* out = projections.data();
-  for (const std::int64_t v : listed)
-    std::fill_n(out + v * rows * cols, static_cast<std::size_t>(rows * cols), 0.0f);
+  const auto listedCount = static_cast<std::int64_t>(listed.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < listedCount; ++k)
+    std::fill_n(out + listed[std::size_t(k)] * rows * cols, static_cast<std::size_t>(rows * cols),
+                0.0f);
   for (std::size_t k = 0; k < slabs_.size(); ++k) {
     context.throwIfCancelled();
     const StreamedSlab& s = slabs_[k];
@@ -146,7 +149,9 @@ void SlabStreamingPair::forward(const op::Array& volume, op::Array& projections,
     b.pair->forward(*b.volume, *b.projections, views, context);
     inner.download(*b.projections, b.staging);
     const std::int64_t bandRows = s.rowLast - s.rowFirst + 1;
-    for (const std::int64_t v : listed) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < listedCount; ++k) {
+      const std::int64_t v = listed[std::size_t(k)];
       const float* from = b.staging.data() + v * bandRows * cols;
       float* to = out + (v * rows + s.rowFirst) * cols;
       for (std::int64_t i = 0; i < bandRows * cols; ++i) to[i] += from[i];
@@ -162,12 +167,15 @@ void SlabStreamingPair::adjoint(const op::Array& projections, op::Array& volume,
   const std::size_t slice =
       static_cast<std::size_t>(problem_.grid.shape.nx * problem_.grid.shape.ny);
   const float* in = projections.data();
-  for (std::size_t k = 0; k < slabs_.size(); ++k) {
+  // Last slab first: the forward projection before it ended with it bound (slabs are disjoint,
+  // so the order does not change the sums).
+  for (std::size_t k = slabs_.size(); k-- > 0;) {
     context.throwIfCancelled();
     const StreamedSlab& s = slabs_[k];
     Bound& b = bind(k);
     const op::ArrayOps& inner = b.pair->ops();
     const std::int64_t bandRows = s.rowLast - s.rowFirst + 1;
+#pragma omp parallel for schedule(static)
     for (std::int64_t v = 0; v < viewCount; ++v)
       std::memcpy(b.staging.data() + v * bandRows * cols, in + (v * rows + s.rowFirst) * cols,
                   static_cast<std::size_t>(bandRows * cols) * sizeof(float));
