@@ -96,7 +96,8 @@ std::string bindLocalRankToOneGpu(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string_view(argv[i]) == "--gpus" || std::string_view(argv[i]).rfind("--gpus=", 0) == 0)
       return {};
-  if (const char* binding = std::getenv("TOMOWB_GPU_BINDING");
+  // Read and set before any thread starts (main's first call).
+  if (const char* binding = std::getenv("TOMOWB_GPU_BINDING");  // NOLINT(concurrency-mt-unsafe)
       binding != nullptr && std::string_view(binding) == "off")
     return {};
   // The driver's GPUs without asking CUDA (which would fix the visible set for good).
@@ -105,9 +106,12 @@ std::string bindLocalRankToOneGpu(int argc, const char* const* argv) {
   for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", error), end;
        !error && it != end; it.increment(error))
     ++driverGpus;
-  const std::string mine = cuda::gpuForLocalRank(local->first, local->second,
-                                                 std::getenv("CUDA_VISIBLE_DEVICES"), driverGpus);
-  if (!mine.empty()) ::setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
+  std::string mine =
+      cuda::gpuForLocalRank(local->first, local->second,
+                            std::getenv("CUDA_VISIBLE_DEVICES"),  // NOLINT(concurrency-mt-unsafe)
+                            driverGpus);
+  if (!mine.empty())
+    ::setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
   return mine;
 }
 

@@ -14,6 +14,7 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -83,27 +84,30 @@ BlockHeader* headerOf(const void* buffer) noexcept {
 // The innermost FileBackedHostBuffers of this thread (null: memory).
 thread_local const FileBackedHostBuffers* fileBacked = nullptr;
 
+std::string errorText(int error) {
+  return std::error_code(error, std::generic_category()).message();
+}
+
 // A block in an unlinked file of `folder`: its blocks reserved, mapped shared (zeros).
 void* allocateFileBacked(std::size_t bytes, const std::filesystem::path& folder) {
   const std::size_t total = roundUp(bytes + kHeaderBytes, 4096);
   std::string pattern = (folder / ".tomowb-volume-XXXXXX").string();
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0)
-    throw IoError(folder, std::string("cannot make a file for a volume kept on disk: ") +
-                              std::strerror(errno));
+    throw IoError(folder, "cannot make a file for a volume kept on disk: " + errorText(errno));
   ::unlink(pattern.c_str());  // gone with the last reference: the mapping
   const int reserved = ::posix_fallocate(fd, 0, static_cast<off_t>(total));
   if (reserved != 0) {
     ::close(fd);
-    throw IoError(folder, "no room to keep a volume of " + std::to_string(bytes >> 20) +
-                              " MiB on disk (" + std::strerror(reserved) + ")");
+    throw IoError(folder, "cannot reserve " + std::to_string(total) +
+                              " bytes on disk for a volume kept there (" + errorText(reserved) +
+                              ")");
   }
   void* base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int mapError = errno;
   ::close(fd);
   if (base == MAP_FAILED)
-    throw IoError(folder,
-                  std::string("cannot map a volume kept on disk: ") + std::strerror(mapError));
+    throw IoError(folder, "cannot map a volume kept on disk: " + errorText(mapError));
   void* block = withHeader(base, BlockKind::FileMapped);
   static_cast<BlockHeader*>(base)->mappedBytes = total;
   return block;
