@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/core/HostBufferFiles.h"
 
 namespace tomowb {
 
@@ -81,8 +82,10 @@ BlockHeader* headerOf(const void* buffer) noexcept {
       const_cast<std::byte*>(static_cast<const std::byte*>(buffer)) - kHeaderBytes);
 }
 
-// The innermost FileBackedHostBuffers of this thread (null: memory).
+// The innermost FileBackedHostBuffers of this thread (null: memory), its folder and size.
 thread_local const FileBackedHostBuffers* fileBacked = nullptr;
+thread_local const std::filesystem::path* fileBackedFolder = nullptr;
+thread_local std::size_t fileBackedMinBytes = 0;
 
 std::string errorText(int error) {
   return std::error_code(error, std::generic_category()).message();
@@ -118,17 +121,24 @@ void* allocateFileBacked(std::size_t bytes, const std::filesystem::path& folder)
 FileBackedHostBuffers::FileBackedHostBuffers(std::filesystem::path folder, std::size_t minBytes)
     : folder_(std::move(folder)), minBytes_(minBytes), previous_(fileBacked) {
   fileBacked = this;
+  fileBackedFolder = &folder_;
+  fileBackedMinBytes = minBytes_;
 }
 
 FileBackedHostBuffers::~FileBackedHostBuffers() {
   fileBacked = previous_;
+  fileBackedFolder = previous_ != nullptr ? &previous_->folder_ : nullptr;
+  fileBackedMinBytes = previous_ != nullptr ? previous_->minBytes_ : 0;
+}
+
+bool hostBufferGoesToFile(std::size_t bytes) noexcept {
+  return fileBackedFolder != nullptr && bytes >= fileBackedMinBytes && bytes > 0;
 }
 
 void* allocateHostBuffer(std::size_t bytes) {
   if (bytes > static_cast<std::size_t>(-1) - kHeaderBytes - kHugePageBytes) throw std::bad_alloc();
   const bool large = bytes >= kPinnedHostBufferMinBytes;
-  if (fileBacked != nullptr && bytes >= fileBacked->minBytes_ && bytes > 0)
-    return allocateFileBacked(bytes, fileBacked->folder_);
+  if (hostBufferGoesToFile(bytes)) return allocateFileBacked(bytes, *fileBackedFolder);
   const std::size_t alignment = large ? kHugePageBytes : kHeaderBytes;
   const std::size_t total = roundUp(bytes + kHeaderBytes, alignment);
   auto* base = static_cast<std::byte*>(std::aligned_alloc(alignment, total));

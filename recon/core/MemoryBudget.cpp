@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
 #include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
+#include "recon/core/HostBufferFiles.h"
 
 namespace tomowb {
 
@@ -160,10 +162,19 @@ std::uint64_t availableHostMemoryBytes() {
 }
 
 void checkHostAllocation(std::uint64_t bytes, std::string_view what) {
+  const std::optional<std::uint64_t> rlimit = detail::rlimitAvailableBytes();
+  // A block that goes to a file (out of core) takes address space, not memory.
+  if (bytes <= std::numeric_limits<std::size_t>::max() &&
+      hostBufferGoesToFile(static_cast<std::size_t>(bytes))) {
+    if (rlimit && bytes > *rlimit)
+      throw OutOfMemoryError("cannot map " + formatBytes(bytes) + " for " + std::string(what) +
+                             ": only " + formatBytes(*rlimit) +
+                             " of address space are left under this process's limit (ulimit -v)");
+    return;
+  }
   const std::uint64_t host = memAvailableBytes();
   const std::optional<std::uint64_t> cgroup =
       detail::cgroupAvailableBytes(readAll("/proc/self/cgroup"), "/sys/fs/cgroup");
-  const std::optional<std::uint64_t> rlimit = detail::rlimitAvailableBytes();
   std::uint64_t available = host;
   std::string source = "of host memory";
   if (cgroup && (available == 0 || *cgroup < available)) {

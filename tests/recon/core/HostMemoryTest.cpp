@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/core/HostBufferFiles.h"
 #include "recon/core/HostMemory.h"
 #include "recon/core/Volume.h"
 #include "recon/data/ProjectionStack.h"
@@ -98,6 +99,9 @@ TEST(FileBackedHostBuffers, HoldBlocksInFilesThatLeaveNothingBehind) {
     small.resize(1000);                   // under the scope's 1 MiB: memory
     EXPECT_TRUE(isFileBackedHostBuffer(inFile.data()));
     EXPECT_FALSE(isFileBackedHostBuffer(small.data()));
+    // What checkHostAllocation asks: such a block takes address space, not memory.
+    EXPECT_TRUE(hostBufferGoesToFile(std::size_t{1} << 20));
+    EXPECT_FALSE(hostBufferGoesToFile(1000));
     {
       FileBackedHostBuffers nested(dir / "missing", 1);
       EXPECT_THROW(Floats(10), IoError) << "no such folder";
@@ -110,6 +114,7 @@ TEST(FileBackedHostBuffers, HoldBlocksInFilesThatLeaveNothingBehind) {
     Floats again(std::size_t{1} << 20);
     EXPECT_TRUE(isFileBackedHostBuffer(again.data())) << "the outer scope is back";
   }
+  EXPECT_FALSE(hostBufferGoesToFile(std::size_t{1} << 30)) << "the scope is gone";
   Floats after(std::size_t{1} << 22);
   EXPECT_FALSE(isFileBackedHostBuffer(after.data()));
   EXPECT_TRUE(std::all_of(inFile.begin(), inFile.end(), [](float v) { return v == 0.0f; }));
