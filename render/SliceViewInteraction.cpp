@@ -54,6 +54,7 @@ void SliceView::mousePressEvent(QMouseEvent* event) {
       return;
   }
   dragButton_ = event->button();
+  if (drag_ == Drag::WindowLevel) setInteractiveWidget(this);  // the linked views follow at 10 Hz
   pressPosition_ = event->position();
   dragMoved_ = false;
   pressWindowLevel_ = windowLevel_;
@@ -121,6 +122,7 @@ void SliceView::mouseReleaseEvent(QMouseEvent* event) {
   const Drag drag = drag_;
   drag_ = Drag::None;
   dragButton_ = Qt::NoButton;
+  if (drag == Drag::WindowLevel) setInteractiveWidget(nullptr);
   const Eigen::Vector3d world = worldAt(event->position());
   if (!dragMoved_ && (drag == Drag::WindowLevel || drag == Drag::DrawRoi)) {
     // A click: select the ROI under it, else move the crosshair there.

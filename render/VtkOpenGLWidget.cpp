@@ -17,12 +17,14 @@
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
 #include <QOpenGLFunctions>
+#include <QPointer>
 #include <QSurfaceFormat>
 #include <QWheelEvent>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "render/EventTrace.h"
 
@@ -187,9 +189,42 @@ vtkRenderer* VtkOpenGLWidget::renderer() const {
   return renderer_;
 }
 
+namespace {
+QPointer<VtkOpenGLWidget>& interactiveWidget() {  // GUI thread only
+  static QPointer<VtkOpenGLWidget> widget;
+  return widget;
+}
+std::vector<QPointer<VtkOpenGLWidget>>& deferredWidgets() {  // waiting for the drag's end
+  static std::vector<QPointer<VtkOpenGLWidget>> widgets;
+  return widgets;
+}
+}  // namespace
+
+void VtkOpenGLWidget::setInteractiveWidget(VtkOpenGLWidget* widget) {
+  interactiveWidget() = widget;
+  if (widget != nullptr) return;
+  // The drag is over: the followers show its last state now.
+  for (const QPointer<VtkOpenGLWidget>& w : deferredWidgets())
+    if (w && w->renderNeeded_) w->update();
+  deferredWidgets().clear();
+}
+
 void VtkOpenGLWidget::requestRender() {
   renderNeeded_ = true;
-  update();
+  const VtkOpenGLWidget* dragged = interactiveWidget().data();
+  if (dragged == nullptr || dragged == this) {
+    update();
+    return;
+  }
+  if (followerRender_ == nullptr) {
+    followerRender_ = new QTimer(this);
+    followerRender_->setSingleShot(true);
+    connect(followerRender_, &QTimer::timeout, this, [this] { update(); });
+  }
+  if (!followerRender_->isActive()) {
+    followerRender_->start(kFollowerRenderMs);
+    deferredWidgets().emplace_back(this);
+  }
 }
 
 QImage VtkOpenGLWidget::grabImage() {

@@ -42,8 +42,16 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   // A renderer created with the widget and added to its window (views may add more).
   vtkRenderer* renderer() const;
 
-  // Asks for a VTK render at the next paint (cheap to call often: Qt coalesces updates).
+  // Asks for a VTK render at the next paint (cheap to call often: Qt coalesces updates). While
+  // another widget is being dragged (setInteractiveWidget), the render waits up to
+  // kFollowerRenderMs, so that the dragged view keeps its frame rate.
   void requestRender();
+  // The widget a window/level drag is on (nullptr when none): the views that follow it (the
+  // other slices, the 3-D view, the histogram) are drawn at most every kFollowerRenderMs while it
+  // lasts, and at once when it ends. Through software OpenGL each of them took 7 to 20 ms of
+  // every frame of a drag (issue #21, point 11).
+  static void setInteractiveWidget(VtkOpenGLWidget* widget);
+  static constexpr int kFollowerRenderMs = 100;
   // True once a widget found OpenGL to be a software rasteriser (Mesa llvmpipe/softpipe): views
   // then choose cheaper renderings (the 3-D view renders a smaller copy of the volume).
   static bool softwareRendering();
@@ -91,6 +99,7 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   bool contextReady_ = false;
   QMetaObject::Connection contextConnection_;
   std::map<int, QTimer*> vtkTimers_;  // VTK timer id -> its Qt timer (animated styles)
+  QTimer* followerRender_ = nullptr;  // a deferred render while another widget is dragged
 };
 
 }  // namespace tomowb::render
