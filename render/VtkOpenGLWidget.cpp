@@ -20,6 +20,7 @@
 #include <QPointer>
 #include <QSurfaceFormat>
 #include <QWheelEvent>
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -209,10 +210,22 @@ void VtkOpenGLWidget::setInteractiveWidget(VtkOpenGLWidget* widget) {
   deferredWidgets().clear();
 }
 
+namespace {
+// kFollowerRenderMs, or TOMOWB_FOLLOWER_RENDER_MS (0: the followers render with every move, as
+// before; for comparing the two in bench/results).
+int followerRenderMs() {
+  static const int ms = [] {
+    const char* text = std::getenv("TOMOWB_FOLLOWER_RENDER_MS");  // NOLINT(concurrency-mt-unsafe)
+    return text != nullptr ? std::max(0, std::atoi(text)) : VtkOpenGLWidget::kFollowerRenderMs;
+  }();
+  return ms;
+}
+}  // namespace
+
 void VtkOpenGLWidget::requestRender() {
   renderNeeded_ = true;
   const VtkOpenGLWidget* dragged = interactiveWidget().data();
-  if (dragged == nullptr || dragged == this) {
+  if (dragged == nullptr || dragged == this || followerRenderMs() == 0) {
     update();
     return;
   }
@@ -222,7 +235,7 @@ void VtkOpenGLWidget::requestRender() {
     connect(followerRender_, &QTimer::timeout, this, [this] { update(); });
   }
   if (!followerRender_->isActive()) {
-    followerRender_->start(kFollowerRenderMs);
+    followerRender_->start(followerRenderMs());
     deferredWidgets().emplace_back(this);
   }
 }
