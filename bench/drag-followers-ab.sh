@@ -4,7 +4,7 @@
 # each of the CPU demo (FDK 256^3) under Xvfb, `tomowb --measure`s 60-move drag. Usage:
 # bench/drag-followers-ab.sh   (results in /tmp/dragab/MODE-RUN/responsiveness.json)
 set -u
-cd /work/main
+cd "$(dirname "$0")/.."
 for mode in 0 100; do
   for i in 1 2 3; do
     out=/tmp/dragab/$mode-$i; rm -rf $out; mkdir -p $out

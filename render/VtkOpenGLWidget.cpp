@@ -230,7 +230,8 @@ void VtkOpenGLWidget::requestRender() {
     return;
   }
   if (followerRender_ == nullptr) {
-    followerRender_ = new QTimer(this);
+    followerRender_ =
+        new QTimer(this);  // NOLINT(cppcoreguidelines-owning-memory): Qt parent owns it
     followerRender_->setSingleShot(true);
     connect(followerRender_, &QTimer::timeout, this, [this] { update(); });
   }
