@@ -230,8 +230,8 @@ void VtkOpenGLWidget::requestRender() {
     return;
   }
   if (followerRender_ == nullptr) {
-    followerRender_ =
-        new QTimer(this);  // NOLINT(cppcoreguidelines-owning-memory): Qt parent owns it
+    // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): its Qt parent, the widget, owns it
+    followerRender_ = new QTimer(this);
     followerRender_->setSingleShot(true);
     connect(followerRender_, &QTimer::timeout, this, [this] { update(); });
   }
