@@ -1,6 +1,7 @@
 #include "recon/iterative/OrderedSubsetSolver.h"
 
 #include "recon/core/Error.h"
+#include "recon/core/HostMemory.h"
 
 namespace tomowb::iterative {
 
@@ -9,8 +10,12 @@ void SirtRule::prepare(const SubsetProblem& problem, JobContext& context) {
   const op::ArrayOps& ops = pair.ops();
   // R: inverse row sums, the forward projection of ones (of the mask's voxels).
   rowWeights_ = pair.makeProjections();
+  // Volumes that live in files (out of core, scale/SlabStreamingPair.h) cost disk, not memory:
+  // there up to 8 subsets' column weights are kept instead of a backprojection per subset.
+  bool volumesOnDisk = false;
   {
     std::unique_ptr<op::Array> ones = pair.makeVolume();
+    volumesOnDisk = ones->space() == op::MemorySpace::Host && isFileBackedHostBuffer(ones->data());
     ops.indicator(problem.mask, *ones);
     pair.forward(*ones, *rowWeights_, {}, context);
   }
@@ -24,7 +29,7 @@ void SirtRule::prepare(const SubsetProblem& problem, JobContext& context) {
   stored_.clear();
   const double bytes = static_cast<double>(problem.subsets.size()) *
                        static_cast<double>(pair.problem().grid.shape.voxelCount()) * 4.0;
-  if (bytes <= kMaxStoredWeightBytes)
+  if (bytes <= kMaxStoredWeightBytes || (volumesOnDisk && problem.subsets.size() <= 8))
     for (std::size_t s = 0; s < problem.subsets.size(); ++s) {
       context.throwIfCancelled();
       stored_.push_back(columnWeights(problem, s, context));
