@@ -61,7 +61,6 @@ class FileBackedHostBuffers {
   FileBackedHostBuffers& operator=(FileBackedHostBuffers&&) = delete;
 
  private:
-  friend void* allocateHostBuffer(std::size_t bytes);
   std::filesystem::path folder_;
   std::size_t minBytes_;
   const FileBackedHostBuffers* previous_;

@@ -56,8 +56,6 @@ class NvmlMemoryQuery {
   NvmlMemoryQuery(const NvmlMemoryQuery&) = delete;
   NvmlMemoryQuery& operator=(const NvmlMemoryQuery&) = delete;
 
-  bool ready() const { return ready_; }
-
   // Free bytes of the GPU at this PCI address, or nothing when NVML cannot tell.
   std::optional<std::uint64_t> freeBytes(const cudaDeviceProp& prop) const {
     if (!ready_) return std::nullopt;
