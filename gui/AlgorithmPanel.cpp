@@ -153,15 +153,20 @@ void AlgorithmPanel::buildUi() {
   memoryLayout->addWidget(memory_);
   layout_->addWidget(memoryBox);
 
-  reason_ = new QLabel(this);
+  runBar_ = new QWidget(this);
+  runBar_->setObjectName(QStringLiteral("algorithmRunBar"));
+  auto* runLayout = new QVBoxLayout(runBar_);
+  runLayout->setContentsMargins(0, 0, 0, 0);
+  reason_ = new QLabel(runBar_);
   reason_->setObjectName(QStringLiteral("runBlockedReason"));
   reason_->setWordWrap(true);
   reason_->setStyleSheet(QStringLiteral("color: #c0392b;"));
-  run_ = new QPushButton(QIcon(QStringLiteral(":/tomowb/icons/run.svg")), tr("&Run"), this);
+  run_ = new QPushButton(QIcon(QStringLiteral(":/tomowb/icons/run.svg")), tr("&Run"), runBar_);
   run_->setObjectName(QStringLiteral("algorithmRunButton"));
   run_->setMinimumHeight(32);
-  layout_->addWidget(reason_);
-  layout_->addWidget(run_);
+  runLayout->addWidget(reason_);
+  runLayout->addWidget(run_);
+  layout_->addWidget(runBar_);
   layout_->addStretch(1);
   connectWidgets();
 }

@@ -66,6 +66,9 @@ class AlgorithmPanel : public QWidget {
 
   // The run controller whose finished runs are offered as warm starts (nullptr: none).
   void setRunController(const RunController* runs);
+  // Why a run cannot start, and Run: at the panel's foot, unless the window pins them under the
+  // dock's scroll area (MainWindow: Run shows on any screen, however far the form scrolls).
+  QWidget& runBar() { return *runBar_; }
 
   // The chosen algorithm's descriptor id ("fdk", "sirt") and descriptor; choosing one by id
   // (false when the catalogue has none).
@@ -208,6 +211,7 @@ class AlgorithmPanel : public QWidget {
   QSpinBox* threads_ = nullptr;
   QDoubleSpinBox* gpuMemoryLimit_ = nullptr;  // GiB, 0: no limit
   QLabel* memory_ = nullptr;
+  QWidget* runBar_ = nullptr;  // reason_ and run_
   QLabel* reason_ = nullptr;
   QPushButton* run_ = nullptr;
 };

@@ -8,13 +8,16 @@
 #include <QDockWidget>
 #include <QEvent>
 #include <QFormLayout>
+#include <QFrame>
 #include <QLayout>
 #include <QMainWindow>
 #include <QScreen>
 #include <QScrollBar>
 #include <QStackedWidget>
 #include <QStyle>
+#include <QTabBar>
 #include <QTimer>
+#include <QVBoxLayout>
 #include <algorithm>
 
 namespace tomowb::gui {
@@ -180,18 +183,47 @@ bool DockSizeKeeper::eventFilter(QObject* watched, QEvent* event) {
   return false;
 }
 
+void pinUnderScrollArea(QDockWidget* dock, QWidget* footer) {
+  QWidget* area = dock->widget();
+  // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): the dock owns it
+  auto* holder = new QWidget(dock);
+  holder->setObjectName(dock->objectName() + QStringLiteral("Holder"));
+  auto* layout = new QVBoxLayout(holder);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(area, 1);
+  // A rule between the scrolling form and the pinned footer.
+  auto* rule = new QFrame(holder);
+  rule->setFrameShape(QFrame::HLine);
+  rule->setFrameShadow(QFrame::Sunken);
+  layout->addWidget(rule);
+  auto* foot = new QVBoxLayout;
+  foot->setContentsMargins(4, 4, 4, 4);
+  foot->addWidget(footer);
+  layout->addLayout(foot);
+  dock->setWidget(holder);
+}
+
+QScrollArea* panelScrollArea(const QDockWidget* dock) {
+  if (dock == nullptr || dock->widget() == nullptr) return nullptr;
+  if (auto* area = qobject_cast<QScrollArea*>(dock->widget())) return area;
+  return dock->widget()->findChild<QScrollArea*>(QString(), Qt::FindDirectChildrenOnly);
+}
+
 void fitAlgorithmDock(QMainWindow& window, QDockWidget* dock, QDockWidget* below) {
   if (dock == nullptr || below == nullptr || !placedDock(&window, dock) ||
       !placedDock(&window, below) || window.dockWidgetArea(dock) != window.dockWidgetArea(below) ||
       window.tabifiedDockWidgets(dock).contains(below))
     return;
   if (window.layout() != nullptr) window.layout()->activate();
-  auto* area = qobject_cast<QScrollArea*>(dock->widget());
+  QScrollArea* area = panelScrollArea(dock);
   QWidget* panel = area != nullptr ? area->widget() : dock->widget();
   if (panel == nullptr) return;
-  // The title bar and frames around the panel, and the panel at the dock's width (labels wrap).
-  const int chrome = std::max(0, dock->height() - dock->widget()->height());
-  const int width = dock->widget()->width();
+  // The title bar, frames and a pinned footer around the panel, and the panel at the dock's width
+  // (labels wrap).
+  QWidget* shown = area != nullptr ? static_cast<QWidget*>(area) : dock->widget();
+  const int chrome = std::max(0, dock->height() - shown->height());
+  const int width = shown->width();
   const int panelHeight =
       panel->hasHeightForWidth() ? panel->heightForWidth(width) : panel->sizeHint().height();
   const int needed = chrome + std::max(panelHeight, panel->minimumSizeHint().height());
@@ -206,6 +238,22 @@ void fitAlgorithmDock(QMainWindow& window, QDockWidget* dock, QDockWidget* below
   group.prepend(below);
   for (QDockWidget* other : group) window.tabifyDockWidget(dock, other);
   dock->raise();
+}
+
+void keepDockTabTitlesWhole(QMainWindow& window) {
+  auto apply = [&window] {
+    for (QTabBar* bar : window.findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+      bar->setElideMode(Qt::ElideNone);
+      bar->setUsesScrollButtons(true);
+    }
+  };
+  apply();
+  // Tab bars QMainWindow makes when the user tabifies docks later.
+  if (window.property("tomowbWholeTabTitles").toBool()) return;
+  window.setProperty("tomowbWholeTabTitles", true);
+  for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+    QObject::connect(dock, &QDockWidget::dockLocationChanged, &window,
+                     [apply] { QTimer::singleShot(0, apply); });
 }
 
 QSize sizeWithinScreen(const QWidget* window, QSize wanted) {

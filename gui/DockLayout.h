@@ -81,6 +81,22 @@ void sizeStackByCurrentPage(QStackedWidget* stack);
 // join `dock`'s tab group behind it.
 void fitAlgorithmDock(QMainWindow& window, QDockWidget* dock, QDockWidget* below);
 
+// Puts `footer` under the scroll area `dock` holds its panel in, outside it: the footer (Run)
+// shows at the dock's foot however far the panel scrolls, on any screen.
+void pinUnderScrollArea(QDockWidget* dock, QWidget* footer);
+// The scroll area a dock holds its panel in (its widget, or above a pinned footer); nullptr when
+// it holds none.
+QScrollArea* panelScrollArea(const QDockWidget* dock);
+
+// Screens narrower than this (logical px) get one dock column (MainWindow::sizeDocks): the left
+// column's docks join the right one's as tabs, and the views keep a useful width. Two columns at
+// their widths (about 350 px each) beside views of about 500 px need 1200.
+constexpr int kTwoDockColumnsScreenWidth = 1200;
+
+// The tab bars of tabified docks show whole titles ("Algorithm", not "A…"), with scroll buttons
+// where they do not all fit; also for tab groups the user makes later.
+void keepDockTabTitlesWhole(QMainWindow& window);
+
 // `wanted` made to fit the available geometry of `window`'s screen (less the frame the window
 // manager adds, when known).
 QSize sizeWithinScreen(const QWidget* window, QSize wanted);

@@ -7,6 +7,8 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFrame>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -44,6 +46,7 @@
 #include "gui/ExportFiles.h"
 #include "gui/GeometryPanel.h"
 #include "gui/MeasurementsPanel.h"
+#include "gui/PetAlgorithmPanel.h"
 #include "gui/ProjectionBrowser.h"
 #include "gui/RunListPanel.h"
 #include "gui/RunLogPanel.h"
@@ -234,7 +237,15 @@ void MainWindow::createPanels() {
 
   viewArea_ = new ViewArea(centre_);
   compareView_ = new CompareView(*workspace_, *runs_, centre_);
-  centre_->addWidget(welcome_);
+  // In a scroll area: on a short screen (1366x768 at scale 2) the page scrolls instead of making
+  // the window taller than the screen.
+  auto* welcomeScroll = new QScrollArea(centre_);
+  welcomeScroll->setObjectName(QStringLiteral("welcomePage"));
+  welcomeScroll->setWidgetResizable(true);
+  welcomeScroll->setFrameShape(QFrame::NoFrame);
+  welcomeScroll->setWidget(welcome_);
+  centre_->addWidget(welcomeScroll);
+  welcomePage_ = welcomeScroll;
   centre_->addWidget(viewArea_);
   centre_->addWidget(compareView_);
   sizeStackByCurrentPage(centre_);
@@ -286,6 +297,17 @@ void MainWindow::createDocks() {
                                      QStringLiteral("consistencyDock"), Qt::LeftDockWidgetArea);
   QDockWidget* algorithm = addDock(algorithmPages_, tr("Algorithm"),
                                    QStringLiteral("algorithmDock"), Qt::RightDockWidgetArea);
+  // Run (and why it cannot start) at the dock's foot, outside its scroll area: on a short screen
+  // the form scrolls and Run stays in sight (issue #21 point 3).
+  auto* runBars = new QStackedWidget(algorithm);
+  runBars->setObjectName(QStringLiteral("algorithmRunBars"));
+  runBars->addWidget(&algorithmPanel_->runBar());
+  runBars->addWidget(&petAlgorithmPanel_->runBar());
+  runBars->setCurrentIndex(algorithmPages_->currentIndex());
+  connect(algorithmPages_, &QStackedWidget::currentChanged, runBars,
+          &QStackedWidget::setCurrentIndex);
+  sizeStackByCurrentPage(runBars);
+  pinUnderScrollArea(algorithm, runBars);
   QDockWidget* throughput = addDock(throughputPanel_, tr("Throughput"),
                                     QStringLiteral("throughputDock"), Qt::RightDockWidgetArea);
   QDockWidget* cnr =
@@ -318,19 +340,52 @@ void MainWindow::createDocks() {
   createPetDocks();
 }
 
+bool MainWindow::oneDockColumn() const {
+  const QScreen* shownOn = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
+  return shownOn != nullptr && shownOn->availableGeometry().width() < kTwoDockColumnsScreenWidth;
+}
+
 void MainWindow::sizeDocks() {
   // Side columns wide enough for the forms, a short bottom row: the views get the rest.
   // The left column at its panels' preferred width (at least 340 px): narrower, Qt would widen
   // it towards that as soon as the window grows, and the width the user sees would change.
   const int left =
       std::max({340, dataDock_->sizeHint().width(), geometryDock_->sizeHint().width()});
-  resizeDocks({dataDock_, algorithmDock_}, {left, 360}, Qt::Horizontal);
-  resizeDocks({dataDock_, geometryDock_}, {170, 600}, Qt::Vertical);
-  resizeDocks({runListDock_}, {170}, Qt::Vertical);
+  if (oneDockColumn()) {
+    // A narrow screen (1366x768 at scale 1.5 or 2): the left column's docks become tabs beside
+    // Algorithm, which stays in front; the views keep the width two columns would take.
+    QDockWidget* previous = algorithmDock_;
+    for (QDockWidget* dock :
+         {dataDock_, geometryDock_, findChild<QDockWidget*>(QStringLiteral("consistencyDock")),
+          petDataDock_}) {
+      if (dock == nullptr || dockWidgetArea(dock) != Qt::LeftDockWidgetArea) continue;
+      tabifyDockWidget(previous, dock);
+      previous = dock;
+    }
+    algorithmDock_->raise();
+  }
+  // The arrangement's minimum may be narrower than the window its first layout widened: back
+  // inside the screen.
+  if (layout() != nullptr) layout()->activate();
+  resize(sizeWithinScreen(this, size()));
+  if (oneDockColumn()) {
+    resizeDocks({algorithmDock_}, {std::max(left, 360)}, Qt::Horizontal);
+  } else {
+    resizeDocks({dataDock_, algorithmDock_}, {left, 360}, Qt::Horizontal);
+    resizeDocks({dataDock_, geometryDock_}, {170, 600}, Qt::Vertical);
+  }
+  // The bottom row: 170 px, or a sixth of a short screen's height.
+  const QScreen* shownOn = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
+  const int screenHeight = shownOn != nullptr ? shownOn->availableGeometry().height() : 1080;
+  resizeDocks({runListDock_}, {std::min(170, screenHeight / 6)}, Qt::Vertical);
   // The whole algorithm panel (Run included) above the plots, or the plots behind its tab when
   // the column is too short for both (DockLayout.h).
   fitAlgorithmDock(*this, algorithmDock_,
                    findChild<QDockWidget*>(QStringLiteral("throughputDock")));
+  keepDockTabTitlesWhole(*this);
+  // Tabbing the plots behind Algorithm may have made the window's minimum shorter too.
+  if (layout() != nullptr) layout()->activate();
+  resize(sizeWithinScreen(this, size()));
   dockSizes_->remember();
 }
 
@@ -532,7 +587,7 @@ void MainWindow::showWelcomeIfEmpty() {
   const bool empty =
       !workspace_->projections() && !workspace_->petData() && workspace_->volumes().empty();
   if (!empty && compareViewShown()) return;  // the compare view stays until it is closed
-  centre_->setCurrentWidget(empty ? welcome_ : static_cast<QWidget*>(viewArea_));
+  centre_->setCurrentWidget(empty ? welcomePage_ : static_cast<QWidget*>(viewArea_));
 }
 
 void MainWindow::openDemo(DemoKind kind, int size) {

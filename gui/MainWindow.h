@@ -180,6 +180,9 @@ class MainWindow : public QMainWindow {
   void createPanels();
   void createDocks();
   void sizeDocks();
+  // True on a screen too narrow for a dock column on each side of the views
+  // (kTwoDockColumnsScreenWidth): the default layout then has one.
+  bool oneDockColumn() const;
   void createActions();
   void createMenus();
   void createToolBar();
@@ -229,7 +232,8 @@ class MainWindow : public QMainWindow {
   EventLoopMonitor* monitor_ = nullptr;
 
   QStackedWidget* centre_ = nullptr;
-  QWidget* welcome_ = nullptr;
+  QWidget* welcome_ = nullptr;      // the welcome page's content
+  QWidget* welcomePage_ = nullptr;  // welcome_ in its scroll area, a page of centre_
   ViewArea* viewArea_ = nullptr;
   CompareView* compareView_ = nullptr;
   QList<QPointer<QDockWidget>> dockedAsideForCompare_;  // side docks hidden while comparing

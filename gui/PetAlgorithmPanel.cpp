@@ -226,15 +226,21 @@ PetAlgorithmPanel::PetAlgorithmPanel(Workspace& workspace, QWidget* parent)
   memory_->setObjectName(QStringLiteral("petMemoryEstimate"));
   memory_->setWordWrap(true);
   formLayout->addWidget(memory_);
-  reason_ = new QLabel(form_);
+  runBar_ = new QWidget(form_);
+  runBar_->setObjectName(QStringLiteral("petRunBar"));
+  auto* runLayout = new QVBoxLayout(runBar_);
+  runLayout->setContentsMargins(0, 0, 0, 0);
+  reason_ = new QLabel(runBar_);
   reason_->setObjectName(QStringLiteral("petRunBlockedReason"));
   reason_->setWordWrap(true);
   reason_->setStyleSheet(QStringLiteral("color: #c0392b;"));
-  formLayout->addWidget(reason_);
-  run_ = new QPushButton(QIcon(QStringLiteral(":/tomowb/icons/run.svg")), tr("&Run DIRECT"), form_);
+  runLayout->addWidget(reason_);
+  run_ =
+      new QPushButton(QIcon(QStringLiteral(":/tomowb/icons/run.svg")), tr("&Run DIRECT"), runBar_);
   run_->setObjectName(QStringLiteral("petRunButton"));
   run_->setMinimumHeight(32);
-  formLayout->addWidget(run_);
+  runLayout->addWidget(run_);
+  formLayout->addWidget(runBar_);
   layout->addWidget(form_);
   layout->addStretch(1);
 
@@ -305,6 +311,7 @@ void PetAlgorithmPanel::onDataChanged() {
   const std::shared_ptr<const PetDataSet> data = workspace_.petData();
   hint_->setVisible(!data);
   form_->setEnabled(data != nullptr);
+  runBar_->setEnabled(data != nullptr);  // also when pinned outside the form
   if (!data) {
     refresh();
     return;

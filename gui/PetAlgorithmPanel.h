@@ -44,6 +44,8 @@ class PetAlgorithmPanel : public QWidget {
   QStringList forwardProjectorNames() const;
   QStringList backprojectorNames() const;
   QPushButton* runButton() const { return run_; }
+  // Why a run cannot start, and Run (AlgorithmPanel::runBar).
+  QWidget& runBar() { return *runBar_; }
 
  signals:
   void runRequested();
@@ -85,6 +87,7 @@ class PetAlgorithmPanel : public QWidget {
   QComboBox* forward_ = nullptr;
   QComboBox* back_ = nullptr;
   QLabel* memory_ = nullptr;
+  QWidget* runBar_ = nullptr;  // reason_ and run_
   QLabel* reason_ = nullptr;
   QPushButton* run_ = nullptr;
 };

@@ -14,6 +14,7 @@
 #include <QSlider>
 #include <QTest>
 
+#include "gui/DockLayout.h"
 #include "gui/MainWindow.h"
 #include "gui/Resources.h"
 #include "gui/WheelGuard.h"
@@ -69,7 +70,7 @@ TEST_F(WheelGuardTest, WheelOverAnUnfocusedComboScrollsTheAlgorithmPanelAndAFocu
   window.resize(window.width(), window.minimumSizeHint().height());
   auto* dock = window.findChild<QDockWidget*>(QStringLiteral("algorithmDock"));
   ASSERT_NE(dock, nullptr);
-  auto* area = qobject_cast<QScrollArea*>(dock->widget());
+  QScrollArea* area = panelScrollArea(dock);
   ASSERT_NE(area, nullptr);
   ASSERT_TRUE(test::waitFor([&] { return area->verticalScrollBar()->maximum() > 0; }))
       << "the algorithm panel does not scroll in a short window: the test cannot tell";

@@ -2,11 +2,11 @@
 // DISPLAY is set (CI, ssh sessions) it starts a private Xvfb with Mesa's software OpenGL and stops
 // it at exit, so `ctest` works anywhere the packages from scripts/setup.sh are installed. Without
 // Xvfb and without a display the tests fail with a message saying so: they are never skipped.
+#include <execinfo.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,11 +14,11 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <chrono>
+#include <array>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 
 #include "recon/catalog/Builtins.h"
 #include "render/VtkOpenGLWidget.h"
@@ -32,39 +32,55 @@ pid_t startPrivateXvfb() {
   // per screen size (tests/CMakeLists.txt).
   const char* screenVariable = std::getenv("TOMOWB_TEST_XVFB_SCREEN");
   const std::string screen = screenVariable != nullptr ? screenVariable : "1600x1000x24";
-  // A display number unlikely to clash with parallel test processes.
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    const int display = 100 + static_cast<int>((getpid() * 7 + attempt * 13) % 800);
-    const std::string socket = "/tmp/.X11-unix/X" + std::to_string(display);
-    const std::string lock = "/tmp/.X" + std::to_string(display) + "-lock";
-    struct stat info {};
-    if (stat(socket.c_str(), &info) == 0 || stat(lock.c_str(), &info) == 0) continue;
-    const pid_t child = fork();
-    if (child == 0) {
-      const std::string name = ":" + std::to_string(display);
-      // Die with the test process, and hold none of its pipes: ctest waits for every holder of
-      // a test's output pipe, so a leftover Xvfb would hang it.
-      prctl(PR_SET_PDEATHSIG, SIGTERM);
-      const int null = open("/dev/null", O_RDWR);
-      dup2(null, STDIN_FILENO);
-      dup2(null, STDOUT_FILENO);
-      dup2(null, STDERR_FILENO);
-      for (int fd = 3; fd < 1024; ++fd) close(fd);
-      execl(xvfb, "Xvfb", name.c_str(), "-screen", "0", screen.c_str(), "-nolisten", "tcp",
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    for (int wait = 0; wait < 100; ++wait) {
-      if (stat(socket.c_str(), &info) == 0) {
-        setenv("DISPLAY", (":" + std::to_string(display)).c_str(), 1);
-        return child;
-      }
-      int status = 0;
-      if (waitpid(child, &status, WNOHANG) == child) break;  // lost a race for that number
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+  // Xvfb picks a free display number itself and writes it to a pipe once it accepts clients
+  // (-displayfd): parallel test processes never share one. (A number chosen here could be taken
+  // by two processes starting at once; the loser then drew on the winner's server and lost its
+  // X connection, mid-test, when the winner's test ended.)
+  int ready[2] = {-1, -1};
+  if (pipe2(ready, O_CLOEXEC) != 0) return -1;
+  const pid_t child = fork();
+  if (child < 0) {
+    close(ready[0]);
+    close(ready[1]);
+    return -1;
   }
-  return -1;
+  if (child == 0) {
+    // Die with the test process, and hold none of its pipes: ctest waits for every holder of a
+    // test's output pipe, so a leftover Xvfb would hang it.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    const int null = open("/dev/null", O_RDWR);
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    const int fd = dup2(ready[1], 3);  // the write end, kept across exec
+    for (int other = 4; other < 1024; ++other) close(other);
+    if (fd != 3) _exit(127);
+    execl(xvfb, "Xvfb", "-displayfd", "3", "-screen", "0", screen.c_str(), "-nolisten", "tcp",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(ready[1]);
+  std::string number;
+  char c = 0;
+  while (read(ready[0], &c, 1) == 1 && c != '\n') number += c;
+  close(ready[0]);
+  if (number.empty()) {  // Xvfb failed before it was ready
+    waitpid(child, nullptr, 0);
+    return -1;
+  }
+  setenv("DISPLAY", (":" + number).c_str(), 1);
+  return child;
+}
+
+// A crash prints where it happened (CI keeps only the test's output).
+void printBacktraceAndDie(int signal) {
+  std::array<void*, 64> frames{};
+  const int count = backtrace(frames.data(), int(frames.size()));
+  const char header[] = "\n*** fatal signal in a GUI test; backtrace (addr2line -e the binary):\n";
+  (void)!write(STDERR_FILENO, header, sizeof header - 1);
+  backtrace_symbols_fd(frames.data(), count, STDERR_FILENO);
+  std::signal(signal, SIG_DFL);
+  raise(signal);
 }
 
 }  // namespace
@@ -72,6 +88,8 @@ pid_t startPrivateXvfb() {
 int main(int argc, char** argv) {
   tomowb::catalog::installBuiltinVariants();  // the composition root (recon/catalog/Builtins.h)
   testing::InitGoogleTest(&argc, argv);
+  for (const int fatal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+    std::signal(fatal, printBacktraceAndDie);
   pid_t xvfb = -1;
   const char* platform = std::getenv("QT_QPA_PLATFORM");
   const bool needsX = platform == nullptr || std::string(platform).starts_with("xcb");
