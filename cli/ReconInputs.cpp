@@ -215,7 +215,7 @@ class FieldOfViewInput : public ReconInput {
     for (const std::string& w : stack->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) std::printf("read %s\n", stack->summary.c_str());
     layout_ = io::toString(stack->layout);
-    return std::make_unique<scale::StackFileRowSource>(std::move(*stack));
+    return scale::openProjectionStackRows(std::move(*stack));
   }
   VolumeGrid grid(const Geometry& geometry) const override { return grid_.build(geometry); }
   nlohmann::json summaryFields() const override {

@@ -11,10 +11,12 @@
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/GeometryJson.h"
 #include "recon/io/ImodFiles.h"
+#include "recon/io/MetaImageIo.h"
 #include "recon/io/MrcIo.h"
 #include "recon/io/NpyIo.h"
 #include "recon/io/RabbitCtReader.h"
 #include "recon/io/RawVolumeIo.h"
+#include "recon/io/TiffIo.h"
 #include "recon/io/VolumeFiles.h"
 
 namespace tomowb::io {
@@ -361,31 +363,137 @@ LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& data,
   return out;
 }
 
+namespace {
+
+// Where a stack's samples lie, read from its header: the file, offset, sample type, byte order,
+// the shape as a volume a[slow][middle][fast], and the header's pixel size (0: none).
+struct StackSamples {
+  std::filesystem::path dataPath;
+  std::uint64_t offset = 0;
+  SampleType sampleType = SampleType::Float32;
+  ByteOrder byteOrder = ByteOrder::Little;
+  VolumeShape shape;
+  double pixelSizeMm = 0;
+  std::vector<std::string> warnings;  // the header's oddities (MRC)
+};
+
+std::optional<SampleType> sampleTypeOf(MrcSampleType type) {
+  switch (type) {
+    case MrcSampleType::UInt8:
+      return SampleType::UInt8;
+    case MrcSampleType::Int8:
+      return SampleType::Int8;
+    case MrcSampleType::Int16:
+      return SampleType::Int16;
+    case MrcSampleType::UInt16:
+      return SampleType::UInt16;
+    case MrcSampleType::Float32:
+      return SampleType::Float32;
+    case MrcSampleType::Float16:
+      return std::nullopt;  // no SampleType: read whole
+  }
+  return std::nullopt;
+}
+
+std::optional<StackSamples> stackSamples(const std::filesystem::path& data, DataFormat format) {
+  StackSamples out;
+  switch (format) {
+    case DataFormat::Npy: {
+      const NpyHeader header = readNpyHeader(data);
+      if (header.fortranOrder) return std::nullopt;
+      // As readNpy: the last three axes (slowest first), the others 1.
+      std::int64_t dims[3] = {1, 1, 1};
+      const std::size_t n = header.shape.size();
+      for (std::size_t k = 0; k < std::min<std::size_t>(n, 3); ++k)
+        dims[2 - k] = header.shape[n - 1 - k];
+      out = {data,
+             header.dataOffset,
+             header.sampleType,
+             header.byteOrder,
+             VolumeShape{dims[2], dims[1], dims[0]},
+             0.0,
+             {}};
+      return out;
+    }
+    case DataFormat::MetaImage: {
+      const MetaImageHeader header = readMetaImageHeader(data);
+      out = {header.dataPath,
+             header.dataOffset,
+             header.sampleType,
+             header.byteOrder,
+             header.shape,
+             header.spacingMm.x(),
+             {}};
+      return out;
+    }
+    case DataFormat::Mrc: {
+      const MrcHeader header = readMrcHeader(data);
+      const std::optional<SampleType> type = sampleTypeOf(header.sampleType);
+      if (!type) return std::nullopt;
+      out = {data,
+             header.dataOffset,
+             *type,
+             header.byteOrder,
+             VolumeShape{header.nx, header.ny, header.nz},
+             header.spacingMm.x(),
+             header.warnings};
+      return out;
+    }
+#if TOMOWB_HAVE_TIFF
+    case DataFormat::Tiff:
+    case DataFormat::TiffSeries: {
+      // As readVolume: pages (or files) along z. A series holds no pixel size we take (as
+      // loadProjectionsWithGeometry).
+      const TiffInfo info = readTiffInfo(data);
+      out.dataPath = data;
+      out.shape = {info.width, info.height, info.pages};
+      out.pixelSizeMm = format == DataFormat::Tiff ? info.voxelSizeMm.x() : 0.0;
+      return out;
+    }
+#endif
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& data, const GeometryAttachment& a) {
-  if (a.geometryFile.empty() || dataFormatForPath(data) != DataFormat::Npy) return std::nullopt;
-  const NpyHeader header = readNpyHeader(data);
-  if (header.fortranOrder) return std::nullopt;
-  // As readNpy: the last three axes (slowest first), the others 1.
-  std::int64_t dims[3] = {1, 1, 1};
-  const std::size_t n = header.shape.size();
-  for (std::size_t k = 0; k < std::min<std::size_t>(n, 3); ++k)
-    dims[2 - k] = header.shape[n - 1 - k];
-  const VolumeShape shape{dims[2], dims[1], dims[0]};
-  ProjectionStackOnDisk out;
-  out.path = data;
-  out.dataOffset = header.dataOffset;
-  out.sampleType = header.sampleType;
-  out.byteOrder = header.byteOrder;
+  if (a.geometryFile.empty()) return std::nullopt;
+  const DataFormat format = dataFormatForPath(data);
+  const bool tiff = format == DataFormat::Tiff || format == DataFormat::TiffSeries;
+  if (format != DataFormat::Npy && format != DataFormat::MetaImage && format != DataFormat::Mrc &&
+      !(tiff && isFormatAvailable(format)))
+    return std::nullopt;
   const GeometrySource s = readGeometrySource(a);
+  // An MRC or TIFF tilt series with tilt angles goes through the tilt-series loader (alignment
+  // files beside it), as loadProjectionsWithGeometry does.
+  if ((format == DataFormat::Mrc || format == DataFormat::Tiff) &&
+      s.format == GeometryFileFormat::ImodTilts && a.layout != ProjectionLayout::Astra)
+    return std::nullopt;
+  const std::optional<StackSamples> samples = stackSamples(data, format);
+  if (!samples) return std::nullopt;
+  const VolumeShape shape = samples->shape;
+  ProjectionStackOnDisk out;
+  out.storage =
+      tiff ? ProjectionStackOnDisk::Storage::TiffPages : ProjectionStackOnDisk::Storage::Contiguous;
+  out.path = samples->dataPath;
+  out.dataOffset = samples->offset;
+  out.sampleType = samples->sampleType;
+  out.byteOrder = samples->byteOrder;
+  out.warnings = samples->warnings;
   out.layout = chooseLayout(data, shape, s, a.layout);
   const std::int64_t rows = out.layout == ProjectionLayout::Astra ? shape.nz : shape.ny;
   double pixelSizeMm = a.tilt.pixelSizeMm;
   if (s.format == GeometryFileFormat::ImodTilts && !(pixelSizeMm > 0)) {
-    pixelSizeMm = 1.0;
-    out.warnings.push_back(data.string() +
-                           ": pixel size unknown (the file has none): using 1 mm per pixel, so "
-                           "lengths are in pixels; set the pixel size to get millimetres");
+    // As loadProjectionsWithGeometry: the header's pixel size (MRC, MetaImage, a TIFF file),
+    // else 1 mm.
+    pixelSizeMm = samples->pixelSizeMm;
+    if (!(pixelSizeMm > 0))
+      out.warnings.push_back(data.string() +
+                             ": pixel size unknown (the file has none): using 1 mm per pixel, so "
+                             "lengths are in pixels; set the pixel size to get millimetres");
   }
   out.geometry = attach(s, {shape.nx, rows}, pixelSizeMm > 0 ? pixelSizeMm : 1.0, a);
   out.summary = data.filename().string() + ": " + std::to_string(out.geometry.viewCount()) +

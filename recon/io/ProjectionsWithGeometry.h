@@ -71,12 +71,17 @@ struct LoadedProjections {
 LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& projections,
                                               const GeometryAttachment& attachment);
 
-// Projections whose samples lie uncompressed in one file (an .npy stack), described from its
-// header and the geometry file without reading a sample: the geometry, layout, warnings and
+// Projections in a stack a reader can take a band of rows from (an .npy, MetaImage, MRC or TIFF
+// stack or TIFF series given with a geometry file), described from its headers and the geometry
+// file without reading a sample: the geometry, layout, warnings and
 // summary loadProjectionsWithGeometry would give, and where the samples are, for a reader that
-// takes a band of detector rows at a time (scale::StackFileRowSource; out-of-core slab runs).
+// takes a band of detector rows at a time (scale::openProjectionStackRows; out-of-core slab runs).
 struct ProjectionStackOnDisk {
-  std::filesystem::path path;
+  // Contiguous: samples in one file from dataOffset on (.npy, MetaImage, MRC); TiffPages: the
+  // pages of a multi-page TIFF or the files of a TIFF series (io::TiffRowReader).
+  enum class Storage { Contiguous, TiffPages };
+  Storage storage = Storage::Contiguous;
+  std::filesystem::path path;  // the file holding the samples (a MetaImage's data file, a folder)
   std::uint64_t dataOffset = 0;
   SampleType sampleType = SampleType::Float32;
   ByteOrder byteOrder = ByteOrder::Little;
@@ -86,8 +91,11 @@ struct ProjectionStackOnDisk {
   std::string summary;
 };
 
-// nullopt where the samples have to be loaded whole (loadProjectionsWithGeometry): not an .npy,
-// no geometry file, or Fortran order. Errors as loadProjectionsWithGeometry's.
+// nullopt where the samples have to be loaded whole (loadProjectionsWithGeometry): another format
+// (HDF5, RabbitCT), no geometry file, a Fortran-order .npy, a float16 MRC, an MRC or TIFF tilt
+// series given tilt angles (the tilt-series loader applies its alignment files), or TIFF in a
+// build without libtiff. Errors as
+// loadProjectionsWithGeometry's.
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& projections, const GeometryAttachment& attachment);
 

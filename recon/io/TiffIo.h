@@ -15,6 +15,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,6 +67,30 @@ Volume readTiffSlices(const std::filesystem::path& folderOrFile);
 // must not exist or be empty.
 void writeTiffSlices(const std::filesystem::path& folder, const Volume& volume,
                      const TiffWriteOptions& options = {});
+
+// A multi-page file or a per-slice series read a band of rows of one page at a time (out-of-core
+// slab runs, recon/scale): each call decodes only the strips or tiles the rows lie in. Every
+// page's header is checked as the whole-file readers check it when the reader is made; our
+// uint16 value mapping is undone. A multi-page file stays open; a series opens one file a call.
+class TiffRowReader {
+ public:
+  // A folder is a series (listTiffSlices), a file a multi-page stack.
+  explicit TiffRowReader(const std::filesystem::path& fileOrFolder);
+  ~TiffRowReader();
+  TiffRowReader(const TiffRowReader&) = delete;
+  TiffRowReader& operator=(const TiffRowReader&) = delete;
+  TiffRowReader(TiffRowReader&&) = delete;
+  TiffRowReader& operator=(TiffRowReader&&) = delete;
+
+  const TiffInfo& info() const noexcept { return info_; }
+  // Rows first..last of page `page` into dst ((last - first + 1) * width floats).
+  void readRows(std::int64_t page, std::int64_t first, std::int64_t last, std::span<float> dst);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  TiffInfo info_;
+};
 
 // Multi-page file, page k = view k; the pages must match the geometry's detector and views.
 // "slice_0042.tif": the file name of `slice` in a per-slice series of `slices` slices (at least

@@ -345,13 +345,28 @@ class TiffReader {
   }
 
   void readPage(const PageLayout& p, std::span<float> dst) {
+    readPageRows(p, 0, p.height - 1, dst);
+  }
+
+ public:
+  // Rows first..last of page `p` (the current directory) into dst, (last - first + 1) rows of
+  // p.width samples: only the strips or tiles those rows lie in are decoded.
+  void readPageRows(const PageLayout& p, std::int64_t first, std::int64_t last,
+                    std::span<float> dst) {
     const std::string field = pageField(p.directory);
     const std::size_t bytesPerSample = sampleBytes(p.sampleType);
     const auto width = static_cast<std::size_t>(p.width);
+    const auto firstRow = static_cast<std::uint32_t>(first);
+    const auto endRow = static_cast<std::uint32_t>(last + 1);
+    // Row y of the page goes to dst's row y - first.
+    const auto out = [&](std::size_t y, std::size_t x, std::size_t n) {
+      return dst.subspan((y - firstRow) * width + x, n);
+    };
     if (p.tiled) {
       const std::size_t tileBytes = std::size_t{p.tileWidth} * p.tileHeight * bytesPerSample;
       std::vector<std::byte> buffer(tileBytes);
-      for (std::uint32_t y = 0; y < p.height; y += p.tileHeight) {
+      for (std::uint32_t y = firstRow / p.tileHeight * p.tileHeight; y < endRow;
+           y += p.tileHeight) {
         for (std::uint32_t x = 0; x < p.width; x += p.tileWidth) {
           const std::uint32_t tile = TIFFComputeTile(tif_.get(), x, y, 0, 0);
           if (TIFFReadEncodedTile(tif_.get(), tile, buffer.data(),
@@ -359,34 +374,44 @@ class TiffReader {
               static_cast<tmsize_t>(tileBytes))
             throw FormatError(path_, field + " tile " + std::to_string(tile),
                               "cannot be decoded: " + messages_.take("short or damaged data"));
-          const std::size_t rows =
-              std::min<std::size_t>(p.tileHeight, static_cast<std::size_t>(p.height) - y);
+          const std::uint32_t from = std::max(y, firstRow);
+          const std::uint32_t to = std::min<std::uint32_t>(y + p.tileHeight, endRow);
           const std::size_t cols = std::min<std::size_t>(p.tileWidth, width - x);
-          for (std::size_t r = 0; r < rows; ++r)
-            convertToFloat(
-                std::span(buffer).subspan(r * p.tileWidth * bytesPerSample, cols * bytesPerSample),
-                p.sampleType, kHostByteOrder, dst.subspan((y + r) * width + x, cols));
+          for (std::uint32_t row = from; row < to; ++row)
+            convertToFloat(std::span(buffer).subspan((row - y) * p.tileWidth * bytesPerSample,
+                                                     cols * bytesPerSample),
+                           p.sampleType, kHostByteOrder, out(row, x, cols));
         }
       }
       return;
     }
     std::vector<std::byte> buffer(std::size_t{p.rowsPerStrip} * width * bytesPerSample);
-    const auto strips =
-        static_cast<std::uint32_t>((p.height + p.rowsPerStrip - 1) / p.rowsPerStrip);
-    for (std::uint32_t s = 0; s < strips; ++s) {
-      const std::size_t firstRow = std::size_t{s} * p.rowsPerStrip;
+    for (std::uint32_t s = firstRow / p.rowsPerStrip; s * p.rowsPerStrip < endRow; ++s) {
+      const std::uint32_t stripFirst = s * p.rowsPerStrip;
       const std::size_t rows =
-          std::min<std::size_t>(p.rowsPerStrip, static_cast<std::size_t>(p.height) - firstRow);
+          std::min<std::size_t>(p.rowsPerStrip, static_cast<std::size_t>(p.height) - stripFirst);
       const std::size_t want = rows * width * bytesPerSample;
       if (TIFFReadEncodedStrip(tif_.get(), s, buffer.data(), static_cast<tmsize_t>(want)) !=
           static_cast<tmsize_t>(want))
         throw FormatError(path_, field + " strip " + std::to_string(s),
                           "cannot be decoded: " + messages_.take("short or damaged data"));
-      convertToFloat(std::span(buffer).first(want), p.sampleType, kHostByteOrder,
-                     dst.subspan(firstRow * width, rows * width));
+      const std::uint32_t from = std::max(stripFirst, firstRow);
+      const auto to = static_cast<std::uint32_t>(std::min<std::size_t>(stripFirst + rows, endRow));
+      convertToFloat(std::span(buffer).subspan((from - stripFirst) * width * bytesPerSample,
+                                               (to - from) * width * bytesPerSample),
+                     p.sampleType, kHostByteOrder, out(from, 0, (to - from) * width));
     }
   }
 
+  // Makes page `p` (found by scanPages) the current one.
+  void goToPage(const PageLayout& p) {
+    if (TIFFCurrentDirectory(tif_.get()) == p.directory) return;
+    if (!TIFFSetDirectory(tif_.get(), p.directory))
+      throw FormatError(path_, pageField(p.directory),
+                        "cannot be read: " + messages_.take("damaged page header"));
+  }
+
+ private:
   std::filesystem::path path_;
   TiffMessages messages_;
   ScopedMessages scope_;
@@ -530,6 +555,94 @@ ProjectionStack readTiffProjections(const std::filesystem::path& path, Geometry 
       pages, [&stack](std::size_t v) { return stack.viewPixels(static_cast<std::int64_t>(v)); });
   applyMapping(m, pages.front().sampleType, stack.pixels());
   return stack;
+}
+
+// One reader kept open on a multi-page file; a series opens the file of the page asked for.
+struct TiffRowReader::State {
+  std::vector<std::filesystem::path> files;  // one per page (a series), or the file
+  bool series = false;
+  std::unique_ptr<TiffReader> reader;  // the multi-page file
+  std::vector<PageLayout> pages;       // its full-resolution pages
+  PageLayout first;
+  OurMetadata metadata;
+};
+
+TiffRowReader::TiffRowReader(const std::filesystem::path& fileOrFolder)
+    : state_(std::make_unique<State>()) {
+  std::error_code ec;
+  State& s = *state_;
+  s.series = std::filesystem::is_directory(fileOrFolder, ec);  // as readVolume takes it
+  if (!s.series) {
+    s.files = {fileOrFolder};
+    s.reader = std::make_unique<TiffReader>(fileOrFolder);
+    s.pages = s.reader->scanPages();
+    for (const PageLayout& page : s.pages)
+      requireSameLayout(fileOrFolder, s.pages.front(), page,
+                        "page " + std::to_string(page.directory));
+    s.first = s.pages.front();
+    s.metadata = s.reader->metadata();
+    requireDeclaredShape(fileOrFolder, s.metadata,
+                         {s.first.width, s.first.height, static_cast<std::int64_t>(s.pages.size())},
+                         "pages");
+  } else {
+    // Every file's header checked now, as readTiffSlices does, before a sample is read.
+    s.files = listTiffSlices(fileOrFolder);
+    for (std::size_t z = 0; z < s.files.size(); ++z) {
+      TiffReader reader(s.files[z]);
+      const auto pages = reader.scanPages();
+      if (pages.size() != 1)
+        throw FormatError(
+            s.files[z], "pages",
+            "a slice file must hold one page, this one has " + std::to_string(pages.size()));
+      if (z == 0) {
+        s.first = pages.front();
+        s.metadata = reader.metadata();
+        requireDeclaredShape(
+            s.files[z], s.metadata,
+            {s.first.width, s.first.height, static_cast<std::int64_t>(s.files.size())},
+            "slice files");
+      }
+      requireSameLayout(s.files[z], s.first, pages.front(), "page 0");
+    }
+  }
+  info_.path = fileOrFolder;
+  info_.width = s.first.width;
+  info_.height = s.first.height;
+  info_.pages = static_cast<std::int64_t>(s.series ? s.files.size() : s.pages.size());
+  info_.sampleType = s.first.sampleType;
+  info_.compression = compressionName(s.first.compression);
+  info_.tiled = s.first.tiled;
+  info_.hasOurMetadata = s.metadata.present;
+  info_.voxelSizeMm = s.metadata.voxelSizeMm;
+  info_.originMm = s.metadata.originMm;
+  info_.slope = s.metadata.slope;
+  info_.intercept = s.metadata.intercept;
+}
+
+TiffRowReader::~TiffRowReader() = default;
+
+void TiffRowReader::readRows(std::int64_t page, std::int64_t first, std::int64_t last,
+                             std::span<float> dst) {
+  if (page < 0 || page >= info_.pages || first < 0 || last < first || last >= info_.height ||
+      dst.size() != static_cast<std::size_t>((last - first + 1) * info_.width))
+    throw ParameterError("rows", "page " + std::to_string(page) + " rows " + std::to_string(first) +
+                                     ".." + std::to_string(last) + " are outside the " +
+                                     std::to_string(info_.pages) + " pages of " +
+                                     std::to_string(info_.height) + " rows");
+  State& s = *state_;
+  if (s.series) {
+    const std::filesystem::path& file = s.files[static_cast<std::size_t>(page)];
+    TiffReader reader(file);
+    const auto pages = reader.scanPages();
+    if (pages.size() != 1) throw FormatError(file, "pages", "changed while the run read it");
+    requireSameLayout(file, s.first, pages.front(), "page 0");
+    reader.readPageRows(pages.front(), first, last, dst);
+  } else {
+    const PageLayout& layout = s.pages[static_cast<std::size_t>(page)];
+    s.reader->goToPage(layout);
+    s.reader->readPageRows(layout, first, last, dst);
+  }
+  applyMapping(s.metadata, s.first.sampleType, dst);
 }
 
 }  // namespace tomowb::io

@@ -10,6 +10,7 @@
 #include "recon/core/Error.h"
 #include "recon/io/InputFile.h"
 #include "recon/io/SampleType.h"
+#include "recon/io/TiffIo.h"
 
 namespace tomowb::scale {
 
@@ -104,6 +105,66 @@ ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t
         std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
         "view " + std::to_string(view));
   return out;
+}
+
+#if TOMOWB_HAVE_TIFF
+struct TiffStackRowSource::Reader {
+  explicit Reader(const std::filesystem::path& path) : tiff(path) {}
+  io::TiffRowReader tiff;
+};
+#else
+struct TiffStackRowSource::Reader {};
+#endif
+
+TiffStackRowSource::TiffStackRowSource(io::ProjectionStackOnDisk stack) : stack_(std::move(stack)) {
+#if TOMOWB_HAVE_TIFF
+  reader_ = std::make_unique<Reader>(stack_.path);
+  const io::TiffInfo& info = reader_->tiff.info();
+  const bool astra = stack_.layout == io::ProjectionLayout::Astra;
+  const std::int64_t views = stack_.geometry.viewCount(), rows = stack_.geometry.detector().rows,
+                     cols = stack_.geometry.detector().cols;
+  // Ours: a page per view of rows x cols; ASTRA's: a page per row of views x cols.
+  const std::int64_t pages = astra ? rows : views, height = astra ? views : rows;
+  if (info.width != cols || info.height != height || info.pages != pages)
+    throw FormatError(stack_.path, "pages",
+                      "hold " + std::to_string(info.pages) + " pages of " +
+                          std::to_string(info.width) + "x" + std::to_string(info.height) +
+                          " but the geometry needs " + std::to_string(pages) + " of " +
+                          std::to_string(cols) + "x" + std::to_string(height));
+#else
+  throw ParameterError("TIFF", "this build reads no TIFF files (built without libtiff)");
+#endif
+}
+
+TiffStackRowSource::~TiffStackRowSource() = default;
+
+ProjectionStack TiffStackRowSource::readRows(std::int64_t rowFirst, std::int64_t rowLast) {
+  ProjectionStack out(cropRows(stack_.geometry, rowFirst, rowLast));
+#if TOMOWB_HAVE_TIFF
+  const std::int64_t views = stack_.geometry.viewCount(), cols = stack_.geometry.detector().cols,
+                     band = rowLast - rowFirst + 1;
+  if (stack_.layout == io::ProjectionLayout::Astra) {
+    // Page r holds row r of every view.
+    std::vector<float> page(static_cast<std::size_t>(views * cols));
+    for (std::int64_t r = 0; r < band; ++r) {
+      reader_->tiff.readRows(rowFirst + r, 0, views - 1, page);
+      for (std::int64_t v = 0; v < views; ++v)
+        std::copy_n(page.data() + v * cols, cols, &out.at(v, r, 0));
+    }
+    return out;
+  }
+  for (std::int64_t view = 0; view < views; ++view)
+    reader_->tiff.readRows(
+        view, rowFirst, rowLast,
+        std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)));
+#endif
+  return out;
+}
+
+std::unique_ptr<ProjectionRowSource> openProjectionStackRows(io::ProjectionStackOnDisk stack) {
+  if (stack.storage == io::ProjectionStackOnDisk::Storage::TiffPages)
+    return std::make_unique<TiffStackRowSource>(std::move(stack));
+  return std::make_unique<StackFileRowSource>(std::move(stack));
 }
 
 }  // namespace tomowb::scale

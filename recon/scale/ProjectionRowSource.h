@@ -5,6 +5,8 @@
 //  - InMemoryRowSource: a stack already in memory (any format the readers take).
 //  - RawFileRowSource: our raw projections (tomowb-projections sidecar + sample file, io/
 //    RawVolumeIo.h), read band by band with pread: memory holds one band, not the file.
+//  - StackFileRowSource, TiffStackRowSource: a stack in another format given with a geometry file
+//    (io::describeProjectionStackOnDisk; openProjectionStackRows picks the one for it).
 #pragma once
 
 #include <cstdint>
@@ -65,8 +67,9 @@ class RawFileRowSource : public ProjectionRowSource {
 };
 
 // Projections whose samples lie uncompressed in one file (io::describeProjectionStackOnDisk: an
-// .npy with a geometry file), in our layout or ASTRA's, read a band of rows at a time: one pread
-// per view ([views][rows][cols]) or one for the whole band ([rows][views][cols]).
+// .npy, MetaImage or MRC stack with a geometry file), in our layout or ASTRA's, read a band of rows
+// at a time: one pread per view ([views][rows][cols]) or one for the whole band
+// ([rows][views][cols]).
 class StackFileRowSource : public ProjectionRowSource {
  public:
   explicit StackFileRowSource(io::ProjectionStackOnDisk stack);
@@ -83,5 +86,31 @@ class StackFileRowSource : public ProjectionRowSource {
   io::ProjectionStackOnDisk stack_;
   std::unique_ptr<io::InputFile> file_;
 };
+
+// A multi-page TIFF or a TIFF series with a geometry file (io::describeProjectionStackOnDisk,
+// Storage::TiffPages), read through io::TiffRowReader: in our layout (a page per view) each band
+// decodes only the strips or tiles of every page that hold its rows; in ASTRA's (a page per row)
+// only the band's pages. Every page's header is checked when the source is made; a stack whose
+// shape no longer matches the description is a FormatError naming it.
+class TiffStackRowSource : public ProjectionRowSource {
+ public:
+  explicit TiffStackRowSource(io::ProjectionStackOnDisk stack);
+  ~TiffStackRowSource() override;
+  TiffStackRowSource(const TiffStackRowSource&) = delete;
+  TiffStackRowSource& operator=(const TiffStackRowSource&) = delete;
+  TiffStackRowSource(TiffStackRowSource&&) = delete;
+  TiffStackRowSource& operator=(TiffStackRowSource&&) = delete;
+  const Geometry& geometry() const override { return stack_.geometry; }
+  ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) override;
+  std::filesystem::path path() const override { return stack_.path; }
+
+ private:
+  io::ProjectionStackOnDisk stack_;
+  struct Reader;
+  std::unique_ptr<Reader> reader_;
+};
+
+// The source for a described stack: StackFileRowSource or TiffStackRowSource.
+std::unique_ptr<ProjectionRowSource> openProjectionStackRows(io::ProjectionStackOnDisk stack);
 
 }  // namespace tomowb::scale

@@ -20,6 +20,7 @@
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/ImodFiles.h"
 #include "recon/io/NpyIo.h"
+#include "recon/io/TiffIo.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "support/TestSupport.h"
@@ -124,15 +125,32 @@ TEST_F(ProjectionInputCli, AnAstraNpyAndConeVecReconstructInOneCommandAsOurPairD
   EXPECT_LE(worst, 1e-5f * peak);
 }
 
-// Out of core (issue #22, point 2): a slab run of an .npy with --geometry reads a band of
-// detector rows at a time from the file (ASTRA's layout and ours), and gives the slab run of
-// our raw pair of the same scan within float32 rounding.
-TEST_F(ProjectionInputCli, AnNpyRunsInSlabsReadingABandOfRowsAtATime) {
+// Out of core (issue #22, point 2): a slab run of an .npy, a MetaImage (.mha, .mhd + .raw), an
+// MRC stack, a multi-page TIFF or a TIFF series with --geometry reads a band of detector rows at a
+// time from the file (ASTRA's layout and ours), and gives the slab run of our raw pair of the same
+// scan within float32 rounding.
+TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
   // Ours: [views][rows][cols].
   Volume views = Volume::centred({projections.cols(), projections.rows(), projections.viewCount()},
                                  Eigen::Vector3d::Ones());
   std::copy(projections.pixels().begin(), projections.pixels().end(), views.voxels().begin());
   io::writeNpy(dir / "views.npy", views);
+  io::writeVolume(dir / "views.mha", views);
+  io::writeVolume(dir / "views.mhd", views);
+  io::writeVolume(dir / "views.mrc", views);
+  std::vector<std::pair<std::string, std::string>> inputs = {{"projections.npy", "astra"},
+                                                             {"views.npy", "views"},
+                                                             {"views.mha", "views"},
+                                                             {"views.mhd", "views"},
+                                                             {"views.mrc", "views"}};
+#if TOMOWB_HAVE_TIFF
+  // A multi-page TIFF in both layouts, and a series (a folder of one file per view).
+  io::writeVolume(dir / "views.tif", views);
+  io::writeVolume(dir / "astra.tif", io::readVolume(dir / "projections.npy"));
+  io::writeTiffSlices(dir / "series", views);
+  inputs.insert(inputs.end(),
+                {{"views.tif", "views"}, {"astra.tif", "astra"}, {"series", "views"}});
+#endif
   const std::vector<std::string> slabs = {"--size", "32", "--voxel-mm", "5", "--slab-slices", "8"};
   const auto run = [&](std::vector<std::string> args) {
     args.insert(args.end(), slabs.begin(), slabs.end());
@@ -142,15 +160,15 @@ TEST_F(ProjectionInputCli, AnNpyRunsInSlabsReadingABandOfRowsAtATime) {
       run({"--no-record", "recon", "fdk", "-i", path("scan.json"), "-o", path("ours.raw")});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const Volume ours = io::readVolume(dir / "ours.raw");
-  for (const auto& [file, layout] :
-       {std::pair{"projections.npy", "astra"}, std::pair{"views.npy", "views"}}) {
+  for (const auto& [file, layout] : inputs) {
     SCOPED_TRACE(file);
+    const std::string result = file + ".out.raw";
     r = run({"--no-record", "recon", "fdk", "-i", path(file), "--geometry", path("cone_vec.txt"),
-             "--layout", layout, "-o", path(std::string(layout) + ".raw")});
+             "--layout", layout, "-o", path(result)});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("read a band of rows at a time"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("slab plan: 4 slabs of 8 slices"), std::string::npos) << r.out;
-    const Volume v = io::readVolume(dir / (std::string(layout) + ".raw"));
+    const Volume v = io::readVolume(dir / result);
     ASSERT_EQ(v.shape(), ours.shape());
     float worst = 0, peak = 0;
     for (std::size_t i = 0; i < v.voxels().size(); ++i) {

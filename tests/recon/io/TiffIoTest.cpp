@@ -246,6 +246,60 @@ TEST(TiffIo, ReadsStripsTilesAndCodecsOfOtherPrograms) {
   }
 }
 
+// Out of core (issue #22, point 2): every band of rows of every page, read by TiffRowReader
+// (strips of 3 rows, 16 x 16 tiles, compressed or not), equals those rows of the whole file, also
+// for a band inside one strip or tile and one that crosses several; a series reads the same.
+TEST(TiffIo, RowReaderGivesEveryBandOfEveryPageAsTheWholeFileHasIt) {
+  test::TempDir dir;
+  for (const std::uint16_t compression : {COMPRESSION_NONE, COMPRESSION_ADOBE_DEFLATE}) {
+    for (const bool tiled : {false, true}) {
+      ForeignTiff t;
+      t.width = 21;
+      t.height = 37;
+      t.pages = 3;
+      t.bits = 16;
+      t.compression = compression;
+      t.tiled = tiled;
+      t.write(dir / "f.tif");
+      const Volume whole = readTiffVolume(dir / "f.tif");
+      TiffRowReader reader(dir / "f.tif");
+      ASSERT_EQ(reader.info().pages, 3);
+      ASSERT_EQ(reader.info().height, 37);
+      for (const auto& [first, last] : {std::pair<std::int64_t, std::int64_t>{0, 36},
+                                        {4, 4},
+                                        {1, 2},
+                                        {2, 20},
+                                        {15, 16},
+                                        {33, 36}}) {
+        for (std::int64_t page : {2, 0, 1}) {  // out of order: the reader moves between pages
+          std::vector<float> band(static_cast<std::size_t>((last - first + 1) * 21));
+          reader.readRows(page, first, last, band);
+          for (std::int64_t y = first; y <= last; ++y)
+            for (std::int64_t x = 0; x < 21; ++x)
+              ASSERT_EQ(band[static_cast<std::size_t>((y - first) * 21 + x)], whole.at(x, y, page))
+                  << compression << " tiled " << tiled << " page " << page << " rows " << first
+                  << ".." << last << " at " << x << "," << y;
+        }
+      }
+      std::vector<float> one(21);
+      EXPECT_THROW(reader.readRows(3, 0, 0, one), ParameterError);
+      EXPECT_THROW(reader.readRows(0, 37, 37, one), ParameterError);
+    }
+  }
+  // A series of our uint16 files: the mapping undone as readTiffSlices does.
+  Volume v({5, 9, 4}, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero());
+  for (std::size_t i = 0; i < v.voxels().size(); ++i) v.voxels()[i] = 0.25f * float(i % 61);
+  writeTiffSlices(dir / "series", v, {TiffSampleType::UInt16, 0.25, 0.0});
+  const Volume series = readTiffSlices(dir / "series");
+  TiffRowReader reader(dir / "series");
+  ASSERT_EQ(reader.info().pages, 4);
+  std::vector<float> band(3 * 5);
+  reader.readRows(3, 6, 8, band);
+  for (std::int64_t y = 6; y <= 8; ++y)
+    for (std::int64_t x = 0; x < 5; ++x)
+      EXPECT_EQ(band[static_cast<std::size_t>((y - 6) * 5 + x)], series.at(x, y, 3));
+}
+
 TEST(TiffIo, RejectsPagesOfDifferentSizesNamingThePage) {
   test::TempDir dir;
   ForeignTiff t;
