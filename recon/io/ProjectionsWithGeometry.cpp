@@ -458,10 +458,48 @@ std::optional<StackSamples> stackSamples(const std::filesystem::path& data, Data
 
 }  // namespace
 
+namespace {
+
+// A RabbitCT file: its views lie one after the other, each a matrix then the pixels. Its own
+// geometry, or (with a geometry file) that file's, as loadProjectionsWithGeometry gives them.
+ProjectionStackOnDisk describeRabbitCtOnDisk(const std::filesystem::path& data,
+                                             const GeometryAttachment& a) {
+  if (!a.geometryFile.empty() && a.layout == ProjectionLayout::Astra)
+    throw ParameterError("--layout", "'" + data.string() +
+                                         "' says its own layout, [views][rows][cols]; leave "
+                                         "--layout out");
+  RabbitCtLayout rct = readRabbitCtLayout(data);
+  ProjectionStackOnDisk out;
+  out.path = data;
+  out.dataOffset = rct.pixelsOffset;
+  out.viewStrideBytes = rct.viewStrideBytes;
+  out.layout = ProjectionLayout::Views;
+  const DetectorShape detector = rct.geometry.detector();
+  std::string from = "its own matrices";
+  if (a.geometryFile.empty()) {
+    out.geometry = std::move(rct.geometry);
+  } else {
+    const GeometrySource s = readGeometrySource(a);
+    chooseLayout(data, {detector.cols, detector.rows, rct.geometry.viewCount()}, s,
+                 ProjectionLayout::Views);
+    out.geometry = attach(s, detector, a.tilt.pixelSizeMm > 0 ? a.tilt.pixelSizeMm : 1.0, a);
+    out.warnings.push_back("the geometry of " + data.string() + " is replaced by " +
+                           a.geometryFile.string());
+    from = describe(s.format) + " from " + s.path.filename().string() + " (" + s.reason + ")";
+  }
+  out.summary = data.filename().string() + ": " + std::to_string(out.geometry.viewCount()) +
+                " views of " + shapeText(detector.cols, detector.rows) + " (RabbitCT) with " +
+                from + ", read a band of rows at a time";
+  return out;
+}
+
+}  // namespace
+
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& data, const GeometryAttachment& a) {
-  if (a.geometryFile.empty()) return std::nullopt;
   const DataFormat format = dataFormatForPath(data);
+  if (format == DataFormat::RabbitCt) return describeRabbitCtOnDisk(data, a);
+  if (a.geometryFile.empty()) return std::nullopt;
   const bool tiff = format == DataFormat::Tiff || format == DataFormat::TiffSeries;
   if (format != DataFormat::Npy && format != DataFormat::MetaImage && format != DataFormat::Mrc &&
       !(tiff && isFormatAvailable(format)))

@@ -72,10 +72,10 @@ LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& proje
                                               const GeometryAttachment& attachment);
 
 // Projections in a stack a reader can take a band of rows from (an .npy, MetaImage, MRC or TIFF
-// stack or TIFF series given with a geometry file), described from its headers and the geometry
-// file without reading a sample: the geometry, layout, warnings and
-// summary loadProjectionsWithGeometry would give, and where the samples are, for a reader that
-// takes a band of detector rows at a time (scale::openProjectionStackRows; out-of-core slab runs).
+// stack or TIFF series given with a geometry file, a RabbitCT file), described from its headers and
+// the geometry file without reading a sample: the geometry, layout, warnings and summary
+// loadProjectionsWithGeometry would give, and where the samples are, for a reader that takes a band
+// of detector rows at a time (scale::openProjectionStackRows; out-of-core slab runs).
 struct ProjectionStackOnDisk {
   // Contiguous: samples in one file from dataOffset on (.npy, MetaImage, MRC); TiffPages: the
   // pages of a multi-page TIFF or the files of a TIFF series (io::TiffRowReader).
@@ -83,6 +83,9 @@ struct ProjectionStackOnDisk {
   Storage storage = Storage::Contiguous;
   std::filesystem::path path;  // the file holding the samples (a MetaImage's data file, a folder)
   std::uint64_t dataOffset = 0;
+  // Contiguous, our layout: bytes from one view's first sample to the next's; 0: rows * cols *
+  // the sample size (no gap). A RabbitCT file has each view's matrix between its views' pixels.
+  std::uint64_t viewStrideBytes = 0;
   SampleType sampleType = SampleType::Float32;
   ByteOrder byteOrder = ByteOrder::Little;
   ProjectionLayout layout = ProjectionLayout::Views;  // as read (never Auto)
@@ -91,11 +94,11 @@ struct ProjectionStackOnDisk {
   std::string summary;
 };
 
+// A RabbitCT file needs no geometry file (its matrices are its geometry).
 // nullopt where the samples have to be loaded whole (loadProjectionsWithGeometry): another format
-// (HDF5, RabbitCT), no geometry file, a Fortran-order .npy, a float16 MRC, an MRC or TIFF tilt
-// series given tilt angles (the tilt-series loader applies its alignment files), or TIFF in a
-// build without libtiff. Errors as
-// loadProjectionsWithGeometry's.
+// (HDF5, raw + JSON: scale::RawFileRowSource), no geometry file, a Fortran-order .npy, a float16
+// MRC, an MRC or TIFF tilt series given tilt angles (the tilt-series loader applies its alignment
+// files), or TIFF in a build without libtiff. Errors as loadProjectionsWithGeometry's.
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& projections, const GeometryAttachment& attachment);
 

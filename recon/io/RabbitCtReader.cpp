@@ -77,25 +77,26 @@ RabbitCtHeader readRabbitCtHeader(const std::filesystem::path& path) {
   return parseHeader(file);
 }
 
-RabbitCtProjections readRabbitCt(const std::filesystem::path& path,
-                                 const RabbitCtOptions& options) {
-  const InputFile file(path);
-  const RabbitCtHeader h = parseHeader(file);
+namespace {
+
+RabbitCtLayout describe(const InputFile& file, const RabbitCtOptions& options) {
+  const std::filesystem::path& path = file.path();
+  RabbitCtLayout out;
+  out.header = parseHeader(file);
+  const RabbitCtHeader& h = out.header;
   if (options.maxViews < 0)
     throw ParameterError("maxViews", "must be >= 0, got " + std::to_string(options.maxViews));
   if (!(options.pixelPitchMm > 0.0) || !std::isfinite(options.pixelPitchMm))
     throw ParameterError("pixelPitchMm", "must be finite and > 0");
   const std::int64_t views =
       options.maxViews > 0 ? std::min(options.maxViews, h.viewCount) : h.viewCount;
-
-  RabbitCtProjections out;
-  out.huScale = h.huScale;
-  out.viewsInFile = h.viewCount;
+  out.viewStrideBytes = bytesPerView(h);
+  out.pixelsOffset = kRabbitCtHeaderBytes + kRabbitCtMatrixBytes;
   out.matrices.reserve(static_cast<std::size_t>(views));
   std::array<std::byte, kRabbitCtMatrixBytes> matrixBytes{};
   for (std::int64_t i = 0; i < views; ++i) {
-    file.readAt(kRabbitCtHeaderBytes + static_cast<std::uint64_t>(i) * bytesPerView(h), matrixBytes,
-                "matrix");
+    file.readAt(kRabbitCtHeaderBytes + static_cast<std::uint64_t>(i) * out.viewStrideBytes,
+                matrixBytes, "matrix");
     ProjectionMatrix m;
     // Column-major, as Eigen stores a 3x4 matrix by default.
     for (int k = 0; k < 12; ++k)
@@ -114,20 +115,36 @@ RabbitCtProjections readRabbitCt(const std::filesystem::path& path,
       throw FormatError(path, field, e.what());
     }
   }
-  Geometry geometry(BeamKind::Cone, detector, std::move(viewList));
+  out.geometry = Geometry(BeamKind::Cone, detector, std::move(viewList));
   try {
-    geometry.validate();
+    out.geometry.validate();
   } catch (const ParameterError& e) {
     throw FormatError(path, "matrices", e.what());
   }
-  out.projections = ProjectionStack(std::move(geometry));
-  for (std::int64_t i = 0; i < views; ++i) {
-    readSamplesAsFloat(file,
-                       kRabbitCtHeaderBytes + static_cast<std::uint64_t>(i) * bytesPerView(h) +
-                           kRabbitCtMatrixBytes,
-                       SampleType::Float32, ByteOrder::Little, out.projections.viewPixels(i),
-                       "image");
-  }
+  return out;
+}
+
+}  // namespace
+
+RabbitCtLayout readRabbitCtLayout(const std::filesystem::path& path,
+                                  const RabbitCtOptions& options) {
+  const InputFile file(path);
+  return describe(file, options);
+}
+
+RabbitCtProjections readRabbitCt(const std::filesystem::path& path,
+                                 const RabbitCtOptions& options) {
+  const InputFile file(path);
+  RabbitCtLayout layout = describe(file, options);
+  RabbitCtProjections out;
+  out.huScale = layout.header.huScale;
+  out.viewsInFile = layout.header.viewCount;
+  out.matrices = std::move(layout.matrices);
+  out.projections = ProjectionStack(std::move(layout.geometry));
+  for (std::int64_t i = 0; i < out.projections.viewCount(); ++i)
+    readSamplesAsFloat(
+        file, layout.pixelsOffset + static_cast<std::uint64_t>(i) * layout.viewStrideBytes,
+        SampleType::Float32, ByteOrder::Little, out.projections.viewPixels(i), "image");
   return out;
 }
 

@@ -49,6 +49,18 @@ float rabbitCtHounsfield(float mu, const std::array<float, 2>& huScale) noexcept
 
 // Reads and checks the header, and that the file holds all the projections it declares.
 RabbitCtHeader readRabbitCtHeader(const std::filesystem::path& path);
+
+// The header, matrices and geometry without a pixel: where view k's width*height float32 pixels
+// start is pixelsOffset + k * viewStrideBytes (out-of-core runs read a band of rows of each).
+struct RabbitCtLayout {
+  RabbitCtHeader header;
+  std::vector<ProjectionMatrix> matrices;  // the first `views` of the file
+  Geometry geometry;
+  std::uint64_t pixelsOffset = 0;
+  std::uint64_t viewStrideBytes = 0;
+};
+RabbitCtLayout readRabbitCtLayout(const std::filesystem::path& path,
+                                  const RabbitCtOptions& options = {});
 RabbitCtProjections readRabbitCt(const std::filesystem::path& path,
                                  const RabbitCtOptions& options = {});
 

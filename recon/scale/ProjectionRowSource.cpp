@@ -72,10 +72,21 @@ ProjectionStack RawFileRowSource::readRows(std::int64_t rowFirst, std::int64_t r
 
 StackFileRowSource::StackFileRowSource(io::ProjectionStackOnDisk stack)
     : stack_(std::move(stack)), file_(std::make_unique<io::InputFile>(stack_.path)) {
-  const std::uint64_t bytes =
-      productOrThrow("samples", {stack_.geometry.viewCount(), stack_.geometry.detector().rows,
-                                 stack_.geometry.detector().cols,
+  const std::int64_t views = stack_.geometry.viewCount();
+  const std::uint64_t viewBytes =
+      productOrThrow("samples", {stack_.geometry.detector().rows, stack_.geometry.detector().cols,
                                  static_cast<std::int64_t>(io::sampleBytes(stack_.sampleType))});
+  if (stack_.viewStrideBytes == 0) stack_.viewStrideBytes = viewBytes;
+  if (stack_.layout == io::ProjectionLayout::Astra && stack_.viewStrideBytes != viewBytes)
+    throw ParameterError("viewStrideBytes", "applies to [views][rows][cols] stacks only");
+  if (stack_.viewStrideBytes < viewBytes)
+    throw ParameterError("viewStrideBytes", "is less than a view's samples");
+  // The last view ends viewBytes after its start.
+  const std::uint64_t bytes =
+      views == 0 ? 0
+                 : productOrThrow("samples",
+                                  {views - 1, static_cast<std::int64_t>(stack_.viewStrideBytes)}) +
+                       viewBytes;
   file_->requireRange(stack_.dataOffset, bytes, "samples");
 }
 
@@ -83,8 +94,8 @@ StackFileRowSource::~StackFileRowSource() = default;
 
 ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t rowLast) {
   ProjectionStack out(cropRows(stack_.geometry, rowFirst, rowLast));
-  const std::int64_t views = stack_.geometry.viewCount(), rows = stack_.geometry.detector().rows,
-                     cols = stack_.geometry.detector().cols, band = rowLast - rowFirst + 1;
+  const std::int64_t views = stack_.geometry.viewCount(), cols = stack_.geometry.detector().cols,
+                     band = rowLast - rowFirst + 1;
   const auto sample = static_cast<std::int64_t>(io::sampleBytes(stack_.sampleType));
   if (stack_.layout == io::ProjectionLayout::Astra) {
     // [row][view][col]: the band is one block; each of its lines goes to its view.
@@ -100,7 +111,9 @@ ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t
   for (std::int64_t view = 0; view < views; ++view)
     io::readSamplesAsFloat(
         *file_,
-        stack_.dataOffset + productOrThrow("offset", {view * rows + rowFirst, cols, sample}),
+        stack_.dataOffset +
+            productOrThrow("offset", {view, static_cast<std::int64_t>(stack_.viewStrideBytes)}) +
+            productOrThrow("offset", {rowFirst, cols, sample}),
         stack_.sampleType, stack_.byteOrder,
         std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
         "view " + std::to_string(view));

@@ -24,6 +24,7 @@
 #include "recon/io/VolumeFiles.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "support/TestSupport.h"
+#include "tests/recon/io/IoTestSupport.h"
 
 namespace tomowb {
 namespace {
@@ -178,6 +179,41 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
     ASSERT_GT(peak, 0.0f);
     EXPECT_LE(worst, 1e-5f * peak);
   }
+}
+
+// Out of core: a RabbitCT file (each view's matrix between the views' pixels) runs in slabs
+// reading a band of rows of each view, as the whole file loaded gives it.
+TEST_F(ProjectionInputCli, ARabbitCtFileRunsInSlabsReadingABandOfRowsAtATime) {
+  test::writeBytes(
+      dir / "scan.rct",
+      test::rabbitFile(projections.geometry(), [&](std::int64_t v, std::int64_t r, std::int64_t c) {
+        return projections.at(v, r, c);
+      }));
+  const std::vector<std::string> grid = {"--size", "32", "--voxel-mm", "5"};
+  const auto run = [&](std::vector<std::string> args) {
+    args.insert(args.end(), grid.begin(), grid.end());
+    return cli(args, dir);
+  };
+  CliResult r =
+      run({"--no-record", "recon", "fdk", "-i", path("scan.rct"), "-o", path("whole.raw")});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.find("read a band of rows at a time"), std::string::npos) << r.out;
+  r = run({"--no-record", "recon", "fdk", "-i", path("scan.rct"), "-o", path("slabs.raw"),
+           "--slab-slices", "8"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("(RabbitCT) with its own matrices, read a band of rows at a time"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("slab plan: 4 slabs of 8 slices"), std::string::npos) << r.out;
+  const Volume whole = io::readVolume(dir / "whole.raw"), slabs = io::readVolume(dir / "slabs.raw");
+  ASSERT_EQ(whole.shape(), slabs.shape());
+  float worst = 0, peak = 0;
+  for (std::size_t i = 0; i < whole.voxels().size(); ++i) {
+    worst = std::max(worst, std::abs(whole.voxels()[i] - slabs.voxels()[i]));
+    peak = std::max(peak, std::abs(whole.voxels()[i]));
+  }
+  ASSERT_GT(peak, 0.0f);
+  EXPECT_LE(worst, 1e-5f * peak);
 }
 
 TEST_F(ProjectionInputCli, ConvertWritesRawAndJsonWithTheGeometry) {

@@ -14,6 +14,7 @@
 
 #include "recon/core/Error.h"
 #include "recon/core/Volume.h"
+#include "recon/geometry/Geometry.h"
 
 namespace tomowb::test {
 
@@ -48,6 +49,36 @@ inline void writeBytes(const std::filesystem::path& path, const std::string& byt
 template <typename T>
 void appendValue(std::string& bytes, T value) {
   bytes.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+// A RabbitCT header: width, height, view count, HU scale (little-endian hosts).
+inline std::string rabbitHeader(std::uint32_t width, std::uint32_t height, std::uint32_t views,
+                                float s0 = 1000.0f, float s1 = -1000.0f) {
+  std::string bytes;
+  appendValue(bytes, width);
+  appendValue(bytes, height);
+  appendValue(bytes, views);
+  appendValue(bytes, s0);
+  appendValue(bytes, s1);
+  return bytes;
+}
+
+// A RabbitCT file of the geometry's views (its projection matrices), with the pixels `pixel(view,
+// row, col)`: by default 1000 view + 10 row + col.
+inline std::string rabbitFile(
+    const Geometry& g,
+    const std::function<float(std::int64_t, std::int64_t, std::int64_t)>& pixel = nullptr) {
+  std::string bytes = rabbitHeader(static_cast<std::uint32_t>(g.detector().cols),
+                                   static_cast<std::uint32_t>(g.detector().rows),
+                                   static_cast<std::uint32_t>(g.viewCount()));
+  for (std::int64_t v = 0; v < g.viewCount(); ++v) {
+    const ProjectionMatrix p = g.projectionMatrix(v);
+    for (int k = 0; k < 12; ++k) appendValue(bytes, p.data()[k]);
+    for (std::int64_t r = 0; r < g.detector().rows; ++r)
+      for (std::int64_t c = 0; c < g.detector().cols; ++c)
+        appendValue(bytes, pixel ? pixel(v, r, c) : static_cast<float>(1000 * v + 10 * r + c));
+  }
+  return bytes;
 }
 
 // The FormatError message of `read()`, or a note that it threw something else or nothing.

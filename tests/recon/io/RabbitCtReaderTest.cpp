@@ -23,32 +23,6 @@ Geometry smallCone(std::int64_t views, std::int64_t cols, std::int64_t rows) {
   return circularConeBeam(p);
 }
 
-std::string rabbitHeader(std::uint32_t width, std::uint32_t height, std::uint32_t views,
-                         float s0 = 1000.0f, float s1 = -1000.0f) {
-  std::string bytes;
-  test::appendValue(bytes, width);
-  test::appendValue(bytes, height);
-  test::appendValue(bytes, views);
-  test::appendValue(bytes, s0);
-  test::appendValue(bytes, s1);
-  return bytes;
-}
-
-// A RabbitCT file of the geometry's views with pixel value = 1000 view + 10 row + col.
-std::string rabbitFile(const Geometry& g) {
-  std::string bytes = rabbitHeader(static_cast<std::uint32_t>(g.detector().cols),
-                                   static_cast<std::uint32_t>(g.detector().rows),
-                                   static_cast<std::uint32_t>(g.viewCount()));
-  for (std::int64_t v = 0; v < g.viewCount(); ++v) {
-    const ProjectionMatrix p = g.projectionMatrix(v);
-    for (int k = 0; k < 12; ++k) test::appendValue(bytes, p.data()[k]);
-    for (std::int64_t r = 0; r < g.detector().rows; ++r)
-      for (std::int64_t c = 0; c < g.detector().cols; ++c)
-        test::appendValue(bytes, static_cast<float>(1000 * v + 10 * r + c));
-  }
-  return bytes;
-}
-
 Eigen::Vector2d projectWith(const ProjectionMatrix& p, const Eigen::Vector3d& x) {
   const Eigen::Vector3d h = p * x.homogeneous();
   return h.head<2>() / h.z();
@@ -57,7 +31,7 @@ Eigen::Vector2d projectWith(const ProjectionMatrix& p, const Eigen::Vector3d& x)
 TEST(RabbitCtReader, ReadsImagesMatricesAndAGeometryThatProjectsLikeTheMatrices) {
   test::TempDir dir;
   const Geometry g = smallCone(5, 7, 4);
-  test::writeBytes(dir / "scan.rct", rabbitFile(g));
+  test::writeBytes(dir / "scan.rct", test::rabbitFile(g));
   const RabbitCtProjections r = readRabbitCt(dir / "scan.rct");
   EXPECT_EQ(r.viewsInFile, 5);
   EXPECT_EQ(r.huScale[0], 1000.0f);
@@ -81,7 +55,7 @@ TEST(RabbitCtReader, ReadsImagesMatricesAndAGeometryThatProjectsLikeTheMatrices)
 
 TEST(RabbitCtReader, MaxViewsReadsOnlyTheFirstViews) {
   test::TempDir dir;
-  test::writeBytes(dir / "scan.rct", rabbitFile(smallCone(6, 3, 2)));
+  test::writeBytes(dir / "scan.rct", test::rabbitFile(smallCone(6, 3, 2)));
   const RabbitCtProjections r = readRabbitCt(dir / "scan.rct", {.maxViews = 2});
   EXPECT_EQ(r.viewsInFile, 6);
   EXPECT_EQ(r.projections.viewCount(), 2);
@@ -103,14 +77,14 @@ TEST(RabbitCtReader, HounsfieldMappingFollowsRabbitCt) {
 
 TEST(RabbitCtReader, IgnoresTrailingBytesAndReportsThem) {
   test::TempDir dir;
-  test::writeBytes(dir / "scan.rct", rabbitFile(smallCone(2, 3, 2)) + std::string(10, 'r'));
+  test::writeBytes(dir / "scan.rct", test::rabbitFile(smallCone(2, 3, 2)) + std::string(10, 'r'));
   EXPECT_EQ(readRabbitCtHeader(dir / "scan.rct").trailingBytes, 10u);
   EXPECT_EQ(readRabbitCt(dir / "scan.rct").projections.viewCount(), 2);
 }
 
 TEST(RabbitCtReader, RejectsTruncatedFilesAtSeveralBoundariesNamingThem) {
   test::TempDir dir;
-  const std::string bytes = rabbitFile(smallCone(3, 4, 3));
+  const std::string bytes = test::rabbitFile(smallCone(3, 4, 3));
   const std::size_t view = 96 + 4 * 12;
   for (std::size_t cut :
        test::cutPoints(bytes.size(), {20 + 50, 20 + 96, 20 + view, 20 + view + 95})) {
@@ -122,22 +96,23 @@ TEST(RabbitCtReader, RejectsTruncatedFilesAtSeveralBoundariesNamingThem) {
 TEST(RabbitCtReader, RejectsZeroAndHugeSizesAndPayloadsBeyondTheFileBeforeAllocating) {
   test::TempDir dir;
   const std::string body(200, '\0');
-  test::writeBytes(dir / "z.rct", rabbitHeader(0, 2, 1) + body);
+  test::writeBytes(dir / "z.rct", test::rabbitHeader(0, 2, 1) + body);
   TOMOWB_EXPECT_FORMAT_ERROR(readRabbitCt(dir / "z.rct"), dir / "z.rct", "width");
-  test::writeBytes(dir / "z.rct", rabbitHeader(2, 2, 0x80000000u) + body);
+  test::writeBytes(dir / "z.rct", test::rabbitHeader(2, 2, 0x80000000u) + body);
   TOMOWB_EXPECT_FORMAT_ERROR(readRabbitCt(dir / "z.rct"), dir / "z.rct", "numImages");
-  test::writeBytes(dir / "z.rct", rabbitHeader(1048576, 1048576, 1048576) + body);
+  test::writeBytes(dir / "z.rct", test::rabbitHeader(1048576, 1048576, 1048576) + body);
   TOMOWB_EXPECT_FORMAT_ERROR(readRabbitCt(dir / "z.rct"), dir / "z.rct", "truncated");
-  test::writeBytes(dir / "z.rct", rabbitHeader(1248, 960, 496) + body);
+  test::writeBytes(dir / "z.rct", test::rabbitHeader(1248, 960, 496) + body);
   TOMOWB_EXPECT_FORMAT_ERROR(readRabbitCt(dir / "z.rct"), dir / "z.rct", "truncated");
 }
 
 TEST(RabbitCtReader, RejectsNonFiniteHuScaleAndSingularMatrices) {
   test::TempDir dir;
-  test::writeBytes(dir / "h.rct", rabbitHeader(1, 1, 1, std::numeric_limits<float>::quiet_NaN()) +
-                                      std::string(100, '\0'));
+  test::writeBytes(dir / "h.rct",
+                   test::rabbitHeader(1, 1, 1, std::numeric_limits<float>::quiet_NaN()) +
+                       std::string(100, '\0'));
   TOMOWB_EXPECT_FORMAT_ERROR(readRabbitCt(dir / "h.rct"), dir / "h.rct", "HUScale");
-  test::writeBytes(dir / "m.rct", rabbitHeader(1, 1, 1) + std::string(100, '\0'));
+  test::writeBytes(dir / "m.rct", test::rabbitHeader(1, 1, 1) + std::string(100, '\0'));
   TOMOWB_EXPECT_FORMAT_ERROR(readRabbitCt(dir / "m.rct"), dir / "m.rct", "matrix of view 0");
 }
 
