@@ -107,13 +107,16 @@ struct OurMetadata {
 // A TIFF file opened for reading, with its messages captured.
 class TiffReader {
  public:
-  explicit TiffReader(std::filesystem::path path) : path_(std::move(path)), scope_(messages_) {
+  // `mode`: libtiff's ("r" maps the file into memory; "rm" reads it, for a reader that takes a
+  // band at a time and should not hold every page it touched as mapped memory).
+  explicit TiffReader(std::filesystem::path path, const char* mode = "r")
+      : path_(std::move(path)), scope_(messages_) {
     {
       const InputFile file(path_);  // refuses folders and pipes; IoError if missing
       fileSize_ = file.size();
     }
     const auto options = openOptions(messages_);
-    tif_.reset(TIFFOpenExt(path_.c_str(), "r", options.get()));
+    tif_.reset(TIFFOpenExt(path_.c_str(), mode, options.get()));
     if (!tif_)
       throw FormatError(path_,
                         "not a readable TIFF file: " + messages_.take("libtiff gave no reason"));
@@ -404,11 +407,17 @@ class TiffReader {
   }
 
   // Makes page `p` (found by scanPages) the current one.
+  // Pages read in order (a band of every view) step forward through the chain; going back
+  // starts again from the first page.
   void goToPage(const PageLayout& p) {
-    if (TIFFCurrentDirectory(tif_.get()) == p.directory) return;
-    if (!TIFFSetDirectory(tif_.get(), p.directory))
-      throw FormatError(path_, pageField(p.directory),
+    TIFF* tif = tif_.get();
+    if (TIFFCurrentDirectory(tif) > p.directory && !TIFFSetDirectory(tif, 0))
+      throw FormatError(path_, pageField(0),
                         "cannot be read: " + messages_.take("damaged page header"));
+    while (TIFFCurrentDirectory(tif) < p.directory)
+      if (!TIFFReadDirectory(tif))
+        throw FormatError(path_, pageField(p.directory),
+                          "cannot be read: " + messages_.take("damaged page header"));
   }
 
  private:
@@ -574,7 +583,7 @@ TiffRowReader::TiffRowReader(const std::filesystem::path& fileOrFolder)
   s.series = std::filesystem::is_directory(fileOrFolder, ec);  // as readVolume takes it
   if (!s.series) {
     s.files = {fileOrFolder};
-    s.reader = std::make_unique<TiffReader>(fileOrFolder);
+    s.reader = std::make_unique<TiffReader>(fileOrFolder, "rm");
     s.pages = s.reader->scanPages();
     for (const PageLayout& page : s.pages)
       requireSameLayout(fileOrFolder, s.pages.front(), page,
@@ -632,7 +641,7 @@ void TiffRowReader::readRows(std::int64_t page, std::int64_t first, std::int64_t
   State& s = *state_;
   if (s.series) {
     const std::filesystem::path& file = s.files[static_cast<std::size_t>(page)];
-    TiffReader reader(file);
+    TiffReader reader(file, "rm");
     const auto pages = reader.scanPages();
     if (pages.size() != 1) throw FormatError(file, "pages", "changed while the run read it");
     requireSameLayout(file, s.first, pages.front(), "page 0");
