@@ -381,9 +381,10 @@ class TiffReader {
           const std::uint32_t to = std::min<std::uint32_t>(y + p.tileHeight, endRow);
           const std::size_t cols = std::min<std::size_t>(p.tileWidth, width - x);
           for (std::uint32_t row = from; row < to; ++row)
-            convertToFloat(std::span(buffer).subspan((row - y) * p.tileWidth * bytesPerSample,
-                                                     cols * bytesPerSample),
-                           p.sampleType, kHostByteOrder, out(row, x, cols));
+            convertToFloat(
+                std::span(buffer).subspan(std::size_t{row - y} * p.tileWidth * bytesPerSample,
+                                          cols * bytesPerSample),
+                p.sampleType, kHostByteOrder, out(row, x, cols));
         }
       }
       return;
