@@ -328,30 +328,13 @@ float halfToFloat(std::uint16_t h) noexcept {
   return std::bit_cast<float>(bits);
 }
 
-SampleType plainSampleType(MrcSampleType type) {
-  switch (type) {
-    case MrcSampleType::UInt8:
-      return SampleType::UInt8;
-    case MrcSampleType::Int8:
-      return SampleType::Int8;
-    case MrcSampleType::Int16:
-      return SampleType::Int16;
-    case MrcSampleType::UInt16:
-      return SampleType::UInt16;
-    case MrcSampleType::Float32:
-    case MrcSampleType::Float16:
-      break;
-  }
-  return SampleType::Float32;
-}
-
 // Reads dst.size() samples starting at sample index `first` of the data, as float.
 void readSamples(const InputFile& file, const MrcHeader& m, std::uint64_t first,
                  std::span<float> dst) {
   const std::size_t bytesPerSample = sampleBytes(m.sampleType);
   const std::uint64_t offset = m.dataOffset + first * bytesPerSample;
   if (m.sampleType != MrcSampleType::Float16) {
-    readSamplesAsFloat(file, offset, plainSampleType(m.sampleType), m.byteOrder, dst, "data");
+    readSamplesAsFloat(file, offset, *plainSampleType(m.sampleType), m.byteOrder, dst, "data");
     return;
   }
   file.requireRange(offset, std::uint64_t{dst.size()} * 2, "data");
@@ -739,6 +722,24 @@ void writeMrcStack(const std::filesystem::path& path, const ProjectionStack& pro
   writeMrc(path, layout, options, [&](const auto& take) {
     for (std::int64_t k = 0; k < projections.viewCount(); ++k) take(projections.viewPixels(k));
   });
+}
+
+std::optional<SampleType> plainSampleType(MrcSampleType type) noexcept {
+  switch (type) {
+    case MrcSampleType::UInt8:
+      return SampleType::UInt8;
+    case MrcSampleType::Int8:
+      return SampleType::Int8;
+    case MrcSampleType::Int16:
+      return SampleType::Int16;
+    case MrcSampleType::UInt16:
+      return SampleType::UInt16;
+    case MrcSampleType::Float32:
+      return SampleType::Float32;
+    case MrcSampleType::Float16:
+      break;
+  }
+  return std::nullopt;
 }
 
 }  // namespace tomowb::io

@@ -377,24 +377,6 @@ struct StackSamples {
   std::vector<std::string> warnings;  // the header's oddities (MRC)
 };
 
-std::optional<SampleType> sampleTypeOf(MrcSampleType type) {
-  switch (type) {
-    case MrcSampleType::UInt8:
-      return SampleType::UInt8;
-    case MrcSampleType::Int8:
-      return SampleType::Int8;
-    case MrcSampleType::Int16:
-      return SampleType::Int16;
-    case MrcSampleType::UInt16:
-      return SampleType::UInt16;
-    case MrcSampleType::Float32:
-      return SampleType::Float32;
-    case MrcSampleType::Float16:
-      return std::nullopt;  // no SampleType: read whole
-  }
-  return std::nullopt;
-}
-
 std::optional<StackSamples> stackSamples(const std::filesystem::path& data, DataFormat format) {
   StackSamples out;
   switch (format) {
@@ -428,7 +410,7 @@ std::optional<StackSamples> stackSamples(const std::filesystem::path& data, Data
     }
     case DataFormat::Mrc: {
       const MrcHeader header = readMrcHeader(data);
-      const std::optional<SampleType> type = sampleTypeOf(header.sampleType);
+      const std::optional<SampleType> type = plainSampleType(header.sampleType);
       if (!type) return std::nullopt;
       out = {data,
              header.dataOffset,
