@@ -88,6 +88,19 @@ void writeAstraNpy(const std::filesystem::path& path, const ProjectionStack& p) 
   io::writeNpy(path, a);
 }
 
+// `a` is `reference` within float32 rounding: the largest difference at most 1e-5 of the largest
+// magnitude, which must not be 0.
+void expectSameWithin1e5(const Volume& a, const Volume& reference) {
+  ASSERT_EQ(a.shape(), reference.shape());
+  float worst = 0, peak = 0;
+  for (std::size_t i = 0; i < a.voxels().size(); ++i) {
+    worst = std::max(worst, std::abs(a.voxels()[i] - reference.voxels()[i]));
+    peak = std::max(peak, std::abs(reference.voxels()[i]));
+  }
+  ASSERT_GT(peak, 0.0f);
+  EXPECT_LE(worst, 1e-5f * peak);
+}
+
 class ProjectionInputCli : public testing::Test {
  protected:
   void SetUp() override {
@@ -115,15 +128,7 @@ TEST_F(ProjectionInputCli, AnAstraNpyAndConeVecReconstructInOneCommandAsOurPairD
            "32", "--voxel-mm", "5"},
           dir);
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  const Volume a = io::readVolume(dir / "astra.mhd"), b = io::readVolume(dir / "ours.mhd");
-  ASSERT_EQ(a.shape(), b.shape());
-  float worst = 0, peak = 0;
-  for (std::size_t i = 0; i < a.voxels().size(); ++i) {
-    worst = std::max(worst, std::abs(a.voxels()[i] - b.voxels()[i]));
-    peak = std::max(peak, std::abs(b.voxels()[i]));
-  }
-  ASSERT_GT(peak, 0.0f);
-  EXPECT_LE(worst, 1e-5f * peak);
+  expectSameWithin1e5(io::readVolume(dir / "astra.mhd"), io::readVolume(dir / "ours.mhd"));
 }
 
 // Out of core (issue #22, point 2): a slab run of an .npy, a MetaImage (.mha, .mhd + .raw), an
@@ -169,15 +174,7 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("read a band of rows at a time"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("slab plan: 4 slabs of 8 slices"), std::string::npos) << r.out;
-    const Volume v = io::readVolume(dir / result);
-    ASSERT_EQ(v.shape(), ours.shape());
-    float worst = 0, peak = 0;
-    for (std::size_t i = 0; i < v.voxels().size(); ++i) {
-      worst = std::max(worst, std::abs(v.voxels()[i] - ours.voxels()[i]));
-      peak = std::max(peak, std::abs(ours.voxels()[i]));
-    }
-    ASSERT_GT(peak, 0.0f);
-    EXPECT_LE(worst, 1e-5f * peak);
+    expectSameWithin1e5(io::readVolume(dir / result), ours);
   }
 }
 
@@ -205,15 +202,7 @@ TEST_F(ProjectionInputCli, ARabbitCtFileRunsInSlabsReadingABandOfRowsAtATime) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("slab plan: 4 slabs of 8 slices"), std::string::npos) << r.out;
-  const Volume whole = io::readVolume(dir / "whole.raw"), slabs = io::readVolume(dir / "slabs.raw");
-  ASSERT_EQ(whole.shape(), slabs.shape());
-  float worst = 0, peak = 0;
-  for (std::size_t i = 0; i < whole.voxels().size(); ++i) {
-    worst = std::max(worst, std::abs(whole.voxels()[i] - slabs.voxels()[i]));
-    peak = std::max(peak, std::abs(whole.voxels()[i]));
-  }
-  ASSERT_GT(peak, 0.0f);
-  EXPECT_LE(worst, 1e-5f * peak);
+  expectSameWithin1e5(io::readVolume(dir / "slabs.raw"), io::readVolume(dir / "whole.raw"));
 }
 
 TEST_F(ProjectionInputCli, ConvertWritesRawAndJsonWithTheGeometry) {
