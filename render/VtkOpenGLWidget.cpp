@@ -22,6 +22,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -205,8 +206,11 @@ void VtkOpenGLWidget::setInteractiveWidget(VtkOpenGLWidget* widget) {
   interactiveWidget() = widget;
   if (widget != nullptr) return;
   // The drag is over: the followers show its last state now.
-  for (const QPointer<VtkOpenGLWidget>& w : deferredWidgets())
-    if (w && w->renderNeeded_) w->update();
+  for (const QPointer<VtkOpenGLWidget>& w : deferredWidgets()) {
+    if (!w) continue;
+    if (w->followerRender_ != nullptr) w->followerRender_->stop();
+    if (w->renderNeeded_) w->update();
+  }
   deferredWidgets().clear();
 }
 
@@ -236,8 +240,19 @@ void VtkOpenGLWidget::requestRender() {
     connect(followerRender_, &QTimer::timeout, this, [this] { update(); });
   }
   if (!followerRender_->isActive()) {
-    followerRender_->start(followerRenderMs());
-    deferredWidgets().emplace_back(this);
+    // The first follower waits the least, the next ones a quarter period more each, so that
+    // their renders fall into different frames of the drag; a follower slow to render (software
+    // OpenGL) waits longer, so that it takes at most kFollowerShare of the drag's time.
+    const int period = followerRenderMs();
+    std::size_t waiting = 0;
+    for (const QPointer<VtkOpenGLWidget>& w : deferredWidgets())
+      if (w && w->followerRender_ != nullptr && w->followerRender_->isActive()) ++waiting;
+    const int byCost = static_cast<int>(lastRenderMs_ / kFollowerShare);
+    const int stagger = static_cast<int>(waiting % 4) * period / 4;
+    followerRender_->start(std::max(period, byCost) + stagger);
+    if (std::find(deferredWidgets().begin(), deferredWidgets().end(), this) ==
+        deferredWidgets().end())
+      deferredWidgets().emplace_back(this);
   }
 }
 
@@ -345,7 +360,10 @@ void VtkOpenGLWidget::paintGL() {
     renderNeeded_ = false;
     const EventTrace::Scope traced(
         EventTrace::enabled() ? std::string("render ") + metaObject()->className() : std::string());
+    const auto began = std::chrono::steady_clock::now();
     window_->Render();  // renders into VTK's own framebuffers (the interactor's renders are off)
+    lastRenderMs_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   }
   // defaultFramebufferObject() changes between calls (and is 0 in initializeGL): query it here.
   // Every GL call goes through VTK's state cache so that VTK's idea of the GL state stays true

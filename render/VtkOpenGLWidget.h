@@ -50,8 +50,12 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   // other slices, the 3-D view, the histogram) are drawn at most every kFollowerRenderMs while it
   // lasts, and at once when it ends. Through software OpenGL each of them took 7 to 20 ms of
   // every frame of a drag (issue #21, point 11).
+  // A follower that takes longer to render waits longer, so that each takes at most
+  // kFollowerShare of the drag's time (through software OpenGL a 3-D view's 12 ms render waits
+  // 300 ms), and the followers' renders are staggered by a quarter period, not all in one frame.
   static void setInteractiveWidget(VtkOpenGLWidget* widget);
   static constexpr int kFollowerRenderMs = 100;
+  static constexpr double kFollowerShare = 0.02;
   // True once a widget found OpenGL to be a software rasteriser (Mesa llvmpipe/softpipe): views
   // then choose cheaper renderings (the 3-D view renders a smaller copy of the volume).
   static bool softwareRendering();
@@ -100,6 +104,7 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   QMetaObject::Connection contextConnection_;
   std::map<int, QTimer*> vtkTimers_;  // VTK timer id -> its Qt timer (animated styles)
   QTimer* followerRender_ = nullptr;  // a deferred render while another widget is dragged
+  double lastRenderMs_ = 0;           // how long its last VTK render took
 };
 
 }  // namespace tomowb::render

@@ -13,8 +13,12 @@
 #include <vtkSphereSource.h>
 
 #include <QApplication>
+#include <QElapsedTimer>
+#include <QHBoxLayout>
 #include <QImage>
 #include <QTest>
+#include <set>
+#include <vector>
 
 #include "render/VtkOpenGLWidget.h"
 
@@ -112,6 +116,65 @@ TEST(VtkOpenGLWidget, ForwardsMouseEventsToTheInteractor) {
   EXPECT_EQ(presses, 1);
   // VTK's y axis points up: 10 pixels from the bottom edge.
   EXPECT_NEAR(lastY, std::lround((150 - 1 - 140) * widget.devicePixelRatioF()), 1);
+}
+
+// A window/level drag (issue #21, point 11): while one widget is dragged, the widgets that follow
+// it render at most every kFollowerRenderMs (longer when their render is slow), not all in the
+// same frame, and each at once when the drag ends; the dragged one renders with every request.
+TEST(VtkOpenGLWidget, FollowersOfADragRenderRarelyInDifferentFramesAndAtItsEnd) {
+  QWidget window;
+  auto* row = new QHBoxLayout(&window);
+  std::vector<VtkOpenGLWidget*> widgets;
+  for (int i = 0; i < 5; ++i) {
+    auto* w = new VtkOpenGLWidget(&window);
+    w->setMinimumSize(120, 120);
+    addRedSphere(*w);
+    row->addWidget(w);
+    widgets.push_back(w);
+  }
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  for (VtkOpenGLWidget* w : widgets) (void)w->grabImage();  // each knows its render time
+  VtkOpenGLWidget& dragged = *widgets.front();
+  std::vector<int> renders(widgets.size(), 0), firstFrame(widgets.size(), -1);
+  int frame = 0;
+  for (std::size_t i = 0; i < widgets.size(); ++i)
+    QObject::connect(widgets[i], &VtkOpenGLWidget::rendered, &window, [&, i] {
+      ++renders[i];
+      if (firstFrame[i] < 0) firstFrame[i] = frame;
+    });
+  VtkOpenGLWidget::setInteractiveWidget(&dragged);
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < 400) {  // moves of a drag: every view asks for a render
+    ++frame;
+    for (VtkOpenGLWidget* w : widgets) w->requestRender();
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    QTest::qWait(4);
+  }
+  const double dragMs = static_cast<double>(clock.elapsed());
+  EXPECT_GE(renders[0], frame / 2)
+      << "the dragged view skipped frames: " << renders[0] << " of " << frame;
+  std::set<int> followerFrames;
+  for (std::size_t i = 1; i < widgets.size(); ++i) {
+    EXPECT_LE(renders[i], dragMs / VtkOpenGLWidget::kFollowerRenderMs + 1)
+        << "follower " << i << " rendered " << renders[i] << " times in " << dragMs << " ms";
+    if (firstFrame[i] >= 0) followerFrames.insert(firstFrame[i]);
+  }
+  EXPECT_GE(followerFrames.size(), 3u) << "the followers rendered in the same frames";
+  // The drag ends: every follower shows its last state now, not a period later.
+  for (VtkOpenGLWidget* w : widgets) w->requestRender();
+  std::vector<int> before = renders;
+  VtkOpenGLWidget::setInteractiveWidget(nullptr);
+  QElapsedTimer ended;
+  ended.start();
+  while (ended.elapsed() < 30) {
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+  }
+  for (std::size_t i = 1; i < widgets.size(); ++i)
+    EXPECT_GT(renders[i], before[i]) << "follower " << i << " did not render at the drag's end";
 }
 
 }  // namespace
