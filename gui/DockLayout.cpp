@@ -240,20 +240,11 @@ void fitAlgorithmDock(QMainWindow& window, QDockWidget* dock, QDockWidget* below
   dock->raise();
 }
 
-void keepDockTabTitlesWhole(QMainWindow& window) {
-  auto apply = [&window] {
-    for (QTabBar* bar : window.findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
-      bar->setElideMode(Qt::ElideNone);
-      bar->setUsesScrollButtons(true);
-    }
-  };
-  apply();
-  // Tab bars QMainWindow makes when the user tabifies docks later.
-  if (window.property("tomowbWholeTabTitles").toBool()) return;
-  window.setProperty("tomowbWholeTabTitles", true);
-  for (QDockWidget* dock : window.findChildren<QDockWidget*>())
-    QObject::connect(dock, &QDockWidget::dockLocationChanged, &window,
-                     [apply] { QTimer::singleShot(0, apply); });
+void showWholeDockTabTitles(QMainWindow& window) {
+  for (QTabBar* bar : window.findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+    bar->setElideMode(Qt::ElideNone);
+    bar->setUsesScrollButtons(true);
+  }
 }
 
 QSize sizeWithinScreen(const QWidget* window, QSize wanted) {

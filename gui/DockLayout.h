@@ -93,9 +93,10 @@ QScrollArea* panelScrollArea(const QDockWidget* dock);
 // their widths (about 350 px each) beside views of about 500 px need 1200.
 constexpr int kTwoDockColumnsScreenWidth = 1200;
 
-// The tab bars of tabified docks show whole titles ("Algorithm", not "A…"), with scroll buttons
-// where they do not all fit; also for tab groups the user makes later.
-void keepDockTabTitlesWhole(QMainWindow& window);
+// The tab bars of the window's tabified docks show whole titles ("Algorithm", not "A…"), with
+// scroll buttons where they do not all fit. QMainWindow makes a tab bar per tab group: call it
+// again after docks were tabified (MainWindow does on every dock's dockLocationChanged).
+void showWholeDockTabTitles(QMainWindow& window);
 
 // `wanted` made to fit the available geometry of `window`'s screen (less the frame the window
 // manager adds, when known).

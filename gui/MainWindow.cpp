@@ -338,11 +338,24 @@ void MainWindow::createDocks() {
   runListDock_ = runList;
   geometryDock_ = geometry;
   createPetDocks();
+  // Tab groups made later (re-docking, View > Reset layout) show whole titles too.
+  for (QDockWidget* dock : docks_)
+    connect(dock, &QDockWidget::dockLocationChanged, this,
+            [this] { QTimer::singleShot(0, this, [this] { showWholeDockTabTitles(*this); }); });
+}
+
+QRect MainWindow::availableScreenArea() const {
+  const QScreen* shownOn = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
+  return shownOn != nullptr ? shownOn->availableGeometry() : QRect(0, 0, 1920, 1080);
 }
 
 bool MainWindow::oneDockColumn() const {
-  const QScreen* shownOn = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
-  return shownOn != nullptr && shownOn->availableGeometry().width() < kTwoDockColumnsScreenWidth;
+  return availableScreenArea().width() < kTwoDockColumnsScreenWidth;
+}
+
+void MainWindow::fitWindowToScreen() {
+  if (layout() != nullptr) layout()->activate();  // the docks' minimum as arranged now
+  resize(sizeWithinScreen(this, size()));
 }
 
 void MainWindow::sizeDocks() {
@@ -352,8 +365,9 @@ void MainWindow::sizeDocks() {
   const int left =
       std::max({340, dataDock_->sizeHint().width(), geometryDock_->sizeHint().width()});
   if (oneDockColumn()) {
-    // A narrow screen (1366x768 at scale 1.5 or 2): the left column's docks become tabs beside
-    // Algorithm, which stays in front; the views keep the width two columns would take.
+    // A narrow screen (1366x768 at scale 1.25 and up, 1920x1080 at 2): the left column's docks
+    // become tabs beside Algorithm, which stays in front; the views keep the width two columns
+    // would take.
     QDockWidget* previous = algorithmDock_;
     for (QDockWidget* dock :
          {dataDock_, geometryDock_, findChild<QDockWidget*>(QStringLiteral("consistencyDock")),
@@ -366,8 +380,7 @@ void MainWindow::sizeDocks() {
   }
   // The arrangement's minimum may be narrower than the window its first layout widened: back
   // inside the screen.
-  if (layout() != nullptr) layout()->activate();
-  resize(sizeWithinScreen(this, size()));
+  fitWindowToScreen();
   if (oneDockColumn()) {
     resizeDocks({algorithmDock_}, {std::max(left, 360)}, Qt::Horizontal);
   } else {
@@ -375,17 +388,14 @@ void MainWindow::sizeDocks() {
     resizeDocks({dataDock_, geometryDock_}, {170, 600}, Qt::Vertical);
   }
   // The bottom row: 170 px, or a sixth of a short screen's height.
-  const QScreen* shownOn = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
-  const int screenHeight = shownOn != nullptr ? shownOn->availableGeometry().height() : 1080;
-  resizeDocks({runListDock_}, {std::min(170, screenHeight / 6)}, Qt::Vertical);
-  // The whole algorithm panel (Run included) above the plots, or the plots behind its tab when
-  // the column is too short for both (DockLayout.h).
+  resizeDocks({runListDock_}, {std::min(170, availableScreenArea().height() / 6)}, Qt::Vertical);
+  // The whole algorithm form above the plots, or the plots behind its tab when the column is too
+  // short for both (DockLayout.h).
   fitAlgorithmDock(*this, algorithmDock_,
                    findChild<QDockWidget*>(QStringLiteral("throughputDock")));
-  keepDockTabTitlesWhole(*this);
+  showWholeDockTabTitles(*this);
   // Tabbing the plots behind Algorithm may have made the window's minimum shorter too.
-  if (layout() != nullptr) layout()->activate();
-  resize(sizeWithinScreen(this, size()));
+  fitWindowToScreen();
   dockSizes_->remember();
 }
 

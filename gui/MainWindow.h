@@ -183,6 +183,10 @@ class MainWindow : public QMainWindow {
   // True on a screen too narrow for a dock column on each side of the views
   // (kTwoDockColumnsScreenWidth): the default layout then has one.
   bool oneDockColumn() const;
+  // The available area of the window's screen (the primary one before the first show).
+  QRect availableScreenArea() const;
+  // The window's layout made current, then the window shrunk to fit its screen.
+  void fitWindowToScreen();
   void createActions();
   void createMenus();
   void createToolBar();

@@ -438,10 +438,6 @@ std::optional<StackSamples> stackSamples(const std::filesystem::path& data, Data
   }
 }
 
-}  // namespace
-
-namespace {
-
 // A RabbitCT file: its views lie one after the other, each a matrix then the pixels. Its own
 // geometry, or (with a geometry file) that file's, as loadProjectionsWithGeometry gives them.
 ProjectionStackOnDisk describeRabbitCtOnDisk(const std::filesystem::path& data,
@@ -484,8 +480,8 @@ std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
   if (a.geometryFile.empty()) return std::nullopt;
   const bool tiff = format == DataFormat::Tiff || format == DataFormat::TiffSeries;
   if (format != DataFormat::Npy && format != DataFormat::MetaImage && format != DataFormat::Mrc &&
-      !(tiff && isFormatAvailable(format)))
-    return std::nullopt;
+      !tiff)
+    return std::nullopt;  // (TIFF without libtiff: stackSamples says nullopt)
   const GeometrySource s = readGeometrySource(a);
   // An MRC or TIFF tilt series with tilt angles goes through the tilt-series loader (alignment
   // files beside it), as loadProjectionsWithGeometry does.

@@ -111,6 +111,12 @@ class ProjectionInputCli : public testing::Test {
     io::writeProjections(dir / "scan.json", projections);
   }
   std::string path(const std::string& name) const { return (dir / name).string(); }
+  // `tomowb-cli --no-record recon fdk ARGS` on a 32^3 grid of 5 mm voxels.
+  CliResult fdk32(std::vector<std::string> args) const {
+    args.insert(args.begin(), {"--no-record", "recon", "fdk"});
+    args.insert(args.end(), {"--size", "32", "--voxel-mm", "5"});
+    return cli(args, dir);
+  }
 
   test::TempDir dir;
   ProjectionStack projections;
@@ -157,20 +163,14 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
   inputs.insert(inputs.end(),
                 {{"views.tif", "views"}, {"astra.tif", "astra"}, {"series", "views"}});
 #endif
-  const std::vector<std::string> slabs = {"--size", "32", "--voxel-mm", "5", "--slab-slices", "8"};
-  const auto run = [&](std::vector<std::string> args) {
-    args.insert(args.end(), slabs.begin(), slabs.end());
-    return cli(args, dir);
-  };
-  CliResult r =
-      run({"--no-record", "recon", "fdk", "-i", path("scan.json"), "-o", path("ours.raw")});
+  CliResult r = fdk32({"-i", path("scan.json"), "-o", path("ours.raw"), "--slab-slices", "8"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const Volume ours = io::readVolume(dir / "ours.raw");
   for (const auto& [file, layout] : inputs) {
     SCOPED_TRACE(file);
     const std::string result = file + ".out.raw";
-    r = run({"--no-record", "recon", "fdk", "-i", path(file), "--geometry", path("cone_vec.txt"),
-             "--layout", layout, "-o", path(result)});
+    r = fdk32({"-i", path(file), "--geometry", path("cone_vec.txt"), "--layout", layout, "-o",
+               path(result), "--slab-slices", "8"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("read a band of rows at a time"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("slab plan: 4 slabs of 8 slices"), std::string::npos) << r.out;
@@ -186,17 +186,10 @@ TEST_F(ProjectionInputCli, ARabbitCtFileRunsInSlabsReadingABandOfRowsAtATime) {
       test::rabbitFile(projections.geometry(), [&](std::int64_t v, std::int64_t r, std::int64_t c) {
         return projections.at(v, r, c);
       }));
-  const std::vector<std::string> grid = {"--size", "32", "--voxel-mm", "5"};
-  const auto run = [&](std::vector<std::string> args) {
-    args.insert(args.end(), grid.begin(), grid.end());
-    return cli(args, dir);
-  };
-  CliResult r =
-      run({"--no-record", "recon", "fdk", "-i", path("scan.rct"), "-o", path("whole.raw")});
+  CliResult r = fdk32({"-i", path("scan.rct"), "-o", path("whole.raw")});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.out.find("read a band of rows at a time"), std::string::npos) << r.out;
-  r = run({"--no-record", "recon", "fdk", "-i", path("scan.rct"), "-o", path("slabs.raw"),
-           "--slab-slices", "8"});
+  r = fdk32({"-i", path("scan.rct"), "-o", path("slabs.raw"), "--slab-slices", "8"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("(RabbitCT) with its own matrices, read a band of rows at a time"),
             std::string::npos)
