@@ -6,6 +6,7 @@
 #                                tests behind the window's previews and default device)
 #   bench/gui-on-gpu.sh run      carry [".guipack/mesa.tar.xz", ".gl"]
 # SKIP_GUI_TESTS=1 ... run: the scripted session only.
+# RESPONSIVENESS_RUNS=N ... run: only bench/gui-responsiveness.sh (N launches a mode, two screens).
 # `run` starts the packed Xvfb (GLX through Mesa's swrast, the client's GLX through NVIDIA's
 # vendor library), then runs the window's own GUI tests, and a scripted session (scripts/
 # gui-session.sh): the demo with GPU FDK of 512^3 in two kernel variants, the compare view, the
@@ -70,6 +71,25 @@ xvfb=$!
 trap 'kill $xvfb 2>/dev/null' EXIT
 sleep 2
 export DISPLAY=:99
+if [ -n "${RESPONSIVENESS_RUNS:-}" ]; then
+  # Only the repeated responsiveness benchmark (bench/gui-responsiveness.sh), on this 2560x1600
+  # screen and on a 1920x1080 one, each mode RESPONSIVENESS_RUNS launches.
+  Xvfb :98 -screen 0 1920x1080x24 +extension GLX -nolisten tcp -xkbdir "$XKB_DIR" >/dev/null 2>&1 &
+  xvfb2=$!
+  trap 'kill $xvfb $xvfb2 2>/dev/null' EXIT
+  sleep 2
+  for screen in 2560x1600 1920x1080; do
+    display=:99
+    [ "$screen" = 1920x1080 ] && display=:98
+    DISPLAY=$display SCREEN=$screen RUNS=$RESPONSIVENESS_RUNS TOMOWB=tomowb \
+      bash bench/gui-responsiveness.sh "/tmp/responsiveness-$screen" \
+      >"$out/responsiveness-$screen.txt" 2>&1
+    tail -6 "$out/responsiveness-$screen.txt"
+  done
+  tar -C /tmp -cf "$out/responsiveness.tar" --exclude='*.png' responsiveness-2560x1600 \
+    responsiveness-1920x1080
+  exit 0
+fi
 shots=$(mktemp -d)
 (
   echo "== GPU"

@@ -15,6 +15,10 @@ struct TraceState {
   int scopeDepth = 0;                           // scopes open inside the current top-level event
   std::vector<EventTrace::TracedScope> scopes;  // of the top-level event being delivered
   std::vector<EventTrace::TracedEvent> slowest;
+  // The scope that sums the widgets painted by QPainter (not OpenGL) inside the current
+  // top-level event, or npos; and whether such a paint is being delivered now.
+  std::size_t rasterPaintSlot = static_cast<std::size_t>(-1);
+  bool inRasterPaint = false;
 };
 
 TraceState& state() {
@@ -58,13 +62,25 @@ EventTrace::Dispatch::Dispatch(const QObject* receiver, const QEvent* event) {
   if (!s.enabled || !onGuiThread()) return;
   counted_ = true;
   timed_ = s.depth++ == 0;
-  if (!timed_) return;
+  if (!timed_) {
+    // A widget painted with QPainter inside a window's paint: summed into one scope, so that a
+    // slow frame says how much of it was raster painting and how much composing (the rest).
+    if (event != nullptr && event->type() == QEvent::Paint && !s.inRasterPaint &&
+        receiver != nullptr && !receiver->inherits("QOpenGLWidget")) {
+      rasterPaint_ = true;
+      s.inRasterPaint = true;
+      start_ = std::chrono::steady_clock::now();
+    }
+    return;
+  }
   // Noted now: the receiver may be gone when the event ends (a deferred delete).
   className_ = receiver != nullptr ? receiver->metaObject()->className() : "";
   if (receiver != nullptr) objectName_ = receiver->objectName();
   eventType_ = event != nullptr ? static_cast<int>(event->type()) : 0;
   s.scopes.clear();
   s.scopeDepth = 0;
+  s.rasterPaintSlot = static_cast<std::size_t>(-1);
+  s.inRasterPaint = false;
   start_ = std::chrono::steady_clock::now();
 }
 
@@ -72,6 +88,14 @@ EventTrace::Dispatch::~Dispatch() {
   if (!counted_) return;
   TraceState& s = state();
   --s.depth;
+  if (rasterPaint_) {
+    s.inRasterPaint = false;
+    if (s.rasterPaintSlot >= s.scopes.size()) {
+      s.rasterPaintSlot = s.scopes.size();
+      s.scopes.push_back({"paint widgets (QPainter)", 0.0, 0});
+    }
+    s.scopes[s.rasterPaintSlot].ms += msSince(start_);
+  }
   if (!timed_) return;
   const double ms = msSince(start_);
   std::vector<TracedEvent>& kept = s.slowest;

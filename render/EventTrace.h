@@ -1,7 +1,9 @@
 // EventTrace: where the GUI thread's time goes when the window stalls (the responsiveness
 // benchmark of issue #21, point 11). While it is on, the application times every event it
 // delivers at the top level (EventTrace::Dispatch, used by the application's notify()), and
-// named scopes inside an event (EventTrace::Scope) note their own times. The slowest events are
+// named scopes inside an event (EventTrace::Scope) note their own times; the widgets painted with
+// QPainter inside a window's paint are summed into one scope, "paint widgets (QPainter)", so what
+// no scope covers in a paint is mostly composing the window. The slowest events are
 // kept with the scopes that ran in them, so `tomowb --measure` can say which handler held the
 // event loop: "MetaCall to OrthoViews: 150 ms, of which VolumeView3D::reduce 120 ms".
 //
@@ -49,8 +51,9 @@ class EventTrace {
     Dispatch& operator=(const Dispatch&) = delete;
 
    private:
-    bool counted_ = false;  // on the GUI thread with tracing on
-    bool timed_ = false;    // and at the top level
+    bool counted_ = false;      // on the GUI thread with tracing on
+    bool timed_ = false;        // and at the top level
+    bool rasterPaint_ = false;  // a nested Paint of a widget drawn with QPainter
     const char* className_ = "";
     QString objectName_;
     int eventType_ = 0;

@@ -11,6 +11,7 @@
 #include <vtkOpenGLState.h>
 #include <vtkRenderer.h>
 
+#include <QCoreApplication>
 #include <QGuiApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -25,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -226,9 +228,72 @@ int followerRenderMs() {
 }
 }  // namespace
 
+namespace {
+// Whether views take turns (kOneRenderPerFrame), or TOMOWB_ONE_RENDER_PER_FRAME=0: every view asked
+// to render draws in the same frame, as before (for comparing the two in bench/results).
+bool oneRenderPerFrame() {
+  static const bool on = [] {
+    const char* text = std::getenv("TOMOWB_ONE_RENDER_PER_FRAME");  // NOLINT(concurrency-mt-unsafe)
+    return text == nullptr || std::atoi(text) != 0;
+  }();
+  return on;
+}
+
+// The views' turns (GUI thread only): the one whose frame is under way, and those waiting.
+struct RenderTurns {
+  QPointer<VtkOpenGLWidget> current;
+  std::deque<QPointer<VtkOpenGLWidget>> waiting;
+  QTimer* watchdog = nullptr;  // ends a turn whose paint never comes (a hidden or covered view)
+};
+RenderTurns& renderTurns() {
+  static RenderTurns turns;
+  return turns;
+}
+}  // namespace
+
+void VtkOpenGLWidget::takeRenderTurn() {
+  RenderTurns& turns = renderTurns();
+  turns.current = this;
+  if (turns.watchdog == nullptr) {
+    // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): lives as long as the application
+    turns.watchdog = new QTimer(QCoreApplication::instance());
+    turns.watchdog->setSingleShot(true);
+    QObject::connect(turns.watchdog, &QTimer::timeout, [] { passRenderTurn(); });
+  }
+  turns.watchdog->start(kRenderTurnTimeoutMs);
+  update();
+}
+
+void VtkOpenGLWidget::passRenderTurn() {
+  RenderTurns& turns = renderTurns();
+  turns.current = nullptr;
+  if (turns.watchdog != nullptr) turns.watchdog->stop();
+  while (!turns.waiting.empty()) {
+    QPointer<VtkOpenGLWidget> next = turns.waiting.front();
+    turns.waiting.pop_front();
+    if (next && next->renderNeeded_ && next->isVisible()) {
+      next->takeRenderTurn();
+      return;
+    }
+    if (next && next->renderNeeded_) next->update();
+  }
+}
+
 void VtkOpenGLWidget::requestRender() {
   renderNeeded_ = true;
   const VtkOpenGLWidget* dragged = interactiveWidget().data();
+  if (dragged == nullptr && oneRenderPerFrame() && isVisible()) {
+    // Views asked to render at once (a live preview reaching three slices, the 3-D view, the
+    // histogram strip and the charts) draw one per frame, in the order asked, so that no frame
+    // carries all of them: through software OpenGL together they held the window 60 to 100 ms.
+    RenderTurns& turns = renderTurns();
+    if (!turns.current || turns.current == this) {
+      takeRenderTurn();
+    } else if (std::find(turns.waiting.begin(), turns.waiting.end(), this) == turns.waiting.end()) {
+      turns.waiting.emplace_back(this);
+    }
+    return;
+  }
   if (dragged == nullptr || dragged == this || followerRenderMs() == 0) {
     update();
     return;
@@ -383,6 +448,10 @@ void VtkOpenGLWidget::paintGL() {
   state->vtkglClear(GL_COLOR_BUFFER_BIT);
   state->Pop();
   insidePaint_ = false;
+  // This view's frame is drawn: the next waiting view renders in a frame of its own (a zero
+  // timer: after this paint, so that Qt does not merge the two).
+  if (renderTurns().current == this)
+    QTimer::singleShot(0, QCoreApplication::instance(), [] { passRenderTurn(); });
   emit rendered();
 }
 

@@ -42,7 +42,8 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   // A renderer created with the widget and added to its window (views may add more).
   vtkRenderer* renderer() const;
 
-  // Asks for a VTK render at the next paint (cheap to call often: Qt coalesces updates). While
+  // Asks for a VTK render at the next paint (cheap to call often: Qt coalesces updates), or at
+  // the paint after the views asked before it have rendered (kRenderTurnTimeoutMs). While
   // another widget is being dragged (setInteractiveWidget), the render waits up to
   // kFollowerRenderMs, so that the dragged view keeps its frame rate.
   void requestRender();
@@ -55,6 +56,10 @@ class VtkOpenGLWidget : public QOpenGLWidget {
   // 300 ms), and the followers' renders are staggered by a quarter period, not all in one frame.
   static void setInteractiveWidget(VtkOpenGLWidget* widget);
   static constexpr int kFollowerRenderMs = 100;
+  // Outside a drag, views asked to render at the same time take turns: one VTK render per frame
+  // (a frame of its own for each), in the order asked. A turn whose paint does not come within
+  // kRenderTurnTimeoutMs (a view covered by another) passes to the next view.
+  static constexpr int kRenderTurnTimeoutMs = 100;
   static constexpr double kFollowerShare = 0.02;
   // True once a widget found OpenGL to be a software rasteriser (Mesa llvmpipe/softpipe): views
   // then choose cheaper renderings (the 3-D view renders a smaller copy of the volume).
@@ -87,6 +92,8 @@ class VtkOpenGLWidget : public QOpenGLWidget {
 
  private:
   void finalizeVtkContext();
+  void takeRenderTurn();         // renders at the next paint, the other views waiting
+  static void passRenderTurn();  // the next waiting view's turn
   void forwardMouse(const QPointF& position, Qt::KeyboardModifiers modifiers, unsigned long event,
                     int repeat = 0);
   void forwardKey(QKeyEvent* event, unsigned long vtkEvent);

@@ -177,5 +177,55 @@ TEST(VtkOpenGLWidget, FollowersOfADragRenderRarelyInDifferentFramesAndAtItsEnd) 
     EXPECT_GT(renders[i], before[i]) << "follower " << i << " did not render at the drag's end";
 }
 
+// Counts the window's paints (UpdateRequest: one composed frame each).
+class FrameCounter : public QObject {
+ public:
+  int frames = 0;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::UpdateRequest) ++frames;
+    return QObject::eventFilter(watched, event);
+  }
+};
+
+// A live preview asks every view to render at once (issue #21, point 11): outside a drag they
+// take turns, one VTK render per frame, in the order asked, and all of them soon.
+TEST(VtkOpenGLWidget, ViewsAskedAtOnceRenderOnePerFrameInTheOrderAsked) {
+  QWidget window;
+  auto* row = new QHBoxLayout(&window);
+  std::vector<VtkOpenGLWidget*> widgets;
+  for (int i = 0; i < 5; ++i) {
+    auto* w = new VtkOpenGLWidget(&window);
+    w->setMinimumSize(120, 120);
+    addRedSphere(*w);
+    row->addWidget(w);
+    widgets.push_back(w);
+  }
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  for (VtkOpenGLWidget* w : widgets) (void)w->grabImage();
+  QTest::qWait(50);  // the first paints are over
+  FrameCounter counter;
+  window.installEventFilter(&counter);
+  std::vector<int> frameOf(widgets.size(), -1);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < widgets.size(); ++i)
+    QObject::connect(widgets[i], &VtkOpenGLWidget::rendered, &window, [&, i] {
+      if (frameOf[i] < 0) order.push_back(i);
+      frameOf[i] = counter.frames;
+    });
+  for (VtkOpenGLWidget* w : widgets) w->requestRender();
+  QElapsedTimer clock;
+  clock.start();
+  while (order.size() < widgets.size() && clock.elapsed() < 2000) QTest::qWait(5);
+  ASSERT_EQ(order.size(), widgets.size()) << "not every view rendered within 2 s";
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4})) << "not in the order asked";
+  const std::set<int> frames(frameOf.begin(), frameOf.end());
+  EXPECT_EQ(frames.size(), widgets.size()) << "two views rendered in the same frame";
+  EXPECT_LT(clock.elapsed(), 5 * VtkOpenGLWidget::kRenderTurnTimeoutMs)
+      << "the turns waited for the watchdog instead of the paints";
+}
+
 }  // namespace
 }  // namespace tomowb::render
