@@ -103,7 +103,9 @@ std::vector<GpuDevice> listGpuDevices() {
     cudaGetLastError();  // clear the sticky error of a missing driver
     return devices;
   }
-  const NvmlMemoryQuery nvml;
+  // Loaded and initialised once per process: nvmlInit costs about 50 ms, which every GPU FDK
+  // paid in its set-up while each listing loaded NVML anew (0.055 s of a 0.14 s 512^3 run).
+  static const NvmlMemoryQuery nvml;
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;

@@ -444,6 +444,14 @@ VolumeGrid readHdf5VolumeGrid(const fs::path& path) {
   return readGridInChild(path).grid;
 }
 
+Hdf5VolumeLayout readHdf5VolumeLayout(const fs::path& path) {
+  const ReadResult r = readGridInChild(path);
+  Hdf5VolumeLayout out;
+  out.grid = r.grid;
+  if (r.offset != kNoOffset) out.contiguousOffset = r.offset;
+  return out;
+}
+
 Volume readHdf5Volume(const fs::path& path) {
   Volume volume;
   readInChild(path, true, [&](const VolumeGrid& grid) {

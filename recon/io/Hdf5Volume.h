@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "recon/core/Volume.h"
@@ -36,6 +37,16 @@ std::uint64_t hdf5VolumeDataOffset(const std::filesystem::path& path, const Volu
 
 // The grid of the file's volume (shape, voxel size, origin) without its samples.
 VolumeGrid readHdf5VolumeGrid(const std::filesystem::path& path);
+
+// The file's grid and, when its dataset lies contiguously in the file as little-endian float32
+// (as createHdf5VolumeFile and writeHdf5Volume store it), the byte offset of its samples: a
+// reader may then pread any part of them. No offset for a chunked or compressed dataset or
+// another sample type, which only readHdf5Volume reads. Read in a child, as readHdf5Volume.
+struct Hdf5VolumeLayout {
+  VolumeGrid grid;
+  std::optional<std::uint64_t> contiguousOffset;
+};
+Hdf5VolumeLayout readHdf5VolumeLayout(const std::filesystem::path& path);
 
 // Reads the volume back: shape, voxel size and origin from the file, checked (positive finite
 // sizes, no overflow, the samples inside the file) before anything is allocated. The readers run

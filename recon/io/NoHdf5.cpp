@@ -37,6 +37,9 @@ Volume readHdf5Volume(const std::filesystem::path& path) {
 VolumeGrid readHdf5VolumeGrid(const std::filesystem::path& path) {
   unsupported(path);
 }
+Hdf5VolumeLayout readHdf5VolumeLayout(const std::filesystem::path& path) {
+  unsupported(path);
+}
 void writeHdf5Volume(const std::filesystem::path& path, const Volume&, const std::string&) {
   unsupported(path);
 }

@@ -10,6 +10,7 @@
 #include "recon/geometry/MatrixGeometry.h"
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/GeometryJson.h"
+#include "recon/io/Hdf5Volume.h"
 #include "recon/io/ImodFiles.h"
 #include "recon/io/MetaImageIo.h"
 #include "recon/io/MrcIo.h"
@@ -421,6 +422,18 @@ std::optional<StackSamples> stackSamples(const std::filesystem::path& data, Data
              header.warnings};
       return out;
     }
+    case DataFormat::Hdf5: {
+      // Our /volume dataset read as [views][rows][cols] (or ASTRA's [rows][views][cols]), as
+      // readVolume gives it; only when it lies contiguously as float32, else it is loaded whole.
+      if (!hdf5VolumesSupported()) return std::nullopt;
+      const Hdf5VolumeLayout layout = readHdf5VolumeLayout(data);
+      if (!layout.contiguousOffset) return std::nullopt;
+      out.dataPath = data;
+      out.offset = *layout.contiguousOffset;
+      out.shape = layout.grid.shape;
+      out.pixelSizeMm = layout.grid.voxelSizeMm.x();
+      return out;
+    }
 #if TOMOWB_HAVE_TIFF
     case DataFormat::Tiff:
     case DataFormat::TiffSeries: {
@@ -480,8 +493,8 @@ std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
   if (a.geometryFile.empty()) return std::nullopt;
   const bool tiff = format == DataFormat::Tiff || format == DataFormat::TiffSeries;
   if (format != DataFormat::Npy && format != DataFormat::MetaImage && format != DataFormat::Mrc &&
-      !tiff)
-    return std::nullopt;  // (TIFF without libtiff: stackSamples says nullopt)
+      format != DataFormat::Hdf5 && !tiff)
+    return std::nullopt;  // (TIFF without libtiff, HDF5 without libhdf5: stackSamples says so)
   const GeometrySource s = readGeometrySource(a);
   // An MRC or TIFF tilt series with tilt angles goes through the tilt-series loader (alignment
   // files beside it), as loadProjectionsWithGeometry does.

@@ -95,10 +95,13 @@ struct ProjectionStackOnDisk {
 };
 
 // A RabbitCT file needs no geometry file (its matrices are its geometry).
+// An HDF5 file's /volume dataset is described when it lies contiguously as float32 (as this
+// program writes it: io::readHdf5VolumeLayout).
 // nullopt where the samples have to be loaded whole (loadProjectionsWithGeometry): another format
-// (HDF5, raw + JSON: scale::RawFileRowSource), no geometry file, a Fortran-order .npy, a float16
-// MRC, an MRC or TIFF tilt series given tilt angles (the tilt-series loader applies its alignment
-// files), or TIFF in a build without libtiff. Errors as loadProjectionsWithGeometry's.
+// (raw + JSON: scale::RawFileRowSource), no geometry file, a chunked or compressed HDF5 dataset,
+// a Fortran-order .npy, a float16 MRC, an MRC or TIFF tilt series given tilt angles (the
+// tilt-series loader applies its alignment files), or TIFF or HDF5 in a build without libtiff or
+// libhdf5. Errors as loadProjectionsWithGeometry's.
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& projections, const GeometryAttachment& attachment);
 

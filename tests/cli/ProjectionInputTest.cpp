@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/Hdf5Volume.h"
 #include "recon/io/ImodFiles.h"
 #include "recon/io/NpyIo.h"
 #include "recon/io/TiffIo.h"
@@ -163,6 +164,12 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
   inputs.insert(inputs.end(),
                 {{"views.tif", "views"}, {"astra.tif", "astra"}, {"series", "views"}});
 #endif
+  if (io::hdf5VolumesSupported()) {
+    // An HDF5 /volume dataset stored contiguously (as this program writes one), both layouts.
+    io::writeVolume(dir / "views.h5", views);
+    io::writeVolume(dir / "astra.h5", io::readVolume(dir / "projections.npy"));
+    inputs.insert(inputs.end(), {{"views.h5", "views"}, {"astra.h5", "astra"}});
+  }
   CliResult r = fdk32({"-i", path("scan.json"), "-o", path("ours.raw"), "--slab-slices", "8"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const Volume ours = io::readVolume(dir / "ours.raw");

@@ -687,8 +687,11 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   }
   if (params.gpu.memoryLimitBytes) usable = std::min(usable, params.gpu.memoryLimitBytes);
   {
-    const std::vector<GpuDevice> all = listGpuDevices();
-    const std::string name = all.empty() ? "GPU" : all[std::size_t(devices[0])].name;
+    // The name only: cudaGetDeviceProperties, not listGpuDevices() (which also asks NVML for
+    // every GPU's free memory).
+    cudaDeviceProp prop{};
+    const std::string name =
+        cudaGetDeviceProperties(&prop, devices[0]) == cudaSuccess ? prop.name : "GPU";
     report.device = devices.size() == 1 ? name + " (GPU " + std::to_string(devices[0]) + ")"
                                         : std::to_string(devices.size()) + " x " + name;
   }
