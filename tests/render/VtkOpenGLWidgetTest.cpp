@@ -51,6 +51,21 @@ void addRedSphere(VtkOpenGLWidget& widget) {
   widget.renderer()->ResetCamera();
 }
 
+// `count` widgets side by side in `window`, each showing a red sphere; the window is shown.
+std::vector<VtkOpenGLWidget*> rowOfSpheres(QWidget& window, int count) {
+  auto* row = new QHBoxLayout(&window);
+  std::vector<VtkOpenGLWidget*> widgets;
+  for (int i = 0; i < count; ++i) {
+    auto* w = new VtkOpenGLWidget(&window);
+    w->setMinimumSize(120, 120);
+    addRedSphere(*w);
+    row->addWidget(w);
+    widgets.push_back(w);
+  }
+  window.show();
+  return widgets;
+}
+
 TEST(VtkOpenGLWidget, VtkRenderingReachesTheWidget) {
   VtkOpenGLWidget widget;
   widget.resize(400, 300);
@@ -123,16 +138,7 @@ TEST(VtkOpenGLWidget, ForwardsMouseEventsToTheInteractor) {
 // same frame, and each at once when the drag ends; the dragged one renders with every request.
 TEST(VtkOpenGLWidget, FollowersOfADragRenderRarelyInDifferentFramesAndAtItsEnd) {
   QWidget window;
-  auto* row = new QHBoxLayout(&window);
-  std::vector<VtkOpenGLWidget*> widgets;
-  for (int i = 0; i < 5; ++i) {
-    auto* w = new VtkOpenGLWidget(&window);
-    w->setMinimumSize(120, 120);
-    addRedSphere(*w);
-    row->addWidget(w);
-    widgets.push_back(w);
-  }
-  window.show();
+  const std::vector<VtkOpenGLWidget*> widgets = rowOfSpheres(window, 5);
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
   for (VtkOpenGLWidget* w : widgets) (void)w->grabImage();  // each knows its render time
   VtkOpenGLWidget& dragged = *widgets.front();
@@ -193,19 +199,10 @@ class FrameCounter : public QObject {
 // take turns, one VTK render per frame, in the order asked, and all of them soon.
 TEST(VtkOpenGLWidget, ViewsAskedAtOnceRenderOnePerFrameInTheOrderAsked) {
   QWidget window;
-  auto* row = new QHBoxLayout(&window);
-  std::vector<VtkOpenGLWidget*> widgets;
-  for (int i = 0; i < 5; ++i) {
-    auto* w = new VtkOpenGLWidget(&window);
-    w->setMinimumSize(120, 120);
-    addRedSphere(*w);
-    row->addWidget(w);
-    widgets.push_back(w);
-  }
-  window.show();
+  const std::vector<VtkOpenGLWidget*> widgets = rowOfSpheres(window, 5);
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  for (VtkOpenGLWidget* w : widgets) (void)w->grabImage();
-  QTest::qWait(50);  // the first paints are over
+  for (VtkOpenGLWidget* w : widgets) (void)w->grabImage();  // each knows its render time
+  QTest::qWait(50);                                         // the first paints are over
   FrameCounter counter;
   window.installEventFilter(&counter);
   std::vector<int> frameOf(widgets.size(), -1);
