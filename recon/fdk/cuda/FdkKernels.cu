@@ -1,5 +1,8 @@
 #include <cuda_fp16.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "recon/fdk/cuda/FdkKernels.cuh"
 
 namespace tomowb::cuda::kernels {
@@ -170,18 +173,19 @@ __global__ void layered16Kernel(cudaTextureObject_t layered, int layerFirst, int
     if (z0 + j < s.nz) volume[voxelIndex(s, x, y, z0 + j)] += acc[j];
 }
 
-// Thread (x, y, group): voxels z = group * 16 + j of the lower half and their mirrors nz-1-z.
+// Thread (x, y, group): voxels z = group * Z + j of the lower half and their mirrors nz-1-z.
+template <int Z>
 __global__ void mirrorHalf2Kernel(cudaTextureObject_t layered, int layerFirst, int count,
                                   float* volume, TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  const int z0 = blockIdx.z * kColumn;
+  const int z0 = blockIdx.z * Z;
   const int lower = (s.nz + 1) / 2;
   if (x >= s.nx || y >= s.ny) return;
   const float fx = float(x), fy = float(y), fz = float(z0);
-  float acc[kColumn], mirrored[kColumn];
+  float acc[Z], mirrored[Z];
 #pragma unroll
-  for (int j = 0; j < kColumn; ++j) acc[j] = mirrored[j] = 0.0f;
+  for (int j = 0; j < Z; ++j) acc[j] = mirrored[j] = 0.0f;
   for (int k = 0; k < count; ++k) {
     const float* m = cMatrices + 12 * k;
     const float w = fmaf(m[8], fx, fmaf(m[9], fy, m[11]));
@@ -191,14 +195,14 @@ __global__ void mirrorHalf2Kernel(cudaTextureObject_t layered, int layerFirst, i
     const float dr = m[6] * inv;
     const float weight = w > 0.0f ? (s.cone ? inv * inv : 1.0f) : 0.0f;
 #pragma unroll
-    for (int j = 0; j < kColumn; ++j) {
+    for (int j = 0; j < Z; ++j) {
       const float2 t = tex2DLayered<float2>(layered, c, fmaf(float(j), dr, r0), layerFirst + k);
       acc[j] = fmaf(weight, t.x, acc[j]);
       mirrored[j] = fmaf(weight, t.y, mirrored[j]);
     }
   }
 #pragma unroll
-  for (int j = 0; j < kColumn; ++j) {
+  for (int j = 0; j < Z; ++j) {
     const int z = z0 + j;
     if (z >= lower) break;
     volume[voxelIndex(s, x, y, z)] += acc[j];
@@ -384,11 +388,39 @@ void launchLayered16(cudaTextureObject_t layered, int layerFirst, int count, flo
                                                                               count, volume, shape);
 }
 
+namespace {
+// The mirror kernel's launch shape: threads per block along x and y, voxel pairs per thread along
+// z. TOMOWB_FDK_MIRROR_LAUNCH="BXxBYxZ" (Z 8, 16 or 32) overrides the default 32x8x16, for
+// measuring others (bench/run-mirror-launch-on-gpu.sh).
+struct MirrorLaunch {
+  int bx = kBlockX, by = kBlockY, z = kColumn;
+};
+MirrorLaunch mirrorLaunch() {
+  static const MirrorLaunch launch = [] {
+    MirrorLaunch l;
+    const char* text = std::getenv("TOMOWB_FDK_MIRROR_LAUNCH");  // NOLINT(concurrency-mt-unsafe)
+    int bx = 0, by = 0, z = 0;
+    if (text != nullptr && std::sscanf(text, "%dx%dx%d", &bx, &by, &z) == 3 && bx > 0 && by > 0 &&
+        bx * by <= 1024 && bx * by % 32 == 0 && (z == 8 || z == 16 || z == 32))
+      l = {bx, by, z};
+    return l;
+  }();
+  return launch;
+}
+}  // namespace
+
 void launchMirrorHalf2(cudaTextureObject_t layeredHalf2, int layerFirst, int count, float* volume,
                        const TaskShape& shape, cudaStream_t stream) {
-  const dim3 grid(unsigned(ceilDiv(shape.nx, kBlockX)), unsigned(ceilDiv(shape.ny, kBlockY)),
-                  unsigned(ceilDiv((shape.nz + 1) / 2, kColumn)));
-  mirrorHalf2Kernel<<<grid, kBlock, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
+  const MirrorLaunch l = mirrorLaunch();
+  const dim3 block(unsigned(l.bx), unsigned(l.by));
+  const dim3 grid(unsigned(ceilDiv(shape.nx, l.bx)), unsigned(ceilDiv(shape.ny, l.by)),
+                  unsigned(ceilDiv((shape.nz + 1) / 2, l.z)));
+  if (l.z == 8)
+    mirrorHalf2Kernel<8><<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
+  else if (l.z == 32)
+    mirrorHalf2Kernel<32><<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
+  else
+    mirrorHalf2Kernel<16><<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
 }
 
 void launchSoftMirror(const void* grid, bool half, int rows, int cols, int layerFirst, int count,
