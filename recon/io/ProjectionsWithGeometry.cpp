@@ -125,7 +125,8 @@ Geometry attach(const GeometrySource& s, DetectorShape detector, double pixelSiz
         for (const auto& r : s.rows) {
           ProjectionMatrix p;
           for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 4; ++j) p(i, j) = r[static_cast<std::size_t>(4 * i + j)];
+            for (int j = 0; j < 4; ++j)
+              p(i, j) = r[4 * static_cast<std::size_t>(i) + static_cast<std::size_t>(j)];
           matrices.push_back(p);
         }
         return geometryFromMatrices(beamOfMatrices(s.rows), detector, matrices,
@@ -275,74 +276,72 @@ bool carriesGeometry(const std::filesystem::path& projections) {
   }
 }
 
-LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& data,
-                                              const GeometryAttachment& a) {
+namespace {
+
+// No geometry file: only the files that carry their own geometry.
+LoadedProjections loadWithItsOwnGeometry(const std::filesystem::path& data, DataFormat format,
+                                         const GeometryAttachment& a) {
+  if (a.layout == ProjectionLayout::Astra)
+    throw ParameterError("--layout",
+                         "astra needs --geometry: the files that carry their own "
+                         "geometry hold [views][rows][cols]");
+  if (format != DataFormat::RawJson && format != DataFormat::RabbitCt && format != DataFormat::Mrc)
+    throw ParameterError("--geometry",
+                         "'" + data.string() + "' is " + toString(format) +
+                             ", which carries no geometry: give --geometry FILE (our geometry "
+                             "JSON, ASTRA cone_vec or parallel3d_vec text, 3x4 matrices or an "
+                             "IMOD .tlt; docs/astra-users.md)");
   LoadedProjections out;
-  const DataFormat format = dataFormatForPath(data);
-  if (a.geometryFile.empty()) {
-    if (a.layout == ProjectionLayout::Astra)
-      throw ParameterError("--layout",
-                           "astra needs --geometry: the files that carry their own "
-                           "geometry hold [views][rows][cols]");
-    if (format != DataFormat::RawJson && format != DataFormat::RabbitCt &&
-        format != DataFormat::Mrc)
-      throw ParameterError("--geometry",
-                           "'" + data.string() + "' is " + toString(format) +
-                               ", which carries no geometry: give --geometry FILE (our geometry "
-                               "JSON, ASTRA cone_vec or parallel3d_vec text, 3x4 matrices or an "
-                               "IMOD .tlt; docs/astra-users.md)");
-    out.projections = readProjections(data, &out.warnings);
-    out.layout = ProjectionLayout::Views;
-    summarise(out, data, nullptr);
-    return out;
-  }
+  out.projections = readProjections(data, &out.warnings);
+  out.layout = ProjectionLayout::Views;
+  summarise(out, data, nullptr);
+  return out;
+}
 
-  const GeometrySource s = readGeometrySource(a);
-  out.geometryFormat = s.format;
-  out.geometryFormatReason = s.reason;
+// An MRC or multi-page TIFF stack with tilt angles: the tilt-series loader (header pixel size,
+// .xf / .xtilt beside the stack).
+LoadedProjections loadTiltSeriesStack(const std::filesystem::path& data,
+                                      const GeometryAttachment& a, const GeometrySource& s,
+                                      LoadedProjections out) {
+  TiltSeriesSources sources = findCompanionFiles(data);
+  sources.stack = data;
+  sources.tiltAngles = a.geometryFile;
+  if (!a.alignment.empty()) sources.alignment = a.alignment;
+  if (!a.xAxisTilts.empty()) sources.xAxisTilts = a.xAxisTilts;
+  LoadedTiltSeries loaded = loadTiltSeries(sources, a.tilt);
+  out.projections = std::move(loaded.projections);
+  out.warnings = std::move(loaded.warnings);
+  out.layout = ProjectionLayout::Views;
+  summarise(out, data, &s);
+  return out;
+}
 
-  // An MRC or multi-page TIFF stack with tilt angles: the tilt-series loader (header pixel size,
-  // .xf / .xtilt beside the stack).
-  if (s.format == GeometryFileFormat::ImodTilts &&
-      (format == DataFormat::Mrc || format == DataFormat::Tiff) &&
-      a.layout != ProjectionLayout::Astra) {
-    TiltSeriesSources sources = findCompanionFiles(data);
-    sources.stack = data;
-    sources.tiltAngles = a.geometryFile;
-    if (!a.alignment.empty()) sources.alignment = a.alignment;
-    if (!a.xAxisTilts.empty()) sources.xAxisTilts = a.xAxisTilts;
-    LoadedTiltSeries loaded = loadTiltSeries(sources, a.tilt);
-    out.projections = std::move(loaded.projections);
-    out.warnings = std::move(loaded.warnings);
-    out.layout = ProjectionLayout::Views;
-    summarise(out, data, &s);
-    return out;
-  }
+// Files with a geometry of their own (RabbitCT, our raw projections): their pixels are
+// [view][row][col]; the new geometry replaces theirs.
+LoadedProjections loadReplacingItsGeometry(const std::filesystem::path& data, DataFormat format,
+                                           const GeometryAttachment& a, const GeometrySource& s,
+                                           LoadedProjections out) {
+  if (a.layout == ProjectionLayout::Astra)
+    throw ParameterError("--layout", "'" + data.string() +
+                                         "' says its own layout, [views][rows][cols]; leave "
+                                         "--layout out");
+  ProjectionStack p = format == DataFormat::RabbitCt ? std::move(readRabbitCt(data).projections)
+                                                     : readProjectionsRaw(data);
+  chooseLayout(data, {p.cols(), p.rows(), p.viewCount()}, s, ProjectionLayout::Views);
+  p.geometry() =
+      attach(s, p.geometry().detector(), a.tilt.pixelSizeMm > 0 ? a.tilt.pixelSizeMm : 1.0, a);
+  out.warnings.push_back("the geometry of " + data.string() + " is replaced by " +
+                         a.geometryFile.string());
+  out.projections = std::move(p);
+  out.layout = ProjectionLayout::Views;
+  summarise(out, data, &s);
+  return out;
+}
 
-  // Files with a geometry of their own: their pixels are [view][row][col]; the new geometry
-  // replaces theirs.
-  const bool ownGeometry =
-      format == DataFormat::RabbitCt ||
-      (format == DataFormat::RawJson && readRawSidecar(data).content == RawContent::Projections);
-  if (ownGeometry) {
-    if (a.layout == ProjectionLayout::Astra)
-      throw ParameterError("--layout", "'" + data.string() +
-                                           "' says its own layout, [views][rows][cols]; leave "
-                                           "--layout out");
-    ProjectionStack p = format == DataFormat::RabbitCt ? std::move(readRabbitCt(data).projections)
-                                                       : readProjectionsRaw(data);
-    chooseLayout(data, {p.cols(), p.rows(), p.viewCount()}, s, ProjectionLayout::Views);
-    p.geometry() =
-        attach(s, p.geometry().detector(), a.tilt.pixelSizeMm > 0 ? a.tilt.pixelSizeMm : 1.0, a);
-    out.warnings.push_back("the geometry of " + data.string() + " is replaced by " +
-                           a.geometryFile.string());
-    out.projections = std::move(p);
-    out.layout = ProjectionLayout::Views;
-    summarise(out, data, &s);
-    return out;
-  }
-
-  // Everything else is a stack of images read as a volume a[slow][middle][fast].
+// Everything else is a stack of images read as a volume a[slow][middle][fast].
+LoadedProjections loadStackOfImages(const std::filesystem::path& data, DataFormat format,
+                                    const GeometryAttachment& a, const GeometrySource& s,
+                                    LoadedProjections out) {
   Volume stack =
       format == DataFormat::Mrc ? readMrcVolume(data, {}, &out.warnings) : readVolume(data);
   out.layout = chooseLayout(data, stack.shape(), s, a.layout);
@@ -362,6 +361,27 @@ LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& data,
   out.projections = arrange(std::move(stack), std::move(g), out.layout);
   summarise(out, data, &s);
   return out;
+}
+
+}  // namespace
+
+LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& data,
+                                              const GeometryAttachment& a) {
+  const DataFormat format = dataFormatForPath(data);
+  if (a.geometryFile.empty()) return loadWithItsOwnGeometry(data, format, a);
+  const GeometrySource s = readGeometrySource(a);
+  LoadedProjections out;
+  out.geometryFormat = s.format;
+  out.geometryFormatReason = s.reason;
+  if (s.format == GeometryFileFormat::ImodTilts &&
+      (format == DataFormat::Mrc || format == DataFormat::Tiff) &&
+      a.layout != ProjectionLayout::Astra)
+    return loadTiltSeriesStack(data, a, s, std::move(out));
+  const bool ownGeometry =
+      format == DataFormat::RabbitCt ||
+      (format == DataFormat::RawJson && readRawSidecar(data).content == RawContent::Projections);
+  if (ownGeometry) return loadReplacingItsGeometry(data, format, a, s, std::move(out));
+  return loadStackOfImages(data, format, a, s, std::move(out));
 }
 
 namespace {
