@@ -212,13 +212,17 @@ class IterativeSlabs {
         iterative::viewSubsets(params_.method, block.rows.viewCount(), params_.subsets)};
     subsets.iterationsBefore = block.iterationsBefore;
     subsets.afterIteration = [&](int iteration, const op::Array& iterate) {
-      block.afterIteration(iteration, [&] {
-        std::optional<FileBackedHostBuffers> onDisk;  // out of core: so is the checkpoint's copy
+      block.afterIteration(iteration, [&](Volume& scratch) -> const float* {
+        // A host iterate (the CPU pair; out of core, a file-backed array) is written as it lies.
+        if (iterate.space() == op::MemorySpace::Host &&
+            iterate.size() == static_cast<std::size_t>(block.grid.shape.voxelCount()))
+          return iterate.data();
+        std::optional<FileBackedHostBuffers> onDisk;  // out of core: so is the downloaded copy
         if (!volumeFolder_.empty())
           onDisk.emplace(volumeFolder_, 1);  // every volume, small ones too
-        Volume v = block.grid.makeVolume();
-        ops.download(iterate, v.voxels());
-        return v;
+        scratch = block.grid.makeVolume();
+        ops.download(iterate, scratch.voxels());
+        return scratch.data();
       });
     };
     iterative::SirtRule rule(params_.relaxation);

@@ -661,7 +661,8 @@ class SlabRunner {
         problem.start = &resumed;
         report_.resumedFromIteration = resumeIteration_;
       }
-      problem.afterIteration = [&](int iteration, const std::function<Volume()>& iterate) {
+      problem.afterIteration = [&](int iteration,
+                                   const std::function<const float*(Volume&)>& iterate) {
         checkpoint(iteration, iterate, z0, z1 - z0, sliceBytes);
       };
       lastCheckpoint_ = std::chrono::steady_clock::now();
@@ -724,17 +725,18 @@ class SlabRunner {
   // After an iteration of a coupled run, on every rank: a checkpoint when one is due on any rank
   // (alternating between two files, so the last complete one survives a kill in the middle of
   // the next); a rank lists it in its manifest only once every rank has written its block.
-  void checkpoint(int iteration, const std::function<Volume()>& iterate, std::int64_t z0,
-                  std::int64_t slices, std::uint64_t sliceBytes) {
+  void checkpoint(int iteration, const std::function<const float*(Volume&)>& iterate,
+                  std::int64_t z0, std::int64_t slices, std::uint64_t sliceBytes) {
     if (!checkpointing() || iteration >= algorithm_.iterations) return;
     bool due = options_.checkpointEvery > 0 && iteration % options_.checkpointEvery == 0;
     due = due || (options_.checkpointMinutes > 0 &&
                   secondsSince(lastCheckpoint_) >= options_.checkpointMinutes * 60.0);
     if (comm_.collective()) due = comm_.maximum(due ? 1.0 : 0.0) > 0;
     if (!due) return;
-    const Volume x = iterate();
+    Volume scratch;
+    const float* voxels = iterate(scratch);
     const int f = nextCheckpointFile_;
-    checkpointFiles_[f]->write(static_cast<std::uint64_t>(z0) * sliceBytes, x.data(),
+    checkpointFiles_[f]->write(static_cast<std::uint64_t>(z0) * sliceBytes, voxels,
                                static_cast<std::uint64_t>(slices) * sliceBytes, -1);
     if (comm_.collective() && !comm_.allOk(true))
       throw Error("another rank failed writing the checkpoint of iteration " +

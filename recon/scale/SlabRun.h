@@ -76,8 +76,11 @@ struct BlockProblem {
   int iterationsBefore = 0;
   const Volume* start = nullptr;
   // The solver calls it after every iteration, on every rank (collective): writes a checkpoint
-  // when one is due, asking `iterate` for the block's iterate only then.
-  std::function<void(int iteration, const std::function<Volume()>& iterate)> afterIteration = {};
+  // when one is due, asking `iterate` for the block's voxels only then. `iterate` returns the
+  // iterate's own host memory when it lives there (out of core: a file-backed array, written
+  // without a copy), else downloads it into `scratch` and returns that.
+  std::function<void(int iteration, const std::function<const float*(Volume& scratch)>& iterate)>
+      afterIteration = {};
 };
 
 // What a slab run reconstructs: independent slabs (FDK; SIRT of a single-axis tilt series,

@@ -63,7 +63,11 @@ pid_t mpirun(const fs::path& folder, int ranks, const std::vector<std::string>& 
 
 // `signal` to every tomowb-cli process whose command line names `output` (the ranks mpirun
 // started, which Ctrl-C in a terminal reaches directly), or to rank `onlyRank` of them.
-int signalRanksWriting(const std::string& output, int signal, int onlyRank = -1) {
+int signalRanksWriting(const fs::path& folder, const std::string& output, int signal,
+                       int onlyRank = -1) {
+  // Only the ranks working in this test's folder: tests running at the same time (ctest -j) use
+  // the same output names in folders of their own.
+  const fs::path here = fs::canonical(folder);
   int signalled = 0;
   for (const fs::directory_entry& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename().string();
@@ -73,6 +77,8 @@ int signalRanksWriting(const std::string& output, int signal, int onlyRank = -1)
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(TOMOWB_CLI_PATH) != 0 || cmdline.find(" " + output) == std::string::npos)
       continue;
+    std::error_code error;
+    if (fs::read_symlink(e.path() / "cwd", error) != here) continue;
     if (onlyRank >= 0) {  // Open MPI's rank variable in the process's environment
       std::ifstream env(e.path() / "environ");
       std::string vars((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
@@ -160,7 +166,7 @@ TEST_F(SlabMpi, ARunInterruptedUnderMpirunIsFinishedByAnotherNumberOfRanksBitFor
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!fs::exists(manifest) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(signalRanksWriting("resumed.raw", SIGINT), 2);  // as Ctrl-C in a terminal
+  EXPECT_EQ(signalRanksWriting(dir.path(), "resumed.raw", SIGINT), 2);  // as Ctrl-C in a terminal
   const int interrupted = waitFor(run);
   if (interrupted == 0 || fs::exists(dir / "resumed.raw"))
     GTEST_SKIP() << "the run finished before it could be interrupted (mpirun exit " << interrupted
@@ -182,7 +188,8 @@ TEST_F(SlabMpi, ALostRankEndsTheRunWithAMessageAndTheManifestsStillResumeIt) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!fs::exists(manifest) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(signalRanksWriting("lost.raw", SIGKILL, 1), 1);  // rank 1 lost: no clean-up at all
+  EXPECT_EQ(signalRanksWriting(dir.path(), "lost.raw", SIGKILL, 1),
+            1);  // rank 1 lost: no clean-up at all
   const int code = waitFor(run);
   if (code == 0 || fs::exists(dir / "lost.raw"))
     GTEST_SKIP() << "the run finished before a rank could be lost";
@@ -245,7 +252,7 @@ TEST_F(SlabMpi, ASirtRunWithALostRankResumesFromItsCheckpointToTheUninterruptedB
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!fs::exists(manifest) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(signalRanksWriting("lost.raw", SIGKILL, 1), 1);
+  EXPECT_EQ(signalRanksWriting(dir.path(), "lost.raw", SIGKILL, 1), 1);
   const int code = waitFor(run);
   if (code == 0 || fs::exists(dir / "lost.raw"))
     GTEST_SKIP() << "the run finished before a rank could be lost:\n" << text(dir / "lost.log");
