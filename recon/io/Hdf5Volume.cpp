@@ -236,8 +236,8 @@ bool readAll(int fd, void* data, std::size_t bytes) {
 }
 
 // The child: parses the file, sends the header (and an error's message), then the samples slice
-// by slice when asked; never returns.
-[[noreturn]] void childMain(int fd, const fs::path& path, bool samples) {
+// by slice when asked (only the box's rows of its slices, when given); never returns.
+[[noreturn]] void childMain(int fd, const fs::path& path, bool samples, const Hdf5Box* box) {
   ChildHeader h;
   std::string message;
   std::unique_ptr<OpenDataset> d;
@@ -258,7 +258,7 @@ bool readAll(int fd, void* data, std::size_t bytes) {
     h.offset = address != HADDR_UNDEF && H5Tequal(type.get(), H5T_IEEE_F32LE) > 0
                    ? static_cast<std::uint64_t>(address)
                    : kNoOffset;
-    if (samples && address != HADDR_UNDEF) {
+    if (samples && box == nullptr && address != HADDR_UNDEF) {
       // Contiguous samples must lie inside the file.
       const std::uint64_t bytes = static_cast<std::uint64_t>(h.nx) *
                                   static_cast<std::uint64_t>(h.ny) *
@@ -284,12 +284,17 @@ bool readAll(int fd, void* data, std::size_t bytes) {
   h.messageBytes = static_cast<std::uint32_t>(message.size());
   if (!writeAll(fd, &h, sizeof h) || !writeAll(fd, message.data(), message.size())) ::_exit(2);
   if (h.status != 0 || !samples) ::_exit(0);
+  const Hdf5Box whole{0, h.nz, 0, h.ny};
+  const Hdf5Box& b = box != nullptr ? *box : whole;
+  if (b.z0 < 0 || b.z1 > h.nz || b.z0 > b.z1 || b.y0 < 0 || b.y1 > h.ny || b.y0 >= b.y1)
+    ::_exit(4);  // the parent checks the box against the header and says so
   const Id fileSpace(H5Dget_space(d->dataset->get()), H5Sclose);
-  const std::array<hsize_t, 3> count = {1, static_cast<hsize_t>(h.ny), static_cast<hsize_t>(h.nx)};
+  const std::array<hsize_t, 3> count = {1, static_cast<hsize_t>(b.y1 - b.y0),
+                                        static_cast<hsize_t>(h.nx)};
   const Id memorySpace(H5Screate_simple(3, count.data(), nullptr), H5Sclose);
-  std::vector<float> slice(static_cast<std::size_t>(h.nx * h.ny));
-  for (std::int64_t z = 0; z < h.nz; ++z) {
-    const std::array<hsize_t, 3> start = {static_cast<hsize_t>(z), 0, 0};
+  std::vector<float> slice(static_cast<std::size_t>(h.nx * (b.y1 - b.y0)));
+  for (std::int64_t z = b.z0; z < b.z1; ++z) {
+    const std::array<hsize_t, 3> start = {static_cast<hsize_t>(z), static_cast<hsize_t>(b.y0), 0};
     if (H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
                             nullptr) < 0 ||
         H5Dread(d->dataset->get(), H5T_NATIVE_FLOAT, memorySpace.get(), fileSpace.get(),
@@ -303,7 +308,7 @@ bool readAll(int fd, void* data, std::size_t bytes) {
 // The child process of one read: killed and reaped if this process gives up on it early.
 class ReaderChild {
  public:
-  ReaderChild(const fs::path& path, bool samples) : path_(path) {
+  ReaderChild(const fs::path& path, bool samples, const Hdf5Box* box) : path_(path) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0)
       throw IoError(path, "cannot start the HDF5 reader process: " + errnoText(errno));
@@ -317,7 +322,7 @@ class ReaderChild {
     }
     if (pid_ == 0) {
       ::close(fds[0]);
-      childMain(fds[1], path, samples);
+      childMain(fds[1], path, samples, box);
     }
     ::close(fds[1]);
     fd_ = fds[0];
@@ -385,13 +390,14 @@ struct ReadResult {
   std::uint64_t offset = kNoOffset;
 };
 
-// Reads the file's grid and offset in a child; with `allocate`, also its samples into the memory
-// `allocate(grid)` gives (nx * ny * nz floats).
+// Reads the file's grid and offset in a child; with `samples`, also its samples (those of `box`
+// when given) into the memory `allocate(grid)` gives (nx * ny * nz floats, or the box's).
 template <typename Allocate>
-ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate) {
+ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate,
+                       const Hdf5Box* box = nullptr) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw IoError(path, "cannot open: not a file");
-  ReaderChild child(path, samples);
+  ReaderChild child(path, samples, box);
   ChildHeader h;
   child.read(&h, sizeof h);
   if (h.messageBytes > (1u << 16)) throw FormatError(path, "the HDF5 reader sent nonsense");
@@ -407,10 +413,18 @@ ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate) {
             Eigen::Vector3d(h.origin[0], h.origin[1], h.origin[2])};
   r.offset = h.offset;
   if (samples) {
+    if (box != nullptr && (box->z0 < 0 || box->z1 > h.nz || box->z0 > box->z1 || box->y0 < 0 ||
+                           box->y1 > h.ny || box->y0 >= box->y1))
+      throw ParameterError(
+          "HDF5 box", "slices " + std::to_string(box->z0) + ".." + std::to_string(box->z1) +
+                          ", rows " + std::to_string(box->y0) + ".." + std::to_string(box->y1) +
+                          " lie outside " + path.string() + "'s " + std::to_string(h.nz) +
+                          " slices of " + std::to_string(h.ny) + " rows");
     float* data = allocate(r.grid);
-    const std::uint64_t bytes = static_cast<std::uint64_t>(h.nx) *
-                                static_cast<std::uint64_t>(h.ny) *
-                                static_cast<std::uint64_t>(h.nz) * 4;
+    const std::uint64_t bytes =
+        static_cast<std::uint64_t>(h.nx) *
+        static_cast<std::uint64_t>(box != nullptr ? box->y1 - box->y0 : h.ny) *
+        static_cast<std::uint64_t>(box != nullptr ? box->z1 - box->z0 : h.nz) * 4;
     for (std::uint64_t done = 0; done < bytes;) {
       const std::size_t n =
           static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, 1u << 26));
@@ -452,6 +466,11 @@ Hdf5VolumeLayout readHdf5VolumeLayout(const fs::path& path) {
   return out;
 }
 
+void readHdf5VolumeBox(const fs::path& path, const Hdf5Box& box, float* out) {
+  readInChild(
+      path, true, [&](const VolumeGrid&) { return out; }, &box);
+}
+
 Volume readHdf5Volume(const fs::path& path) {
   Volume volume;
   readInChild(path, true, [&](const VolumeGrid& grid) {
@@ -459,6 +478,40 @@ Volume readHdf5Volume(const fs::path& path) {
     return volume.data();
   });
   return volume;
+}
+
+void writeHdf5VolumeChunked(const fs::path& path, const Volume& volume, const std::string& units) {
+  silenceHdf5();
+  const fs::path partial(path.string() + ".partial");
+  bool ok = false;
+  {
+    const Id file(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file.ok()) throw IoError(partial, "cannot create the HDF5 file");
+    const std::array<hsize_t, 3> dims = {static_cast<hsize_t>(volume.nz()),
+                                         static_cast<hsize_t>(volume.ny()),
+                                         static_cast<hsize_t>(volume.nx())};
+    const std::array<hsize_t, 3> chunk = {1, dims[1], dims[2]};  // one slice a chunk
+    const Id space(H5Screate_simple(3, dims.data(), nullptr), H5Sclose);
+    const Id properties(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(properties.get(), 3, chunk.data());
+    H5Pset_deflate(properties.get(), 4);
+    const Id dataset(H5Dcreate2(file.get(), kDataset, H5T_IEEE_F32LE, space.get(), H5P_DEFAULT,
+                                properties.get(), H5P_DEFAULT),
+                     H5Dclose);
+    if (dataset.ok()) {
+      writeVector(dataset.get(), "voxelSizeMm", volume.voxelSizeMm(), partial);
+      writeVector(dataset.get(), "originMm", volume.originMm(), partial);
+      writeText(dataset.get(), "units", units, partial);
+      ok = H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    volume.data()) >= 0;
+    }
+  }
+  std::error_code ec;
+  if (ok) fs::rename(partial, path, ec);
+  if (!ok || ec) {
+    fs::remove(partial, ec);
+    throw IoError(path, "cannot write the chunked HDF5 volume");
+  }
 }
 
 void writeHdf5Volume(const fs::path& path, const Volume& volume, const std::string& units) {

@@ -48,11 +48,26 @@ struct Hdf5VolumeLayout {
 };
 Hdf5VolumeLayout readHdf5VolumeLayout(const std::filesystem::path& path);
 
+// Part of the file's dataset: slices [z0, z1) (its slowest axis) and rows [y0, y1) of each,
+// every x, into `out` (z, then y, then x fastest; (z1 - z0) * (y1 - y0) * nx floats), converted
+// to float as readHdf5Volume does. Any layout libhdf5 reads (chunked, compressed) works, and only
+// the chunks the box touches are read; in a child, as readHdf5Volume. ParameterError for a box
+// outside the dataset or without rows.
+struct Hdf5Box {
+  std::int64_t z0 = 0, z1 = 0, y0 = 0, y1 = 0;
+};
+void readHdf5VolumeBox(const std::filesystem::path& path, const Hdf5Box& box, float* out);
+
 // Reads the volume back: shape, voxel size and origin from the file, checked (positive finite
 // sizes, no overflow, the samples inside the file) before anything is allocated. The readers run
 // libhdf5 in a child process (fork) that sends what it read through a pipe: libhdf5 1.10 has
 // memory-safety bugs on malformed files, and a crash there becomes a FormatError here.
 Volume readHdf5Volume(const std::filesystem::path& path);
+
+// Writes `volume` as a chunked dataset (a chunk per slice), compressed with deflate, atomically:
+// as facilities' HDF5 files often are. Readers read it; a slab run cannot write into it.
+void writeHdf5VolumeChunked(const std::filesystem::path& path, const Volume& volume,
+                            const std::string& units = "1/mm");
 
 // Writes `volume` as such a file, atomically (a temporary name renamed into place).
 void writeHdf5Volume(const std::filesystem::path& path, const Volume& volume,

@@ -396,6 +396,7 @@ struct StackSamples {
   VolumeShape shape;
   double pixelSizeMm = 0;
   std::vector<std::string> warnings;  // the header's oddities (MRC)
+  bool throughHdf5 = false;           // an HDF5 dataset libhdf5 must read (Storage::Hdf5Dataset)
 };
 
 std::optional<StackSamples> stackSamples(const std::filesystem::path& data, DataFormat format) {
@@ -444,12 +445,12 @@ std::optional<StackSamples> stackSamples(const std::filesystem::path& data, Data
     }
     case DataFormat::Hdf5: {
       // Our /volume dataset read as [views][rows][cols] (or ASTRA's [rows][views][cols]), as
-      // readVolume gives it; only when it lies contiguously as float32, else it is loaded whole.
+      // readVolume gives it: by pread when it lies contiguously as float32, else through libhdf5.
       if (!hdf5VolumesSupported()) return std::nullopt;
       const Hdf5VolumeLayout layout = readHdf5VolumeLayout(data);
-      if (!layout.contiguousOffset) return std::nullopt;
       out.dataPath = data;
-      out.offset = *layout.contiguousOffset;
+      out.offset = layout.contiguousOffset.value_or(0);
+      out.throughHdf5 = !layout.contiguousOffset;
       out.shape = layout.grid.shape;
       out.pixelSizeMm = layout.grid.voxelSizeMm.x();
       return out;
@@ -525,8 +526,9 @@ std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
   if (!samples) return std::nullopt;
   const VolumeShape shape = samples->shape;
   ProjectionStackOnDisk out;
-  out.storage =
-      tiff ? ProjectionStackOnDisk::Storage::TiffPages : ProjectionStackOnDisk::Storage::Contiguous;
+  out.storage = tiff                   ? ProjectionStackOnDisk::Storage::TiffPages
+                : samples->throughHdf5 ? ProjectionStackOnDisk::Storage::Hdf5Dataset
+                                       : ProjectionStackOnDisk::Storage::Contiguous;
   out.path = samples->dataPath;
   out.dataOffset = samples->offset;
   out.sampleType = samples->sampleType;

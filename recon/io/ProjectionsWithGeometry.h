@@ -77,9 +77,11 @@ LoadedProjections loadProjectionsWithGeometry(const std::filesystem::path& proje
 // loadProjectionsWithGeometry would give, and where the samples are, for a reader that takes a band
 // of detector rows at a time (scale::openProjectionStackRows; out-of-core slab runs).
 struct ProjectionStackOnDisk {
-  // Contiguous: samples in one file from dataOffset on (.npy, MetaImage, MRC); TiffPages: the
-  // pages of a multi-page TIFF or the files of a TIFF series (io::TiffRowReader).
-  enum class Storage { Contiguous, TiffPages };
+  // Contiguous: samples in one file from dataOffset on (.npy, MetaImage, MRC, a contiguous HDF5
+  // dataset); TiffPages: the pages of a multi-page TIFF or the files of a TIFF series
+  // (io::TiffRowReader); Hdf5Dataset: an HDF5 /volume dataset stored otherwise (chunked,
+  // compressed, another sample type), read through libhdf5 (io::readHdf5VolumeBox).
+  enum class Storage { Contiguous, TiffPages, Hdf5Dataset };
   Storage storage = Storage::Contiguous;
   std::filesystem::path path;  // the file holding the samples (a MetaImage's data file, a folder)
   std::uint64_t dataOffset = 0;
@@ -95,13 +97,12 @@ struct ProjectionStackOnDisk {
 };
 
 // A RabbitCT file needs no geometry file (its matrices are its geometry).
-// An HDF5 file's /volume dataset is described when it lies contiguously as float32 (as this
-// program writes it: io::readHdf5VolumeLayout).
+// An HDF5 file's /volume dataset is described either way: Contiguous when it lies contiguously
+// as float32 (as this program writes it: io::readHdf5VolumeLayout), else Hdf5Dataset.
 // nullopt where the samples have to be loaded whole (loadProjectionsWithGeometry): another format
-// (raw + JSON: scale::RawFileRowSource), no geometry file, a chunked or compressed HDF5 dataset,
-// a Fortran-order .npy, a float16 MRC, an MRC or TIFF tilt series given tilt angles (the
-// tilt-series loader applies its alignment files), or TIFF or HDF5 in a build without libtiff or
-// libhdf5. Errors as loadProjectionsWithGeometry's.
+// (raw + JSON: scale::RawFileRowSource), no geometry file, a Fortran-order .npy, a float16 MRC, an
+// MRC or TIFF tilt series given tilt angles (the tilt-series loader applies its alignment files),
+// or TIFF or HDF5 in a build without libtiff or libhdf5. Errors as loadProjectionsWithGeometry's.
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& projections, const GeometryAttachment& attachment);
 

@@ -8,6 +8,7 @@
 
 #include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
+#include "recon/io/Hdf5Volume.h"
 #include "recon/io/InputFile.h"
 #include "recon/io/SampleType.h"
 #include "recon/io/TiffIo.h"
@@ -174,9 +175,29 @@ ProjectionStack TiffStackRowSource::readRows(std::int64_t rowFirst, std::int64_t
   return out;
 }
 
+ProjectionStack Hdf5StackRowSource::readRows(std::int64_t rowFirst, std::int64_t rowLast) {
+  ProjectionStack out(cropRows(stack_.geometry, rowFirst, rowLast));
+  const std::int64_t views = stack_.geometry.viewCount(), cols = stack_.geometry.detector().cols,
+                     band = rowLast - rowFirst + 1;
+  if (stack_.layout == io::ProjectionLayout::Astra) {
+    // Slice r holds row r of every view.
+    std::vector<float> block(static_cast<std::size_t>(band * views * cols));
+    io::readHdf5VolumeBox(stack_.path, {rowFirst, rowLast + 1, 0, views}, block.data());
+    for (std::int64_t r = 0; r < band; ++r)
+      for (std::int64_t v = 0; v < views; ++v)
+        std::copy_n(block.data() + (r * views + v) * cols, cols, &out.at(v, r, 0));
+    return out;
+  }
+  // Slice v holds view v: its band of rows is one box, [view][row][col] as the stack holds it.
+  io::readHdf5VolumeBox(stack_.path, {0, views, rowFirst, rowLast + 1}, out.data());
+  return out;
+}
+
 std::unique_ptr<ProjectionRowSource> openProjectionStackRows(io::ProjectionStackOnDisk stack) {
   if (stack.storage == io::ProjectionStackOnDisk::Storage::TiffPages)
     return std::make_unique<TiffStackRowSource>(std::move(stack));
+  if (stack.storage == io::ProjectionStackOnDisk::Storage::Hdf5Dataset)
+    return std::make_unique<Hdf5StackRowSource>(std::move(stack));
   return std::make_unique<StackFileRowSource>(std::move(stack));
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 #include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
@@ -110,7 +111,23 @@ class TiffStackRowSource : public ProjectionRowSource {
   std::unique_ptr<Reader> reader_;
 };
 
-// The source for a described stack: StackFileRowSource or TiffStackRowSource.
+// An HDF5 /volume dataset stored chunked, compressed or as another sample type, with a geometry
+// file (io::describeProjectionStackOnDisk, Storage::Hdf5Dataset), read through libhdf5 in a
+// child process (io::readHdf5VolumeBox): in our layout each band reads its rows of every view,
+// in ASTRA's its slices; libhdf5 decodes only the chunks those touch.
+class Hdf5StackRowSource : public ProjectionRowSource {
+ public:
+  explicit Hdf5StackRowSource(io::ProjectionStackOnDisk stack) : stack_(std::move(stack)) {}
+  const Geometry& geometry() const override { return stack_.geometry; }
+  ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) override;
+  std::filesystem::path path() const override { return stack_.path; }
+
+ private:
+  io::ProjectionStackOnDisk stack_;
+};
+
+// The source for a described stack: StackFileRowSource, TiffStackRowSource or
+// Hdf5StackRowSource.
 std::unique_ptr<ProjectionRowSource> openProjectionStackRows(io::ProjectionStackOnDisk stack);
 
 }  // namespace tomowb::scale

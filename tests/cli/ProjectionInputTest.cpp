@@ -168,7 +168,13 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
     // An HDF5 /volume dataset stored contiguously (as this program writes one), both layouts.
     io::writeVolume(dir / "views.h5", views);
     io::writeVolume(dir / "astra.h5", io::readVolume(dir / "projections.npy"));
-    inputs.insert(inputs.end(), {{"views.h5", "views"}, {"astra.h5", "astra"}});
+    // Chunked and compressed, as facilities write them: read through libhdf5 band by band.
+    io::writeHdf5VolumeChunked(dir / "views-chunked.h5", views);
+    io::writeHdf5VolumeChunked(dir / "astra-chunked.h5", io::readVolume(dir / "projections.npy"));
+    inputs.insert(inputs.end(), {{"views.h5", "views"},
+                                 {"astra.h5", "astra"},
+                                 {"views-chunked.h5", "views"},
+                                 {"astra-chunked.h5", "astra"}});
   }
   CliResult r = fdk32({"-i", path("scan.json"), "-o", path("ours.raw"), "--slab-slices", "8"});
   ASSERT_EQ(r.exitCode, 0) << r.err;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "recon/core/Error.h"
 #include "recon/io/Hdf5Volume.h"
@@ -44,6 +46,49 @@ TEST(Hdf5Volume, RoundTripKeepsEverySampleAndTheGrid) {
   EXPECT_EQ(f.sizeX, 7);
   EXPECT_EQ(f.sizeZ, 3);
   EXPECT_EQ(f.kind, FileKind::Volume);
+}
+
+// Out of core (issue #22, point 2): any box of slices and rows reads back as that part of the
+// volume, from a contiguous file and from a chunked, compressed one (which has no sample offset
+// and reads back whole too); a box outside the dataset is a ParameterError naming the file.
+TEST(Hdf5Volume, ABoxOfSlicesAndRowsReadsThatPartOfContiguousAndChunkedFiles) {
+  test::TempDir dir;
+  std::mt19937 rng(static_cast<std::uint32_t>(test::randomSeed()));
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  Volume v({9, 7, 5}, Eigen::Vector3d(0.5, 0.5, 1.0), Eigen::Vector3d::Zero());
+  for (float& x : v.voxels()) x = value(rng);
+  writeHdf5Volume(dir / "contiguous.h5", v);
+  writeHdf5VolumeChunked(dir / "chunked.h5", v);
+  EXPECT_TRUE(readHdf5VolumeLayout(dir / "contiguous.h5").contiguousOffset.has_value());
+  EXPECT_FALSE(readHdf5VolumeLayout(dir / "chunked.h5").contiguousOffset.has_value());
+  const Volume whole = readVolume(dir / "chunked.h5");
+  EXPECT_TRUE(std::equal(whole.voxels().begin(), whole.voxels().end(), v.voxels().begin()));
+  for (const char* name : {"contiguous.h5", "chunked.h5"}) {
+    SCOPED_TRACE(name);
+    for (const Hdf5Box box :
+         {Hdf5Box{0, 5, 0, 7}, Hdf5Box{1, 4, 2, 3}, Hdf5Box{4, 5, 6, 7}, Hdf5Box{2, 2, 0, 7}}) {
+      std::vector<float> got(static_cast<std::size_t>((box.z1 - box.z0) * (box.y1 - box.y0) * 9),
+                             -99.0f);
+      readHdf5VolumeBox(dir / name, box, got.data());
+      std::size_t i = 0;
+      for (std::int64_t z = box.z0; z < box.z1; ++z)
+        for (std::int64_t y = box.y0; y < box.y1; ++y)
+          for (std::int64_t x = 0; x < 9; ++x, ++i)
+            ASSERT_EQ(got[i], v.at(x, y, z))
+                << "box " << box.z0 << ".." << box.z1 << " x " << box.y0 << ".." << box.y1 << " at "
+                << x << "," << y << "," << z;
+    }
+    std::vector<float> sink(1000);
+    for (const Hdf5Box bad :
+         {Hdf5Box{0, 6, 0, 7}, Hdf5Box{-1, 2, 0, 7}, Hdf5Box{0, 5, 3, 3}, Hdf5Box{0, 5, 0, 8}}) {
+      try {
+        readHdf5VolumeBox(dir / name, bad, sink.data());
+        ADD_FAILURE() << "a box outside the dataset was read";
+      } catch (const ParameterError& e) {
+        EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+      }
+    }
+  }
 }
 
 TEST(Hdf5Volume, SamplesWrittenAtTheOffsetAreWhatTheReaderSees) {
