@@ -278,6 +278,15 @@ bool carriesGeometry(const std::filesystem::path& projections) {
 
 namespace {
 
+// `out` with `projections`, read as [view][row][col], and its summary.
+LoadedProjections asViews(LoadedProjections out, ProjectionStack projections,
+                          const std::filesystem::path& data, const GeometrySource* s) {
+  out.projections = std::move(projections);
+  out.layout = ProjectionLayout::Views;
+  summarise(out, data, s);
+  return out;
+}
+
 // No geometry file: only the files that carry their own geometry.
 LoadedProjections loadWithItsOwnGeometry(const std::filesystem::path& data, DataFormat format,
                                          const GeometryAttachment& a) {
@@ -292,10 +301,8 @@ LoadedProjections loadWithItsOwnGeometry(const std::filesystem::path& data, Data
                              "JSON, ASTRA cone_vec or parallel3d_vec text, 3x4 matrices or an "
                              "IMOD .tlt; docs/astra-users.md)");
   LoadedProjections out;
-  out.projections = readProjections(data, &out.warnings);
-  out.layout = ProjectionLayout::Views;
-  summarise(out, data, nullptr);
-  return out;
+  ProjectionStack p = readProjections(data, &out.warnings);
+  return asViews(std::move(out), std::move(p), data, nullptr);
 }
 
 // An MRC or multi-page TIFF stack with tilt angles: the tilt-series loader (header pixel size,
@@ -309,11 +316,8 @@ LoadedProjections loadTiltSeriesStack(const std::filesystem::path& data,
   if (!a.alignment.empty()) sources.alignment = a.alignment;
   if (!a.xAxisTilts.empty()) sources.xAxisTilts = a.xAxisTilts;
   LoadedTiltSeries loaded = loadTiltSeries(sources, a.tilt);
-  out.projections = std::move(loaded.projections);
   out.warnings = std::move(loaded.warnings);
-  out.layout = ProjectionLayout::Views;
-  summarise(out, data, &s);
-  return out;
+  return asViews(std::move(out), std::move(loaded.projections), data, &s);
 }
 
 // Files with a geometry of their own (RabbitCT, our raw projections): their pixels are
@@ -332,10 +336,7 @@ LoadedProjections loadReplacingItsGeometry(const std::filesystem::path& data, Da
       attach(s, p.geometry().detector(), a.tilt.pixelSizeMm > 0 ? a.tilt.pixelSizeMm : 1.0, a);
   out.warnings.push_back("the geometry of " + data.string() + " is replaced by " +
                          a.geometryFile.string());
-  out.projections = std::move(p);
-  out.layout = ProjectionLayout::Views;
-  summarise(out, data, &s);
-  return out;
+  return asViews(std::move(out), std::move(p), data, &s);
 }
 
 // Everything else is a stack of images read as a volume a[slow][middle][fast].

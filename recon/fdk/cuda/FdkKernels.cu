@@ -416,11 +416,14 @@ void launchMirrorHalf2(cudaTextureObject_t layeredHalf2, int layerFirst, int cou
   const dim3 grid(unsigned(ceilDiv(shape.nx, l.bx)), unsigned(ceilDiv(shape.ny, l.by)),
                   unsigned(ceilDiv((shape.nz + 1) / 2, l.z)));
   if (l.z == 8)
-    mirrorHalf2Kernel<8><<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
+    mirrorHalf2Kernel<8>
+        <<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
   else if (l.z == 32)
-    mirrorHalf2Kernel<32><<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
+    mirrorHalf2Kernel<32>
+        <<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
   else
-    mirrorHalf2Kernel<16><<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
+    mirrorHalf2Kernel<16>
+        <<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
 }
 
 void launchSoftMirror(const void* grid, bool half, int rows, int cols, int layerFirst, int count,
