@@ -243,7 +243,9 @@ bool oneRenderPerFrame() {
 struct RenderTurns {
   QPointer<VtkOpenGLWidget> current;
   std::deque<QPointer<VtkOpenGLWidget>> waiting;
-  QTimer* watchdog = nullptr;  // ends a turn whose paint never comes (a hidden or covered view)
+  // Ends a turn whose paint never comes (a hidden or covered view). Owned by the application,
+  // so a QPointer: gone with it.
+  QPointer<QTimer> watchdog;
 };
 RenderTurns& renderTurns() {
   static RenderTurns turns;
@@ -254,7 +256,7 @@ RenderTurns& renderTurns() {
 void VtkOpenGLWidget::takeRenderTurn() {
   RenderTurns& turns = renderTurns();
   turns.current = this;
-  if (turns.watchdog == nullptr) {
+  if (turns.watchdog.isNull()) {
     // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): lives as long as the application
     turns.watchdog = new QTimer(QCoreApplication::instance());
     turns.watchdog->setSingleShot(true);
@@ -267,7 +269,7 @@ void VtkOpenGLWidget::takeRenderTurn() {
 void VtkOpenGLWidget::passRenderTurn() {
   RenderTurns& turns = renderTurns();
   turns.current = nullptr;
-  if (turns.watchdog != nullptr) turns.watchdog->stop();
+  if (!turns.watchdog.isNull()) turns.watchdog->stop();
   while (!turns.waiting.empty()) {
     QPointer<VtkOpenGLWidget> next = turns.waiting.front();
     turns.waiting.pop_front();
