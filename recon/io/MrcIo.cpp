@@ -24,8 +24,6 @@ namespace {
 constexpr std::uint64_t kHeaderBytes = 1024;
 constexpr int kMaxLabels = 10;
 constexpr std::size_t kLabelBytes = 80;
-// Samples converted per read: a few MiB of staging whatever the sample type.
-constexpr std::size_t kChunkSamples = std::size_t{1} << 22;
 // SerialEM data of more than this is read one section at a time instead of in one piece.
 constexpr std::uint64_t kMaxExtendedHeaderRead = std::uint64_t{64} << 20;
 constexpr std::int32_t kImodFlagSignedBytes = 1;
@@ -314,42 +312,12 @@ OpenedMrc openMrc(const std::filesystem::path& path) {
   return opened;
 }
 
-float halfToFloat(std::uint16_t h) noexcept {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t exponent = (h >> 10) & 0x1fu;
-  const std::uint32_t mantissa = h & 0x3ffu;
-  if (exponent == 0) {
-    // Zero or subnormal: mantissa x 2^-24.
-    const float value = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -value : value;
-  }
-  const std::uint32_t bits = exponent == 0x1f ? sign | 0x7f800000u | mantissa << 13
-                                              : sign | (exponent + 112) << 23 | mantissa << 13;
-  return std::bit_cast<float>(bits);
-}
-
 // Reads dst.size() samples starting at sample index `first` of the data, as float.
 void readSamples(const InputFile& file, const MrcHeader& m, std::uint64_t first,
                  std::span<float> dst) {
   const std::size_t bytesPerSample = sampleBytes(m.sampleType);
   const std::uint64_t offset = m.dataOffset + first * bytesPerSample;
-  if (m.sampleType != MrcSampleType::Float16) {
-    readSamplesAsFloat(file, offset, *plainSampleType(m.sampleType), m.byteOrder, dst, "data");
-    return;
-  }
-  file.requireRange(offset, std::uint64_t{dst.size()} * 2, "data");
-  const bool swap = m.byteOrder != kHostByteOrder;
-  std::vector<std::uint16_t> staging(std::min(dst.size(), kChunkSamples));
-  for (std::size_t begin = 0; begin < dst.size(); begin += kChunkSamples) {
-    const std::size_t count = std::min(kChunkSamples, dst.size() - begin);
-    file.readAt(offset + std::uint64_t{begin} * 2,
-                std::as_writable_bytes(std::span(staging.data(), count)), "data");
-    for (std::size_t i = 0; i < count; ++i) {
-      std::uint16_t bits = staging[i];
-      if (swap) bits = static_cast<std::uint16_t>(bits >> 8 | bits << 8);
-      dst[begin + i] = halfToFloat(bits);
-    }
-  }
+  readSamplesAsFloat(file, offset, *plainSampleType(m.sampleType), m.byteOrder, dst, "data");
 }
 
 // Our axis (x, y, z) for each file axis (X, Y, Z).
@@ -737,7 +705,7 @@ std::optional<SampleType> plainSampleType(MrcSampleType type) noexcept {
     case MrcSampleType::Float32:
       return SampleType::Float32;
     case MrcSampleType::Float16:
-      break;
+      return SampleType::Float16;
   }
   return std::nullopt;
 }

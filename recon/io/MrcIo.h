@@ -60,7 +60,8 @@ namespace tomowb::io {
 enum class MrcSampleType { UInt8, Int8, Int16, Float32, UInt16, Float16 };
 std::string_view toString(MrcSampleType type) noexcept;  // "uint8", ..., "float16"
 std::size_t sampleBytes(MrcSampleType type) noexcept;
-// The plain sample type of a mode (io::convertToFloat reads it); nullopt for float16.
+// The plain sample type of a mode (io::convertToFloat reads it, float16 included); never nullopt
+// for the modes the reader accepts (an optional for modes this reader may add later).
 std::optional<SampleType> plainSampleType(MrcSampleType type) noexcept;
 
 // Identity: file (X, Y, Z) = our (x, y, z). Imod: file (X, Y, Z) = our (-x, z, y), IMOD's view of

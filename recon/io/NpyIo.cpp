@@ -171,14 +171,14 @@ void parseDescr(const std::filesystem::path& path, NpyHeader& h) {
   if (d.find('O') != std::string::npos)
     throw FormatError(path, "descr", "object arrays (pickled data) are not supported");
   static const std::map<std::string, SampleType> kTypes = {
-      {"u1", SampleType::UInt8},   {"i1", SampleType::Int8},   {"u2", SampleType::UInt16},
-      {"i2", SampleType::Int16},   {"u4", SampleType::UInt32}, {"i4", SampleType::Int32},
-      {"f4", SampleType::Float32}, {"f8", SampleType::Float64}};
+      {"u1", SampleType::UInt8},   {"i1", SampleType::Int8},    {"u2", SampleType::UInt16},
+      {"i2", SampleType::Int16},   {"u4", SampleType::UInt32},  {"i4", SampleType::Int32},
+      {"f4", SampleType::Float32}, {"f8", SampleType::Float64}, {"f2", SampleType::Float16}};
   const auto it = d.size() == 3 ? kTypes.find(d.substr(1)) : kTypes.end();
   if (it == kTypes.end())
     throw FormatError(path, "descr",
                       "unsupported dtype " + quotedValue(d) +
-                          " (expected float32/64, uint8/16/32 or int8/16/32)");
+                          " (expected float16/32/64, uint8/16/32 or int8/16/32)");
   h.sampleType = it->second;
   switch (d[0]) {
     case '<':

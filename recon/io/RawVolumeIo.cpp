@@ -53,8 +53,8 @@ void readSampleFields(const JsonFields& fields, RawSidecar& s) {
   if (!type)
     throw FormatError(s.sidecarPath, "dtype",
                       "unknown sample type " + quotedValue(dtype) +
-                          " (expected uint8, int8, uint16, int16, uint32, int32, float32 or "
-                          "float64)");
+                          " (expected uint8, int8, uint16, int16, uint32, int32, float16, "
+                          "float32 or float64)");
   s.sampleType = *type;
   if (fields.has("byteOrder")) {
     const std::string order = fields.string("byteOrder");

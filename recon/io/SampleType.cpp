@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -42,6 +44,7 @@ std::size_t sampleBytes(SampleType type) noexcept {
       return 1;
     case SampleType::UInt16:
     case SampleType::Int16:
+    case SampleType::Float16:
       return 2;
     case SampleType::UInt32:
     case SampleType::Int32:
@@ -71,14 +74,16 @@ std::string_view toString(SampleType type) noexcept {
       return "float32";
     case SampleType::Float64:
       return "float64";
+    case SampleType::Float16:
+      return "float16";
   }
   return "unknown";
 }
 
 std::optional<SampleType> sampleTypeFromString(std::string_view name) noexcept {
-  for (SampleType t :
-       {SampleType::UInt8, SampleType::Int8, SampleType::UInt16, SampleType::Int16,
-        SampleType::UInt32, SampleType::Int32, SampleType::Float32, SampleType::Float64}) {
+  for (SampleType t : {SampleType::UInt8, SampleType::Int8, SampleType::UInt16, SampleType::Int16,
+                       SampleType::UInt32, SampleType::Int32, SampleType::Float32,
+                       SampleType::Float64, SampleType::Float16}) {
     if (toString(t) == name) return t;
   }
   return std::nullopt;
@@ -108,7 +113,27 @@ void convertToFloat(std::span<const std::byte> src, SampleType type, ByteOrder o
       return convertTyped<float>(src, swap, dst);
     case SampleType::Float64:
       return convertTyped<double>(src, swap, dst);
+    case SampleType::Float16: {
+      const std::byte* p = src.data();
+      for (std::size_t i = 0; i < dst.size(); ++i, p += 2)
+        dst[i] = halfToFloat(loadSample<std::uint16_t>(p, swap));
+      return;
+    }
   }
+}
+
+float halfToFloat(std::uint16_t h) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1fu;
+  const std::uint32_t mantissa = h & 0x3ffu;
+  if (exponent == 0) {
+    // Zero or subnormal: mantissa x 2^-24.
+    const float value = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -value : value;
+  }
+  const std::uint32_t bits = exponent == 0x1f ? sign | 0x7f800000u | mantissa << 13
+                                              : sign | (exponent + 112) << 23 | mantissa << 13;
+  return std::bit_cast<float>(bits);
 }
 
 void readSamplesAsFloat(const InputFile& file, std::uint64_t offset, SampleType type,

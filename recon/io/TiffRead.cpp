@@ -444,7 +444,7 @@ void requireSameLayout(const std::filesystem::path& path, const PageLayout& firs
 }
 
 bool isIntegerType(SampleType type) {
-  return type != SampleType::Float32 && type != SampleType::Float64;
+  return type != SampleType::Float32 && type != SampleType::Float64 && type != SampleType::Float16;
 }
 
 void applyMapping(const OurMetadata& m, SampleType stored, std::span<float> values) {

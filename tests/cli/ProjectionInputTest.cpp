@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -21,6 +23,7 @@
 #include "recon/io/Hdf5Volume.h"
 #include "recon/io/ImodFiles.h"
 #include "recon/io/NpyIo.h"
+#include "recon/io/SampleType.h"
 #include "recon/io/TiffIo.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/phantom/AnalyticProjector.h"
@@ -188,6 +191,61 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
     EXPECT_NE(r.out.find("read a band of rows at a time"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("slab plan: 4 slabs of 8 slices"), std::string::npos) << r.out;
     expectSameWithin1e5(io::readVolume(dir / result), ours);
+  }
+}
+
+// float16 stacks (numpy's '<f2'; MRC mode 12 is read the same way) run in slabs too, a band of
+// rows at a time, giving the volume of the float32 stack of the same values.
+TEST_F(ProjectionInputCli, AFloat16StackRunsInSlabsLikeItsFloat32Values) {
+  // Our layout, [views][rows][cols]; the values rounded down to float16 (they are >= 0 and far
+  // from float16's limits: a line integral of a few centimetres of 1/cm).
+  std::string halves;
+  Volume decoded = Volume::centred(
+      {projections.cols(), projections.rows(), projections.viewCount()}, Eigen::Vector3d::Ones());
+  auto out = decoded.voxels().begin();
+  for (const float value : projections.pixels()) {
+    const auto bits = std::bit_cast<std::uint32_t>(value);
+    const int exponent = static_cast<int>((bits >> 23) & 0xffu) - 127 + 15;
+    const std::uint16_t half =
+        exponent <= 0 ? 0
+                      : static_cast<std::uint16_t>((bits >> 16 & 0x8000u) |
+                                                   static_cast<std::uint32_t>(exponent) << 10 |
+                                                   (bits >> 13 & 0x3ffu));
+    ASSERT_LT(exponent, 31) << value;
+    halves += static_cast<char>(half & 0xff);
+    halves += static_cast<char>(half >> 8);
+    *out++ = io::halfToFloat(half);
+  }
+  const std::string shape = "(" + std::to_string(projections.viewCount()) + ", " +
+                            std::to_string(projections.rows()) + ", " +
+                            std::to_string(projections.cols()) + ")";
+  test::writeBytes(dir / "half.npy", test::npyFile(test::dict("<f2", shape), halves));
+  io::writeNpy(dir / "decoded.npy", decoded);
+  // The same halves as an MRC stack of mode 12: our float32 MRC with its mode and samples
+  // replaced (the samples start after the 1024-byte header and the extended header, nsymbt).
+  io::writeVolume(dir / "decoded.mrc", decoded);
+  std::string mrc = test::readBytes(dir / "decoded.mrc");
+  std::int32_t extended = 0;
+  std::memcpy(&extended, mrc.data() + 92, 4);
+  const std::int32_t mode = 12;
+  std::memcpy(mrc.data() + 12, &mode, 4);
+  mrc.resize(1024 + static_cast<std::size_t>(extended));
+  test::writeBytes(dir / "half.mrc", mrc + halves);
+  CliResult r = fdk32({"-i", path("decoded.npy"), "--geometry", path("cone_vec.txt"), "--layout",
+                       "views", "-o", path("decoded.raw"), "--slab-slices", "8"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const Volume fromFloat = io::readVolume(dir / "decoded.raw");
+  for (const std::string input : {"half.npy", "half.mrc"}) {
+    SCOPED_TRACE(input);
+    r = fdk32({"-i", path(input), "--geometry", path("cone_vec.txt"), "--layout", "views", "-o",
+               path(input + ".raw"), "--slab-slices", "8"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("read a band of rows at a time"), std::string::npos) << r.out;
+    const Volume fromHalf = io::readVolume(dir / (input + ".raw"));
+    ASSERT_EQ(fromHalf.shape(), fromFloat.shape());
+    EXPECT_TRUE(
+        std::equal(fromHalf.voxels().begin(), fromHalf.voxels().end(), fromFloat.voxels().begin()))
+        << "the float16 stack did not give the bits of its float32 values";
   }
 }
 

@@ -117,4 +117,28 @@ inline std::vector<std::size_t> cutPoints(std::size_t size, std::vector<std::siz
   return valid;
 }
 
+// An .npy file with the given dict text and payload, header padded to 64 bytes like numpy.
+inline std::string npyFile(const std::string& dict, const std::string& payload, int major = 1) {
+  const std::size_t prefix = major == 1 ? 10 : 12;
+  std::string text = dict;
+  text.append((64 - (prefix + text.size() + 1) % 64) % 64, ' ');
+  text += '\n';
+  std::string bytes = "\x93NUMPY";
+  bytes += static_cast<char>(major);
+  bytes += '\0';
+  const std::uint32_t length = static_cast<std::uint32_t>(text.size());
+  bytes += static_cast<char>(length & 0xff);
+  bytes += static_cast<char>((length >> 8) & 0xff);
+  if (major != 1) {
+    bytes += static_cast<char>((length >> 16) & 0xff);
+    bytes += static_cast<char>(length >> 24);
+  }
+  return bytes + text + payload;
+}
+
+inline std::string dict(const std::string& descr, const std::string& shape, bool fortran = false) {
+  return "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+         ", 'shape': " + shape + ", }";
+}
+
 }  // namespace tomowb::test

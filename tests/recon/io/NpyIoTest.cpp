@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "recon/core/Error.h"
 #include "recon/io/NpyIo.h"
@@ -10,29 +13,8 @@
 namespace tomowb::io {
 namespace {
 
-// An .npy file with the given dict text and payload, header padded to 64 bytes like numpy.
-std::string npyFile(const std::string& dict, const std::string& payload, int major = 1) {
-  const std::size_t prefix = major == 1 ? 10 : 12;
-  std::string text = dict;
-  text.append((64 - (prefix + text.size() + 1) % 64) % 64, ' ');
-  text += '\n';
-  std::string bytes = "\x93NUMPY";
-  bytes += static_cast<char>(major);
-  bytes += '\0';
-  const std::uint32_t length = static_cast<std::uint32_t>(text.size());
-  bytes += static_cast<char>(length & 0xff);
-  bytes += static_cast<char>((length >> 8) & 0xff);
-  if (major != 1) {
-    bytes += static_cast<char>((length >> 16) & 0xff);
-    bytes += static_cast<char>(length >> 24);
-  }
-  return bytes + text + payload;
-}
-
-std::string dict(const std::string& descr, const std::string& shape, bool fortran = false) {
-  return "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
-         ", 'shape': " + shape + ", }";
-}
+using test::dict;
+using test::npyFile;
 
 TEST(NpyIo, RoundTripsARandomVolumeAsFloat32COrder) {
   test::TempDir dir;
@@ -109,6 +91,25 @@ TEST(NpyIo, ReadsVersion2And3HeadersAndPython2Longs) {
   EXPECT_EQ(readNpyHeader(dir / "v3.npy").majorVersion, 3);
 }
 
+// numpy's float16 ('<f2', '>f2'): exact, subnormals and infinities included, in both byte orders.
+TEST(NpyIo, ReadsFloat16InBothByteOrders) {
+  test::TempDir dir;
+  const std::vector<std::uint16_t> bits = {0x3c00, 0xc000, 0x0001, 0x7c00, 0x7bff, 0x3555};
+  const std::vector<float> expected = {1.0f,     -2.0f,    std::ldexp(1.0f, -24),
+                                       INFINITY, 65504.0f, 0.333251953125f};
+  for (const bool big : {false, true}) {
+    std::string payload;
+    for (std::uint16_t b : bits) {
+      const char lo = static_cast<char>(b & 0xff), hi = static_cast<char>(b >> 8);
+      payload += big ? std::string{hi, lo} : std::string{lo, hi};
+    }
+    test::writeBytes(dir / "h.npy", npyFile(dict(big ? ">f2" : "<f2", "(6,)"), payload));
+    const Volume v = readNpy(dir / "h.npy");
+    ASSERT_EQ(v.voxelCount(), 6);
+    for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(v.voxels()[i], expected[i]) << i << " " << big;
+  }
+}
+
 TEST(NpyIo, RejectsHeaderLongerThan64KiBNamingTheFile) {
   test::TempDir dir;
   const std::string big = npyFile(dict("<f4", "(1,)") + std::string(70000, ' '), "", 2);
@@ -124,7 +125,7 @@ TEST(NpyIo, RejectsObjectStructuredAndUnknownDtypes) {
                    npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }",
                            std::string(4, '\0')));
   TOMOWB_EXPECT_FORMAT_ERROR(readNpy(dir / "s.npy"), dir / "s.npy", "structured");
-  for (const std::string d : {"<c8", "<f2", "f4", "<u8", "|f4", "<f44", "<b1"}) {
+  for (const std::string d : {"<c8", "|f2", "f4", "<u8", "|f4", "<f44", "<b1"}) {
     test::writeBytes(dir / "d.npy", npyFile(dict(d, "(1,)"), std::string(4, '\0')));
     TOMOWB_EXPECT_FORMAT_ERROR(readNpy(dir / "d.npy"), dir / "d.npy", "descr");
   }
