@@ -398,6 +398,7 @@ struct StackSamples {
   double pixelSizeMm = 0;
   std::vector<std::string> warnings;  // the header's oddities (MRC)
   bool throughHdf5 = false;           // an HDF5 dataset libhdf5 must read (Storage::Hdf5Dataset)
+  bool fortranOrder = false;          // a Fortran-order .npy: the first axis fastest
 };
 
 std::optional<StackSamples> stackSamples(const std::filesystem::path& data, DataFormat format) {
@@ -405,7 +406,6 @@ std::optional<StackSamples> stackSamples(const std::filesystem::path& data, Data
   switch (format) {
     case DataFormat::Npy: {
       const NpyHeader header = readNpyHeader(data);
-      if (header.fortranOrder) return std::nullopt;
       // As readNpy: the last three axes (slowest first), the others 1.
       std::int64_t dims[3] = {1, 1, 1};
       const std::size_t n = header.shape.size();
@@ -418,6 +418,7 @@ std::optional<StackSamples> stackSamples(const std::filesystem::path& data, Data
              VolumeShape{dims[2], dims[1], dims[0]},
              0.0,
              {}};
+      out.fortranOrder = header.fortranOrder;
       return out;
     }
     case DataFormat::MetaImage: {
@@ -536,6 +537,10 @@ std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
   out.byteOrder = samples->byteOrder;
   out.warnings = samples->warnings;
   out.layout = chooseLayout(data, shape, s, a.layout);
+  // A Fortran-order stack in ASTRA's layout has each band's samples scattered in runs of a few
+  // rows all over the file: loaded whole.
+  if (samples->fortranOrder && out.layout == ProjectionLayout::Astra) return std::nullopt;
+  out.fortranOrder = samples->fortranOrder;
   const std::int64_t rows = out.layout == ProjectionLayout::Astra ? shape.nz : shape.ny;
   double pixelSizeMm = a.tilt.pixelSizeMm;
   if (s.format == GeometryFileFormat::ImodTilts && !(pixelSizeMm > 0)) {

@@ -109,6 +109,21 @@ ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t
         std::copy_n(block.data() + (r * views + v) * cols, cols, &out.at(v, r, 0));
     return out;
   }
+  if (stack_.fortranOrder) {
+    // Views fastest, then rows, then columns: the band of column c is one run of band x views
+    // samples, row by row.
+    const std::int64_t rows = stack_.geometry.detector().rows;
+    std::vector<float> run(static_cast<std::size_t>(band * views));
+    for (std::int64_t c = 0; c < cols; ++c) {
+      io::readSamplesAsFloat(
+          *file_,
+          stack_.dataOffset + productOrThrow("offset", {c * rows + rowFirst, views, sample}),
+          stack_.sampleType, stack_.byteOrder, run, "column " + std::to_string(c));
+      for (std::int64_t r = 0; r < band; ++r)
+        for (std::int64_t v = 0; v < views; ++v) out.at(v, r, c) = run[std::size_t(r * views + v)];
+    }
+    return out;
+  }
   for (std::int64_t view = 0; view < views; ++view)
     io::readSamplesAsFloat(
         *file_,

@@ -69,8 +69,8 @@ class RawFileRowSource : public ProjectionRowSource {
 
 // Projections whose samples lie uncompressed in one file (io::describeProjectionStackOnDisk: an
 // .npy, MetaImage or MRC stack with a geometry file), in our layout or ASTRA's, read a band of rows
-// at a time: one pread per view ([views][rows][cols]) or one for the whole band
-// ([rows][views][cols]).
+// at a time: one pread per view ([views][rows][cols]), one for the whole band
+// ([rows][views][cols]), or one per detector column (a Fortran-order .npy in our layout).
 class StackFileRowSource : public ProjectionRowSource {
  public:
   explicit StackFileRowSource(io::ProjectionStackOnDisk stack);

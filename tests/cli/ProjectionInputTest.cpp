@@ -154,11 +154,25 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
   io::writeVolume(dir / "views.mha", views);
   io::writeVolume(dir / "views.mhd", views);
   io::writeVolume(dir / "views.mrc", views);
-  std::vector<std::pair<std::string, std::string>> inputs = {{"projections.npy", "astra"},
-                                                             {"views.npy", "views"},
-                                                             {"views.mha", "views"},
-                                                             {"views.mhd", "views"},
-                                                             {"views.mrc", "views"}};
+  // A Fortran-order .npy (views fastest), as numpy saves a column-major array: read a column
+  // at a time.
+  std::string fortran;
+  for (std::int64_t c = 0; c < projections.cols(); ++c)
+    for (std::int64_t r = 0; r < projections.rows(); ++r)
+      for (std::int64_t v = 0; v < projections.viewCount(); ++v) {
+        const float value = projections.at(v, r, c);
+        fortran.append(reinterpret_cast<const char*>(&value), sizeof value);
+      }
+  test::writeBytes(dir / "fortran.npy",
+                   test::npyFile(test::dict("<f4",
+                                            "(" + std::to_string(projections.viewCount()) + ", " +
+                                                std::to_string(projections.rows()) + ", " +
+                                                std::to_string(projections.cols()) + ")",
+                                            true),
+                                 fortran));
+  std::vector<std::pair<std::string, std::string>> inputs = {
+      {"fortran.npy", "views"}, {"projections.npy", "astra"}, {"views.npy", "views"},
+      {"views.mha", "views"},   {"views.mhd", "views"},       {"views.mrc", "views"}};
 #if TOMOWB_HAVE_TIFF
   // A multi-page TIFF in both layouts, and a series (a folder of one file per view).
   io::writeVolume(dir / "views.tif", views);
@@ -182,6 +196,28 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
   CliResult r = fdk32({"-i", path("scan.json"), "-o", path("ours.raw"), "--slab-slices", "8"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const Volume ours = io::readVolume(dir / "ours.raw");
+  {
+    // Fortran order in ASTRA's layout (rows fastest): loaded whole, the same volume.
+    std::string astraFortran;
+    for (std::int64_t c = 0; c < projections.cols(); ++c)
+      for (std::int64_t v = 0; v < projections.viewCount(); ++v)
+        for (std::int64_t row = 0; row < projections.rows(); ++row) {
+          const float value = projections.at(v, row, c);
+          astraFortran.append(reinterpret_cast<const char*>(&value), sizeof value);
+        }
+    test::writeBytes(dir / "astra-fortran.npy",
+                     test::npyFile(test::dict("<f4",
+                                              "(" + std::to_string(projections.rows()) + ", " +
+                                                  std::to_string(projections.viewCount()) + ", " +
+                                                  std::to_string(projections.cols()) + ")",
+                                              true),
+                                   astraFortran));
+    r = fdk32({"-i", path("astra-fortran.npy"), "--geometry", path("cone_vec.txt"), "--layout",
+               "astra", "-o", path("astra-fortran.raw"), "--slab-slices", "8"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out.find("read a band of rows at a time"), std::string::npos) << r.out;
+    expectSameWithin1e5(io::readVolume(dir / "astra-fortran.raw"), ours);
+  }
   for (const auto& [file, layout] : inputs) {
     SCOPED_TRACE(file);
     const std::string result = file + ".out.raw";
