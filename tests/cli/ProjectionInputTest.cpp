@@ -145,6 +145,23 @@ TEST_F(ProjectionInputCli, AnAstraNpyAndConeVecReconstructInOneCommandAsOurPairD
 // MRC stack, a multi-page TIFF or a TIFF series with --geometry reads a band of detector rows at a
 // time from the file (ASTRA's layout and ours), and gives the slab run of our raw pair of the same
 // scan within float32 rounding.
+// The stack as a Fortran-order float32 .npy (the first axis fastest): in our layout
+// (views, rows, cols), or in ASTRA's (rows, views, cols).
+std::string fortranNpy(const ProjectionStack& p, bool astra) {
+  std::string samples;
+  const std::int64_t first = astra ? p.rows() : p.viewCount(),
+                     second = astra ? p.viewCount() : p.rows();
+  for (std::int64_t c = 0; c < p.cols(); ++c)
+    for (std::int64_t j = 0; j < second; ++j)
+      for (std::int64_t i = 0; i < first; ++i) {
+        const float value = astra ? p.at(j, i, c) : p.at(i, j, c);
+        samples.append(reinterpret_cast<const char*>(&value), sizeof value);
+      }
+  const std::string shape = "(" + std::to_string(first) + ", " + std::to_string(second) + ", " +
+                            std::to_string(p.cols()) + ")";
+  return test::npyFile(test::dict("<f4", shape, true), samples);
+}
+
 TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
   // Ours: [views][rows][cols].
   Volume views = Volume::centred({projections.cols(), projections.rows(), projections.viewCount()},
@@ -156,20 +173,7 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
   io::writeVolume(dir / "views.mrc", views);
   // A Fortran-order .npy (views fastest), as numpy saves a column-major array: read a column
   // at a time.
-  std::string fortran;
-  for (std::int64_t c = 0; c < projections.cols(); ++c)
-    for (std::int64_t r = 0; r < projections.rows(); ++r)
-      for (std::int64_t v = 0; v < projections.viewCount(); ++v) {
-        const float value = projections.at(v, r, c);
-        fortran.append(reinterpret_cast<const char*>(&value), sizeof value);
-      }
-  test::writeBytes(dir / "fortran.npy",
-                   test::npyFile(test::dict("<f4",
-                                            "(" + std::to_string(projections.viewCount()) + ", " +
-                                                std::to_string(projections.rows()) + ", " +
-                                                std::to_string(projections.cols()) + ")",
-                                            true),
-                                 fortran));
+  test::writeBytes(dir / "fortran.npy", fortranNpy(projections, false));
   std::vector<std::pair<std::string, std::string>> inputs = {
       {"fortran.npy", "views"}, {"projections.npy", "astra"}, {"views.npy", "views"},
       {"views.mha", "views"},   {"views.mhd", "views"},       {"views.mrc", "views"}};
@@ -198,20 +202,7 @@ TEST_F(ProjectionInputCli, AStackFileRunsInSlabsReadingABandOfRowsAtATime) {
   const Volume ours = io::readVolume(dir / "ours.raw");
   {
     // Fortran order in ASTRA's layout (rows fastest): loaded whole, the same volume.
-    std::string astraFortran;
-    for (std::int64_t c = 0; c < projections.cols(); ++c)
-      for (std::int64_t v = 0; v < projections.viewCount(); ++v)
-        for (std::int64_t row = 0; row < projections.rows(); ++row) {
-          const float value = projections.at(v, row, c);
-          astraFortran.append(reinterpret_cast<const char*>(&value), sizeof value);
-        }
-    test::writeBytes(dir / "astra-fortran.npy",
-                     test::npyFile(test::dict("<f4",
-                                              "(" + std::to_string(projections.rows()) + ", " +
-                                                  std::to_string(projections.viewCount()) + ", " +
-                                                  std::to_string(projections.cols()) + ")",
-                                              true),
-                                   astraFortran));
+    test::writeBytes(dir / "astra-fortran.npy", fortranNpy(projections, true));
     r = fdk32({"-i", path("astra-fortran.npy"), "--geometry", path("cone_vec.txt"), "--layout",
                "astra", "-o", path("astra-fortran.raw"), "--slab-slices", "8"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
