@@ -235,6 +235,12 @@ bool readAll(int fd, void* data, std::size_t bytes) {
   return true;
 }
 
+// Whether `box` holds some rows of slices that lie inside a dataset of nz slices of ny rows.
+bool boxFits(const Hdf5Box& box, std::int64_t nz, std::int64_t ny) noexcept {
+  return box.z0 >= 0 && box.z0 <= box.z1 && box.z1 <= nz && box.y0 >= 0 && box.y0 < box.y1 &&
+         box.y1 <= ny;
+}
+
 // The child: parses the file, sends the header (and an error's message), then the samples slice
 // by slice when asked (only the box's rows of its slices, when given); never returns.
 [[noreturn]] void childMain(int fd, const fs::path& path, bool samples, const Hdf5Box* box) {
@@ -286,8 +292,7 @@ bool readAll(int fd, void* data, std::size_t bytes) {
   if (h.status != 0 || !samples) ::_exit(0);
   const Hdf5Box whole{0, h.nz, 0, h.ny};
   const Hdf5Box& b = box != nullptr ? *box : whole;
-  if (b.z0 < 0 || b.z1 > h.nz || b.z0 > b.z1 || b.y0 < 0 || b.y1 > h.ny || b.y0 >= b.y1)
-    ::_exit(4);  // the parent checks the box against the header and says so
+  if (!boxFits(b, h.nz, h.ny)) ::_exit(4);  // the parent checks it against the header and says so
   const Id fileSpace(H5Dget_space(d->dataset->get()), H5Sclose);
   const std::array<hsize_t, 3> count = {1, static_cast<hsize_t>(b.y1 - b.y0),
                                         static_cast<hsize_t>(h.nx)};
@@ -413,8 +418,7 @@ ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate,
             Eigen::Vector3d(h.origin[0], h.origin[1], h.origin[2])};
   r.offset = h.offset;
   if (samples) {
-    if (box != nullptr && (box->z0 < 0 || box->z1 > h.nz || box->z0 > box->z1 || box->y0 < 0 ||
-                           box->y1 > h.ny || box->y0 >= box->y1))
+    if (box != nullptr && !boxFits(*box, h.nz, h.ny))
       throw ParameterError(
           "HDF5 box", "slices " + std::to_string(box->z0) + ".." + std::to_string(box->z1) +
                           ", rows " + std::to_string(box->y0) + ".." + std::to_string(box->y1) +
