@@ -253,7 +253,7 @@ EndToEndRow endToEnd(const Context& ctx, std::int64_t size, const std::string& v
   row.stages.hostWait = p.hostVolumeWaitSeconds;
   row.stages.filter = p.filterSeconds;
   row.stages.backproject = p.backprojectSeconds;
-  row.stages.download = p.downloadSeconds;
+  row.stages.download = p.downloadTailSeconds;  // the part the backprojection did not hide
   row.stages.upload = p.uploadSeconds;
   for (const KernelRow& k : ctx.kernelRows)
     if (k.variant == variant && k.size == size && !k.skipped)

@@ -95,7 +95,8 @@ std::string endToEndTable(const std::vector<EndToEndRow>& rows) {
   std::ostringstream t;
   t << "| Variant (kernel) | Texels | Volume | Runs | Wall (s) min / median / max | Host volume "
        "alloc (s), beside the GPU | Waited for it (s) | Filter (s), overlapped | Backproject (s) "
-       "| Download (s) | Rest (s) | Upload (s, GB/s), overlapped | Every stage summed (s) | H2D "
+       "| Download not hidden (s) | Rest (s) | Upload (s, GB/s), overlapped | Every stage summed "
+       "(s) | H2D "
        "floor (s) | Fraction of H2D floor | GUPS end to end | GUPS backprojection in the "
        "pipeline | GUPS kernel only (table above) |\n"
     << "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";

@@ -5,6 +5,9 @@
 # one-against-two-GPU tables at 512^3 and 1024^3 with fdk.bp.fast. Results in $OUT:
 #   machine.txt  build.log  tests.log  bench-fdk-gpu.md  bench-fdk-gpu.json  bench-fdk-gpu.log
 # Usage on the GPU machine (nvidia-h100-x2 for the two-GPU rows): bench/run-multi-gpu-fdk.sh
+# PIPELINE_AB=1: the benchmark runs twice in the call, first with TOMOWB_FDK_PIPELINE=uniform (the
+# pipeline's ends as before: equal chunks, the slab downloaded after its last chunk, cuFFT plans
+# per run; bench-fdk-gpu-uniform.md), then as built.
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 cd "$(dirname "$0")/.."
@@ -38,6 +41,15 @@ grep -qE "FAILED" "$OUT/tests.log" && status=1
 grep -E "PASSED|FAILED" "$OUT/tests.log" | tail -n 12
 echo "tests done after ${SECONDS} s"
 
+if [[ "${PIPELINE_AB:-0}" == 1 ]]; then
+  ab_s=$(( (BUDGET_S - SECONDS - 10) / 2 ))
+  echo "== benchmark, TOMOWB_FDK_PIPELINE=uniform (limit ${ab_s} s)"
+  TOMOWB_FDK_PIPELINE=uniform timeout --signal=TERM --kill-after=10 "$ab_s" \
+    build-gpu/bench/tomowb-bench-fdk-gpu \
+    --sizes 512 1024 --variants fast --e2e-variants fast --phantom-sizes 1 --repeats 5 \
+    --no-cross-check --out "$OUT/bench-fdk-gpu-uniform.md" \
+    2> "$OUT/bench-fdk-gpu-uniform.log" | tail -n 20
+fi
 bench_s=$(( BUDGET_S - SECONDS - 5 ))
 echo "== benchmark (limit ${bench_s} s)"
 if (( bench_s > 30 )); then

@@ -63,6 +63,10 @@ struct FdkReport {
   double voxelUpdates = 0;
   double uploadSeconds = 0, uploadBytes = 0;  // host -> device (GPU runs)
   double downloadSeconds = 0, downloadBytes = 0;
+  // GPU runs: the part of the downloads nothing hid (a task's last chunk is backprojected in
+  // pieces of rows, each piece downloaded while the next one runs): from the end of a task's last
+  // backprojection to the end of its download, summed over tasks.
+  double downloadTailSeconds = 0;
   double totalSeconds = 0;  // the whole reconstructFdk call
   // GPU runs: the host volume's allocation (zero fill and pinning, on its own thread beside the
   // device work) and how long the device threads waited for it.

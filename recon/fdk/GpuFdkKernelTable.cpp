@@ -164,7 +164,11 @@ std::int64_t inputBytesPerPixel(GpuFdkInput input) {
 }  // namespace
 
 const std::vector<GpuFdkKernel>& gpuFdkKernels() {
-  static const std::vector<GpuFdkKernel> rows = builtinRows();
+  static const std::vector<GpuFdkKernel> rows = [] {
+    std::vector<GpuFdkKernel> built = builtinRows();
+    for (GpuFdkKernel& row : built) row.rowPieces = true;  // FdkKernels.cu honours yFirst/yCount
+    return built;
+  }();
   return rows;
 }
 

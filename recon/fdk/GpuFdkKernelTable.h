@@ -55,6 +55,10 @@ struct GpuFdkKernel {
   std::string runs;      // a variant that picks another row (fdk.bp.fast): that row; else empty
   std::string fallback;  // z-mirror rows: what runs when the geometry lacks the symmetry
   GpuFdkLaunchFn launch = nullptr;  // null for a variant that `runs` another, and without CUDA
+  // The kernel writes only the rows [yFirst, yFirst + yCount) of cuda::kernels::TaskShape (every
+  // built-in row does): the pipeline then backprojects a task's last chunk in pieces of rows and
+  // downloads each piece while the next one runs. False for a kernel that ignores them.
+  bool rowPieces = false;
 };
 
 // The built-in rows, in registration order.

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -22,6 +23,7 @@
 #include "recon/fdk/GpuFdkKernelTable.h"
 #include "recon/fdk/cuda/FdkBatch.h"
 #include "recon/fdk/cuda/FdkKernels.cuh"
+#include "recon/fdk/cuda/FftPlanPool.h"
 
 namespace tomowb::cuda::fdkgpu {
 
@@ -33,6 +35,17 @@ struct KernelSpec {
   int viewsPerLaunch = fdk::kGpuFdkDefaultViewsPerLaunch;  // tex-multi's K
   int zPerThread = 8;                                      // slab, soft-mirror
 };
+
+// TOMOWB_FDK_PIPELINE=uniform: the pipeline as it was before its ends overlapped (issue #22):
+// equal chunks, each task's slab downloaded after its last chunk, cuFFT plans made per run and
+// destroyed after it. For A/B runs of the benchmark on one machine.
+inline bool uniformPipeline() {
+  static const bool uniform = [] {
+    const char* text = std::getenv("TOMOWB_FDK_PIPELINE");  // NOLINT(concurrency-mt-unsafe)
+    return text != nullptr && std::string(text) == "uniform";
+  }();
+  return uniform;
+}
 
 // ---- small RAII helpers ----------------------------------------------------------------------
 
@@ -239,61 +252,81 @@ class RowFilter {
       : fftLength_(fftLength),
         fftStride_(fftStride),
         response_(response.size() * 4, "ramp response") {
+    TOMOWB_CUDA_CHECK(cudaGetDevice(&device_), "the current GPU");
     copyNow(response_.as<void>(), response.data(), response.size() * 4, cudaMemcpyHostToDevice,
             stream, "ramp response");
   }
   ~RowFilter() {
     for (auto& [rows, plans] : plans_) {
-      cufftDestroy(plans.first);
-      cufftDestroy(plans.second);
+      if (uniformPipeline())
+        destroyFftPlans(plans);
+      else
+        releaseFftPlans(keyFor(rows), plans);
     }
   }
   RowFilter(const RowFilter&) = delete;
   RowFilter& operator=(const RowFilter&) = delete;
 
-  // Makes the plans a filter of `rowCount` rows will use (cuFFT plans take milliseconds each).
-  void prepare(long long rowCount) {
-    if (rowCount >= kFftRows) (void)plansFor(kFftRows);
-    if (rowCount % kFftRows != 0) (void)plansFor(int(rowCount % kFftRows));
+  // Makes (or takes from the pool, FftPlanPool.h) the plans a filter of each of `rowCounts` rows
+  // will use, and their work area, before the clock runs.
+  void prepare(const std::vector<long long>& rowCounts) {
+    for (const long long rowCount : rowCounts) {
+      if (rowCount >= kFftRows) (void)plansFor(kFftRows);
+      if (rowCount % kFftRows != 0) (void)plansFor(int(rowCount % kFftRows));
+    }
   }
 
   void filter(float* rows, long long rowCount, cudaStream_t stream) {
     for (long long first = 0; first < rowCount; first += kFftRows) {
       const int n = int(std::min<long long>(kFftRows, rowCount - first));
-      const auto& [forward, inverse] = plansFor(n);
-      checkFft(cufftSetStream(forward, stream), "cufftSetStream", "ramp filter");
-      checkFft(cufftSetStream(inverse, stream), "cufftSetStream", "ramp filter");
+      const FftPlanPair& plans = plansFor(n);
+      checkFft(cufftSetStream(plans.forward, stream), "cufftSetStream", "ramp filter");
+      checkFft(cufftSetStream(plans.inverse, stream), "cufftSetStream", "ramp filter");
       float* data = rows + first * fftStride_;
-      checkFft(cufftExecR2C(forward, data, reinterpret_cast<cufftComplex*>(data)), "cufftExecR2C",
-               "ramp filter");
+      checkFft(cufftExecR2C(plans.forward, data, reinterpret_cast<cufftComplex*>(data)),
+               "cufftExecR2C", "ramp filter");
       kernels::launchApplyResponse(data, n, fftLength_, fftStride_, response_.as<float>(), stream);
-      checkFft(cufftExecC2R(inverse, reinterpret_cast<cufftComplex*>(data), data), "cufftExecC2R",
-               "ramp filter");
+      checkFft(cufftExecC2R(plans.inverse, reinterpret_cast<cufftComplex*>(data), data),
+               "cufftExecC2R", "ramp filter");
     }
   }
 
  private:
-  const std::pair<cufftHandle, cufftHandle>& plansFor(int n) {
+  FftPlanKey keyFor(int rows) const { return {device_, fftLength_, fftStride_, rows}; }
+
+  // The plans of `n` rows with this filter's work area (grown if they need more: the filter
+  // stream's earlier transforms use the old one, so a new area is only made before the first).
+  const FftPlanPair& plansFor(int n) {
     auto it = plans_.find(n);
     if (it != plans_.end()) return it->second;
-    int length[1] = {fftLength_};
-    int realEmbed[1] = {fftStride_};
-    int complexEmbed[1] = {fftStride_ / 2};
-    cufftHandle forward = 0, inverse = 0;
-    checkFft(cufftPlanMany(&forward, 1, length, realEmbed, 1, fftStride_, complexEmbed, 1,
-                           fftStride_ / 2, CUFFT_R2C, n),
-             "cufftPlanMany", "ramp filter plan");
-    if (cufftPlanMany(&inverse, 1, length, complexEmbed, 1, fftStride_ / 2, realEmbed, 1,
-                      fftStride_, CUFFT_C2R, n) != CUFFT_SUCCESS) {
-      cufftDestroy(forward);
-      throw CudaError("ramp filter plan: cufftPlanMany (C2R) failed (out of GPU memory?)");
+    FftPlanPair plans = acquireFftPlans(keyFor(n));
+    try {
+      if (plans.workBytes > workBytes_) {
+        work_ = DeviceMemory(plans.workBytes, "ramp filter work area");
+        workBytes_ = plans.workBytes;
+        for (auto& [rows, held] : plans_) setWorkArea(held);
+      }
+      setWorkArea(plans);
+      return plans_.emplace(n, plans).first->second;
+    } catch (...) {
+      releaseFftPlans(keyFor(n), plans);
+      throw;
     }
-    return plans_.emplace(n, std::make_pair(forward, inverse)).first->second;
+  }
+  void setWorkArea(const FftPlanPair& plans) {
+    if (workBytes_ == 0) return;
+    checkFft(cufftSetWorkArea(plans.forward, work_.as<void>()), "cufftSetWorkArea",
+             "ramp filter plan");
+    checkFft(cufftSetWorkArea(plans.inverse, work_.as<void>()), "cufftSetWorkArea",
+             "ramp filter plan");
   }
 
+  int device_ = 0;
   int fftLength_, fftStride_;
   DeviceMemory response_;
-  std::map<int, std::pair<cufftHandle, cufftHandle>> plans_;
+  DeviceMemory work_;
+  std::size_t workBytes_ = 0;
+  std::map<int, FftPlanPair> plans_;
 };
 
 // Seed 001's small pinned double buffer, for projections in pageable memory (a stack that was not

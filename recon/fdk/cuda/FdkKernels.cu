@@ -71,9 +71,9 @@ __device__ inline long long voxelIndex(const TaskShape& s, int x, int y, int z) 
 __global__ void naiveKernel(const float* projection, int rows, int cols, int pitch,
                             const ViewMatrix* matrix, float* volume, TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z = blockIdx.z;
-  if (x >= s.nx || y >= s.ny) return;
+  if (x >= s.nx || y >= yEnd(s)) return;
   const Projected p = project(matrix->m, float(x), float(y), float(z), s.cone);
   const long long i = voxelIndex(s, x, y, z);
   volume[i] += p.weight * sampleGlobal(projection, rows, cols, pitch, p.c, p.r);
@@ -81,9 +81,9 @@ __global__ void naiveKernel(const float* projection, int rows, int cols, int pit
 
 __global__ void textureKernel(cudaTextureObject_t texture, int view, float* volume, TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z = blockIdx.z;
-  if (x >= s.nx || y >= s.ny) return;
+  if (x >= s.nx || y >= yEnd(s)) return;
   const long long i = voxelIndex(s, x, y, z);
   const float old = volume[i];  // prefetch: the projection below hides the load's latency
   const Projected p = project(cMatrices + 12 * view, float(x), float(y), float(z), s.cone);
@@ -93,9 +93,9 @@ __global__ void textureKernel(cudaTextureObject_t texture, int view, float* volu
 __global__ void textureMultiKernel(cudaTextureObject_t layered, int matrixFirst, int layerFirst,
                                    int count, float* volume, TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z = blockIdx.z;
-  if (x >= s.nx || y >= s.ny) return;
+  if (x >= s.nx || y >= yEnd(s)) return;
   const long long i = voxelIndex(s, x, y, z);
   const float old = volume[i];
   float sum = 0.0f;
@@ -111,9 +111,9 @@ template <int Z>
 __global__ void slabKernel(cudaTextureObject_t layered, int layerFirst, int count, float* volume,
                            TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z0 = blockIdx.z * Z;
-  if (x >= s.nx || y >= s.ny) return;
+  if (x >= s.nx || y >= yEnd(s)) return;
   float acc[Z];
 #pragma unroll
   for (int j = 0; j < Z; ++j) acc[j] = 0.0f;
@@ -138,9 +138,9 @@ template <bool General>
 __global__ void layered16Kernel(cudaTextureObject_t layered, int layerFirst, int count,
                                 float* volume, TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z0 = blockIdx.z * kColumn;
-  if (x >= s.nx || y >= s.ny) return;
+  if (x >= s.nx || y >= yEnd(s)) return;
   const float fx = float(x), fy = float(y), fz = float(z0);
   float acc[kColumn];
 #pragma unroll
@@ -178,10 +178,10 @@ template <int Z>
 __global__ void mirrorHalf2Kernel(cudaTextureObject_t layered, int layerFirst, int count,
                                   float* volume, TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z0 = blockIdx.z * Z;
   const int lower = (s.nz + 1) / 2;
-  if (x >= s.nx || y >= s.ny) return;
+  if (x >= s.nx || y >= yEnd(s)) return;
   const float fx = float(x), fy = float(y), fz = float(z0);
   float acc[Z], mirrored[Z];
 #pragma unroll
@@ -215,9 +215,9 @@ template <bool General>
 __global__ void softKernel(const float* __restrict__ padded, int paddedRows, int paddedCols,
                            int count, float* volume, TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z0 = blockIdx.z * kColumn;
-  if (x >= s.nx || y >= s.ny) return;
+  if (x >= s.nx || y >= yEnd(s)) return;
   const float fx = float(x), fy = float(y), fz = float(z0);
   const long long viewPixels = static_cast<long long>(paddedRows) * paddedCols;
   const float rows = float(paddedRows - 3), cols = float(paddedCols - 3);
@@ -277,10 +277,10 @@ __global__ void softMirrorKernel(const uint4* __restrict__ grid, int gridRows, i
                                  int rows, int cols, int layerFirst, int count, float* volume,
                                  TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z0 = blockIdx.z * Z;
   const int lower = (s.nz + 1) / 2;
-  if (x >= s.nx || y >= s.ny) return;
+  if (x >= s.nx || y >= yEnd(s)) return;
   const float fx = float(x), fy = float(y), fz = float(z0);
   const long long viewElements = static_cast<long long>(gridRows) * gridCols;
   float acc[Z], mirrored[Z];
@@ -335,7 +335,7 @@ __global__ void softMirrorKernel(const uint4* __restrict__ grid, int gridRows, i
 }
 
 dim3 columnGrid(const TaskShape& s, int zPerThread) {
-  return dim3(unsigned(ceilDiv(s.nx, kBlockX)), unsigned(ceilDiv(s.ny, kBlockY)),
+  return dim3(unsigned(ceilDiv(s.nx, kBlockX)), unsigned(ceilDiv(yEnd(s) - s.yFirst, kBlockY)),
               unsigned(ceilDiv(s.nz, zPerThread)));
 }
 
@@ -413,7 +413,8 @@ void launchMirrorHalf2(cudaTextureObject_t layeredHalf2, int layerFirst, int cou
                        const TaskShape& shape, cudaStream_t stream) {
   const MirrorLaunch l = mirrorLaunch();
   const dim3 block(unsigned(l.bx), unsigned(l.by));
-  const dim3 grid(unsigned(ceilDiv(shape.nx, l.bx)), unsigned(ceilDiv(shape.ny, l.by)),
+  const dim3 grid(unsigned(ceilDiv(shape.nx, l.bx)),
+                  unsigned(ceilDiv(yEnd(shape) - shape.yFirst, l.by)),
                   unsigned(ceilDiv((shape.nz + 1) / 2, l.z)));
   if (l.z == 8)
     mirrorHalf2Kernel<8>
@@ -429,7 +430,8 @@ void launchMirrorHalf2(cudaTextureObject_t layeredHalf2, int layerFirst, int cou
 void launchSoftMirror(const void* grid, bool half, int rows, int cols, int layerFirst, int count,
                       int zPerThread, float* volume, const TaskShape& shape, cudaStream_t stream) {
   const int z = zPerThread <= 4 ? 4 : zPerThread <= 8 ? 8 : kColumn;
-  const dim3 g(unsigned(ceilDiv(shape.nx, kBlockX)), unsigned(ceilDiv(shape.ny, kBlockY)),
+  const dim3 g(unsigned(ceilDiv(shape.nx, kBlockX)),
+               unsigned(ceilDiv(yEnd(shape) - shape.yFirst, kBlockY)),
                unsigned(ceilDiv((shape.nz + 1) / 2, z)));
   const uint4* e = static_cast<const uint4*>(grid);
   const int gridRows = half ? rows + 2 : rows + 3, gridCols = cols + 2;

@@ -25,7 +25,15 @@ struct TaskShape {
   // The matrices' z column moves u or w (tilted detector or rotation axis): the kernels that
   // step v along a z-column then recompute u and 1/w per voxel.
   bool zMovesUW = false;
+  // The rows of the box a launch writes: [yFirst, yFirst + yCount), every row from yFirst on when
+  // yCount is 0 (a task's last chunk runs in pieces of rows so that each piece's download overlaps
+  // the next piece's backprojection).
+  int yFirst = 0, yCount = 0;
 };
+
+__host__ __device__ inline int yEnd(const TaskShape& s) {
+  return s.yCount > 0 ? s.yFirst + s.yCount : s.ny;
+}
 
 // Copies `count` matrices into constant memory (ordered on `stream`).
 void setViewMatrices(const ViewMatrix* host, int count, cudaStream_t stream);

@@ -20,6 +20,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -218,6 +219,7 @@ struct SharedProgress {
   std::int64_t doneChunks = 0, totalChunks = 0;
   std::exception_ptr error;
   double uploadSeconds = 0, uploadBytes = 0, downloadSeconds = 0, downloadBytes = 0;
+  double downloadTailSeconds = 0;
   double filterSeconds = 0, backprojectSeconds = 0, voxelUpdates = 0;
   double deviceSetupSeconds = 0, firstChunkSeconds = 0;  // the slowest device's
   // The slowest device's: its tasks' kernel inputs (texture arrays, staging) built, and the time
@@ -299,6 +301,31 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
 // Chunks the host enqueues beyond the last one it waited for.
 constexpr std::int64_t kChunksAhead = 2;
 
+// A task's chunks of views: the first ones small, doubling up to the plan's chunk, so that the
+// first backprojection starts after the upload and filtering of a few views rather than of a
+// whole chunk (which nothing hides: 64 views of 1248 x 960 are 0.3 GB, 6 ms at 55 GB/s). The
+// uploads then stay ahead, since one view uploads faster than it is filtered and backprojected.
+struct ViewChunk {
+  std::int64_t first = 0;
+  int views = 0;
+};
+std::vector<ViewChunk> chunkSchedule(std::int64_t views, int chunkViews) {
+  constexpr int kFirstChunkViews = 8;
+  std::vector<ViewChunk> chunks;
+  int n = uniformPipeline() ? chunkViews : std::min(chunkViews, kFirstChunkViews);
+  for (std::int64_t v0 = 0; v0 < views; v0 += n) {
+    if (!chunks.empty()) n = std::min(chunkViews, 2 * n);
+    n = int(std::min<std::int64_t>(n, views - v0));
+    chunks.push_back({v0, n});
+  }
+  return chunks;
+}
+
+// A task's last chunk is backprojected in this many pieces of rows (kernels that honour
+// TaskShape::yFirst/yCount), each downloaded while the next one runs: the download of a slab
+// (0.5 GB for 512^3, 10 ms) then mostly hides under the last backprojection.
+constexpr int kLastChunkPieces = 4;
+
 // Times the end of a device thread: from finished() (the last slab is home) until the object goes
 // (declared first in runDevice, it goes last, after every buffer).
 struct TeardownClock {
@@ -330,7 +357,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
   // the backprojection of the previous one ends.
   int leastPriority = 0, greatestPriority = 0;
   cudaDeviceGetStreamPriorityRange(&leastPriority, &greatestPriority);
-  Stream copy, compute, filterStream(greatestPriority);
+  Stream copy, compute, filterStream(greatestPriority), download;
   DeviceMemory volume(std::size_t(sliceFloats) * std::size_t(plan.taskSlices) * 4,
                       "the volume slab on the GPU");
   DeviceMemory raw[2] = {DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views"),
@@ -345,9 +372,19 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
   copyNow(columnWeights.as<void>(), setup.columnWeights.data(), setup.columnWeights.size() * 4,
           cudaMemcpyHostToDevice, compute, "column weights");
   RowFilter filter(setup.fftLength, setup.fftStride, setup.response, filterStream);
-  filter.prepare(static_cast<long long>(chunkViews) * rows);  // cuFFT plans before the clock runs
+  {  // cuFFT plans for every chunk of every task, before the clock runs
+    std::vector<long long> rowCounts;
+    const std::vector<ViewChunk> schedule = chunkSchedule(views, chunkViews);
+    std::set<int> bandRows;
+    for (const Task& task : setup.tasks) bandRows.insert(rowsOf(setup, task).bands.rows);
+    for (const int r : bandRows)
+      for (const ViewChunk& chunk : schedule)
+        rowCounts.push_back(static_cast<long long>(chunk.views) * r);
+    filter.prepare(rowCounts);
+  }
   Event rawFree[2], uploaded[2], filled[2], bpDone[2];
-  Event taskStart, taskEnd, downloadStart, downloadEnd;
+  Event taskStart, taskEnd, downloadStart, downloadEnd, lastBackprojection;
+  Event pieceDone[kLastChunkPieces];
   const float* host = setup.projections->data();
   // A stack in pageable memory goes through a small pinned double buffer (seed 001).
   std::unique_ptr<PinnedStaging> staging;
@@ -409,6 +446,24 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
                                           cudaMemcpyDeviceToHost, compute),
                           "downloading the volume");
     };
+    // Rows [y0, y1) of every slice of a z-slab task into the host volume, on `stream`.
+    const auto downloadRows = [&](std::int64_t y0, std::int64_t y1, cudaStream_t stream) {
+      float* dst = setup.volume->get().data();
+      const std::size_t nx = std::size_t(whole.nx), ny = std::size_t(whole.ny);
+      const std::size_t width = nx * std::size_t(y1 - y0) * 4, slice = nx * ny * 4;
+      const char* src = volume.as<char>() + nx * std::size_t(y0) * 4;
+      const auto part = [&](std::int64_t z0, std::int64_t slices, std::int64_t deviceSlice) {
+        if (slices <= 0) return;
+        TOMOWB_CUDA_CHECK(
+            cudaMemcpy2DAsync(
+                reinterpret_cast<char*>(dst) + (std::size_t(z0) * ny + std::size_t(y0)) * nx * 4,
+                slice, src + std::size_t(deviceSlice) * slice, slice, width, std::size_t(slices),
+                cudaMemcpyDeviceToHost, stream),
+            "downloading the volume");
+      };
+      part(box.z0, task.lower, 0);
+      part(task.upperZ0, task.slices - task.lower, task.lower);
+    };
     TOMOWB_CUDA_CHECK(cudaMemsetAsync(volume.as<void>(), 0, taskFloats * 4, compute),
                       "zeroing the slab");
     const auto inputsStarted = std::chrono::steady_clock::now();
@@ -418,12 +473,18 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     inputsSeconds += secondsSince(inputsStarted);
     std::vector<std::unique_ptr<ChunkTimes>> times;
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskStart, compute), "timing");
-    const std::int64_t chunks = (views + chunkViews - 1) / chunkViews;
+    const std::vector<ViewChunk> schedule = chunkSchedule(views, chunkViews);
+    const auto chunks = std::int64_t(schedule.size());
+    // The last chunk in pieces of rows, each downloaded on its own stream as it finishes.
+    const int pieces =
+        setup.kernel->rowPieces && !alongY && shape.ny >= 2 * kLastChunkPieces && !uniformPipeline()
+            ? kLastChunkPieces
+            : 1;
     for (std::int64_t c = 0; c < chunks; ++c) {
       context.throwIfCancelled();
       const int b = int(c % 2);
-      const std::int64_t v0 = c * chunkViews;
-      const int n = int(std::min<std::int64_t>(chunkViews, views - v0));
+      const std::int64_t v0 = schedule[std::size_t(c)].first;
+      const int n = schedule[std::size_t(c)].views;
       auto ct = std::make_unique<ChunkTimes>();
       ct->views = n;
       // Upload the task's rows of views [v0, v0 + n) once the buffer is free.
@@ -457,8 +518,22 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       // Backproject on the compute stream.
       TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(compute, filled[b], 0), "ordering");
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpStart, compute), "timing");
-      inputs[b].backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
-                            volume.as<float>(), shape, setup.spec, compute);
+      if (c + 1 < chunks || pieces == 1) {
+        inputs[b].backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
+                              volume.as<float>(), shape, setup.spec, compute);
+      } else {
+        for (int p = 0; p < pieces; ++p) {
+          TaskShape piece = shape;
+          piece.yFirst = int(std::int64_t(shape.ny) * p / pieces);
+          piece.yCount = int(std::int64_t(shape.ny) * (p + 1) / pieces) - piece.yFirst;
+          inputs[b].backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
+                                volume.as<float>(), piece, setup.spec, compute);
+          TOMOWB_CUDA_CHECK(cudaEventRecord(pieceDone[p], compute), "ordering");
+          TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(download, pieceDone[p], 0), "ordering");
+          if (p == 0) TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, download), "timing");
+          downloadRows(piece.yFirst, piece.yFirst + piece.yCount, download);
+        }
+      }
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
       TOMOWB_CUDA_CHECK(cudaEventRecord(bpDone[b], compute), "ordering");
       times.push_back(std::move(ct));
@@ -487,10 +562,16 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
                                double(shared.doneChunks) / double(shared.totalChunks));
       }
     }
-    // The task's slab back into the host volume.
-    TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, compute), "timing");
-    downloadSlab();
-    TOMOWB_CUDA_CHECK(cudaEventRecord(downloadEnd, compute), "timing");
+    // The task's slab back into the host volume (already on its way in pieces, or now).
+    TOMOWB_CUDA_CHECK(cudaEventRecord(lastBackprojection, compute), "timing");
+    if (pieces == 1) {
+      TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, compute), "timing");
+      downloadSlab();
+      TOMOWB_CUDA_CHECK(cudaEventRecord(downloadEnd, compute), "timing");
+    } else {
+      TOMOWB_CUDA_CHECK(cudaEventRecord(downloadEnd, download), "timing");
+      TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(compute, downloadEnd, 0), "ordering");
+    }
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskEnd, compute), "timing");
     TOMOWB_CUDA_CHECK(cudaEventSynchronize(taskEnd), "the GPU task");
     // Several slabs: each finished one is a preview (the others still zero).
@@ -542,8 +623,11 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       e.deviceMemoryBytes = inUse;
       context.publishTelemetry(e);
     }
+    // With pieces the copies ran from the first piece's end; the run waited only for what came
+    // after the last piece.
     const double down = elapsedSeconds(downloadStart, downloadEnd);
     shared.downloadSeconds += down;
+    shared.downloadTailSeconds += std::max(0.0, elapsedSeconds(lastBackprojection, downloadEnd));
     shared.downloadBytes += double(taskFloats) * 4.0;
     TelemetryEvent e{"fdk.download", setup.kernelName, down, 0.0, double(taskFloats) * 4.0};
     e.device = device;
@@ -715,7 +799,10 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     setup.tasks = tasksOf(setup.plan, shape);
     report.hostSetupSeconds = secondsSince(started);
     SharedProgress shared;
-    shared.totalChunks = std::int64_t(setup.tasks.size()) * setup.plan.chunks;
+    shared.totalChunks =
+        std::int64_t(setup.tasks.size()) *
+        std::int64_t(
+            chunkSchedule(setup.projections->viewCount(), int(setup.plan.chunkViews)).size());
     std::vector<std::thread> threads;
     for (int d : devices)
       threads.emplace_back([&, d] {
@@ -737,6 +824,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
           report.warnings.push_back("GPU out of memory with " + report.plan +
                                     "; retrying with less");
           usable = usable / 2;
+          fdkgpu::dropIdleFftPlans();
           Volume& partial = volume.get();
           std::fill(partial.data(), partial.data() + partial.voxelCount(), 0.0f);
           continue;
@@ -750,6 +838,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     report.uploadSeconds = shared.uploadSeconds;
     report.uploadBytes = shared.uploadBytes;
     report.downloadSeconds = shared.downloadSeconds;
+    report.downloadTailSeconds = shared.downloadTailSeconds;
     report.downloadBytes = shared.downloadBytes;
     report.filterSeconds = shared.filterSeconds;
     report.backprojectSeconds = shared.backprojectSeconds;
