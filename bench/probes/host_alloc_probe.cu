@@ -1,12 +1,16 @@
 // Probe (issue #22): where the time of a large pinned host volume goes on the GPU machine: the
 // page faults of the zero fill with T threads, and cudaHostRegister of the whole block or of
 // pieces from several threads at once. Build: nvcc -O2 -std=c++17 host_alloc_probe.cu
+// `host_alloc_probe contexts`: the same 4 GiB block faulted in by 16 threads (memset, or one write
+// per 2 MiB page) and registered (portable, or for the current context only) while one GPU has a
+// context, then again after every GPU has one: what a two-GPU run's host volume costs.
 #include <cuda_runtime.h>
 #include <sys/mman.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -14,7 +18,59 @@ static double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-int main() {
+namespace {
+double faultIn(char* p, size_t bytes, int threads, bool touchOnly) {
+  const double t0 = now();
+  std::vector<std::thread> w;
+  const size_t chunk = bytes / threads;
+  for (int i = 0; i < threads; ++i)
+    w.emplace_back([=] {
+      if (!touchOnly) {
+        std::memset(p + i * chunk, 0, chunk);
+        return;
+      }
+      for (size_t o = 0; o < chunk; o += size_t(2) << 20) p[i * chunk + o] = 0;
+    });
+  for (auto& t : w) t.join();
+  return now() - t0;
+}
+
+void contextsProbe() {
+  int devices = 0;
+  cudaGetDeviceCount(&devices);
+  const size_t bytes = size_t(4) << 30;
+  for (int contexts : {1, devices}) {
+    for (int d = 0; d < contexts; ++d) {
+      cudaSetDevice(d);
+      cudaFree(nullptr);
+    }
+    cudaSetDevice(0);
+    for (bool touchOnly : {false, true})
+      for (unsigned flags : {unsigned(cudaHostRegisterPortable), unsigned(cudaHostRegisterDefault)})
+        for (int r = 0; r < 3; ++r) {
+          char* p = static_cast<char*>(
+              mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+          madvise(p, bytes, MADV_HUGEPAGE);
+          const double fault = faultIn(p, bytes, 16, touchOnly);
+          const double t0 = now();
+          const bool ok = cudaHostRegister(p, bytes, flags) == cudaSuccess;
+          const double reg = now() - t0;
+          cudaHostUnregister(p);
+          munmap(p, bytes);
+          std::printf("contexts %d | %s 16 threads %.3f s | register %s %.3f s%s\n", contexts,
+                      touchOnly ? "touch/2MiB" : "memset    ", fault,
+                      flags == cudaHostRegisterPortable ? "portable" : "default ", reg,
+                      ok ? "" : " FAILED");
+        }
+  }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "contexts") {
+    contextsProbe();
+    return 0;
+  }
   cudaFree(nullptr);
   const size_t bytes = size_t(4) << 30;
   for (int threads : {1, 8, 16, 32}) {

@@ -3,7 +3,9 @@
 // types); compiled with the CUDA sources only.
 #pragma once
 
+#include <cstddef>
 #include <exception>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,5 +23,16 @@ int tunableInt(const std::map<std::string, std::string>& tunables, const std::st
 
 // Whether an error (CudaError from TOMOWB_CUDA_CHECK) reports device memory exhaustion.
 bool isOutOfMemory(const std::exception& e);
+
+// Runs `release` (which frees a finished run's device buffers) on a thread of its own with
+// `device` current, so that the run returns its result without waiting for cudaFree (3 ms for a
+// 512^3 FDK's 2.4 GB). Runs it here when no thread can be started. Releases must not throw.
+void releaseAfterRun(int device, std::function<void()> release);
+// Waits until every release posted so far has run. Whatever reads the free memory of a GPU to plan
+// a run calls it first (freeDeviceMemory), so that the plan sees what the last run freed.
+void waitForReleasedRuns();
+// The current device's free and total memory (cudaMemGetInfo) after waitForReleasedRuns; throws
+// CudaError when CUDA cannot say.
+void freeDeviceMemory(std::size_t& freeBytes, std::size_t& totalBytes);
 
 }  // namespace tomowb::cuda

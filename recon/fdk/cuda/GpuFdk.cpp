@@ -301,22 +301,43 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
 // Chunks the host enqueues beyond the last one it waited for.
 constexpr std::int64_t kChunksAhead = 2;
 
-// A task's chunks of views: the first ones small, doubling up to the plan's chunk, so that the
-// first backprojection starts after the upload and filtering of a few views rather than of a
-// whole chunk (which nothing hides: 64 views of 1248 x 960 are 0.3 GB, 6 ms at 55 GB/s). The
-// uploads then stay ahead, since one view uploads faster than it is filtered and backprojected.
+// A task's chunks of views: the first ones small, doubling up to the plan's chunk, and the last
+// ones halving again (8, 16, 32, 64, ..., 64, 32, 16, 8 for chunks of 64). The upload of the
+// projections is the pipeline's floor (2.4 GB of 496 views of 1248 x 960 take 44 ms at 55 GB/s),
+// and what comes before the first upload ends or after the last one is not hidden: a first chunk
+// of 64 views (6 ms to upload, 4 ms to filter) before the first backprojection, and a last one's
+// filtering and backprojection (10 ms) before the download. With 8 views each is about 1 ms.
 struct ViewChunk {
   std::int64_t first = 0;
   int views = 0;
 };
 std::vector<ViewChunk> chunkSchedule(std::int64_t views, int chunkViews) {
-  constexpr int kFirstChunkViews = 8;
+  constexpr int kSmallestChunkViews = 8;
+  std::vector<int> ramp;  // 8, 16, 32 below a chunk of 64
+  std::int64_t rampViews = 0;
+  if (!uniformPipeline())
+    for (int n = kSmallestChunkViews; n < chunkViews; n *= 2) {
+      ramp.push_back(n);
+      rampViews += n;
+    }
+  std::vector<int> sizes(ramp);
+  std::int64_t left = views - rampViews;
+  const bool rampDown = left >= rampViews + chunkViews;  // else the ramp up only
+  if (rampDown) left -= rampViews;
+  if (left > 0 && left % chunkViews != 0 && rampDown) {  // the odd chunk in the middle
+    sizes.push_back(int(left % chunkViews));
+    left -= left % chunkViews;
+  }
+  for (; left > 0; left -= chunkViews)
+    sizes.push_back(int(std::min<std::int64_t>(chunkViews, left)));
+  if (rampDown) sizes.insert(sizes.end(), ramp.rbegin(), ramp.rend());
   std::vector<ViewChunk> chunks;
-  int n = uniformPipeline() ? chunkViews : std::min(chunkViews, kFirstChunkViews);
-  for (std::int64_t v0 = 0; v0 < views; v0 += n) {
-    if (!chunks.empty()) n = std::min(chunkViews, 2 * n);
-    n = int(std::min<std::int64_t>(n, views - v0));
-    chunks.push_back({v0, n});
+  std::int64_t v0 = 0;
+  for (const int n : sizes) {
+    const int take = int(std::min<std::int64_t>(n, views - v0));
+    if (take <= 0) break;
+    chunks.push_back({v0, take});
+    v0 += take;
   }
   return chunks;
 }
@@ -339,6 +360,14 @@ struct TeardownClock {
   }
 };
 
+// A device thread's large buffers: freed on the release thread after the run (releaseAfterRun,
+// recon/device/GpuRunSupport.h), since freeing 2.4 GB takes 3 ms the caller need not wait for.
+struct DeviceRunBuffers {
+  DeviceMemory volume, raw[2], fft;
+  std::unique_ptr<RowFilter> filter;
+  std::unique_ptr<KernelInput> inputs[2];
+};
+
 // One device thread: buffers sized by the plan, tasks taken from the shared queue. Three streams
 // overlap the stages of successive chunks: `copy` uploads chunk c + 1 while `filter` weights,
 // ramp-filters and converts it and `compute` backprojects chunk c.
@@ -358,11 +387,16 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
   int leastPriority = 0, greatestPriority = 0;
   cudaDeviceGetStreamPriorityRange(&leastPriority, &greatestPriority);
   Stream copy, compute, filterStream(greatestPriority), download;
-  DeviceMemory volume(std::size_t(sliceFloats) * std::size_t(plan.taskSlices) * 4,
-                      "the volume slab on the GPU");
-  DeviceMemory raw[2] = {DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views"),
-                         DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views")};
-  DeviceMemory fft(std::size_t(chunkViews) * rows * setup.fftStride * 4, "filter rows");
+  // The large buffers, freed after the run has returned (releaseAfterRun) unless it fails.
+  auto buffers = std::make_shared<DeviceRunBuffers>();
+  DeviceMemory& volume = buffers->volume;
+  DeviceMemory(&raw)[2] = buffers->raw;
+  DeviceMemory& fft = buffers->fft;
+  volume = DeviceMemory(std::size_t(sliceFloats) * std::size_t(plan.taskSlices) * 4,
+                        "the volume slab on the GPU");
+  for (DeviceMemory& r : raw)
+    r = DeviceMemory(std::size_t(chunkViews) * rows * cols * 4, "raw views");
+  fft = DeviceMemory(std::size_t(chunkViews) * rows * setup.fftStride * 4, "filter rows");
   DeviceMemory weights(setup.viewWeights.size() * sizeof(kernels::ViewWeights), "view weights");
   DeviceMemory columnWeights(setup.columnWeights.size() * 4, "column weights");
   DeviceMemory matrices(std::size_t(views) * sizeof(ViewMatrix), "view matrices");
@@ -371,7 +405,9 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
           "view weights");
   copyNow(columnWeights.as<void>(), setup.columnWeights.data(), setup.columnWeights.size() * 4,
           cudaMemcpyHostToDevice, compute, "column weights");
-  RowFilter filter(setup.fftLength, setup.fftStride, setup.response, filterStream);
+  buffers->filter =
+      std::make_unique<RowFilter>(setup.fftLength, setup.fftStride, setup.response, filterStream);
+  RowFilter& filter = *buffers->filter;
   {  // cuFFT plans for every chunk of every task, before the clock runs
     std::vector<long long> rowCounts;
     const std::vector<ViewChunk> schedule = chunkSchedule(views, chunkViews);
@@ -467,9 +503,11 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     TOMOWB_CUDA_CHECK(cudaMemsetAsync(volume.as<void>(), 0, taskFloats * 4, compute),
                       "zeroing the slab");
     const auto inputsStarted = std::chrono::steady_clock::now();
-    KernelInput inputs[2] = {
-        KernelInput(*setup.kernel, chunkViews, taskRows.inputRows, int(fcols)),
-        KernelInput(*setup.kernel, chunkViews, taskRows.inputRows, int(fcols))};
+    std::unique_ptr<KernelInput>(&inputs)[2] = buffers->inputs;
+    for (std::unique_ptr<KernelInput>& input : inputs) input.reset();  // the last task's first
+    for (std::unique_ptr<KernelInput>& input : inputs)
+      input =
+          std::make_unique<KernelInput>(*setup.kernel, chunkViews, taskRows.inputRows, int(fcols));
     inputsSeconds += secondsSince(inputsStarted);
     std::vector<std::unique_ptr<ChunkTimes>> times;
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskStart, compute), "timing");
@@ -512,22 +550,22 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       TOMOWB_CUDA_CHECK(cudaGetLastError(), "ramp filter");
       // The input of chunk c - 2 must have been backprojected.
       if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(filterStream, bpDone[b], 0), "ordering");
-      inputs[b].fill(fft.as<float>(), n, setup.fftStride, filterStream, taskRows.mirrorRows);
+      inputs[b]->fill(fft.as<float>(), n, setup.fftStride, filterStream, taskRows.mirrorRows);
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterEnd, filterStream), "timing");
       TOMOWB_CUDA_CHECK(cudaEventRecord(filled[b], filterStream), "ordering");
       // Backproject on the compute stream.
       TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(compute, filled[b], 0), "ordering");
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpStart, compute), "timing");
       if (c + 1 < chunks || pieces == 1) {
-        inputs[b].backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
-                              volume.as<float>(), shape, setup.spec, compute);
+        inputs[b]->backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
+                               volume.as<float>(), shape, setup.spec, compute);
       } else {
         for (int p = 0; p < pieces; ++p) {
           TaskShape piece = shape;
           piece.yFirst = int(std::int64_t(shape.ny) * p / pieces);
           piece.yCount = int(std::int64_t(shape.ny) * (p + 1) / pieces) - piece.yFirst;
-          inputs[b].backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
-                                volume.as<float>(), piece, setup.spec, compute);
+          inputs[b]->backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
+                                 volume.as<float>(), piece, setup.spec, compute);
           TOMOWB_CUDA_CHECK(cudaEventRecord(pieceDone[p], compute), "ordering");
           TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(download, pieceDone[p], 0), "ordering");
           if (p == 0) TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, download), "timing");
@@ -634,6 +672,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     e.deviceMemoryBytes = inUse;
     context.publishTelemetry(e);
   }
+  // Every copy and kernel has finished (taskEnd): the buffers may go after the run returns.
+  releaseAfterRun(device, [held = std::move(buffers)]() mutable { held.reset(); });
 }
 
 // The row that runs `kernel` on this geometry: a variant that runs another row runs it, and a
@@ -766,7 +806,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   for (int d : devices) {
     std::size_t freeBytes = 0, totalBytes = 0;
     TOMOWB_CUDA_CHECK(cudaSetDevice(d), "selecting the GPU");
-    TOMOWB_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes), "reading free GPU memory");
+    cuda::freeDeviceMemory(freeBytes, totalBytes);
     usable = std::min<std::uint64_t>(usable, freeBytes);
   }
   if (params.gpu.memoryLimitBytes) usable = std::min(usable, params.gpu.memoryLimitBytes);

@@ -72,7 +72,7 @@ GpuEventDeposition::GpuEventDeposition(const ScannerModel& scanner, const Volume
   m.cells = std::size_t(grid.shape.voxelCount()) * std::size_t(views.count());
   const std::uint64_t needed = std::uint64_t(events.size()) * sizeof(ListModeEvent) + m.cells * 8;
   std::size_t freeBytes = 0, total = 0;
-  TOMOWB_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total), "GPU memory");
+  cuda::freeDeviceMemory(freeBytes, total);
   const std::uint64_t usable =
       gpu.memoryLimitBytes ? std::min<std::uint64_t>(freeBytes, gpu.memoryLimitBytes) : freeBytes;
   if (needed + (std::uint64_t{256} << 20) > usable)

@@ -193,7 +193,7 @@ DeviceMemory uploadVector(const std::vector<T>& v, cudaStream_t stream, const ch
 std::uint64_t usableBytes(int device, std::uint64_t limit) {
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
   std::size_t freeBytes = 0, total = 0;
-  TOMOWB_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total), "GPU memory");
+  cuda::freeDeviceMemory(freeBytes, total);
   const std::uint64_t usable = freeBytes > (std::size_t{256} << 20) ? freeBytes - (256u << 20) : 0;
   return limit ? std::min<std::uint64_t>(usable, limit) : usable;
 }

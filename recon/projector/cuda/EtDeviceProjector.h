@@ -781,7 +781,7 @@ inline std::uint64_t usableBytes(const std::vector<int>& devices, std::uint64_t 
   for (int d : devices) {
     std::size_t freeBytes = 0, totalBytes = 0;
     TOMOWB_CUDA_CHECK(cudaSetDevice(d), "selecting the GPU");
-    TOMOWB_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes), "reading free GPU memory");
+    cuda::freeDeviceMemory(freeBytes, totalBytes);
     usable = std::min<std::uint64_t>(usable, freeBytes > kReserve ? freeBytes - kReserve : 0);
   }
   if (limit) usable = std::min(usable, limit);

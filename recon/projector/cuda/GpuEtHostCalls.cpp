@@ -38,7 +38,7 @@ std::int64_t hostCallSlabSlices(const EtProblem& p, const ForwardSpec& fp, const
                                 int device, bool partial) {
   std::size_t freeBytes = 0, totalBytes = 0;
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
-  TOMOWB_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes), "reading free GPU memory");
+  cuda::freeDeviceMemory(freeBytes, totalBytes);
   const std::uint64_t usable = std::uint64_t(double(freeBytes) * 0.8);
   std::int64_t cap = p.axis.sliceCount;
   if (forwardUsesTexture(fp)) cap = std::min(cap, kMaxLayers * et::texelSlices(fp.texel));
