@@ -16,6 +16,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -301,43 +303,38 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
 // Chunks the host enqueues beyond the last one it waited for.
 constexpr std::int64_t kChunksAhead = 2;
 
-// A task's chunks of views: the first ones small, doubling up to the plan's chunk, and the last
-// ones halving again (8, 16, 32, 64, ..., 64, 32, 16, 8 for chunks of 64). The upload of the
-// projections is the pipeline's floor (2.4 GB of 496 views of 1248 x 960 take 44 ms at 55 GB/s),
-// and what comes before the first upload ends or after the last one is not hidden: a first chunk
-// of 64 views (6 ms to upload, 4 ms to filter) before the first backprojection, and a last one's
-// filtering and backprojection (10 ms) before the download. With 8 views each is about 1 ms.
+// A task's chunks of views: the first ones small, doubling up to the plan's chunk, then the odd
+// chunk, then full ones (8, 16, 32, 56, 64, ..., 64 for 496 views in chunks of 64). The upload
+// of the projections is the pipeline's floor (496 views of 1248 x 960: 2.4 GB, 44 ms at 55 GB/s)
+// and a first chunk of 64 views (6 ms to upload, 4 ms to filter) held back the first
+// backprojection; with 8 views that is about 1 ms. The last chunk stays a full one: its
+// backprojection, in pieces of rows, hides the slab's download (kLastChunkPieces). Tried and
+// worse: halving again at the end (..., 32, 16, 8), which leaves the download nothing to hide
+// under (1024^3 on one H100: 0.43 s against 0.38 s; bench/results/2026-11-27m-fdk-pipeline-ends-
+// h100x2.md).
 struct ViewChunk {
   std::int64_t first = 0;
   int views = 0;
 };
 std::vector<ViewChunk> chunkSchedule(std::int64_t views, int chunkViews) {
   constexpr int kSmallestChunkViews = 8;
-  std::vector<int> ramp;  // 8, 16, 32 below a chunk of 64
-  std::int64_t rampViews = 0;
+  std::vector<int> sizes;
+  std::int64_t left = views;
   if (!uniformPipeline())
-    for (int n = kSmallestChunkViews; n < chunkViews; n *= 2) {
-      ramp.push_back(n);
-      rampViews += n;
+    for (int n = kSmallestChunkViews; n < chunkViews && left > 0; n *= 2) {
+      sizes.push_back(int(std::min<std::int64_t>(n, left)));
+      left -= sizes.back();
     }
-  std::vector<int> sizes(ramp);
-  std::int64_t left = views - rampViews;
-  const bool rampDown = left >= rampViews + chunkViews;  // else the ramp up only
-  if (rampDown) left -= rampViews;
-  if (left > 0 && left % chunkViews != 0 && rampDown) {  // the odd chunk in the middle
+  if (left % chunkViews != 0) {  // the odd chunk before the full ones
     sizes.push_back(int(left % chunkViews));
     left -= left % chunkViews;
   }
-  for (; left > 0; left -= chunkViews)
-    sizes.push_back(int(std::min<std::int64_t>(chunkViews, left)));
-  if (rampDown) sizes.insert(sizes.end(), ramp.rbegin(), ramp.rend());
+  for (; left > 0; left -= chunkViews) sizes.push_back(chunkViews);
   std::vector<ViewChunk> chunks;
   std::int64_t v0 = 0;
   for (const int n : sizes) {
-    const int take = int(std::min<std::int64_t>(n, views - v0));
-    if (take <= 0) break;
-    chunks.push_back({v0, take});
-    v0 += take;
+    chunks.push_back({v0, n});
+    v0 += n;
   }
   return chunks;
 }
@@ -367,6 +364,16 @@ struct DeviceRunBuffers {
   std::unique_ptr<RowFilter> filter;
   std::unique_ptr<KernelInput> inputs[2];
 };
+
+// TOMOWB_FDK_TIMELINE=1: every task prints its chunks' stage spans to stderr (from the CUDA
+// events the telemetry reads), to see where a pipeline waits.
+bool timelineWanted() {
+  static const bool wanted = [] {
+    const char* text = std::getenv("TOMOWB_FDK_TIMELINE");  // NOLINT(concurrency-mt-unsafe)
+    return text != nullptr && std::string(text) == "1";
+  }();
+  return wanted;
+}
 
 // One device thread: buffers sized by the plan, tasks taken from the shared queue. Three streams
 // overlap the stages of successive chunks: `copy` uploads chunk c + 1 while `filter` weights,
@@ -635,6 +642,25 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       shared.firstChunkSeconds = std::max(
           shared.firstChunkSeconds, elapsedSeconds(times[0]->uploadStart, times[0]->filterEnd));
       firstChunk = false;
+    }
+    if (timelineWanted()) {  // TOMOWB_FDK_TIMELINE=1: each stage's span, ms from the task's start
+      std::string line =
+          "[fdk timeline] GPU " + std::to_string(device) + " task " + std::to_string(t) + ":";
+      const auto at = [&](const Event& e) { return 1e3 * elapsedSeconds(taskStart, e); };
+      for (std::size_t c = 0; c < times.size(); ++c) {
+        const ChunkTimes& ct = *times[c];
+        char text[160];
+        std::snprintf(
+            text, sizeof text,
+            "\n  chunk %2zu (%3lld views): up %6.2f-%6.2f filt %6.2f-%6.2f bp %6.2f-%6.2f", c,
+            static_cast<long long>(ct.views), at(ct.uploadStart), at(ct.uploadEnd),
+            at(ct.filterStart), at(ct.filterEnd), at(ct.bpStart), at(ct.bpEnd));
+        line += text;
+      }
+      char text[96];
+      std::snprintf(text, sizeof text, "\n  download %6.2f-%6.2f, task end %6.2f",
+                    at(downloadStart), at(downloadEnd), at(taskEnd));
+      std::fprintf(stderr, "%s%s\n", line.c_str(), text);
     }
     for (std::size_t c = 0; c < times.size(); ++c) {
       const ChunkTimes& ct = *times[c];

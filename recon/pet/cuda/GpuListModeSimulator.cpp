@@ -84,18 +84,27 @@ Kept keptOf(std::int64_t trues, const RandomsCount& r, std::int64_t decays, std:
   return k;
 }
 
+// Checks that GPU `device` exists and makes it the calling thread's current device.
+int selectDevice(int device) {
+  const std::vector<cuda::GpuDevice> devices = cuda::listGpuDevices();
+  if (device < 0 || device >= int(devices.size()))
+    throw ParameterError("device", "GPU " + std::to_string(device) + " does not exist (" +
+                                       std::to_string(devices.size()) + " found)");
+  TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
+  return device;
+}
+
 class GpuRun {
  public:
   GpuRun(const SimulationSetup& setup, const ListModeSimulationParams& params,
          const GpuListModeOptions& options, GpuListModeTimings& timings)
-      : setup_(setup), params_(params), options_(options), timings_(timings) {
-    const std::vector<cuda::GpuDevice> devices = cuda::listGpuDevices();
-    if (options.device < 0 || options.device >= int(devices.size()))
-      throw ParameterError("device", "GPU " + std::to_string(options.device) + " does not exist (" +
-                                         std::to_string(devices.size()) + " found)");
-    TOMOWB_CUDA_CHECK(cudaSetDevice(options.device), "selecting the GPU");
+      : setup_(setup),
+        params_(params),
+        options_(options),
+        timings_(timings),
+        device_(selectDevice(options.device)) {
     cudaDeviceProp properties{};
-    TOMOWB_CUDA_CHECK(cudaGetDeviceProperties(&properties, options.device), "GPU properties");
+    TOMOWB_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_), "GPU properties");
     timings_.device = properties.name;
     blocks_ = properties.multiProcessorCount * options.blocksPerSm;
     emission_ = upload(emissionEntries(setup.emission), stream_, "list-mode emission table");
@@ -212,6 +221,10 @@ class GpuRun {
   const GpuListModeOptions& options_;
   GpuListModeTimings& timings_;
   int blocks_ = 1;
+  // Selected before the stream, events and buffers are made: they belong to the current device
+  // (a thread left on another GPU by an earlier run made the stream there, and the first
+  // cudaMemsetAsync on it failed with "invalid argument" on a two-GPU machine).
+  int device_;
   cuda::Stream stream_;
   cuda::Event start_, stop_;
   DeviceMemory emission_, mu_, trues_, randoms_, count_;
