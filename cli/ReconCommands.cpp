@@ -379,6 +379,19 @@ class CatalogReconCommand : public Command {
     return e.gpuSummary.empty() ? std::string() : "per slab on the GPU: " + e.gpuSummary;
   }
 
+  // The GPU memory a slab streamed through the GPU projectors may take: the first GPU's free
+  // memory less 256 MiB for the runtime (as the pairs keep), within --gpu-mem-limit.
+  static std::uint64_t streamedSlabGpuBytes(const GpuRunOptions& gpu) {
+    constexpr std::uint64_t kReserve = std::uint64_t{256} << 20;
+    const std::vector<cuda::GpuDevice> gpus = cuda::listGpuDevices();
+    const int first = gpu.devices.empty() ? 0 : gpu.devices.front();
+    if (first < 0 || first >= static_cast<int>(gpus.size())) return 0;  // the pair will say
+    const std::uint64_t free = gpus[static_cast<std::size_t>(first)].freeMemoryBytes;
+    std::uint64_t usable = free > kReserve ? free - kReserve : 1;
+    if (gpu.memoryLimitBytes > 0) usable = std::min(usable, gpu.memoryLimitBytes);
+    return usable;
+  }
+
   static void printPlan(const scale::SlabPlan& plan, const scale::SlabRunOptions& o) {
     std::string ranksText;
     if (o.communicator != nullptr)
@@ -479,6 +492,9 @@ class CatalogReconCommand : public Command {
                                        iterativeParams, o.output, volumeOnDisk_);
       if (o.volumeFolder.empty() || ranks > 1 || o.plan.slabSlices > 0)
         o.plan.slabSlices = perRank.slabSlices;
+      // Out of core on a GPU, a slab at a time goes through the GPU projectors: it must fit there.
+      if (!o.volumeFolder.empty() && VariantOptions::onGpu(descriptor_, parameters))
+        o.plan.deviceMemoryBytes = streamedSlabGpuBytes(iterativeParams.gpu);
     } else if (volumeOnDisk_) {
       throw ParameterError("--volume-on-disk",
                            "this run's slabs are independent (an aligned single-axis tilt "

@@ -32,19 +32,21 @@ constexpr std::size_t kHeaderBytes = 64;
 // and the registration then handle 512 times fewer pages (4 GiB: zero fill 0.17 -> 0.10 s,
 // cudaHostRegister 0.15 -> 0.08 s, free 0.13 -> 0.01 s on the H100 machine, 2026-11-23).
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-// Threads for the zero fill of a large block: page faults, not bandwidth, limit one thread (4 GiB
-// on the two-H100 machine's 32 cores, 2026-11-27: 1 thread 1.0 s, 8 0.18 s, 16 0.12 s, 32
-// 0.08 s; bench/probes/host_alloc_probe.cu).
+// Threads for the first touch of a large block: page faults, not bandwidth, limit one thread
+// (a memset of 4 GiB on the two-H100 machine's 32 cores, 2026-11-27: 1 thread 1.0 s, 8 0.18 s,
+// 16 0.12 s, 32 0.08 s; bench/probes/host_alloc_probe.cu).
 constexpr unsigned kMaxZeroThreads = 64;
 constexpr std::size_t kMinBytesPerZeroThread = std::size_t{8} << 20;
 constexpr std::uint32_t kMagic = 0x746f6d6fu;  // "tomo"
 
-enum class BlockKind : std::uint32_t { Ordinary = 1, Pinned = 2, FileMapped = 3 };
+// Ordinary: a small block from std::aligned_alloc. Mapped: a large block, an anonymous mapping
+// of its own (MappedPinned: registered with CUDA). FileMapped: a mapping of an unlinked file.
+enum class BlockKind : std::uint32_t { Ordinary = 1, FileMapped = 3, Mapped = 4, MappedPinned = 5 };
 
 struct BlockHeader {
   std::uint32_t magic;
   BlockKind kind;
-  std::uint64_t mappedBytes;  // FileMapped: the mapping's length, from the header on
+  std::uint64_t mappedBytes;  // FileMapped, Mapped*: the mapping's length, from the header on
 };
 static_assert(sizeof(BlockHeader) <= kHeaderBytes);
 
@@ -52,22 +54,45 @@ std::size_t roundUp(std::size_t bytes, std::size_t multiple) {
   return (bytes + multiple - 1) / multiple * multiple;
 }
 
-// Zeroes in parallel; if a thread cannot be started, the calling thread does the rest.
-void zeroFill(std::byte* block, std::size_t bytes) noexcept {
+// Faults in every page of a fresh anonymous mapping (which the kernel hands out zeroed) with one
+// write per 4 KiB page, in parallel: half the time of a memset, which writes every byte again
+// (4 GiB on the two-H100 machine with 16 threads: 0.09 to 0.10 s against 0.11 to 0.16 s,
+// bench/probes/host_alloc_probe.cu contexts, 2026-11-27). If a thread cannot be started, the
+// calling thread does the rest.
+void touchPages(std::byte* block, std::size_t bytes) noexcept {
+  constexpr std::size_t kPage = 4096;
+  const auto touch = [](std::byte* from, std::size_t n) {
+    for (std::size_t o = 0; o < n; o += kPage) from[o] = std::byte{0};
+  };
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t threads = std::clamp<std::size_t>(bytes / kMinBytesPerZeroThread, 1,
                                                       std::min(hardware, kMaxZeroThreads));
-  const std::size_t chunk = roundUp((bytes + threads - 1) / threads, 4096);
+  const std::size_t chunk = roundUp((bytes + threads - 1) / threads, kPage);
   std::vector<std::thread> workers;
   std::size_t offset = 0;
   try {
     workers.reserve(threads);
     for (; offset + chunk < bytes; offset += chunk)
-      workers.emplace_back([=] { std::memset(block + offset, 0, chunk); });
+      workers.emplace_back([=] { touch(block + offset, chunk); });
   } catch (...) {  // std::system_error or std::bad_alloc: fewer threads, same result
   }
-  std::memset(block + offset, 0, bytes - offset);
+  touch(block + offset, bytes - offset);
   for (std::thread& worker : workers) worker.join();
+}
+
+// A fresh anonymous mapping of `total` bytes starting on a 2 MiB boundary (so that transparent huge
+// pages can back all of it), or null.
+std::byte* mapAligned(std::size_t total) noexcept {
+  const std::size_t padded = total + kHugePageBytes;
+  void* raw = ::mmap(nullptr, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  auto* start = static_cast<std::byte*>(raw);
+  const auto address = reinterpret_cast<std::uintptr_t>(start);
+  std::byte* aligned = start + (roundUp(address, kHugePageBytes) - address);
+  if (aligned > start) ::munmap(start, std::size_t(aligned - start));
+  const std::size_t tail = std::size_t(start + padded - (aligned + total));
+  if (tail > 0) ::munmap(aligned + total, tail);
+  return aligned;
 }
 
 void* withHeader(void* base, BlockKind kind) noexcept {
@@ -139,21 +164,27 @@ void* allocateHostBuffer(std::size_t bytes) {
   if (bytes > static_cast<std::size_t>(-1) - kHeaderBytes - kHugePageBytes) throw std::bad_alloc();
   const bool large = bytes >= kPinnedHostBufferMinBytes;
   if (hostBufferGoesToFile(bytes)) return allocateFileBacked(bytes, *fileBackedFolder);
-  const std::size_t alignment = large ? kHugePageBytes : kHeaderBytes;
-  const std::size_t total = roundUp(bytes + kHeaderBytes, alignment);
-  auto* base = static_cast<std::byte*>(std::aligned_alloc(alignment, total));
-  if (base == nullptr) throw std::bad_alloc();
   if (!large) {
+    const std::size_t total = roundUp(bytes + kHeaderBytes, kHeaderBytes);
+    auto* base = static_cast<std::byte*>(std::aligned_alloc(kHeaderBytes, total));
+    if (base == nullptr) throw std::bad_alloc();
     std::memset(base, 0, total);
     return withHeader(base, BlockKind::Ordinary);
   }
+  // A large block is a mapping of its own: its pages come zeroed from the kernel (a block from
+  // the heap may hold an old block's values and would need a full memset).
+  const std::size_t total = roundUp(bytes + kHeaderBytes, kHugePageBytes);
+  std::byte* base = mapAligned(total);
+  if (base == nullptr) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
   madvise(base, total, MADV_HUGEPAGE);  // a hint: without huge pages it works, only slower
 #endif
-  // Touch every page before pinning: the registration would fault them in one thread.
-  zeroFill(base, total);
-  return withHeader(base,
-                    detail::pinHostRange(base, total) ? BlockKind::Pinned : BlockKind::Ordinary);
+  // Fault every page in before pinning: the registration would fault them in one thread.
+  touchPages(base, total);
+  void* block = withHeader(
+      base, detail::pinHostRange(base, total) ? BlockKind::MappedPinned : BlockKind::Mapped);
+  headerOf(block)->mappedBytes = total;
+  return block;
 }
 
 namespace {
@@ -163,7 +194,11 @@ void release(BlockHeader* header) noexcept {
     ::munmap(header, header->mappedBytes);  // and the file with it
     return;
   }
-  if (header->kind == BlockKind::Pinned) detail::unpinHostRange(header);
+  if (header->kind == BlockKind::MappedPinned) detail::unpinHostRange(header);
+  if (header->kind == BlockKind::Mapped || header->kind == BlockKind::MappedPinned) {
+    ::munmap(header, header->mappedBytes);
+    return;
+  }
   std::free(header);  // NOLINT(cppcoreguidelines-no-malloc): pairs with std::aligned_alloc
 }
 
@@ -262,7 +297,7 @@ bool isFileBackedHostBuffer(const void* buffer) noexcept {
 bool isPinnedHostBuffer(const void* buffer) noexcept {
   if (buffer == nullptr) return false;
   const BlockHeader* header = headerOf(buffer);
-  return header->magic == kMagic && header->kind == BlockKind::Pinned;
+  return header->magic == kMagic && header->kind == BlockKind::MappedPinned;
 }
 
 }  // namespace tomowb

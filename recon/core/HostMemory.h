@@ -5,11 +5,14 @@
 // these buffers. How (measured on that machine, 2026-11-23, 4 GiB): cudaHostAlloc takes 1.3 s and
 // cudaFreeHost 0.35 s, plus 0.34 s for a single-threaded zero fill; a 2 MiB-aligned block with
 // transparent huge pages, zeroed by several threads (0.10 s) and then registered with
-// cudaHostRegister (0.08 s), copies just as fast and frees in 0.08 s. HostMemory.cpp does the
-// allocation and the zero fill; the registration sits behind pinHostRange/unpinHostRange,
-// implemented in recon/core/cuda/PinnedMemory.cpp (CUDA builds: asks the runtime once whether a
-// device exists; a failed registration leaves ordinary memory) and
-// recon/core/cuda/PinnedMemoryNoCuda.cpp (CPU-only builds: never pinned).
+// cudaHostRegister (0.08 s), copies just as fast and frees in 0.08 s. Since issue #22 a large
+// block is an anonymous mapping of its own, whose pages the kernel zeroes as they are first
+// touched: several threads write one byte per page instead of a memset (0.09 against 0.14 s for
+// 4 GiB on the two-H100 machine). HostMemory.cpp does the allocation and the first touch; the
+// registration sits behind pinHostRange/unpinHostRange, implemented in
+// recon/core/cuda/PinnedMemory.cpp (CUDA builds: asks the runtime once whether a device exists; a
+// failed registration leaves ordinary memory) and recon/core/cuda/PinnedMemoryNoCuda.cpp (CPU-only
+// builds: never pinned).
 #pragma once
 
 #include <cstddef>
@@ -20,8 +23,9 @@
 
 namespace tomowb {
 
-// Buffers of at least this size are pinned when a CUDA device is present, and zeroed by several
-// threads; smaller ones are not worth a registration (tens of microseconds per call).
+// Buffers of at least this size are pinned when a CUDA device is present, and their pages
+// faulted in by several threads; smaller ones are not worth a registration (tens of microseconds
+// per call).
 inline constexpr std::size_t kPinnedHostBufferMinBytes = std::size_t{16} << 20;
 
 // A zero-filled block of at least `bytes` bytes, 64-byte aligned, pinned as described above.

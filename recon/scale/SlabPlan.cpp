@@ -113,6 +113,21 @@ std::uint64_t SlabPlan::peakHostBytes() const {
   return peak;
 }
 
+std::uint64_t SlabPlan::slabDeviceBytes(const Slab& slab) const {
+  // What a GPU pair bound to the slab asks for (GpuSfPair.cpp, GpuEtPair.cpp): the slab and six
+  // more volumes of scratch and solver arrays, its rows and three more stacks, 64 MiB besides.
+  const std::uint64_t rows = productOrThrow("slab rows", {views, slab.rows(), cols, 4});
+  const std::uint64_t voxels =
+      productOrThrow("slab size", {grid.shape.nx, grid.shape.ny, slab.slices(), 4});
+  return 7 * voxels + 4 * rows + (std::uint64_t{64} << 20);
+}
+
+std::uint64_t SlabPlan::peakDeviceBytes() const {
+  std::uint64_t peak = 0;
+  for (const Slab& s : slabs) peak = std::max(peak, slabDeviceBytes(s));
+  return peak;
+}
+
 std::vector<int> SlabPlan::share(const std::vector<int>& pending, int rank, int ranks) {
   if (ranks < 1 || rank < 0 || rank >= ranks) return {};
   const std::size_t n = pending.size();
@@ -153,7 +168,9 @@ std::string SlabPlan::summary() const {
          std::to_string(grid.shape.ny) + " x " + std::to_string(grid.shape.nz) +
          "); per slab at most rows " + std::to_string(first) + ".." + std::to_string(last) +
          " of " + std::to_string(detectorRows) + " of " + std::to_string(views) +
-         " views: " + bytesText(peakHostBytes()) + " host memory; output " + bytesText(volumeBytes);
+         " views: " + bytesText(peakHostBytes()) + " host memory" +
+         (deviceMemoryBytes > 0 ? ", " + bytesText(peakDeviceBytes()) + " GPU memory" : "") +
+         "; output " + bytesText(volumeBytes);
 }
 
 SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
@@ -176,28 +193,57 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
     matrices.push_back(geometry.projectionMatrix(i));
   // A helix's weights depend on where a row lies on the whole detector: its slabs read every row.
   const bool bounded = !fdk::HelicalOrbit::sourcesLeaveThePlane(geometry);
-  if (options.slabSlices > 0)
-    return planWith(geometry, matrices, grid, std::min(options.slabSlices, grid.shape.nz), bounded);
-  // The tallest slab that fits the budget: the host-memory need grows with the slab's height.
+  const std::uint64_t device = options.deviceMemoryBytes;
+  const auto plan = [&](std::int64_t slices) {
+    SlabPlan p = planWith(geometry, matrices, grid, slices, bounded);
+    p.deviceMemoryBytes = device;
+    return p;
+  };
+  const auto fitsDevice = [&](const SlabPlan& p) {
+    return device == 0 || p.peakDeviceBytes() <= device;
+  };
+  // The tallest slab that passes `fits` (whose need grows with the slab's height), at most `top`.
+  const auto tallest = [&](std::int64_t top, const auto& fits) {
+    std::int64_t lo = 1, hi = top;
+    SlabPlan best = plan(1);
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      SlabPlan candidate = plan(mid);
+      if (fits(candidate)) {
+        lo = mid;
+        best = std::move(candidate);
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return best;
+  };
+  const SlabPlan thinnest = plan(1);
+  if (!fitsDevice(thinnest))
+    throw OutOfMemoryError("a slab of one slice and its detector rows need " +
+                           bytesText(thinnest.peakDeviceBytes()) + " of GPU memory and " +
+                           bytesText(device) +
+                           " is free for them: give fewer views or columns, or a larger GPU");
+  if (options.slabSlices > 0) {
+    SlabPlan asked = plan(std::min(options.slabSlices, grid.shape.nz));
+    if (!fitsDevice(asked)) {
+      const SlabPlan fit = tallest(asked.slabSlices, fitsDevice);
+      throw OutOfMemoryError(
+          "slabs of " + std::to_string(asked.slabSlices) + " slices and their detector rows need " +
+          bytesText(asked.peakDeviceBytes()) + " of GPU memory and " + bytesText(device) +
+          " is free for them: give --slab-slices " + std::to_string(fit.slabSlices) + " or fewer");
+    }
+    return asked;
+  }
+  // The tallest slab that fits the budgets: the memory needs grow with the slab's height.
   std::uint64_t budget = options.hostMemoryBytes;
   if (budget == 0) budget = availableHostMemoryBytes() / 2;
-  std::int64_t lo = 1, hi = grid.shape.nz;
-  SlabPlan best = planWith(geometry, matrices, grid, 1, bounded);
-  if (best.peakHostBytes() > budget)
-    throw OutOfMemoryError("a slab of one slice needs " + bytesText(best.peakHostBytes()) +
+  if (thinnest.peakHostBytes() > budget)
+    throw OutOfMemoryError("a slab of one slice needs " + bytesText(thinnest.peakHostBytes()) +
                            " of host memory and " + bytesText(budget) +
                            " is available for it: give fewer views or columns, or more memory");
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    SlabPlan candidate = planWith(geometry, matrices, grid, mid, bounded);
-    if (candidate.peakHostBytes() <= budget) {
-      lo = mid;
-      best = std::move(candidate);
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return best;
+  return tallest(grid.shape.nz,
+                 [&](const SlabPlan& p) { return p.peakHostBytes() <= budget && fitsDevice(p); });
 }
 
 namespace {

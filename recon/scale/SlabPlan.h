@@ -36,6 +36,11 @@ struct SlabPlanOptions {
   std::int64_t slabSlices = 0;  // slices per slab; 0: the most that fit the host memory
   // The host memory a slab may use (rows, filtered rows, the slab); 0: half of what is available.
   std::uint64_t hostMemoryBytes = 0;
+  // Slabs streamed through GPU projectors one at a time (an out-of-core iterative run,
+  // SlabStreamingPair): what the pair bound to a slab holds on the GPU (slabDeviceBytes) must fit
+  // in this many bytes; 0: no GPU holds a slab. The slabs get shorter to
+  // fit; slabSlices that do not fit are refused with the height that would.
+  std::uint64_t deviceMemoryBytes = 0;
 };
 
 struct SlabPlan {
@@ -43,7 +48,8 @@ struct SlabPlan {
   std::int64_t slabSlices = 0;
   std::vector<Slab> slabs;
   std::int64_t views = 0, cols = 0, detectorRows = 0;
-  std::uint64_t volumeBytes = 0;  // the whole output (float32)
+  std::uint64_t volumeBytes = 0;        // the whole output (float32)
+  std::uint64_t deviceMemoryBytes = 0;  // SlabPlanOptions::deviceMemoryBytes it was planned for
 
   // The grid of one slab: the whole grid's x and y, the slab's slices.
   VolumeGrid slabGrid(const Slab& slab) const;
@@ -51,6 +57,10 @@ struct SlabPlan {
   // and the slab's voxels twice (the slab before it is still being written).
   std::uint64_t slabHostBytes(const Slab& slab) const;
   std::uint64_t peakHostBytes() const;
+  // GPU memory of one slab streamed through GPU projectors: what a GPU pair bound to it asks for
+  // (seven volumes of the slab's size, four stacks of its rows, 64 MiB).
+  std::uint64_t slabDeviceBytes(const Slab& slab) const;
+  std::uint64_t peakDeviceBytes() const;
   // The slabs rank `rank` of `ranks` takes among `pending` (indices into slabs): contiguous
   // shares in slab order, so each rank writes one region of the output.
   static std::vector<int> share(const std::vector<int>& pending, int rank, int ranks);
@@ -59,12 +69,15 @@ struct SlabPlan {
   // slices (z0 == z1) when the rank has no slab.
   Slab blockOf(int rank, int ranks) const;
   // "16 slabs of 32 slices (512 x 512 x 512); per slab at most rows 120..391 of 512 of 720
-  // views: 1.1 GiB host memory; output 512 MiB".
+  // views: 1.1 GiB host memory; output 512 MiB" (and the GPU memory of a streamed slab when a
+  // GPU limit was planned for).
   std::string summary() const;
 };
 
 // Throws ParameterError for a slab height below 1, a grid without voxels, or a cylindrical
-// (arc) detector, which FDK resamples onto a flat one in memory first.
+// (arc) detector, which FDK resamples onto a flat one in memory first; OutOfMemoryError when a
+// slab of one slice does not fit the host memory or the GPU memory, or slabSlices do not fit the
+// GPU memory (naming the height that would).
 SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
                    const SlabPlanOptions& options = {});
 

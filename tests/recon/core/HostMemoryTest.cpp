@@ -52,6 +52,20 @@ TEST(HostMemory, AllocatesAlignedWritableBuffersAndFreesThem) {
   freeHostBuffer(nullptr, 0);  // like free(nullptr): nothing happens
 }
 
+// Large blocks are faulted in with one write per page instead of a memset (HostMemory.cpp): they
+// must still be all zeros where an earlier block of the same size was written and freed.
+TEST(HostMemory, ALargeBlockIsZeroWhereAFreedOneHeldValues) {
+  const std::size_t bytes = kPinnedHostBufferMinBytes + 12345;
+  for (int round = 0; round < 3; ++round) {
+    auto* block = static_cast<unsigned char*>(allocateHostBuffer(bytes));
+    ASSERT_NE(block, nullptr);
+    EXPECT_EQ(std::count(block, block + bytes, 0), static_cast<std::ptrdiff_t>(bytes))
+        << "round " << round << ": a large block holds values it was not given";
+    std::fill(block, block + bytes, static_cast<unsigned char>(0x5a + round));
+    freeHostBuffer(block, bytes);
+  }
+}
+
 TEST(HostMemory, PinsOnlyLargeBuffersAndOnlyWithAGpu) {
   void* small = allocateHostBuffer(4096);
   EXPECT_FALSE(isPinnedHostBuffer(small));

@@ -156,6 +156,41 @@ TEST(SlabPlan, FromAMemoryBudgetTheSlabsAreAsTallAsFitAndRanksShareThemInOrder) 
   EXPECT_EQ(all, pending);
 }
 
+// Out-of-core SIRT on a GPU streams a slab at a time through the GPU projectors: the slabs get
+// as short as that GPU memory needs, and a height that cannot fit is refused with one that does.
+TEST(SlabPlan, SlabsStreamedThroughAGpuAreAsTallAsItsMemoryAllows) {
+  const Geometry g = coneScan(36);
+  const VolumeGrid grid = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5));
+  SlabPlanOptions o;
+  o.hostMemoryBytes = std::uint64_t{1} << 30;  // not the limit here
+  SlabPlanOptions one = o, all = o;
+  one.slabSlices = 1;
+  all.slabSlices = 36;
+  const std::uint64_t thinnest = planSlabs(g, grid, one).peakDeviceBytes();
+  const std::uint64_t whole = planSlabs(g, grid, all).peakDeviceBytes();
+  ASSERT_LT(thinnest, whole);
+  EXPECT_EQ(planSlabs(g, grid, o).slabSlices, 36) << "no GPU limit: the host memory decides";
+
+  o.deviceMemoryBytes = (thinnest + whole) / 2;
+  const SlabPlan plan = planSlabs(g, grid, o);
+  EXPECT_GT(plan.slabSlices, 1);
+  EXPECT_LT(plan.slabSlices, 36);
+  EXPECT_LE(plan.peakDeviceBytes(), o.deviceMemoryBytes);
+  EXPECT_NE(plan.summary().find("GPU memory"), std::string::npos) << plan.summary();
+  SlabPlanOptions taller = o;
+  taller.slabSlices = plan.slabSlices + 1;
+  try {
+    (void)planSlabs(g, grid, taller);
+    ADD_FAILURE() << "a slab taller than the GPU memory allows was planned";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_NE(std::string(e.what()).find("--slab-slices " + std::to_string(plan.slabSlices)),
+              std::string::npos)
+        << e.what();
+  }
+  o.deviceMemoryBytes = thinnest - 1;
+  EXPECT_THROW(planSlabs(g, grid, o), OutOfMemoryError);
+}
+
 TEST(ProjectionRowSource, ABandFromTheRawFileIsTheBandInMemoryWithItsPixelsInPlace) {
   test::TempDir dir;
   const ProjectionStack& scan = phantomScan();
