@@ -12,7 +12,8 @@
 # Results in $OUT (machine.txt, build.log, tests.log, weak.md, streamed.md, bench-fdk-gpu.md).
 # WORK=/dev/shm/x WEAK_NAME=weak-tmpfs runs the weak stage with its files in memory, which shows
 # the GPUs' scaling without the one disk both ranks share.
-# Usage: bench/run-scale-on-gpu.sh build|cli|weak|streamed|ooc
+#   ooc-gpu-limit  out-of-core SIRT slabs planned for --gpu-mem-limit (after build or cli)
+# Usage: bench/run-scale-on-gpu.sh build|cli|weak|streamed|ooc|ooc-gpu-limit
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -231,6 +232,46 @@ ooc)
   } > "$OUT/ooc.md"
   cat "$OUT/ooc.md"
   rm -f mem.raw disk.raw ooc.raw
+  ;;
+ooc-gpu-limit)
+  # Out-of-core cone-beam SIRT planned for the GPU's memory (point 2): with --gpu-mem-limit the
+  # slabs get short enough for the GPU pair to hold one (plan-only, then a run against the same
+  # run in memory), and a --slab-slices too tall for it is refused with one that fits.
+  cmake --build build-gpu -j "$(nproc)" --target tomowb-cli > "$OUT/build-ooc-limit.log" 2>&1 ||
+    { tail -n 40 "$OUT/build-ooc-limit.log"; exit 1; }
+  cd "$work"
+  "$cli" -q phantom -o lim.json --cols 512 --rows 512 --views 360 --pitch-mm 0.375 || exit 1
+  sirt=("$cli" --no-record recon sirt -i lim.json --size 512 --device gpu --fp sf.fp.gather
+        --bp sf.bp.gather --iterations 2 --nonneg)
+  {
+    echo "# Out-of-core SIRT slabs planned for the GPU's memory ($(date -u +%Y-%m-%d), bench/run-scale-on-gpu.sh ooc-gpu-limit)"
+    echo
+    echo "$(nvidia-smi --query-gpu=name,memory.free --format=csv,noheader | head -1); SIRT, sf.fp.gather + sf.bp.gather, 360 views of 512 x 512 into 512^3."
+    echo
+    for limit in none 4G 1G; do
+      extra=(); [[ "$limit" != none ]] && extra=(--gpu-mem-limit "$limit")
+      echo "## --volume-on-disk --plan-only, --gpu-mem-limit $limit"
+      echo '```'
+      "${sirt[@]}" -o plan.raw --volume-on-disk "${extra[@]}" --plan-only 2>&1 | grep -E "slab plan|GPU|rank" | head -n 4
+      echo '```'
+    done
+    echo "## --slab-slices 512 --gpu-mem-limit 1G (too tall)"
+    echo '```'
+    "${sirt[@]}" -o tall.raw --volume-on-disk --slab-slices 512 --gpu-mem-limit 1G 2>&1 | tail -n 2
+    echo "exit status $?"
+    echo '```'
+    t_mem=$(timed lim-mem.log "${sirt[@]}" -o lim-mem.raw)
+    t_disk=$(timed lim-disk.log "${sirt[@]}" -o lim-disk.raw --volume-on-disk --gpu-mem-limit 1G)
+    echo "## A run with --gpu-mem-limit 1G against the same run in memory"
+    echo
+    echo "in memory ${t_mem} s; out of core within 1 GiB of GPU memory ${t_disk} s (one run each)"
+    echo '```'
+    grep -E "slab plan|out of core" lim-disk.log | head -n 3
+    "$cli" metrics lim-disk.json -r lim-mem.json --no-ssim 2>&1 | grep -iE "max|rmse" | head -n 3
+    echo '```'
+  } > "$OUT/ooc-gpu-limit.md" 2>&1
+  cat "$OUT/ooc-gpu-limit.md"
+  rm -f lim-mem.raw lim-disk.raw lim.raw
   ;;
 streamed)
   cd "$work"
