@@ -567,16 +567,21 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
         inputs[b]->backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
                                volume.as<float>(), shape, setup.spec, compute);
       } else {
+        const auto firstRow = [&](int p) { return int(std::int64_t(shape.ny) * p / pieces); };
         for (int p = 0; p < pieces; ++p) {
           TaskShape piece = shape;
-          piece.yFirst = int(std::int64_t(shape.ny) * p / pieces);
-          piece.yCount = int(std::int64_t(shape.ny) * (p + 1) / pieces) - piece.yFirst;
+          piece.yFirst = firstRow(p);
+          piece.yCount = firstRow(p + 1) - piece.yFirst;
           inputs[b]->backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
                                  volume.as<float>(), piece, setup.spec, compute);
           TOMOWB_CUDA_CHECK(cudaEventRecord(pieceDone[p], compute), "ordering");
+        }
+        // Every piece is enqueued before the downloads, which may wait here for the host volume's
+        // allocation (two GPUs: 0.2 to 0.3 s for 4 GiB) without holding the backprojection back.
+        for (int p = 0; p < pieces; ++p) {
           TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(download, pieceDone[p], 0), "ordering");
           if (p == 0) TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, download), "timing");
-          downloadRows(piece.yFirst, piece.yFirst + piece.yCount, download);
+          downloadRows(firstRow(p), firstRow(p + 1), download);
         }
       }
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
