@@ -20,9 +20,13 @@ struct FdkBatch {
   const void* linear = nullptr;
   int rows = 0, cols = 0;    // the chunk's filtered detector rows and columns, before any border
   int first = 0, count = 0;  // this launch's views [first, first + count) of the chunk
-  // The chunk's view matrices, view 0 first, on the host (for the constant bank) and the device.
+  // The chunk's view matrices, view 0 first, on the host and on the device (the built-in kernels'
+  // constant bank is filled from the device copy, kernels::setViewMatrices).
   const kernels::ViewMatrix* hostMatrices = nullptr;
   const kernels::ViewMatrix* deviceMatrices = nullptr;
+  // >= 0: the pipeline copied the task's matrices into the constant bank at its start, and the
+  // chunk's view 0 is matrix residentMatrixFirst there; -1: each batch copies its own.
+  int residentMatrixFirst = -1;
   float* volume = nullptr;
   kernels::TaskShape shape;
   int viewsPerLaunch = 4;  // tunable K

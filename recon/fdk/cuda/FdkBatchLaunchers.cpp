@@ -10,9 +10,18 @@ namespace tomowb::cuda {
 
 namespace {
 
-// The layered and texture kernels read the batch's matrices from the constant bank.
-void setMatrices(const FdkBatch& b) {
-  kernels::setViewMatrices(b.hostMatrices + b.first, b.count, b.stream);
+// The layered and texture kernels read the batch's matrices from the constant bank: where the
+// pipeline put the task's matrices there at its start, the shape points the kernel at them; else
+// they are copied there for this batch (from their device copy).
+kernels::TaskShape withMatrices(const FdkBatch& b) {
+  kernels::TaskShape shape = b.shape;
+  if (b.residentMatrixFirst >= 0) {
+    shape.matrixFirst = b.residentMatrixFirst + b.first;
+  } else {
+    kernels::setViewMatrices(b.deviceMatrices + b.first, b.count, b.stream);
+    shape.matrixFirst = 0;
+  }
+  return shape;
 }
 
 }  // namespace
@@ -25,51 +34,51 @@ void fdkBpNaive(const FdkBatch& b) {
 }
 
 void fdkBpTex(const FdkBatch& b) {
-  setMatrices(b);
+  const kernels::TaskShape shape = withMatrices(b);
   for (int k = 0; k < b.count; ++k)
-    kernels::launchTexture(b.perView[b.first + k], k, b.volume, b.shape, b.stream);
+    kernels::launchTexture(b.perView[b.first + k], k, b.volume, shape, b.stream);
 }
 
 void fdkBpTexMulti(const FdkBatch& b) {
-  setMatrices(b);
+  const kernels::TaskShape shape = withMatrices(b);
   for (int k = 0; k < b.count; k += b.viewsPerLaunch)
     kernels::launchTextureMulti(b.layered, k, b.first + k, std::min(b.viewsPerLaunch, b.count - k),
-                                b.volume, b.shape, b.stream);
+                                b.volume, shape, b.stream);
 }
 
 void fdkBpSlab(const FdkBatch& b) {
-  setMatrices(b);
-  kernels::launchSlab(b.layered, b.first, b.count, b.zPerThread, b.volume, b.shape, b.stream);
+  const kernels::TaskShape shape = withMatrices(b);
+  kernels::launchSlab(b.layered, b.first, b.count, b.zPerThread, b.volume, shape, b.stream);
 }
 
 void fdkBpLayered16(const FdkBatch& b) {
-  setMatrices(b);
-  kernels::launchLayered16(b.layered, b.first, b.count, b.volume, b.shape, b.stream);
+  const kernels::TaskShape shape = withMatrices(b);
+  kernels::launchLayered16(b.layered, b.first, b.count, b.volume, shape, b.stream);
 }
 
 // mirror-half2 and mirror-float2: one kernel, the texture's channel format differs.
 void fdkBpMirrorTexture(const FdkBatch& b) {
-  setMatrices(b);
-  kernels::launchMirrorHalf2(b.layered, b.first, b.count, b.volume, b.shape, b.stream);
+  const kernels::TaskShape shape = withMatrices(b);
+  kernels::launchMirrorHalf2(b.layered, b.first, b.count, b.volume, shape, b.stream);
 }
 
 void fdkBpSoft(const FdkBatch& b) {
-  setMatrices(b);
+  const kernels::TaskShape shape = withMatrices(b);
   const float* padded = static_cast<const float*>(b.linear);
   kernels::launchSoft(padded + std::size_t(b.first) * (b.rows + 3) * (b.cols + 3), b.rows + 3,
-                      b.cols + 3, b.count, b.volume, b.shape, b.stream);
+                      b.cols + 3, b.count, b.volume, shape, b.stream);
 }
 
 void fdkBpSoftMirror(const FdkBatch& b) {
-  setMatrices(b);
+  const kernels::TaskShape shape = withMatrices(b);
   kernels::launchSoftMirror(b.linear, false, b.rows, b.cols, b.first, b.count, b.zPerThread,
-                            b.volume, b.shape, b.stream);
+                            b.volume, shape, b.stream);
 }
 
 void fdkBpSoftMirrorHalf(const FdkBatch& b) {
-  setMatrices(b);
+  const kernels::TaskShape shape = withMatrices(b);
   kernels::launchSoftMirror(b.linear, true, b.rows, b.cols, b.first, b.count, b.zPerThread,
-                            b.volume, b.shape, b.stream);
+                            b.volume, shape, b.stream);
 }
 
 }  // namespace tomowb::cuda

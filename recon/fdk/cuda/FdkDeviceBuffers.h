@@ -38,7 +38,8 @@ struct KernelSpec {
 
 // TOMOWB_FDK_PIPELINE=uniform: the pipeline as it was before its ends overlapped (issue #22):
 // equal chunks, each task's slab downloaded after its last chunk, cuFFT plans made per run and
-// destroyed after it. For A/B runs of the benchmark on one machine.
+// destroyed after it, the view matrices copied into constant memory per chunk. For A/B runs of
+// the benchmark on one machine.
 inline bool uniformPipeline() {
   static const bool uniform = [] {
     const char* text = std::getenv("TOMOWB_FDK_PIPELINE");  // NOLINT(concurrency-mt-unsafe)
@@ -195,7 +196,8 @@ class KernelInput {
   // `deviceMatrices`) into `volume` with the row's launch function, at most kMaxViewsPerLaunch
   // views per batch.
   void backproject(const ViewMatrix* hostMatrices, const ViewMatrix* deviceMatrices, float* volume,
-                   const TaskShape& shape, const KernelSpec& spec, cudaStream_t stream) const {
+                   const TaskShape& shape, const KernelSpec& spec, cudaStream_t stream,
+                   int residentMatrixFirst = -1) const {
     FdkBatch batch;
     batch.layered = arrays_.empty() ? 0 : arrays_[0].texture();
     batch.perView = textures_.data();
@@ -204,6 +206,7 @@ class KernelInput {
     batch.cols = cols_;
     batch.hostMatrices = hostMatrices;
     batch.deviceMatrices = deviceMatrices;
+    batch.residentMatrixFirst = residentMatrixFirst;
     batch.volume = volume;
     batch.shape = shape;
     batch.viewsPerLaunch = spec.viewsPerLaunch;

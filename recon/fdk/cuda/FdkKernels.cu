@@ -86,7 +86,8 @@ __global__ void textureKernel(cudaTextureObject_t texture, int view, float* volu
   if (x >= s.nx || y >= yEnd(s)) return;
   const long long i = voxelIndex(s, x, y, z);
   const float old = volume[i];  // prefetch: the projection below hides the load's latency
-  const Projected p = project(cMatrices + 12 * view, float(x), float(y), float(z), s.cone);
+  const Projected p =
+      project(cMatrices + 12 * (s.matrixFirst + view), float(x), float(y), float(z), s.cone);
   volume[i] = old + p.weight * tex2D<float>(texture, p.c + 0.5f, p.r + 0.5f);
 }
 
@@ -100,8 +101,8 @@ __global__ void textureMultiKernel(cudaTextureObject_t layered, int matrixFirst,
   const float old = volume[i];
   float sum = 0.0f;
   for (int k = 0; k < count; ++k) {
-    const Projected p =
-        project(cMatrices + 12 * (matrixFirst + k), float(x), float(y), float(z), s.cone);
+    const Projected p = project(cMatrices + 12 * (s.matrixFirst + matrixFirst + k), float(x),
+                                float(y), float(z), s.cone);
     sum = fmaf(p.weight, tex2DLayered<float>(layered, p.c + 0.5f, p.r + 0.5f, layerFirst + k), sum);
   }
   volume[i] = old + sum;
@@ -118,7 +119,7 @@ __global__ void slabKernel(cudaTextureObject_t layered, int layerFirst, int coun
 #pragma unroll
   for (int j = 0; j < Z; ++j) acc[j] = 0.0f;
   for (int k = 0; k < count; ++k) {
-    const float* m = cMatrices + 12 * k;
+    const float* m = cMatrices + 12 * (s.matrixFirst + k);
 #pragma unroll
     for (int j = 0; j < Z; ++j) {
       const Projected p = project(m, float(x), float(y), float(z0 + j), s.cone);
@@ -146,7 +147,7 @@ __global__ void layered16Kernel(cudaTextureObject_t layered, int layerFirst, int
 #pragma unroll
   for (int j = 0; j < kColumn; ++j) acc[j] = 0.0f;
   for (int k = 0; k < count; ++k) {
-    const float* m = cMatrices + 12 * k;
+    const float* m = cMatrices + 12 * (s.matrixFirst + k);
     if (General) {
 #pragma unroll
       for (int j = 0; j < kColumn; ++j) {
@@ -187,7 +188,7 @@ __global__ void mirrorHalf2Kernel(cudaTextureObject_t layered, int layerFirst, i
 #pragma unroll
   for (int j = 0; j < Z; ++j) acc[j] = mirrored[j] = 0.0f;
   for (int k = 0; k < count; ++k) {
-    const float* m = cMatrices + 12 * k;
+    const float* m = cMatrices + 12 * (s.matrixFirst + k);
     const float w = fmaf(m[8], fx, fmaf(m[9], fy, m[11]));
     const float inv = 1.0f / w;
     const float c = fmaf(m[0], fx, fmaf(m[1], fy, m[3])) * inv + 0.5f;
@@ -225,7 +226,7 @@ __global__ void softKernel(const float* __restrict__ padded, int paddedRows, int
 #pragma unroll
   for (int j = 0; j < kColumn; ++j) acc[j] = 0.0f;
   for (int k = 0; k < count; ++k) {
-    const float* m = cMatrices + 12 * k;
+    const float* m = cMatrices + 12 * (s.matrixFirst + k);
     const float* view = padded + k * viewPixels;
     if (General) {
 #pragma unroll
@@ -287,7 +288,7 @@ __global__ void softMirrorKernel(const uint4* __restrict__ grid, int gridRows, i
 #pragma unroll
   for (int j = 0; j < Z; ++j) acc[j] = mirrored[j] = 0.0f;
   for (int k = 0; k < count; ++k) {
-    const float* m = cMatrices + 12 * k;
+    const float* m = cMatrices + 12 * (s.matrixFirst + k);
     const float w = fmaf(m[8], fx, fmaf(m[9], fy, m[11]));
     const float inv = 1.0f / w;
     const float c = fminf(fmaxf(fmaf(m[0], fx, fmaf(m[1], fy, m[3])) * inv, -1.0f), float(cols));
@@ -343,9 +344,9 @@ const dim3 kBlock(kBlockX, kBlockY);
 
 }  // namespace
 
-void setViewMatrices(const ViewMatrix* host, int count, cudaStream_t stream) {
-  cudaMemcpyToSymbolAsync(cMatrices, host, sizeof(ViewMatrix) * size_t(count), 0,
-                          cudaMemcpyHostToDevice, stream);
+void setViewMatrices(const ViewMatrix* device, int count, cudaStream_t stream) {
+  cudaMemcpyToSymbolAsync(cMatrices, device, sizeof(ViewMatrix) * size_t(count), 0,
+                          cudaMemcpyDeviceToDevice, stream);
 }
 
 void launchNaive(const float* projection, int rows, int cols, int pitch, const ViewMatrix* matrix,

@@ -29,14 +29,21 @@ struct TaskShape {
   // yCount is 0 (a task's last chunk runs in pieces of rows so that each piece's download overlaps
   // the next piece's backprojection).
   int yFirst = 0, yCount = 0;
+  // The constant-memory matrix of the launch's view k is matrixFirst + k (the pipeline copies a
+  // task's matrices into constant memory once, at its start: an update of constant memory waits
+  // for the kernels that read it, which held the host thread during every backprojection).
+  int matrixFirst = 0;
 };
 
 __host__ __device__ inline int yEnd(const TaskShape& s) {
   return s.yCount > 0 ? s.yFirst + s.yCount : s.ny;
 }
 
-// Copies `count` matrices into constant memory (ordered on `stream`).
-void setViewMatrices(const ViewMatrix* host, int count, cudaStream_t stream);
+// Copies `count` matrices from device memory into constant memory (ordered on `stream`). From
+// device memory, not from the host: a copy from pageable host memory may wait for the stream to
+// drain, which held the pipeline's host thread during every backprojection and left the upload
+// stream idle for 15 ms of a 512^3 run (issue #22, TOMOWB_FDK_TIMELINE).
+void setViewMatrices(const ViewMatrix* device, int count, cudaStream_t stream);
 
 // seed 000 "naive": one view per launch; projection and matrix in global memory, software
 // bilinear interpolation, read-modify-write of every voxel.

@@ -213,6 +213,7 @@ struct ChunkTimes {
   Event uploadStart, uploadEnd, filterStart, filterEnd, bpStart, bpEnd;
   double uploadBytes = 0;
   std::int64_t views = 0;
+  double enqueuedMs = 0;  // host time the upload was enqueued, from the task's start (timeline)
 };
 
 struct SharedProgress {
@@ -456,6 +457,12 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
         cudaMemcpyAsync(matrices.as<void>(), taskMats.data(), taskMats.size() * sizeof(ViewMatrix),
                         cudaMemcpyHostToDevice, compute),
         "view matrices");
+    // Every matrix of the task into constant memory once (when they fit): an update of constant
+    // memory waits for the kernels that read it, so one per chunk held this thread until the
+    // chunk's filtering had ended, and the next upload with it (TOMOWB_FDK_TIMELINE).
+    const bool residentMatrices = views <= kernels::kMaxViewsPerLaunch && !uniformPipeline();
+    if (residentMatrices) kernels::setViewMatrices(matrices.as<ViewMatrix>(), int(views), compute);
+    TOMOWB_CUDA_CHECK(cudaGetLastError(), "view matrices into constant memory");
     TaskShape shape;
     shape.nx = int(whole.nx);
     shape.ny = int(box.ny);
@@ -518,6 +525,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     inputsSeconds += secondsSince(inputsStarted);
     std::vector<std::unique_ptr<ChunkTimes>> times;
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskStart, compute), "timing");
+    const auto taskStartedOnHost = std::chrono::steady_clock::now();
     const std::vector<ViewChunk> schedule = chunkSchedule(views, chunkViews);
     const auto chunks = std::int64_t(schedule.size());
     // The last chunk in pieces of rows, each downloaded on its own stream as it finishes.
@@ -532,6 +540,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       const int n = schedule[std::size_t(c)].views;
       auto ct = std::make_unique<ChunkTimes>();
       ct->views = n;
+      ct->enqueuedMs = 1e3 * secondsSince(taskStartedOnHost);
       // Upload the task's rows of views [v0, v0 + n) once the buffer is free.
       if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(copy, rawFree[b], 0), "ordering");
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadStart, copy), "timing");
@@ -565,7 +574,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpStart, compute), "timing");
       if (c + 1 < chunks || pieces == 1) {
         inputs[b]->backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
-                               volume.as<float>(), shape, setup.spec, compute);
+                               volume.as<float>(), shape, setup.spec, compute,
+                               residentMatrices ? int(v0) : -1);
       } else {
         const auto firstRow = [&](int p) { return int(std::int64_t(shape.ny) * p / pieces); };
         for (int p = 0; p < pieces; ++p) {
@@ -573,7 +583,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
           piece.yFirst = firstRow(p);
           piece.yCount = firstRow(p + 1) - piece.yFirst;
           inputs[b]->backproject(taskMats.data() + v0, matrices.as<ViewMatrix>() + v0,
-                                 volume.as<float>(), piece, setup.spec, compute);
+                                 volume.as<float>(), piece, setup.spec, compute,
+                                 residentMatrices ? int(v0) : -1);
           TOMOWB_CUDA_CHECK(cudaEventRecord(pieceDone[p], compute), "ordering");
         }
         // Every piece is enqueued before the downloads, which may wait here for the host volume's
@@ -654,12 +665,13 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       const auto at = [&](const Event& e) { return 1e3 * elapsedSeconds(taskStart, e); };
       for (std::size_t c = 0; c < times.size(); ++c) {
         const ChunkTimes& ct = *times[c];
-        char text[160];
+        char text[192];
         std::snprintf(
             text, sizeof text,
-            "\n  chunk %2zu (%3lld views): up %6.2f-%6.2f filt %6.2f-%6.2f bp %6.2f-%6.2f", c,
-            static_cast<long long>(ct.views), at(ct.uploadStart), at(ct.uploadEnd),
-            at(ct.filterStart), at(ct.filterEnd), at(ct.bpStart), at(ct.bpEnd));
+            "\n  chunk %2zu (%3lld views): enqueued %6.2f up %6.2f-%6.2f filt %6.2f-%6.2f "
+            "bp %6.2f-%6.2f",
+            c, static_cast<long long>(ct.views), ct.enqueuedMs, at(ct.uploadStart),
+            at(ct.uploadEnd), at(ct.filterStart), at(ct.filterEnd), at(ct.bpStart), at(ct.bpEnd));
         line += text;
       }
       char text[96];
