@@ -301,15 +301,8 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
   }
 }
 
-// Chunks the host enqueues beyond the last one it waited for (the streams' events keep the
-// buffers apart however far ahead it is). Four, not two: the host volume's cudaHostRegister on
-// its own thread holds the driver's lock for 15 ms (512^3) to 0.3 s (4 GiB), and every CUDA call
-// of this thread waits for it; with two chunks queued the GPU ran dry (a 16 ms hole in a 512^3
-// run, TOMOWB_FDK_TIMELINE), with four the first small chunks have filled the queue by then.
-// The old ends (TOMOWB_FDK_PIPELINE=uniform) keep two.
-std::int64_t chunksAhead() {
-  return uniformPipeline() ? 2 : 4;
-}
+// Chunks the host enqueues beyond the last one it waited for.
+constexpr std::int64_t kChunksAhead = 2;
 
 // A task's chunks of views: the first ones small, doubling up to the plan's chunk, then the odd
 // chunk, then full ones (8, 16, 32, 56, 64, ..., 64 for 496 views in chunks of 64). The upload
@@ -621,8 +614,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       // ahead: it waits only for the backprojection two chunks back (a wait for the previous one
       // would hold the next upload until then and leave the compute stream idle while that chunk
       // uploads and filters), and reports it.
-      if (c >= chunksAhead()) {
-        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - chunksAhead())]->bpEnd),
+      if (c >= kChunksAhead) {
+        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - kChunksAhead)]->bpEnd),
                           "backprojection");
         std::lock_guard lock(shared.mutex);
         ++shared.doneChunks;
@@ -654,7 +647,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
 
     // Telemetry of the task: per chunk, from the CUDA events.
     std::lock_guard lock(shared.mutex);
-    shared.doneChunks += std::min<std::int64_t>(chunks, chunksAhead());  // not reported in the loop
+    shared.doneChunks += std::min<std::int64_t>(chunks, kChunksAhead);  // not reported in the loop
     context.reportProgress("backproject", double(shared.doneChunks) / double(shared.totalChunks));
     shared.inputsSeconds = std::max(shared.inputsSeconds, inputsSeconds);
     teardown.finished();
