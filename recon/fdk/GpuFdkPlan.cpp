@@ -158,4 +158,29 @@ GpuFdkPlan planGpuFdk(const GpuFdkPlanInput& in) {
   return plan;
 }
 
+std::vector<GpuFdkChunk> gpuFdkChunkSchedule(std::int64_t views, int chunkViews, bool ramp) {
+  constexpr int kSmallestChunkViews = 8;
+  std::vector<GpuFdkChunk> chunks;
+  if (views <= 0 || chunkViews <= 0) return chunks;
+  std::vector<int> sizes;
+  std::int64_t left = views;
+  if (ramp)
+    for (int n = kSmallestChunkViews; n < chunkViews && left > 0; n *= 2) {
+      sizes.push_back(int(std::min<std::int64_t>(n, left)));
+      left -= sizes.back();
+    }
+  if (ramp && left % chunkViews != 0) {  // the odd chunk before the full ones
+    sizes.push_back(int(left % chunkViews));
+    left -= left % chunkViews;
+  }
+  for (; left > 0; left -= chunkViews)
+    sizes.push_back(int(std::min<std::int64_t>(chunkViews, left)));
+  std::int64_t v0 = 0;
+  for (const int n : sizes) {
+    chunks.push_back({v0, n});
+    v0 += n;
+  }
+  return chunks;
+}
+
 }  // namespace tomowb::fdk

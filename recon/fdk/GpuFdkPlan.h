@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "recon/core/Volume.h"
 
@@ -70,5 +71,20 @@ std::uint64_t gpuFdkChunkBytes(const GpuFdkPlanInput& in, std::int64_t views);
 // least as many tasks as GPUs. Never throws: an impossible request gives fits = false and a
 // message naming what would fit.
 GpuFdkPlan planGpuFdk(const GpuFdkPlanInput& in);
+
+// A task's chunks of views, in order (issue #22). With `ramp`: the first ones small, doubling up
+// to `chunkViews`, then the odd chunk, then full ones (8, 16, 32, 56, 64, ..., 64 for 496 views in
+// chunks of 64). The upload of the projections is the pipeline's floor (496 views of
+// 1248 x 960: 2.4 GB, 44 ms at 55 GB/s), and a first chunk of 64 views (6 ms to upload, 4 ms to
+// filter) held back the first backprojection; with 8 views that is about 1 ms. The last chunk
+// stays a full one: its backprojection, in pieces of rows, hides the slab's download. Tried and
+// worse: halving again at the end (..., 32, 16, 8), which leaves the download nothing to hide
+// under (1024^3 on one H100: 0.43 s against 0.38 s; bench/results/2026-11-27m-fdk-pipeline-
+// ends-h100x2.md). Without `ramp`: chunks of chunkViews, the odd one last (the pipeline before).
+struct GpuFdkChunk {
+  std::int64_t first = 0;
+  int views = 0;
+};
+std::vector<GpuFdkChunk> gpuFdkChunkSchedule(std::int64_t views, int chunkViews, bool ramp = true);
 
 }  // namespace tomowb::fdk

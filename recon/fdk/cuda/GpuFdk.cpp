@@ -304,42 +304,6 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
 // Chunks the host enqueues beyond the last one it waited for.
 constexpr std::int64_t kChunksAhead = 2;
 
-// A task's chunks of views: the first ones small, doubling up to the plan's chunk, then the odd
-// chunk, then full ones (8, 16, 32, 56, 64, ..., 64 for 496 views in chunks of 64). The upload
-// of the projections is the pipeline's floor (496 views of 1248 x 960: 2.4 GB, 44 ms at 55 GB/s)
-// and a first chunk of 64 views (6 ms to upload, 4 ms to filter) held back the first
-// backprojection; with 8 views that is about 1 ms. The last chunk stays a full one: its
-// backprojection, in pieces of rows, hides the slab's download (kLastChunkPieces). Tried and
-// worse: halving again at the end (..., 32, 16, 8), which leaves the download nothing to hide
-// under (1024^3 on one H100: 0.43 s against 0.38 s; bench/results/2026-11-27m-fdk-pipeline-ends-
-// h100x2.md).
-struct ViewChunk {
-  std::int64_t first = 0;
-  int views = 0;
-};
-std::vector<ViewChunk> chunkSchedule(std::int64_t views, int chunkViews) {
-  constexpr int kSmallestChunkViews = 8;
-  std::vector<int> sizes;
-  std::int64_t left = views;
-  if (!uniformPipeline())
-    for (int n = kSmallestChunkViews; n < chunkViews && left > 0; n *= 2) {
-      sizes.push_back(int(std::min<std::int64_t>(n, left)));
-      left -= sizes.back();
-    }
-  if (left % chunkViews != 0) {  // the odd chunk before the full ones
-    sizes.push_back(int(left % chunkViews));
-    left -= left % chunkViews;
-  }
-  for (; left > 0; left -= chunkViews) sizes.push_back(chunkViews);
-  std::vector<ViewChunk> chunks;
-  std::int64_t v0 = 0;
-  for (const int n : sizes) {
-    chunks.push_back({v0, n});
-    v0 += n;
-  }
-  return chunks;
-}
-
 // A task's last chunk is backprojected in this many pieces of rows (kernels that honour
 // TaskShape::yFirst/yCount), each downloaded while the next one runs: the download of a slab
 // (0.5 GB for 512^3, 10 ms) then mostly hides under the last backprojection.
@@ -418,11 +382,12 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
   RowFilter& filter = *buffers->filter;
   {  // cuFFT plans for every chunk of every task, before the clock runs
     std::vector<long long> rowCounts;
-    const std::vector<ViewChunk> schedule = chunkSchedule(views, chunkViews);
+    const std::vector<fdk::GpuFdkChunk> schedule =
+        fdk::gpuFdkChunkSchedule(views, chunkViews, !uniformPipeline());
     std::set<int> bandRows;
     for (const Task& task : setup.tasks) bandRows.insert(rowsOf(setup, task).bands.rows);
     for (const int r : bandRows)
-      for (const ViewChunk& chunk : schedule)
+      for (const fdk::GpuFdkChunk& chunk : schedule)
         rowCounts.push_back(static_cast<long long>(chunk.views) * r);
     filter.prepare(rowCounts);
   }
@@ -526,7 +491,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     std::vector<std::unique_ptr<ChunkTimes>> times;
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskStart, compute), "timing");
     const auto taskStartedOnHost = std::chrono::steady_clock::now();
-    const std::vector<ViewChunk> schedule = chunkSchedule(views, chunkViews);
+    const std::vector<fdk::GpuFdkChunk> schedule =
+        fdk::gpuFdkChunkSchedule(views, chunkViews, !uniformPipeline());
     const auto chunks = std::int64_t(schedule.size());
     // The last chunk in pieces of rows, each downloaded on its own stream as it finishes.
     const int pieces =
@@ -884,8 +850,9 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     SharedProgress shared;
     shared.totalChunks =
         std::int64_t(setup.tasks.size()) *
-        std::int64_t(
-            chunkSchedule(setup.projections->viewCount(), int(setup.plan.chunkViews)).size());
+        std::int64_t(fdk::gpuFdkChunkSchedule(setup.projections->viewCount(),
+                                              int(setup.plan.chunkViews), !uniformPipeline())
+                         .size());
     std::vector<std::thread> threads;
     for (int d : devices)
       threads.emplace_back([&, d] {

@@ -2,7 +2,9 @@
 // (issue #6). CPU only: the plan is pure arithmetic, so it is tested without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "recon/fdk/GpuFdkPlan.h"
 #include "recon/fdk/RampFilter.h"
@@ -228,6 +230,45 @@ TEST(GpuFdkPlan, NoDeviceMemoryOrAnEmptyVolumeNeverFits) {
   const GpuFdkPlan p = planGpuFdk(in);
   EXPECT_FALSE(p.fits);
   EXPECT_NE(p.message.find("empty"), std::string::npos) << p.message;
+}
+
+// The pipeline's chunks of views (issue #22): they tile the views in order, none is larger than
+// the plan's chunk, the first ones start at 8 views and double (chunks above 8), the odd chunk
+// comes before the full ones so that the last one is full (its pieces hide the download);
+// without the ramp, full chunks with the odd one last.
+TEST(GpuFdkPlan, ChunksRampUpFromEightViewsTileTheViewsAndEndWithAFullOne) {
+  const auto sizes = [](const std::vector<GpuFdkChunk>& chunks) {
+    std::vector<int> out;
+    for (const GpuFdkChunk& c : chunks) out.push_back(c.views);
+    return out;
+  };
+  EXPECT_EQ(sizes(gpuFdkChunkSchedule(496, 64)),
+            (std::vector<int>{8, 16, 32, 56, 64, 64, 64, 64, 64, 64}));
+  EXPECT_EQ(sizes(gpuFdkChunkSchedule(496, 64, false)),
+            (std::vector<int>{64, 64, 64, 64, 64, 64, 64, 48}));
+  EXPECT_EQ(sizes(gpuFdkChunkSchedule(10, 64)), (std::vector<int>{8, 2}));
+  EXPECT_EQ(sizes(gpuFdkChunkSchedule(5, 64)), (std::vector<int>{5}));
+  EXPECT_EQ(sizes(gpuFdkChunkSchedule(40, 8)), (std::vector<int>{8, 8, 8, 8, 8}));
+  EXPECT_TRUE(gpuFdkChunkSchedule(0, 64).empty());
+  for (const std::int64_t views : {1, 7, 8, 9, 56, 57, 120, 360, 496, 720, 1000, 3601})
+    for (const int chunk : {1, 4, 8, 12, 64, 100}) {
+      const std::vector<GpuFdkChunk> c = gpuFdkChunkSchedule(views, chunk);
+      std::int64_t next = 0;
+      for (const GpuFdkChunk& k : c) {
+        EXPECT_EQ(k.first, next) << views << " views, chunks of " << chunk;
+        EXPECT_GE(k.views, 1);
+        EXPECT_LE(k.views, chunk);
+        next += k.views;
+      }
+      EXPECT_EQ(next, views) << "chunks of " << chunk;
+      // Chunks above 8 views start the ramp at 8; smaller ones start with the odd chunk.
+      if (chunk > 8)
+        EXPECT_EQ(c.front().views, std::min<std::int64_t>(views, 8));
+      else
+        EXPECT_LE(c.front().views, chunk);
+      if (views >= 8 + 16 + 32 + 2 * chunk && chunk == 64)
+        EXPECT_EQ(c.back().views, chunk) << views << " views: the last chunk is not a full one";
+    }
 }
 
 }  // namespace
