@@ -324,9 +324,9 @@ class CatalogReconCommand : public Command {
     }
     const auto hashAll = [](const auto& files) {
       std::vector<std::future<qa::RecordedFile>> pending;
-      for (const auto& [path, role] : files)
-        pending.push_back(
-            std::async(std::launch::async, [&path, &role] { return qa::recordFile(path, role); }));
+      for (const auto& file : files)
+        pending.push_back(std::async(std::launch::async,
+                                     [&file] { return qa::recordFile(file.first, file.second); }));
       std::vector<qa::RecordedFile> done;
       for (auto& p : pending) done.push_back(p.get());
       return done;

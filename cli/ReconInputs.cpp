@@ -73,29 +73,59 @@ class TomogramInput : public ReconInput {
   // loader (tilt-series settings apply to a .tlt); else an MRC stack (or any file with
   // --tilt-angles) through the tilt-series loader, anything else as a file with its own geometry.
   // Then the preprocessing.
-  ProjectionStack load(JobContext& context, std::vector<std::string>& warnings,
-                       const GlobalOptions&) override {
+  io::TiltSeriesOptions tiltOptions() const {
     io::TiltSeriesOptions options;
     options.pixelSizeMm = pixelNm * 1e-6;
     options.tiltAxisAngleRad = tiltAxisDeg * std::numbers::pi / 180;
     options.tiltAxisShiftPixels = tiltAxisShift;
     options.xAxisTiltRad = xAxisTiltDeg * std::numbers::pi / 180;
+    return options;
+  }
+  io::GeometryAttachment attachmentWithTilts() const {
+    if (!tiltFile.empty())
+      throw ParameterError("--tilt-angles", "give the tilt angles either here or as --geometry");
+    io::GeometryAttachment a = input.attachment();
+    a.tilt = tiltOptions();
+    a.alignment = xfFile;
+    a.xAxisTilts = xtiltFile;
+    return a;
+  }
+  io::TiltSeriesSources tiltSources() const {
+    io::TiltSeriesSources sources = io::findCompanionFiles(in);
+    sources.stack = in;
+    if (!tiltFile.empty()) sources.tiltAngles = tiltFile;
+    if (!xfFile.empty()) sources.alignment = xfFile;
+    if (!xtiltFile.empty()) sources.xAxisTilts = xtiltFile;
+    return sources;
+  }
+  bool preprocesses() const {
+    return !crop.empty() || binning > 1 || logTransform || normalise != "none";
+  }
+
+  // A slab run reads a band of rows at a time where nothing needs whole views first (--crop,
+  // --bin, --log and --normalise do): an MRC tilt series with its companion files, or a stack
+  // with --geometry as `recon fdk` reads it; else nullptr (loaded whole).
+  std::unique_ptr<scale::ProjectionRowSource> openRowsOnDisk(const GlobalOptions& global) override {
+    if (preprocesses()) return nullptr;
+    std::optional<io::ProjectionStackOnDisk> stack;
+    if (!input.geometry.empty())
+      stack = io::describeProjectionStackOnDisk(in, attachmentWithTilts());
+    else if (io::isMrcPath(in))
+      stack = io::describeTiltSeriesOnDisk(tiltSources(), tiltOptions());
+    if (!stack) return nullptr;
+    for (const std::string& w : stack->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!global.quiet && !global.json) std::printf("read %s\n", stack->summary.c_str());
+    return scale::openProjectionStackRows(std::move(*stack));
+  }
+
+  ProjectionStack load(JobContext& context, std::vector<std::string>& warnings,
+                       const GlobalOptions&) override {
+    const io::TiltSeriesOptions options = tiltOptions();
     ProjectionStack stack;
     if (!input.geometry.empty()) {
-      if (!tiltFile.empty())
-        throw ParameterError("--tilt-angles", "give the tilt angles either here or as --geometry");
-      io::GeometryAttachment a = input.attachment();
-      a.tilt = options;
-      a.alignment = xfFile;
-      a.xAxisTilts = xtiltFile;
-      stack = std::move(input.load(in, a, warnings).projections);
+      stack = std::move(input.load(in, attachmentWithTilts(), warnings).projections);
     } else if (io::isMrcPath(in) || !tiltFile.empty()) {
-      io::TiltSeriesSources sources = io::findCompanionFiles(in);
-      sources.stack = in;
-      if (!tiltFile.empty()) sources.tiltAngles = tiltFile;
-      if (!xfFile.empty()) sources.alignment = xfFile;
-      if (!xtiltFile.empty()) sources.xAxisTilts = xtiltFile;
-      io::LoadedTiltSeries loaded = io::loadTiltSeries(sources, options);
+      io::LoadedTiltSeries loaded = io::loadTiltSeries(tiltSources(), options);
       warnings.insert(warnings.end(), loaded.warnings.begin(), loaded.warnings.end());
       stack = std::move(loaded.projections);
     } else {
@@ -115,9 +145,7 @@ class TomogramInput : public ReconInput {
                         : normalise == "zero-mean-unit-var"
                             ? preprocess::ViewNormalisation::ZeroMeanUnitVariance
                             : preprocess::ViewNormalisation::None;
-    const bool any = !crop.empty() || binning > 1 || logTransform ||
-                     pre.normalisation != preprocess::ViewNormalisation::None;
-    if (!any) return stack;
+    if (!preprocesses()) return stack;
     return preprocess::preprocessTiltSeries(stack, pre, context, &warnings);
   }
 

@@ -166,6 +166,7 @@ void* allocateHostBuffer(std::size_t bytes) {
   if (hostBufferGoesToFile(bytes)) return allocateFileBacked(bytes, *fileBackedFolder);
   if (!large) {
     const std::size_t total = roundUp(bytes + kHeaderBytes, kHeaderBytes);
+    // NOLINTNEXTLINE(cppcoreguidelines-owning-memory,cppcoreguidelines-no-malloc): release()
     auto* base = static_cast<std::byte*>(std::aligned_alloc(kHeaderBytes, total));
     if (base == nullptr) throw std::bad_alloc();
     std::memset(base, 0, total);
@@ -199,7 +200,8 @@ void release(BlockHeader* header) noexcept {
     ::munmap(header, header->mappedBytes);
     return;
   }
-  std::free(header);  // NOLINT(cppcoreguidelines-no-malloc): pairs with std::aligned_alloc
+  // NOLINTNEXTLINE(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory): aligned_alloc's
+  std::free(header);
 }
 
 // The thread that frees large blocks for setHostBufferReleaseInBackground, started with the first

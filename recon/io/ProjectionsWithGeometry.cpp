@@ -509,6 +509,34 @@ ProjectionStackOnDisk describeRabbitCtOnDisk(const std::filesystem::path& data,
 
 }  // namespace
 
+std::optional<ProjectionStackOnDisk> describeTiltSeriesOnDisk(const TiltSeriesSources& sources,
+                                                              const TiltSeriesOptions& options) {
+  if (dataFormatForPath(sources.stack) != DataFormat::Mrc) return std::nullopt;
+  const std::optional<StackSamples> samples = stackSamples(sources.stack, DataFormat::Mrc);
+  if (!samples) return std::nullopt;
+  TiltSeriesDescription d = describeTiltSeries(sources, options);
+  const VolumeShape& shape = samples->shape;
+  if (!d.isMrc || shape.nx != d.cols || shape.ny != d.rows || shape.nz != d.views)
+    return std::nullopt;
+  ProjectionStackOnDisk out;
+  out.storage = ProjectionStackOnDisk::Storage::Contiguous;
+  out.path = samples->dataPath;
+  out.dataOffset = samples->offset;
+  out.sampleType = samples->sampleType;
+  out.byteOrder = samples->byteOrder;
+  out.layout = ProjectionLayout::Views;
+  out.warnings = std::move(d.warnings);  // the header's own warnings among them
+  out.geometry = std::move(d.geometry);
+  out.summary = sources.stack.filename().string() + ": " + std::to_string(d.views) + " views of " +
+                shapeText(d.cols, d.rows) + " (tilt series) with tilt angles from " +
+                (sources.tiltAngles.empty() ? std::string("its header")
+                                            : sources.tiltAngles.filename().string()) +
+                (sources.alignment.empty() ? "" : ", " + sources.alignment.filename().string()) +
+                (sources.xAxisTilts.empty() ? "" : ", " + sources.xAxisTilts.filename().string()) +
+                ", read a band of rows at a time";
+  return out;
+}
+
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& data, const GeometryAttachment& a) {
   const DataFormat format = dataFormatForPath(data);

@@ -110,6 +110,14 @@ struct ProjectionStackOnDisk {
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& projections, const GeometryAttachment& attachment);
 
+// An MRC tilt series as the tilt-series loader reads it (io::loadTiltSeries: tilt angles from a
+// .tlt or its header, alignment and x-axis tilt files), described for reading a band of rows at a
+// time: its geometry from the headers and companion files, its samples where they lie. nullopt
+// for a TIFF stack or a sample type that needs converting whole (the loader then reads it), or a
+// stack whose header disagrees with itself (the loader says how). Errors as loadTiltSeries's.
+std::optional<ProjectionStackOnDisk> describeTiltSeriesOnDisk(const TiltSeriesSources& sources,
+                                                              const TiltSeriesOptions& options);
+
 // Whether an MRC file holds a tilt series (projections) rather than a volume: .st .ali .mrcs
 // .preali always; .mrc with at least two sections and NAME.tlt / NAME.rawtlt beside it, whatever
 // its space group (ispg; Python's mrcfile writes 1 for stacks), or with ispg 0 and tilt angles in

@@ -190,8 +190,8 @@ TiltSeriesSources findCompanionFiles(const std::filesystem::path& stack) {
   return sources;
 }
 
-LoadedTiltSeries loadTiltSeries(const TiltSeriesSources& sources,
-                                const TiltSeriesOptions& options) {
+TiltSeriesDescription describeTiltSeries(const TiltSeriesSources& sources,
+                                         const TiltSeriesOptions& options) {
   if (sources.stack.empty()) throw ParameterError("stack", "no tilt-series stack given");
   for (double value : {options.pixelSizeMm, options.tiltAxisAngleRad, options.tiltAxisShiftPixels,
                        options.xAxisTiltRad})
@@ -237,14 +237,27 @@ LoadedTiltSeries loadTiltSeries(const TiltSeriesSources& sources,
   }
   applyXAxisTilts(geometry, xTiltsRad);
 
+  TiltSeriesDescription out;
+  out.geometry = std::move(geometry);
+  out.cols = info.cols;
+  out.rows = info.rows;
+  out.views = info.views;
+  out.isMrc = info.isMrc;
+  out.warnings = std::move(warnings);
+  return out;
+}
+
+LoadedTiltSeries loadTiltSeries(const TiltSeriesSources& sources,
+                                const TiltSeriesOptions& options) {
+  TiltSeriesDescription d = describeTiltSeries(sources, options);
   LoadedTiltSeries loaded;
 #if TOMOWB_HAVE_TIFF
-  loaded.projections = info.isMrc ? readMrcProjections(sources.stack, std::move(geometry))
-                                  : readTiffProjections(sources.stack, std::move(geometry));
+  loaded.projections = d.isMrc ? readMrcProjections(sources.stack, std::move(d.geometry))
+                               : readTiffProjections(sources.stack, std::move(d.geometry));
 #else
-  loaded.projections = readMrcProjections(sources.stack, std::move(geometry));
+  loaded.projections = readMrcProjections(sources.stack, std::move(d.geometry));
 #endif
-  loaded.warnings = std::move(warnings);
+  loaded.warnings = std::move(d.warnings);
   return loaded;
 }
 

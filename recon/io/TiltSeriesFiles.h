@@ -56,6 +56,18 @@ struct LoadedTiltSeries {
 // names both files and counts; no tilt angles at all names the files that were looked for.
 LoadedTiltSeries loadTiltSeries(const TiltSeriesSources& sources, const TiltSeriesOptions& options);
 
+// What loadTiltSeries makes of the headers and companion files, without reading the samples: the
+// geometry (tilt angles, pixel size, alignment, x-axis tilts) of a stack of `views` views of
+// `rows` x `cols` (an MRC stack when isMrc, else TIFF). The same errors and warnings.
+struct TiltSeriesDescription {
+  Geometry geometry;
+  std::int64_t cols = 0, rows = 0, views = 0;
+  bool isMrc = true;
+  std::vector<std::string> warnings;
+};
+TiltSeriesDescription describeTiltSeries(const TiltSeriesSources& sources,
+                                         const TiltSeriesOptions& options);
+
 // The files beside `stack` (NAME.EXT): NAME.tlt, else NAME.rawtlt; NAME.xf; NAME.xtilt. A path
 // is left empty when its file does not exist.
 TiltSeriesSources findCompanionFiles(const std::filesystem::path& stack);

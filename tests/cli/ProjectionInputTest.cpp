@@ -25,6 +25,7 @@
 #include "recon/io/NpyIo.h"
 #include "recon/io/SampleType.h"
 #include "recon/io/TiffIo.h"
+#include "recon/io/TiltSeriesFiles.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/phantom/AnalyticProjector.h"
 #include "support/TestSupport.h"
@@ -331,6 +332,48 @@ TEST_F(ProjectionInputCli, AViewCountMismatchNamesBothFiles) {
       cli({"recon", "fdk", "-i", path("projections.npy"), "-o", path("never.mhd")}, dir);
   EXPECT_EQ(none.exitCode, 1);
   EXPECT_NE(none.err.find("--geometry"), std::string::npos) << none.err;
+}
+
+// An MRC tilt series with its .tlt runs in slabs reading a band of rows at a time (issue #22):
+// the volume matches the run that loads it whole; --log needs whole views, so it loads it.
+TEST(ProjectionInputCliEt, AnMrcTiltSeriesRunsInSlabsReadingABandOfRowsAtATime) {
+  test::TempDir dir;
+  TiltSeriesParams scan;
+  scan.cols = 32;
+  scan.rows = 12;
+  for (int i = 0; i < 31; ++i)
+    scan.tiltAnglesRad.push_back((-60.0 + 4.0 * i) * std::numbers::pi / 180);
+  const ProjectionStack p =
+      phantom::projectPhantom(phantom::modifiedSheppLogan3d(20.0), tiltSeries(scan), {}, nullptr);
+  io::writeTiltSeries(dir / "ts.mrc", p, scan.tiltAnglesRad);
+  const auto run = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "--no-record", "recon",        "sirt", "-i", (dir / "ts.mrc").string(), "--thickness",
+        "8",           "--iterations", "3",    "-o", (dir / out).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args, dir);
+  };
+  const CliResult whole = run("whole.json", {});
+  ASSERT_EQ(whole.exitCode, 0) << whole.err;
+  const CliResult slabs = run("slabs.json", {"--slab-slices", "5"});
+  ASSERT_EQ(slabs.exitCode, 0) << slabs.err;
+  EXPECT_NE(slabs.out.find("(tilt series) with tilt angles from ts.tlt"), std::string::npos)
+      << slabs.out;
+  EXPECT_NE(slabs.out.find("read a band of rows at a time"), std::string::npos) << slabs.out;
+  const Volume a = io::readVolume(dir / "whole.json");
+  const Volume b = io::readVolume(dir / "slabs.json");
+  ASSERT_EQ(a.voxelCount(), b.voxelCount());
+  double worst = 0, peak = 0;
+  for (std::int64_t i = 0; i < a.voxelCount(); ++i) {
+    worst = std::max(worst, double(std::abs(a.voxels()[i] - b.voxels()[i])));
+    peak = std::max(peak, double(std::abs(a.voxels()[i])));
+  }
+  ASSERT_GT(peak, 0.0);
+  EXPECT_LE(worst, 1e-5 * peak) << "the slab run differs from the whole run";
+
+  const CliResult logged = run("log.json", {"--slab-slices", "5", "--log", "--i0", "10"});
+  ASSERT_EQ(logged.exitCode, 0) << logged.err;
+  EXPECT_EQ(logged.out.find("read a band of rows at a time"), std::string::npos) << logged.out;
 }
 
 TEST(ProjectionInputCliEt, WbpTakesAnNpyWithATlt) {
