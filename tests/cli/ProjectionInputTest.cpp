@@ -334,17 +334,23 @@ TEST_F(ProjectionInputCli, AViewCountMismatchNamesBothFiles) {
   EXPECT_NE(none.err.find("--geometry"), std::string::npos) << none.err;
 }
 
+// A tilt series of the Shepp-Logan phantom: 31 views from -60 to +60 degrees, 32 columns.
+std::pair<TiltSeriesParams, ProjectionStack> sheppLoganTiltSeries(std::int64_t rows) {
+  TiltSeriesParams scan;
+  scan.cols = 32;
+  scan.rows = rows;
+  for (int i = 0; i < 31; ++i)
+    scan.tiltAnglesRad.push_back((-60.0 + 4.0 * i) * std::numbers::pi / 180);
+  ProjectionStack p =
+      phantom::projectPhantom(phantom::modifiedSheppLogan3d(20.0), tiltSeries(scan), {}, nullptr);
+  return {std::move(scan), std::move(p)};
+}
+
 // An MRC tilt series with its .tlt runs in slabs reading a band of rows at a time (issue #22):
 // the volume matches the run that loads it whole; --log needs whole views, so it loads it.
 TEST(ProjectionInputCliEt, AnMrcTiltSeriesRunsInSlabsReadingABandOfRowsAtATime) {
   test::TempDir dir;
-  TiltSeriesParams scan;
-  scan.cols = 32;
-  scan.rows = 12;
-  for (int i = 0; i < 31; ++i)
-    scan.tiltAnglesRad.push_back((-60.0 + 4.0 * i) * std::numbers::pi / 180);
-  const ProjectionStack p =
-      phantom::projectPhantom(phantom::modifiedSheppLogan3d(20.0), tiltSeries(scan), {}, nullptr);
+  const auto [scan, p] = sheppLoganTiltSeries(12);
   io::writeTiltSeries(dir / "ts.mrc", p, scan.tiltAnglesRad);
   const auto run = [&](const std::string& out, std::vector<std::string> extra) {
     std::vector<std::string> args = {
@@ -378,13 +384,7 @@ TEST(ProjectionInputCliEt, AnMrcTiltSeriesRunsInSlabsReadingABandOfRowsAtATime) 
 
 TEST(ProjectionInputCliEt, WbpTakesAnNpyWithATlt) {
   test::TempDir dir;
-  TiltSeriesParams scan;
-  scan.cols = 32;
-  scan.rows = 8;
-  for (int i = 0; i < 31; ++i)
-    scan.tiltAnglesRad.push_back((-60.0 + 4.0 * i) * std::numbers::pi / 180);
-  const ProjectionStack p =
-      phantom::projectPhantom(phantom::modifiedSheppLogan3d(20.0), tiltSeries(scan), {}, nullptr);
+  const auto [scan, p] = sheppLoganTiltSeries(8);
   Volume stack = Volume::centred({p.cols(), p.rows(), p.viewCount()}, Eigen::Vector3d::Ones());
   std::copy(p.pixels().begin(), p.pixels().end(), stack.voxels().begin());
   io::writeNpy(dir / "tilts.npy", stack);
