@@ -4,7 +4,8 @@
 #   build     the gpu preset's CLI, scale/cuda/cli tests and FDK benchmark; the slab, SIRT-slab,
 #             MPI and GPU FDK/SIRT tests
 #   weak      weak scaling over the GPUs (point 6): FDK and SIRT with the same work per GPU on
-#             1 GPU, on 2 MPI ranks (one GPU each) and on 1 process driving both; 5 runs each,
+#             1 GPU (a plain process and 1 MPI rank), on 2 MPI ranks (one GPU each) and on 1
+#             process driving both; 5 runs each,
 #             min / median / max wall time, efficiency t(1 GPU) / t(2 GPUs), compute and I/O
 #             from the run records; the bits of the 2-rank FDK against the 1-process one
 #   streamed  a 2048^3 FDK streamed to disk in slabs on one GPU (compute and I/O split), then the
@@ -110,12 +111,15 @@ weak)
   declare -A times
   for i in $(seq $runs); do
     times[f1]+="$(timed f1.log fdk 512 f1.raw "" --slab-slices 512 --gpus 0) "
+    # The same under mpirun -np 1: the 2-rank rows' baseline with the launcher's start included.
+    times[f1r]+="$(timed f1r.log fdk 512 f1r.raw "mpirun -np 1" --slab-slices 512) "
     if (( gpus >= 2 )); then
       times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -np 2" --slab-slices 512) "
       times[f2p]+="$(timed f2p.log fdk 1024 f2p.raw "" --slab-slices 1024 --gpus 0 1) "
       times[f2s]+="$(timed f2s.log fdk 1024 f2s.raw "" --slab-slices 512 --gpus 0) "
     fi
     times[s1]+="$(timed s1.log sirt 256 s1.raw "" --slab-slices 256 --gpus 0) "
+    times[s1r]+="$(timed s1r.log sirt 256 s1r.raw "mpirun -np 1" --slab-slices 256) "
     if (( gpus >= 2 )); then
       times[s2r]+="$(timed s2r.log sirt 512 s2r.raw "mpirun -np 2" --slab-slices 256) "
       times[s2p]+="$(timed s2p.log sirt 512 s2p.raw "" --slab-slices 512 --gpus 0 1) "
@@ -167,13 +171,17 @@ weak)
       local s="- | -"; [ -f "$1.log" ] && s=$(split "$1.log")
       echo "| $2 | $3 | $4 | $(echo "${times[$1]:-}" | tr ' ' '\n' | spread) | $s | $eff |"
     }
-    f1=$(m f1); s1=$(m s1)
+    f1=$(m f1); s1=$(m s1); f1r=$(m f1r); s1r=$(m s1r)
     row f1 "FDK, 1 process" 1 "1024 x 1024 x 512" "-"
+    row f1r "FDK, 1 MPI rank (mpirun -np 1)" 1 "1024 x 1024 x 512" "-"
     row f2r "FDK, 2 MPI ranks (one GPU each)" 2 "1024 x 1024 x 1024" "$f1"
+    row f2r "FDK, 2 MPI ranks against 1 MPI rank" 2 "1024 x 1024 x 1024" "$f1r"
     row f2p "FDK, 1 process driving both" 2 "1024 x 1024 x 1024" "$f1"
     row f2s "FDK, 1 process, 1 GPU, the same 2 slabs in turn" 1 "1024 x 1024 x 1024" "-"
     row s1 "SIRT, 1 process" 1 "1024 x 256 x 256" "-"
+    row s1r "SIRT, 1 MPI rank (mpirun -np 1)" 1 "1024 x 256 x 256" "-"
     row s2r "SIRT, 2 MPI ranks (one GPU each)" 2 "1024 x 256 x 512" "$s1"
+    row s2r "SIRT, 2 MPI ranks against 1 MPI rank" 2 "1024 x 256 x 512" "$s1r"
     row s2p "SIRT, 1 process driving both" 2 "1024 x 256 x 512" "$s1"
     if [ -n "${WEAK_UNBOUND:-}" ]; then
       row f2u "FDK, 2 MPI ranks, not bound to a GPU each (TOMOWB_GPU_BINDING=off)" 2 "1024 x 1024 x 1024" "$f1"

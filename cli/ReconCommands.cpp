@@ -324,10 +324,12 @@ class CatalogReconCommand : public Command {
     }
     const auto hashAll = [](const auto& files) {
       std::vector<std::future<qa::RecordedFile>> pending;
+      pending.reserve(files.size());
       for (const auto& file : files)
         pending.push_back(std::async(std::launch::async,
                                      [&file] { return qa::recordFile(file.first, file.second); }));
       std::vector<qa::RecordedFile> done;
+      done.reserve(pending.size());
       for (auto& p : pending) done.push_back(p.get());
       return done;
     };

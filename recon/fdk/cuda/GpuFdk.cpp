@@ -301,8 +301,19 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
   }
 }
 
-// Chunks the host enqueues beyond the last one it waited for.
-constexpr std::int64_t kChunksAhead = 2;
+// Chunks the host enqueues beyond the last one it waited for (the streams' events keep the
+// buffers apart however far ahead it is): 2, or TOMOWB_FDK_HOST_LEAD (2 to 16). Not yet measured:
+// a longer lead should keep the GPU fed while the host volume's cudaHostRegister, on its own
+// thread, holds the driver's lock and every CUDA call of this thread waits (a 9 ms hole in a
+// 512^3 run, bench/results/2026-11-27m-fdk-pipeline-ends-h100x2.md, call 11).
+std::int64_t chunksAhead() {
+  static const std::int64_t lead = [] {
+    const char* text = std::getenv("TOMOWB_FDK_HOST_LEAD");  // NOLINT(concurrency-mt-unsafe)
+    const long asked = text != nullptr ? std::strtol(text, nullptr, 10) : 0;
+    return std::int64_t(asked >= 2 && asked <= 16 ? asked : 2);
+  }();
+  return lead;
+}
 
 // A task's last chunk is backprojected in this many pieces of rows (kernels that honour
 // TaskShape::yFirst/yCount), each downloaded while the next one runs: the download of a slab
@@ -580,8 +591,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       // ahead: it waits only for the backprojection two chunks back (a wait for the previous one
       // would hold the next upload until then and leave the compute stream idle while that chunk
       // uploads and filters), and reports it.
-      if (c >= kChunksAhead) {
-        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - kChunksAhead)]->bpEnd),
+      if (c >= chunksAhead()) {
+        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - chunksAhead())]->bpEnd),
                           "backprojection");
         std::lock_guard lock(shared.mutex);
         ++shared.doneChunks;
@@ -613,7 +624,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
 
     // Telemetry of the task: per chunk, from the CUDA events.
     std::lock_guard lock(shared.mutex);
-    shared.doneChunks += std::min<std::int64_t>(chunks, kChunksAhead);  // not reported in the loop
+    shared.doneChunks += std::min<std::int64_t>(chunks, chunksAhead());  // not reported in the loop
     context.reportProgress("backproject", double(shared.doneChunks) / double(shared.totalChunks));
     shared.inputsSeconds = std::max(shared.inputsSeconds, inputsSeconds);
     teardown.finished();
