@@ -103,14 +103,14 @@ class TomogramInput : public ReconInput {
   }
 
   // A slab run reads a band of rows at a time where nothing needs whole views first (--crop,
-  // --bin, --log and --normalise do): an MRC tilt series with its companion files, or a stack
-  // with --geometry as `recon fdk` reads it; else nullptr (loaded whole).
+  // --bin, --log and --normalise do): an MRC or TIFF tilt series with its companion files, or a
+  // stack with --geometry as `recon fdk` reads it; else nullptr (loaded whole).
   std::unique_ptr<scale::ProjectionRowSource> openRowsOnDisk(const GlobalOptions& global) override {
     if (preprocesses()) return nullptr;
     std::optional<io::ProjectionStackOnDisk> stack;
     if (!input.geometry.empty())
       stack = io::describeProjectionStackOnDisk(in, attachmentWithTilts());
-    else if (io::isMrcPath(in))
+    else if (io::isMrcPath(in) || !tiltFile.empty())  // as load() takes the tilt-series loader
       stack = io::describeTiltSeriesOnDisk(tiltSources(), tiltOptions());
     if (!stack) return nullptr;
     for (const std::string& w : stack->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());

@@ -511,15 +511,18 @@ ProjectionStackOnDisk describeRabbitCtOnDisk(const std::filesystem::path& data,
 
 std::optional<ProjectionStackOnDisk> describeTiltSeriesOnDisk(const TiltSeriesSources& sources,
                                                               const TiltSeriesOptions& options) {
-  if (dataFormatForPath(sources.stack) != DataFormat::Mrc) return std::nullopt;
-  const std::optional<StackSamples> samples = stackSamples(sources.stack, DataFormat::Mrc);
-  if (!samples) return std::nullopt;
+  const DataFormat format = dataFormatForPath(sources.stack);
+  if (format != DataFormat::Mrc && format != DataFormat::Tiff) return std::nullopt;
+  const std::optional<StackSamples> samples = stackSamples(sources.stack, format);
+  if (!samples) return std::nullopt;  // (a TIFF without libtiff: the loader says so)
   TiltSeriesDescription d = describeTiltSeries(sources, options);
   const VolumeShape& shape = samples->shape;
-  if (!d.isMrc || shape.nx != d.cols || shape.ny != d.rows || shape.nz != d.views)
+  if (d.isMrc != (format == DataFormat::Mrc) || shape.nx != d.cols || shape.ny != d.rows ||
+      shape.nz != d.views)
     return std::nullopt;
   ProjectionStackOnDisk out;
-  out.storage = ProjectionStackOnDisk::Storage::Contiguous;
+  out.storage = format == DataFormat::Mrc ? ProjectionStackOnDisk::Storage::Contiguous
+                                          : ProjectionStackOnDisk::Storage::TiffPages;
   out.path = samples->dataPath;
   out.dataOffset = samples->offset;
   out.sampleType = samples->sampleType;

@@ -110,11 +110,12 @@ struct ProjectionStackOnDisk {
 std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
     const std::filesystem::path& projections, const GeometryAttachment& attachment);
 
-// An MRC tilt series as the tilt-series loader reads it (io::loadTiltSeries: tilt angles from a
-// .tlt or its header, alignment and x-axis tilt files), described for reading a band of rows at a
-// time: its geometry from the headers and companion files, its samples where they lie. nullopt
-// for a TIFF stack or a sample type that needs converting whole (the loader then reads it), or a
-// stack whose header disagrees with itself (the loader says how). Errors as loadTiltSeries's.
+// An MRC or multi-page TIFF tilt series as the tilt-series loader reads it (io::loadTiltSeries:
+// tilt angles from a .tlt or an MRC's header, alignment and x-axis tilt files), described for
+// reading a band of rows at a time: its geometry from the headers and companion files, its
+// samples where they lie. nullopt for an MRC sample type that needs converting whole, a TIFF in a
+// build without libtiff (the loader then reads or refuses it), or a stack whose header disagrees
+// with itself (the loader says how). Errors as loadTiltSeries's.
 std::optional<ProjectionStackOnDisk> describeTiltSeriesOnDisk(const TiltSeriesSources& sources,
                                                               const TiltSeriesOptions& options);
 

@@ -346,40 +346,51 @@ std::pair<TiltSeriesParams, ProjectionStack> sheppLoganTiltSeries(std::int64_t r
   return {std::move(scan), std::move(p)};
 }
 
-// An MRC tilt series with its .tlt runs in slabs reading a band of rows at a time (issue #22):
-// the volume matches the run that loads it whole; --log needs whole views, so it loads it.
-TEST(ProjectionInputCliEt, AnMrcTiltSeriesRunsInSlabsReadingABandOfRowsAtATime) {
+// An MRC tilt series with its .tlt, and a multi-page TIFF one with --tilt-angles, run in slabs
+// reading a band of rows at a time (issue #22): the volume matches the run that loads the stack
+// whole; --log needs whole views, so it loads it.
+TEST(ProjectionInputCliEt, ATiltSeriesRunsInSlabsReadingABandOfRowsAtATime) {
   test::TempDir dir;
   const auto [scan, p] = sheppLoganTiltSeries(12);
-  io::writeTiltSeries(dir / "ts.mrc", p, scan.tiltAnglesRad);
-  const auto run = [&](const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> args = {
-        "--no-record", "recon",        "sirt", "-i", (dir / "ts.mrc").string(), "--thickness",
-        "8",           "--iterations", "3",    "-o", (dir / out).string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return cli(args, dir);
-  };
-  const CliResult whole = run("whole.json", {});
-  ASSERT_EQ(whole.exitCode, 0) << whole.err;
-  const CliResult slabs = run("slabs.json", {"--slab-slices", "5"});
-  ASSERT_EQ(slabs.exitCode, 0) << slabs.err;
-  EXPECT_NE(slabs.out.find("(tilt series) with tilt angles from ts.tlt"), std::string::npos)
-      << slabs.out;
-  EXPECT_NE(slabs.out.find("read a band of rows at a time"), std::string::npos) << slabs.out;
-  const Volume a = io::readVolume(dir / "whole.json");
-  const Volume b = io::readVolume(dir / "slabs.json");
-  ASSERT_EQ(a.voxelCount(), b.voxelCount());
-  double worst = 0, peak = 0;
-  for (std::int64_t i = 0; i < a.voxelCount(); ++i) {
-    worst = std::max(worst, double(std::abs(a.voxels()[i] - b.voxels()[i])));
-    peak = std::max(peak, double(std::abs(a.voxels()[i])));
-  }
-  ASSERT_GT(peak, 0.0);
-  EXPECT_LE(worst, 1e-5 * peak) << "the slab run differs from the whole run";
+  io::writeTiltSeries(dir / "ts.mrc", p, scan.tiltAnglesRad);  // and ts.tlt
+  std::vector<std::vector<std::string>> inputs = {{"ts.mrc"}};
+#if TOMOWB_HAVE_TIFF
+  io::writeTiffProjections(dir / "ts.tif", p);
+  inputs.push_back({"ts.tif", "--tilt-angles", (dir / "ts.tlt").string()});
+#endif
+  for (const std::vector<std::string>& input : inputs) {
+    SCOPED_TRACE(input.front());
+    const auto run = [&](const std::string& out, std::vector<std::string> extra) {
+      std::vector<std::string> args = {"--no-record", "recon", "sirt", "-i",
+                                       (dir / input.front()).string()};
+      args.insert(args.end(), input.begin() + 1, input.end());
+      for (const char* a : {"--thickness", "8", "--iterations", "3", "-o"}) args.emplace_back(a);
+      args.push_back((dir / out).string());
+      args.insert(args.end(), extra.begin(), extra.end());
+      return cli(args, dir);
+    };
+    const CliResult whole = run("whole.json", {});
+    ASSERT_EQ(whole.exitCode, 0) << whole.err;
+    const CliResult slabs = run("slabs.json", {"--slab-slices", "5"});
+    ASSERT_EQ(slabs.exitCode, 0) << slabs.err;
+    EXPECT_NE(slabs.out.find("(tilt series) with tilt angles from ts.tlt"), std::string::npos)
+        << slabs.out;
+    EXPECT_NE(slabs.out.find("read a band of rows at a time"), std::string::npos) << slabs.out;
+    const Volume a = io::readVolume(dir / "whole.json");
+    const Volume b = io::readVolume(dir / "slabs.json");
+    ASSERT_EQ(a.voxelCount(), b.voxelCount());
+    double worst = 0, peak = 0;
+    for (std::int64_t i = 0; i < a.voxelCount(); ++i) {
+      worst = std::max(worst, double(std::abs(a.voxels()[i] - b.voxels()[i])));
+      peak = std::max(peak, double(std::abs(a.voxels()[i])));
+    }
+    ASSERT_GT(peak, 0.0);
+    EXPECT_LE(worst, 1e-5 * peak) << "the slab run differs from the whole run";
 
-  const CliResult logged = run("log.json", {"--slab-slices", "5", "--log", "--i0", "10"});
-  ASSERT_EQ(logged.exitCode, 0) << logged.err;
-  EXPECT_EQ(logged.out.find("read a band of rows at a time"), std::string::npos) << logged.out;
+    const CliResult logged = run("log.json", {"--slab-slices", "5", "--log", "--i0", "10"});
+    ASSERT_EQ(logged.exitCode, 0) << logged.err;
+    EXPECT_EQ(logged.out.find("read a band of rows at a time"), std::string::npos) << logged.out;
+  }
 }
 
 TEST(ProjectionInputCliEt, WbpTakesAnNpyWithATlt) {
