@@ -106,6 +106,43 @@ class CatalogReconCommand : public Command {
   }
   CLI::App* subcommand() const override { return sub_; }
 
+  // --mask, --init, --reference and --weights, read for the job.
+  catalog::JobInputs readJobInputs(const ProjectionStack& projections) const {
+    catalog::JobInputs inputs;
+    if (!maskFile_.empty()) inputs.mask = std::make_shared<Volume>(io::readVolume(maskFile_));
+    if (!initFile_.empty())
+      inputs.initialVolume = std::make_shared<Volume>(io::readVolume(initFile_));
+    if (!referenceFile_.empty())
+      inputs.reference = std::make_shared<Volume>(io::readVolume(referenceFile_));
+    if (!weightsFile_.empty())
+      inputs.weights =
+          std::make_shared<ProjectionStack>(io::readCountsAsWeights(weightsFile_, projections));
+    return inputs;
+  }
+
+  // NAME.run.json of an in-memory run, staged with the other outputs.
+  void recordRun(io::OutputSet& files, const Geometry& geometry, const nlohmann::json& parameters,
+                 const catalog::RunReport& r, bool gpu) const {
+    qa::RunRecord record = startRunRecord({"-o", "--out"}, input_->out, gpu);
+    addInputs(record, files);
+    addGeometry(record, geometry);
+    record.algorithm = descriptor_.label;
+    record.variant = r.variant;
+    record.forwardVariant = r.forwardVariant;
+    record.parameters = parameters;
+    record.parameters.erase("gpu");  // recorded as the tunables
+    // As the window records them (gui/core/CatalogRun): whether volumes went in.
+    if (descriptor_.acceptsMask) record.parameters["mask"] = !maskFile_.empty();
+    if (descriptor_.acceptsInitialVolume) record.parameters["warmStart"] = !initFile_.empty();
+    if (descriptor_.acceptsWeights) record.parameters["weighted"] = !weightsFile_.empty();
+    for (const auto& [key, value] : r.recordParameters.items()) record.parameters[key] = value;
+    record.tunables = parameters.value("gpu", nlohmann::json::object());
+    record.timings = r.timings;
+    if (!r.metrics.is_null()) record.metrics = r.metrics;
+    record.device["report"] = r.device;
+    finishRunRecord(record, files, qa::runRecordPathFor(input_->out), {input_->out});
+  }
+
   int run(const GlobalOptions& global) override {
     if (slabRun()) return runInSlabs(global);
     // Every file read and written, checked against each other before any work (OutputSet.h).
@@ -132,23 +169,12 @@ class CatalogReconCommand : public Command {
     std::vector<std::string> inputWarnings;
     const ProjectionStack projections = input_->load(context, inputWarnings, global);
     for (const std::string& w : inputWarnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (descriptor_.refuses)
-      if (const std::string why = descriptor_.refuses(projections.geometry()); !why.empty())
-        throw ParameterError(input_->in, why);
+    checkNotRefused(projections.geometry());
     const VolumeGrid grid = input_->grid(projections.geometry());
     parameters["volume"] = catalog::gridToJson(grid);
     parameters = descriptor_.validate(parameters);
-    catalog::JobInputs inputs;
-    if (!maskFile_.empty()) inputs.mask = std::make_shared<Volume>(io::readVolume(maskFile_));
-    if (!initFile_.empty())
-      inputs.initialVolume = std::make_shared<Volume>(io::readVolume(initFile_));
-    if (!referenceFile_.empty())
-      inputs.reference = std::make_shared<Volume>(io::readVolume(referenceFile_));
-    if (!weightsFile_.empty())
-      inputs.weights =
-          std::make_shared<ProjectionStack>(io::readCountsAsWeights(weightsFile_, projections));
     std::unique_ptr<catalog::ReconstructionJob> job =
-        descriptor_.makeJob(projections, parameters, std::move(inputs));
+        descriptor_.makeJob(projections, parameters, readJobInputs(projections));
 
     if (!telemetryFile_.path.empty() && gpu)
       telemetry.startGpuSampling(
@@ -161,26 +187,7 @@ class CatalogReconCommand : public Command {
     if (!residualCsv_.empty()) writeResidualCsv(files.staged(residualCsv_), r.iterations);
     if (!telemetryFile_.path.empty()) telemetry.writeFile(files.staged(telemetryFile_.path));
     bar.finish();
-    if (!global.noRecord) {
-      qa::RunRecord record = startRunRecord({"-o", "--out"}, input_->out, gpu);
-      addInputs(record, files);
-      addGeometry(record, projections.geometry());
-      record.algorithm = descriptor_.label;
-      record.variant = r.variant;
-      record.forwardVariant = r.forwardVariant;
-      record.parameters = parameters;
-      record.parameters.erase("gpu");  // recorded as the tunables
-      // As the window records them (gui/core/CatalogRun): whether volumes went in.
-      if (descriptor_.acceptsMask) record.parameters["mask"] = !maskFile_.empty();
-      if (descriptor_.acceptsInitialVolume) record.parameters["warmStart"] = !initFile_.empty();
-      if (descriptor_.acceptsWeights) record.parameters["weighted"] = !weightsFile_.empty();
-      for (const auto& [key, value] : r.recordParameters.items()) record.parameters[key] = value;
-      record.tunables = parameters.value("gpu", nlohmann::json::object());
-      record.timings = r.timings;
-      if (!r.metrics.is_null()) record.metrics = r.metrics;
-      record.device["report"] = r.device;
-      finishRunRecord(record, files, qa::runRecordPathFor(input_->out), {input_->out});
-    }
+    if (!global.noRecord) recordRun(files, projections.geometry(), parameters, r, gpu);
     files.commit();  // all outputs at once, or none (a cancel until here leaves nothing)
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json) {
@@ -416,18 +423,132 @@ class CatalogReconCommand : public Command {
     gpu["devices"] = {static_cast<int>(static_cast<std::size_t>(local->first) % count)};
   }
 
-  int runInSlabs(const GlobalOptions& global) {
-    // -o must not be a file the run reads (the projections' sidecar or samples): a slab run
-    // writes its output in place as it goes. (A folder of slices replaces an older one at the end.)
-    if (!scale::isSliceFolderOutput(input_->out)) {
-      io::OutputSet files(&interruptToken());
-      input_->addInputsTo(files);
-      files.addInput(maskFile_, "--mask", "mask");
-      files.addInput(initFile_, "--init", "initial volume");
-      files.addOutput(input_->out, "-o");
-      files.check();
+  // --plan-only: the plan, the blocks of a coupled run, and the disk the output needs against
+  // what its folder has free (exit 1 when it cannot hold it).
+  int printPlanOnly(const GlobalOptions& global, const scale::SlabPlan& plan,
+                    const scale::SlabRunOptions& o, const std::string& deviceText,
+                    const std::vector<std::string>& blocks) const {
+    const std::uint64_t free = scale::freeDiskBytes(o.output);
+    if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
+    for (const std::string& line : blocks) std::printf("%s\n", line.c_str());
+    std::printf("slab plan: %s\ndisk: the output needs %.1f MiB, %.1f MiB free where it goes%s\n",
+                plan.summary().c_str(), double(plan.volumeBytes) / 1048576.0,
+                double(free) / 1048576.0, free < plan.volumeBytes ? " (NOT ENOUGH)" : "");
+    printJson(global, {{"command", "recon " + descriptor_.id + " --plan-only"},
+                       {"slabs", plan.slabs.size()},
+                       {"slices", plan.slabSlices},
+                       {"peakHostBytes", plan.peakHostBytes()},
+                       {"outputBytes", plan.volumeBytes},
+                       {"freeDiskBytes", free}});
+    return free < plan.volumeBytes ? kExitError : kExitOk;
+  }
+
+  // Before the run (rank 0): the plan, the GPU's share of a slab, and how the slabs are solved.
+  void printRunPlan(const scale::SlabPlan& plan, const scale::SlabRunOptions& o,
+                    const std::string& deviceText, const std::vector<std::string>& blocks,
+                    bool coupled, bool iterative, int ranks) const {
+    printPlan(plan, o);
+    if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
+    if (coupled) {
+      const char* checkpoints =
+          o.checkpointEvery > 0 || o.checkpointMinutes > 0 ? "; checkpoints beside the output" : "";
+      if (ranks > 1)
+        std::printf(
+            "%s of this geometry: the %d ranks each solve a block of slabs together, "
+            "exchanging the detector rows their blocks share after every forward "
+            "projection%s\n",
+            descriptor_.id.c_str(), ranks, checkpoints);
+      else
+        std::printf(
+            "%s of this geometry: one block (its slabs share detector rows; under "
+            "mpirun the ranks split it and exchange those rows)%s\n",
+            descriptor_.id.c_str(), checkpoints);
+      for (const std::string& line : blocks) std::printf("  %s\n", line.c_str());
+    } else if (iterative) {
+      std::printf("%s of an aligned single-axis tilt series: slab by slab, each on its own\n",
+                  descriptor_.id.c_str());
     }
-    shareCoresWithLocalRanks();
+  }
+
+  // After the run: what this rank did, the solver's last state, and where the output is.
+  void printRunResult(const scale::SlabRunOptions& o, const scale::SlabRunReport& r,
+                      const iterative::IterativeReport& iterativeReport, bool iterative,
+                      bool coupled, const VolumeGrid& grid,
+                      const nlohmann::json& parameters) const {
+    // What this rank ran on (bindLocalRankToOneGpu, widenSingleCoreLauncherBinding).
+    std::string gpuText;
+    if (o.ranks > 1) {
+      const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");  // NOLINT(concurrency-mt-unsafe)
+      gpuText = " (" + std::to_string(omp_get_max_threads()) + " threads";
+      if (visible != nullptr && VariantOptions::onGpu(descriptor_, parameters))
+        gpuText += std::string(", CUDA_VISIBLE_DEVICES=") + visible;
+      gpuText += ")";
+    }
+    std::printf(
+        "rank %d of %d%s: %zu slab%s reconstructed here, %d done before; read %.2f s, "
+        "compute %.2f s, write %.2f s\n",
+        o.rank, o.ranks, gpuText.c_str(), r.computed.size(), r.computed.size() == 1 ? "" : "s",
+        r.doneBefore, r.readSeconds, r.computeSeconds, r.writeSeconds);
+    if (iterative && !iterativeReport.method.empty()) {
+      const std::vector<IterationRecord>& its = iterativeReport.iterations;
+      std::printf("%s with %s + %s on %s: %s%s", iterativeReport.method.c_str(),
+                  iterativeReport.forwardVariant.c_str(), iterativeReport.backVariant.c_str(),
+                  iterativeReport.device.c_str(), iterativeReport.stopReason.c_str(),
+                  coupled ? "" : " (the last slab)");
+      if (!its.empty())
+        std::printf(", relative residual %.4g after iteration %d", its.back().relativeResidual,
+                    its.back().iteration);
+      if (r.resumedFromIteration > 0)
+        std::printf(" (resumed from the checkpoint of iteration %d)", r.resumedFromIteration);
+      if (coupled && o.ranks > 1)
+        std::printf("; %lld detector rows shared with other ranks, %.1f MiB summed with them",
+                    static_cast<long long>(r.sharedRows), double(r.exchangedBytes) / 1048576.0);
+      if (r.checkpointsWritten > 0)
+        std::printf("; %d checkpoint%s kept", r.checkpointsWritten,
+                    r.checkpointsWritten == 1 ? "" : "s");
+      std::printf("\n");
+    }
+    if (r.finished)
+      std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", input_->out.c_str(),
+                  static_cast<long long>(grid.shape.nx), static_cast<long long>(grid.shape.ny),
+                  static_cast<long long>(grid.shape.nz), grid.voxelSizeMm.x());
+    else if (!r.complete)
+      std::printf("%s appears when the other ranks' slabs are in\n", input_->out.c_str());
+  }
+
+  // The algorithm's own refusal of this geometry (a short scan for FDK, ...), naming the input.
+  void checkNotRefused(const Geometry& geometry) const {
+    if (!descriptor_.refuses) return;
+    if (const std::string why = descriptor_.refuses(geometry); !why.empty())
+      throw ParameterError(input_->in, why);
+  }
+
+  // Not "no output was written" (main's words): what is done stays for --resume.
+  static void printInterrupted(bool coupled, const std::filesystem::path& output) {
+    std::fprintf(stderr,
+                 coupled ? "\ntomowb-cli: interrupted; the last checkpoint (if any) is beside "
+                           "%s: the same command with --resume goes on from it\n"
+                         : "\ntomowb-cli: interrupted; the slabs written so far are in %s "
+                           "(listed in its manifests): the same command with --resume "
+                           "finishes the run\n",
+                 scale::partialPathFor(output).c_str());
+  }
+
+  // -o must not be a file the run reads (the projections' sidecar or samples): a slab run
+  // writes its output in place as it goes. (A folder of slices replaces an older one at the end.)
+  void checkSlabOutput() const {
+    if (scale::isSliceFolderOutput(input_->out)) return;
+    io::OutputSet files(&interruptToken());
+    input_->addInputsTo(files);
+    files.addInput(maskFile_, "--mask", "mask");
+    files.addInput(initFile_, "--init", "initial volume");
+    files.addOutput(input_->out, "-o");
+    files.check();
+  }
+
+  // The run's output, slab height and resume flag, and this process's rank among how many: as
+  // --rank/--ranks say, else as the launcher's environment does, else 0 of 1.
+  scale::SlabRunOptions slabRunOptions() const {
     scale::SlabRunOptions o;
     o.output = input_->out;
     o.plan.slabSlices = std::max<std::int64_t>(slabSlices_, 0);
@@ -435,53 +556,33 @@ class CatalogReconCommand : public Command {
     const auto environment = launcherRanks();
     o.rank = rank_ >= 0 ? rank_ : environment.has_value() ? environment->first : 0;
     o.ranks = ranks_ >= 1 ? ranks_ : environment.has_value() ? environment->second : 1;
-#ifdef TOMOWB_HAVE_MPI
-    const std::unique_ptr<mpi::MpiCommunicator> mpiRanks = startMpi(o);
-#endif
-    nlohmann::json parameters = nlohmann::json::object();
-    parameters_.apply(parameters);
-    variants_.apply(parameters);
-    shareGpusWithLocalRanks(parameters);
+    return o;
+  }
 
-    ProgressBar bar(progressWanted(global.progress, global.quiet) && o.rank == 0);
-    JobContext context(interruptToken(), &bar);
-    ProjectionStack loaded;
-    bool rawInput = false;
-    const std::unique_ptr<scale::ProjectionRowSource> source =
-        openRowSource(context, global, loaded, rawInput);
-    const Geometry& geometry = source->geometry();
-    if (descriptor_.refuses)
-      if (const std::string why = descriptor_.refuses(geometry); !why.empty())
-        throw ParameterError(input_->in, why);
-    const VolumeGrid grid = input_->grid(geometry);
-    parameters["volume"] = catalog::gridToJson(grid);
-    parameters = descriptor_.validate(parameters);
-    o.parameters = parameters;
-    o.parameters.erase("gpu");  // the devices may differ between a run and its resume
-    o.checkpointEvery = checkpointEvery_;
-    o.checkpointMinutes = checkpointMinutes_;
-    const bool iterative = iterativeSlabs();
-    fdk::FdkParams params;
-    iterative::IterativeParams iterativeParams;
-    if (iterative) {
-      iterativeParams = catalog::iterativeParamsFromJson(parameters);
-      // A start volume and a mask on the whole grid; each slab or block takes its slices. (They
-      // are read whole: the grid's size once, beside the slabs.) A resume must use the same ones.
-      if (!maskFile_.empty()) {
-        iterativeParams.mask = std::make_shared<Volume>(io::readVolume(maskFile_));
-        o.parameters["mask"] = std::filesystem::absolute(maskFile_).string();
-      }
-      if (!initFile_.empty()) {
-        iterativeParams.initialVolume = std::make_shared<Volume>(io::readVolume(initFile_));
-        o.parameters["init"] = std::filesystem::absolute(initFile_).string();
-      }
-    } else
-      params = catalog::fdkParamsFromJson(parameters);
-    // An iterative run whose slabs share detector rows: one block of slabs per rank (by default
-    // one slab each), solved together.
-    const bool coupled =
-        iterative && !scale::iterativeSlabsAreIndependent(geometry, iterativeParams);
-    const int ranks = o.communicator != nullptr ? o.communicator->size() : o.ranks;
+  // The iterative parameters of a slab run, with the start volume and mask on the whole grid;
+  // each slab or block takes its slices. (They are read whole: the grid's size once, beside the
+  // slabs.) A resume must use the same ones, so their paths go into what it checks.
+  iterative::IterativeParams slabIterativeParams(const nlohmann::json& parameters,
+                                                 scale::SlabRunOptions& o) const {
+    iterative::IterativeParams params = catalog::iterativeParamsFromJson(parameters);
+    if (!maskFile_.empty()) {
+      params.mask = std::make_shared<Volume>(io::readVolume(maskFile_));
+      o.parameters["mask"] = std::filesystem::absolute(maskFile_).string();
+    }
+    if (!initFile_.empty()) {
+      params.initialVolume = std::make_shared<Volume>(io::readVolume(initFile_));
+      o.parameters["init"] = std::filesystem::absolute(initFile_).string();
+    }
+    return params;
+  }
+
+  // How the slabs are solved: a coupled iterative run takes one block of slabs per rank (one slab
+  // each unless asked) and, out of core, streams the planner's slabs through the projectors
+  // (within the GPU's memory on a GPU); the options that fit only such a run are refused for
+  // the others.
+  void planBlocks(scale::SlabRunOptions& o, const Geometry& geometry, const VolumeGrid& grid,
+                  const iterative::IterativeParams& iterativeParams,
+                  const nlohmann::json& parameters, bool coupled, bool iterative, int ranks) const {
     if (coupled) {
       // One slab per rank unless asked otherwise; out of core (asked, or a block larger than
       // host memory), one process streams the planner's slabs through the projectors.
@@ -509,56 +610,60 @@ class CatalogReconCommand : public Command {
                                        "needs a checkpoint"
                                      : "only iterative runs keep checkpoints; FDK keeps every "
                                        "finished slab");
+  }
+
+  int runInSlabs(const GlobalOptions& global) {
+    checkSlabOutput();
+    shareCoresWithLocalRanks();
+    scale::SlabRunOptions o = slabRunOptions();
+#ifdef TOMOWB_HAVE_MPI
+    const std::unique_ptr<mpi::MpiCommunicator> mpiRanks = startMpi(o);
+#endif
+    nlohmann::json parameters = nlohmann::json::object();
+    parameters_.apply(parameters);
+    variants_.apply(parameters);
+    shareGpusWithLocalRanks(parameters);
+
+    ProgressBar bar(progressWanted(global.progress, global.quiet) && o.rank == 0);
+    JobContext context(interruptToken(), &bar);
+    ProjectionStack loaded;
+    bool rawInput = false;
+    const std::unique_ptr<scale::ProjectionRowSource> source =
+        openRowSource(context, global, loaded, rawInput);
+    const Geometry& geometry = source->geometry();
+    checkNotRefused(geometry);
+    const VolumeGrid grid = input_->grid(geometry);
+    parameters["volume"] = catalog::gridToJson(grid);
+    parameters = descriptor_.validate(parameters);
+    o.parameters = parameters;
+    o.parameters.erase("gpu");  // the devices may differ between a run and its resume
+    o.checkpointEvery = checkpointEvery_;
+    o.checkpointMinutes = checkpointMinutes_;
+    const bool iterative = iterativeSlabs();
+    fdk::FdkParams params;
+    iterative::IterativeParams iterativeParams;
+    if (iterative) {
+      iterativeParams = slabIterativeParams(parameters, o);
+    } else
+      params = catalog::fdkParamsFromJson(parameters);
+    // An iterative run whose slabs share detector rows: one block of slabs per rank (by default
+    // one slab each), solved together.
+    const bool coupled =
+        iterative && !scale::iterativeSlabsAreIndependent(geometry, iterativeParams);
+    const int ranks = o.communicator != nullptr ? o.communicator->size() : o.ranks;
+    planBlocks(o, geometry, grid, iterativeParams, parameters, coupled, iterative, ranks);
     const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
     o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
     const std::string deviceText =
         iterative ? std::string() : slabDeviceText(plan, geometry, params, parameters);
-    if (planOnly_) {
-      // The disk too: what the output needs against what its folder has free.
-      const std::uint64_t free = scale::freeDiskBytes(o.output);
-      if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
-      if (coupled)
-        for (const std::string& line :
-             scale::iterativeBlockSummary(plan, ranks, iterativeParams, o.volumeFolder))
-          std::printf("%s\n", line.c_str());
-      std::printf("slab plan: %s\ndisk: the output needs %.1f MiB, %.1f MiB free where it goes%s\n",
-                  plan.summary().c_str(), double(plan.volumeBytes) / 1048576.0,
-                  double(free) / 1048576.0, free < plan.volumeBytes ? " (NOT ENOUGH)" : "");
-      printJson(global, {{"command", "recon " + descriptor_.id + " --plan-only"},
-                         {"slabs", plan.slabs.size()},
-                         {"slices", plan.slabSlices},
-                         {"peakHostBytes", plan.peakHostBytes()},
-                         {"outputBytes", plan.volumeBytes},
-                         {"freeDiskBytes", free}});
-      return free < plan.volumeBytes ? kExitError : kExitOk;
-    }
-    if (!global.quiet && !global.json && o.rank == 0) {
-      printPlan(plan, o);
-      if (!deviceText.empty()) std::printf("%s\n", deviceText.c_str());
-      if (coupled) {
-        const char* checkpoints = o.checkpointEvery > 0 || o.checkpointMinutes > 0
-                                      ? "; checkpoints beside the output"
-                                      : "";
-        if (ranks > 1)
-          std::printf(
-              "%s of this geometry: the %d ranks each solve a block of slabs together, "
-              "exchanging the detector rows their blocks share after every forward "
-              "projection%s\n",
-              descriptor_.id.c_str(), ranks, checkpoints);
-        else
-          std::printf(
-              "%s of this geometry: one block (its slabs share detector rows; under "
-              "mpirun the ranks split it and exchange those rows)%s\n",
-              descriptor_.id.c_str(), checkpoints);
-      }
-      if (coupled)
-        for (const std::string& line :
-             scale::iterativeBlockSummary(plan, ranks, iterativeParams, o.volumeFolder))
-          std::printf("  %s\n", line.c_str());
-      if (!coupled && iterative)
-        std::printf("%s of an aligned single-axis tilt series: slab by slab, each on its own\n",
-                    descriptor_.id.c_str());
-    }
+    const bool printsPlan = planOnly_ || (!global.quiet && !global.json && o.rank == 0);
+    const std::vector<std::string> blocks =
+        coupled && printsPlan
+            ? scale::iterativeBlockSummary(plan, ranks, iterativeParams, o.volumeFolder)
+            : std::vector<std::string>{};
+    if (planOnly_) return printPlanOnly(global, plan, o, deviceText, blocks);
+    if (!global.quiet && !global.json && o.rank == 0)
+      printRunPlan(plan, o, deviceText, blocks, coupled, iterative, ranks);
     scale::SlabRunReport r;
     iterative::IterativeReport iterativeReport;
     try {
@@ -566,66 +671,23 @@ class CatalogReconCommand : public Command {
                                                          &iterativeReport)
                     : scale::reconstructFdkInSlabs(*source, params, o, context);
     } catch (const Cancelled&) {
-      // Not "no output was written" (main's words): what is done stays for --resume.
-      std::fprintf(stderr,
-                   coupled ? "\ntomowb-cli: interrupted; the last checkpoint (if any) is beside "
-                             "%s: the same command with --resume goes on from it\n"
-                           : "\ntomowb-cli: interrupted; the slabs written so far are in %s "
-                             "(listed in its manifests): the same command with --resume "
-                             "finishes the run\n",
-                   scale::partialPathFor(o.output).c_str());
+      printInterrupted(coupled, o.output);
       return kExitCancelled;
     }
     bar.finish();
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (!global.quiet && !global.json) {
-      // What this rank ran on (bindLocalRankToOneGpu, widenSingleCoreLauncherBinding).
-      std::string gpuText;
-      if (o.ranks > 1) {
-        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");  // NOLINT(concurrency-mt-unsafe)
-        gpuText = " (" + std::to_string(omp_get_max_threads()) + " threads";
-        if (visible != nullptr && VariantOptions::onGpu(descriptor_, parameters))
-          gpuText += std::string(", CUDA_VISIBLE_DEVICES=") + visible;
-        gpuText += ")";
+    if (!global.quiet && !global.json)
+      printRunResult(o, r, iterativeReport, iterative, coupled, grid, parameters);
+    if (r.finished && !global.noRecord) {
+      // The variant that ran: the solver's backprojector, or the last FDK slab's kernel.
+      std::string variant = r.lastSlab.kernel.empty() ? params.variant : r.lastSlab.kernel;
+      std::string forward;
+      if (iterative) {
+        variant = iterativeReport.backVariant;
+        forward = iterativeReport.forwardVariant;
       }
-      std::printf(
-          "rank %d of %d%s: %zu slab%s reconstructed here, %d done before; read %.2f s, "
-          "compute %.2f s, write %.2f s\n",
-          o.rank, o.ranks, gpuText.c_str(), r.computed.size(), r.computed.size() == 1 ? "" : "s",
-          r.doneBefore, r.readSeconds, r.computeSeconds, r.writeSeconds);
-      if (iterative && !iterativeReport.method.empty()) {
-        const std::vector<IterationRecord>& its = iterativeReport.iterations;
-        std::printf("%s with %s + %s on %s: %s%s", iterativeReport.method.c_str(),
-                    iterativeReport.forwardVariant.c_str(), iterativeReport.backVariant.c_str(),
-                    iterativeReport.device.c_str(), iterativeReport.stopReason.c_str(),
-                    coupled ? "" : " (the last slab)");
-        if (!its.empty())
-          std::printf(", relative residual %.4g after iteration %d", its.back().relativeResidual,
-                      its.back().iteration);
-        if (r.resumedFromIteration > 0)
-          std::printf(" (resumed from the checkpoint of iteration %d)", r.resumedFromIteration);
-        if (coupled && o.ranks > 1)
-          std::printf("; %lld detector rows shared with other ranks, %.1f MiB summed with them",
-                      static_cast<long long>(r.sharedRows), double(r.exchangedBytes) / 1048576.0);
-        if (r.checkpointsWritten > 0)
-          std::printf("; %d checkpoint%s kept", r.checkpointsWritten,
-                      r.checkpointsWritten == 1 ? "" : "s");
-        std::printf("\n");
-      }
-      if (r.finished)
-        std::printf("wrote %s: %lld x %lld x %lld voxels of %.3g mm\n", input_->out.c_str(),
-                    static_cast<long long>(grid.shape.nx), static_cast<long long>(grid.shape.ny),
-                    static_cast<long long>(grid.shape.nz), grid.voxelSizeMm.x());
-      else if (!r.complete)
-        std::printf("%s appears when the other ranks' slabs are in\n", input_->out.c_str());
+      writeSlabRecord(r, parameters, variant, forward, geometry, rawInput);
     }
-    if (r.finished && !global.noRecord)
-      writeSlabRecord(r, parameters,
-                      iterative                   ? iterativeReport.backVariant
-                      : r.lastSlab.kernel.empty() ? params.variant
-                                                  : r.lastSlab.kernel,
-                      iterative ? iterativeReport.forwardVariant : std::string(), geometry,
-                      rawInput);
     printJson(global, {{"command", "recon " + descriptor_.id},
                        {"input", input_->in},
                        {"output", input_->out},
