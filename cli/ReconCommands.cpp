@@ -368,6 +368,14 @@ class CatalogReconCommand : public Command {
     qa::writeRunRecord(qa::runRecordPathFor(out), record);
   }
 
+  // The free memory of the first GPU a run uses (--gpus, else GPU 0); 0 when there is none.
+  static std::uint64_t firstGpuFreeBytes(const GpuRunOptions& gpu) {
+    const std::vector<cuda::GpuDevice> gpus = cuda::listGpuDevices();
+    const int first = gpu.devices.empty() ? 0 : gpu.devices.front();
+    if (first < 0 || first >= static_cast<int>(gpus.size())) return 0;
+    return gpus[static_cast<std::size_t>(first)].freeMemoryBytes;
+  }
+
   // A GPU variant: what its tallest slab asks of the device (estimateFdkMemory on that slab's
   // rows and grid, against the free memory of the first GPU the run would use); empty on the CPU.
   std::string slabDeviceText(const scale::SlabPlan& plan, const Geometry& geometry,
@@ -379,10 +387,7 @@ class CatalogReconCommand : public Command {
     fdk::FdkParams slab = params;
     slab.volume = plan.slabGrid(*widest);
     fdk::FdkMemoryOptions memory;
-    const std::vector<cuda::GpuDevice> gpus = cuda::listGpuDevices();
-    const int first = params.gpu.devices.empty() ? 0 : params.gpu.devices.front();
-    if (first >= 0 && first < static_cast<int>(gpus.size()))
-      memory.deviceMemoryBytes = gpus[static_cast<std::size_t>(first)].freeMemoryBytes;
+    memory.deviceMemoryBytes = firstGpuFreeBytes(params.gpu);
     const fdk::FdkMemoryEstimate e = fdk::estimateFdkMemory(
         scale::cropRows(geometry, widest->rowFirst, widest->rowLast), slab, memory);
     return e.gpuSummary.empty() ? std::string() : "per slab on the GPU: " + e.gpuSummary;
@@ -392,10 +397,8 @@ class CatalogReconCommand : public Command {
   // memory less 256 MiB for the runtime (as the pairs keep), within --gpu-mem-limit.
   static std::uint64_t streamedSlabGpuBytes(const GpuRunOptions& gpu) {
     constexpr std::uint64_t kReserve = std::uint64_t{256} << 20;
-    const std::vector<cuda::GpuDevice> gpus = cuda::listGpuDevices();
-    const int first = gpu.devices.empty() ? 0 : gpu.devices.front();
-    if (first < 0 || first >= static_cast<int>(gpus.size())) return 0;  // the pair will say
-    const std::uint64_t free = gpus[static_cast<std::size_t>(first)].freeMemoryBytes;
+    const std::uint64_t free = firstGpuFreeBytes(gpu);
+    if (free == 0) return 0;  // no such GPU: the pair will say
     std::uint64_t usable = free > kReserve ? free - kReserve : 1;
     if (gpu.memoryLimitBytes > 0) usable = std::min(usable, gpu.memoryLimitBytes);
     return usable;
