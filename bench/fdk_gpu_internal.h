@@ -81,8 +81,13 @@ struct MultiGpuRow {
   std::string variant;
   std::int64_t size = 0;
   RunStats oneGpu, twoGpus;
+  // The same runs into one volume kept between them (reconstructFdkInto): no host volume to
+  // allocate and pin.
+  RunStats oneGpuReused, twoGpusReused;
   double maxAbsDifference = 0;
   fdk::FdkReport oneReport, twoReport;  // the median runs'
+  fdk::FdkReport twoReusedReport;
+  bool reusedSameAsFresh = false;  // the two-GPU volumes, bit for bit
 };
 
 struct Context {

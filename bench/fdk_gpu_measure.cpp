@@ -265,15 +265,19 @@ MultiGpuRow multiGpu(const Context& ctx, std::int64_t size, const std::string& v
   MultiGpuRow row;
   row.variant = variant;
   row.size = size;
-  auto run = [&](std::vector<int> devices, RunStats& stats, fdk::FdkReport& median) {
+  // reuse: every run into the volume of the warm-up run (reconstructFdkInto).
+  auto run = [&](std::vector<int> devices, RunStats& stats, fdk::FdkReport& median, bool reuse) {
     std::vector<double> times;
     std::vector<fdk::FdkReport> reports;
     Volume volume;
     for (int r = 0; r <= ctx.options.repeats; ++r) {
       JobContext context;
       fdk::FdkReport report;
-      volume = fdk::reconstructFdk(ctx.phantom, fdkParams(cubeGrid(size), variant, devices),
-                                   context, &report);
+      const fdk::FdkParams params = fdkParams(cubeGrid(size), variant, devices);
+      if (reuse && !volume.empty())
+        fdk::reconstructFdkInto(ctx.phantom, params, volume, context, &report);
+      else
+        volume = fdk::reconstructFdk(ctx.phantom, params, context, &report);
       if (r > 0) {
         times.push_back(report.totalSeconds);
         reports.push_back(report);
@@ -285,8 +289,15 @@ MultiGpuRow multiGpu(const Context& ctx, std::int64_t size, const std::string& v
     median = reports[reports.size() / 2];
     return volume;
   };
-  const Volume one = run({0}, row.oneGpu, row.oneReport);
-  const Volume two = run({0, 1}, row.twoGpus, row.twoReport);
+  const Volume one = run({0}, row.oneGpu, row.oneReport, false);
+  const Volume two = run({0, 1}, row.twoGpus, row.twoReport, false);
+  fdk::FdkReport unused;
+  {  // one volume at a time besides the two above
+    (void)run({0}, row.oneGpuReused, unused, true);
+  }
+  const Volume twoReused = run({0, 1}, row.twoGpusReused, row.twoReusedReport, true);
+  row.reusedSameAsFresh = std::equal(two.voxels().begin(), two.voxels().end(),
+                                     twoReused.voxels().begin(), twoReused.voxels().end());
   metrics::CompareOptions options;
   options.computeSsim = false;
   row.maxAbsDifference =

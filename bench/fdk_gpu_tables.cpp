@@ -122,8 +122,10 @@ std::string multiGpuTable(const std::vector<MultiGpuRow>& rows) {
   t << "| Variant | Volume | Runs | 1 GPU wall (s) min / median / max | 2 GPUs wall (s) min / "
        "median / max | Speed-Up (medians) | max abs difference | 2 GPUs, median run: plan | host "
        "volume alloc (s), beside | waited for it (s) | download (s, both GPUs summed) | "
-       "backproject (s, summed) | kernel inputs built (s) | threads' ends (s) |\n"
-    << "|---|---|---:|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
+       "backproject (s, summed) | kernel inputs built (s) | threads' ends (s) | 1 GPU into a kept "
+       "volume (s) min / median / max | 2 GPUs into a kept volume (s) min / median / max | "
+       "Speed-Up, kept volume (medians) | kept volume = fresh, bit for bit |\n"
+    << "|---|---|---:|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---|---:|---|\n";
   for (const MultiGpuRow& r : rows) {
     const fdk::FdkReport& two = r.twoReport;
     t << "| " << r.variant << " | " << r.size << "³ | " << r.oneGpu.runs << " | "
@@ -132,7 +134,11 @@ std::string multiGpuTable(const std::vector<MultiGpuRow>& rows) {
       << scientific(r.maxAbsDifference) << " | " << two.plan << " | "
       << fixed(two.hostVolumeSeconds, 3) << " | " << fixed(two.hostVolumeWaitSeconds, 3) << " | "
       << fixed(two.downloadSeconds, 3) << " | " << fixed(two.backprojectSeconds, 3) << " | "
-      << fixed(two.inputsSeconds, 3) << " | " << fixed(two.teardownSeconds, 3) << " |\n";
+      << fixed(two.inputsSeconds, 3) << " | " << fixed(two.teardownSeconds, 3) << " | "
+      << bench::minMedianMax(r.oneGpuReused, 1.0, 3) << " | "
+      << bench::minMedianMax(r.twoGpusReused, 1.0, 3) << " | "
+      << fixed(r.oneGpuReused.median / r.twoGpusReused.median, 2) << " | "
+      << (r.reusedSameAsFresh ? "yes" : "NO") << " |\n";
   }
   return t.str();
 }

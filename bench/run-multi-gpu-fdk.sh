@@ -8,6 +8,8 @@
 # PIPELINE_AB=1: the benchmark runs twice in the call, first with TOMOWB_FDK_PIPELINE=uniform (the
 # pipeline's ends as before: equal chunks, the slab downloaded after its last chunk, cuFFT plans
 # per run; bench-fdk-gpu-uniform.md), then as built.
+# HOST_LEAD_AB=1: likewise first with TOMOWB_FDK_HOST_LEAD=4 (the device thread enqueues four
+# chunks ahead instead of two; bench-fdk-gpu-lead4.md), then as built.
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 cd "$(dirname "$0")/.."
@@ -49,6 +51,15 @@ if [[ "${PIPELINE_AB:-0}" == 1 ]]; then
     --sizes 512 1024 --variants fast --e2e-variants fast --phantom-sizes 1 --repeats 5 \
     --no-cross-check --out "$OUT/bench-fdk-gpu-uniform.md" \
     2> "$OUT/bench-fdk-gpu-uniform.log" | tail -n 20
+fi
+if [[ "${HOST_LEAD_AB:-0}" == 1 ]]; then
+  ab_s=$(( (BUDGET_S - SECONDS - 10) / 2 ))
+  echo "== benchmark, TOMOWB_FDK_HOST_LEAD=4 (limit ${ab_s} s)"
+  TOMOWB_FDK_HOST_LEAD=4 timeout --signal=TERM --kill-after=10 "$ab_s" \
+    build-gpu/bench/tomowb-bench-fdk-gpu \
+    --sizes 512 1024 --variants fast --e2e-variants fast --phantom-sizes 1 --repeats 5 \
+    --no-cross-check --out "$OUT/bench-fdk-gpu-lead4.md" \
+    2> "$OUT/bench-fdk-gpu-lead4.log" | tail -n 20
 fi
 bench_s=$(( BUDGET_S - SECONDS - 5 ))
 echo "== benchmark (limit ${bench_s} s)"

@@ -202,14 +202,50 @@ class IntermediateForwarder : public IntermediateVolumeSink {
 };
 }  // namespace
 
-Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& params,
-                      JobContext& context, FdkReport* reportOut) {
+namespace {
+
+// Zeros every voxel, on every core (a reused volume that a failed run must not leave half written,
+// or that a CPU backprojection adds into).
+void zeroVoxels(Volume& volume) {
+  float* data = volume.data();
+  const std::int64_t count = volume.voxelCount();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) data[i] = 0.0f;
+}
+
+// The volume `into` holds on params.volume's grid (its shape checked, its voxel size and origin
+// set), taken out of `into`; or a fresh zero-filled one when `into` is null.
+Volume reusedOrNew(Volume* into, const VolumeGrid& grid, bool zeroed) {
+  if (into == nullptr) return Volume(grid.shape, grid.voxelSizeMm, grid.originMm);
+  Volume volume = std::move(*into);
+  volume.setVoxelSizeMm(grid.voxelSizeMm);
+  volume.setOriginMm(grid.originMm);
+  if (zeroed) zeroVoxels(volume);
+  return volume;
+}
+
+void checkVolumeToReuse(const Volume& into, const VolumeGrid& grid) {
+  const VolumeShape& have = into.shape();
+  const VolumeShape& want = grid.shape;
+  if (have == want && !into.empty()) return;
+  throw ParameterError("volume", "the volume to reconstruct into has " + std::to_string(have.nx) +
+                                     " x " + std::to_string(have.ny) + " x " +
+                                     std::to_string(have.nz) + " voxels and the grid asks for " +
+                                     std::to_string(want.nx) + " x " + std::to_string(want.ny) +
+                                     " x " + std::to_string(want.nz));
+}
+
+// reconstructFdk into a fresh volume (into == null) or into *into, which on return (or on a
+// throw, zero-filled) holds the result's storage again.
+Volume reconstruct(const ProjectionStack& projections, const FdkParams& params, JobContext& context,
+                   FdkReport* reportOut, Volume* into) {
   if (projections.empty()) throw ParameterError("projections", "no projections to reconstruct");
   checkRampFilterParams(params.filter);  // before the volume is allocated
+  if (into != nullptr) checkVolumeToReuse(*into, params.volume);
   if (projections.geometry().hasCylindricalViews()) {
     // Arc detectors: FDK on the flat detectors tangent to them (ArcRebinning.h).
     FdkReport report;
-    Volume volume = reconstructFdk(rebinArcToFlat(projections), params, context, &report);
+    Volume volume = reconstruct(rebinArcToFlat(projections), params, context, &report, into);
     report.warnings.insert(report.warnings.begin(),
                            "the arc (cylindrical) detector's projections were resampled "
                            "(bilinear) onto the flat detector tangent to it at its centre for FDK");
@@ -236,19 +272,40 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
 
   const auto started = std::chrono::steady_clock::now();
   Volume volume;
+  // A throw after the caller's volume was taken hands its storage back, zero-filled.
+  struct GiveBack {
+    Volume* into;
+    Volume& volume;
+    bool returned = false;
+    ~GiveBack() {
+      if (into == nullptr || returned || volume.empty()) return;
+      *into = std::move(volume);
+      zeroVoxels(*into);
+    }
+  } giveBack{into, volume};
   if (variant.reconstruct) {  // (a helix on a GPU variant was refused above)
     // GPU variants weight, filter and backproject on the device and report their own telemetry;
     // the host volume is allocated beside that work (PendingVolume) and waited for when the
     // first slab comes back. (Downloading several GPUs' slabs into a volume that is not pinned,
     // through pinned staging buffers, saves pinning the volume but ran at 11 GB/s a GPU on the
     // two-H100 machine against 26 to 55 GB/s straight into pinned memory: not done.)
-    PendingVolume pending(params.volume);
-    variant.reconstruct(projections, plan, params, pending, context, report);
-    volume = pending.take();
-    report.hostVolumeSeconds = pending.allocationSeconds();
-    report.hostVolumeWaitSeconds = pending.waitedSeconds();
+    // A volume to reuse is not zeroed first: the GPU's slabs tile the grid and overwrite it.
+    std::optional<PendingVolume> pending;
+    if (into != nullptr)
+      pending.emplace(reusedOrNew(into, params.volume, false));
+    else
+      pending.emplace(params.volume);
+    try {
+      variant.reconstruct(projections, plan, params, *pending, context, report);
+    } catch (...) {
+      if (into != nullptr) volume = pending->take();  // for giveBack
+      throw;
+    }
+    volume = pending->take();
+    report.hostVolumeSeconds = pending->allocationSeconds();
+    report.hostVolumeWaitSeconds = pending->waitedSeconds();
   } else {
-    volume = Volume(params.volume.shape, params.volume.voxelSizeMm, params.volume.originMm);
+    volume = reusedOrNew(into, params.volume, true);
     report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
     ReportingTelemetry telemetry(context, report);
     ScaledProgress progress(context);
@@ -271,7 +328,20 @@ Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& param
   report.totalSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (reportOut) *reportOut = std::move(report);
+  giveBack.returned = true;
   return volume;
+}
+
+}  // namespace
+
+Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& params,
+                      JobContext& context, FdkReport* report) {
+  return reconstruct(projections, params, context, report, nullptr);
+}
+
+void reconstructFdkInto(const ProjectionStack& projections, const FdkParams& params, Volume& volume,
+                        JobContext& context, FdkReport* report) {
+  volume = reconstruct(projections, params, context, report, &volume);
 }
 
 }  // namespace tomowb::fdk

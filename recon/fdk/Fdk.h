@@ -95,6 +95,15 @@ void applyFieldOfViewMask(Volume& volume, double radiusMm);
 Volume reconstructFdk(const ProjectionStack& projections, const FdkParams& params,
                       JobContext& context, FdkReport* report = nullptr);
 
+// reconstructFdk into a volume the caller keeps between runs (a batch of scans on one grid, the
+// benchmark): `volume` must have params.volume's shape; its voxel size and origin are set from it
+// and every voxel is overwritten. Its storage stays allocated (and pinned when a GPU is present),
+// so the run skips the allocation of the host volume, which with two GPUs costs more than their
+// backprojection (issue #22). On a throw `volume` keeps its storage, zero-filled. Throws
+// ParameterError for another shape or an empty volume, as reconstructFdk otherwise.
+void reconstructFdkInto(const ProjectionStack& projections, const FdkParams& params, Volume& volume,
+                        JobContext& context, FdkReport* report = nullptr);
+
 // FDK as a Job for the CLI's and the GUI's run controllers.
 class FdkJob : public Job {
  public:

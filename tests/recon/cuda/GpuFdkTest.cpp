@@ -5,6 +5,8 @@
 // one GPU against two when the machine has them. Without a GPU every test skips with a message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -436,6 +438,37 @@ TEST(GpuFdk, LivePreviewsArePartialSumsAndLeaveTheResultAlone) {
   JobContext quiet(token, nullptr, nullptr, &unwanted);
   (void)fdk::reconstructFdk(projections, params, quiet);
   EXPECT_TRUE(unwanted.labels.empty());
+}
+
+// reconstructFdkInto on the GPU: the slabs tile the grid and overwrite a used volume without
+// zeroing it first, so a NaN-filled volume must come out as a fresh run's, bit for bit, for every
+// kernel, streamed in several slabs or not, on every visible GPU.
+TEST(GpuFdk, IntoAUsedVolumeGivesTheFreshResultBitForBit) {
+  TOMOWB_SKIP_WITHOUT_GPU();
+  const phantom::Phantom ph = phantom::modifiedSheppLogan3d(60.0);
+  const ProjectionStack projections =
+      phantom::projectPhantom(ph, circularConeBeam(phantomScan(90)));
+  std::vector<int> all;
+  for (const GpuDevice& device : listGpuDevices()) all.push_back(device.index);
+  fdk::FdkParams params;
+  params.volume = fdk::VolumeGrid::centred({96, 90, 81}, Eigen::Vector3d::Constant(1.4));
+  Volume used(params.volume.shape, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero());
+  for (const std::string& variant : kGpuVariants)
+    for (const std::uint64_t limit : {std::uint64_t{0}, (std::uint64_t{256} << 20) + 3300000}) {
+      params.variant = variant;
+      params.gpu.memoryLimitBytes = limit;
+      params.gpu.devices = all;
+      JobContext context;
+      fdk::FdkReport report;
+      const Volume fresh = fdk::reconstructFdk(projections, params, context, &report);
+      std::fill(used.voxels().begin(), used.voxels().end(), std::nanf(""));
+      fdk::reconstructFdkInto(projections, params, used, context);
+      std::int64_t differing = 0;
+      for (std::int64_t i = 0; i < fresh.voxelCount(); ++i)
+        differing += std::bit_cast<std::uint32_t>(used.data()[i]) !=
+                     std::bit_cast<std::uint32_t>(fresh.data()[i]);
+      EXPECT_EQ(differing, 0) << variant << ", " << report.plan << " on " << all.size() << " GPUs";
+    }
 }
 
 TEST(GpuFdk, TwoGpusGiveTheOneGpuResult) {

@@ -4,6 +4,7 @@
 // phantom, cancellation, and CNR against noise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -283,6 +284,53 @@ TEST(Fdk, RejectsUnknownVariantListingTheKnownOnes) {
   } catch (const ParameterError& e) {
     EXPECT_NE(std::string(e.what()).find("fdk.bp.cpu"), std::string::npos) << e.what();
   }
+}
+
+// A volume kept between runs (reconstructFdkInto) ends as a fresh run's, whatever it held; its
+// grid is set from the parameters; another shape is refused; a cancelled run leaves it allocated
+// and zero-filled, without a partial result.
+TEST(Fdk, IntoAUsedVolumeGivesTheFreshResultAndACancelledRunLeavesZeros) {
+  CircularConeParams scan = headScan(48);
+  scan.detector.rows = 40;
+  scan.anglesRad = fullScanAnglesRad(60);
+  const ProjectionStack projections =
+      phantom::projectPhantom(phantom::modifiedSheppLogan3d(kScaleMm), circularConeBeam(scan));
+  FdkParams params;
+  params.volume = VolumeGrid::centred({40, 36, 20}, Eigen::Vector3d::Constant(4.0));
+  JobContext context;
+  const Volume fresh = reconstructFdk(projections, params, context);
+  Volume used({40, 36, 20}, Eigen::Vector3d::Constant(1.0), Eigen::Vector3d(5, 6, 7));
+  std::fill(used.voxels().begin(), used.voxels().end(), std::nanf(""));
+  const float* storage = used.data();
+  reconstructFdkInto(projections, params, used, context);
+  EXPECT_EQ(used.data(), storage) << "the caller's storage is reused, not replaced";
+  EXPECT_EQ(used.originMm(), fresh.originMm());
+  EXPECT_EQ(used.voxelSizeMm(), fresh.voxelSizeMm());
+  for (std::int64_t i = 0; i < fresh.voxelCount(); ++i)
+    ASSERT_EQ(used.data()[i], fresh.data()[i]) << "voxel " << i;
+
+  Volume wrong({40, 36, 21}, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero());
+  try {
+    reconstructFdkInto(projections, params, wrong, context);
+    FAIL() << "a volume of another shape was accepted";
+  } catch (const ParameterError& e) {
+    EXPECT_NE(std::string(e.what()).find("40 x 36 x 21"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(wrong.shape(), (VolumeShape{40, 36, 21})) << "a refused volume is left as it was";
+
+  struct CancelOnBackprojection : ProgressSink {
+    CancelToken* token = nullptr;
+    void report(std::string_view stage, double) override {
+      if (stage == "backproject") token->request();
+    }
+  } sink;
+  CancelToken token;
+  sink.token = &token;
+  JobContext cancelling(token, &sink);
+  EXPECT_THROW(reconstructFdkInto(projections, params, used, cancelling), Cancelled);
+  ASSERT_EQ(used.shape(), params.volume.shape) << "the caller's volume keeps its storage";
+  for (std::int64_t i = 0; i < used.voxelCount(); ++i)
+    ASSERT_EQ(used.data()[i], 0.0f) << "voxel " << i << " kept a partial or old value";
 }
 
 // Cancels from the progress sink once backprojection has started; the job must stop promptly.
