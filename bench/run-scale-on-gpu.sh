@@ -112,14 +112,16 @@ weak)
   for i in $(seq $runs); do
     times[f1]+="$(timed f1.log fdk 512 f1.raw "" --slab-slices 512 --gpus 0) "
     # The same under mpirun -np 1: the 2-rank rows' baseline with the launcher's start included.
-    times[f1r]+="$(timed f1r.log fdk 512 f1r.raw "mpirun -np 1" --slab-slices 512) "
+    # One GPU, as each of the 2 ranks has (alone on the machine, a rank would see both GPUs and
+    # pay for a second context: 2026-11-27o).
+    times[f1r]+="$(timed f1r.log fdk 512 f1r.raw "mpirun -np 1" --slab-slices 512 --gpus 0) "
     if (( gpus >= 2 )); then
       times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -np 2" --slab-slices 512) "
       times[f2p]+="$(timed f2p.log fdk 1024 f2p.raw "" --slab-slices 1024 --gpus 0 1) "
       times[f2s]+="$(timed f2s.log fdk 1024 f2s.raw "" --slab-slices 512 --gpus 0) "
     fi
     times[s1]+="$(timed s1.log sirt 256 s1.raw "" --slab-slices 256 --gpus 0) "
-    times[s1r]+="$(timed s1r.log sirt 256 s1r.raw "mpirun -np 1" --slab-slices 256) "
+    times[s1r]+="$(timed s1r.log sirt 256 s1r.raw "mpirun -np 1" --slab-slices 256 --gpus 0) "
     if (( gpus >= 2 )); then
       times[s2r]+="$(timed s2r.log sirt 512 s2r.raw "mpirun -np 2" --slab-slices 256) "
       times[s2p]+="$(timed s2p.log sirt 512 s2p.raw "" --slab-slices 512 --gpus 0 1) "
