@@ -8,6 +8,8 @@
 # PIPELINE_AB=1: the benchmark runs twice in the call, first with TOMOWB_FDK_PIPELINE=uniform (the
 # pipeline's ends as before: equal chunks, the slab downloaded after its last chunk, cuFFT plans
 # per run; bench-fdk-gpu-uniform.md), then as built.
+# AB_ENV=NAME=VALUE: likewise first with that variable set (bench-fdk-gpu-ab.md); AB_ARGS: more
+# options for both benchmark runs (e.g. --no-multi-gpu on one GPU).
 # HOST_LEAD_AB=1: likewise first with TOMOWB_FDK_HOST_LEAD=4 (the device thread enqueues four
 # chunks ahead instead of two; bench-fdk-gpu-lead4.md), then as built.
 set -uo pipefail
@@ -52,6 +54,15 @@ if [[ "${PIPELINE_AB:-0}" == 1 ]]; then
     --no-cross-check --out "$OUT/bench-fdk-gpu-uniform.md" \
     2> "$OUT/bench-fdk-gpu-uniform.log" | tail -n 20
 fi
+if [[ -n "${AB_ENV:-}" ]]; then  # e.g. AB_ENV=TOMOWB_FDK_FFT=pow2: the benchmark first with it
+  ab_s=$(( (BUDGET_S - SECONDS - 10) / 2 ))
+  echo "== benchmark, ${AB_ENV} (limit ${ab_s} s)"
+  env "${AB_ENV}" timeout --signal=TERM --kill-after=10 "$ab_s" \
+    build-gpu/bench/tomowb-bench-fdk-gpu \
+    --sizes 512 1024 --variants fast --e2e-variants fast --phantom-sizes 1 --repeats 5 \
+    --no-cross-check ${AB_ARGS:-} --out "$OUT/bench-fdk-gpu-ab.md" \
+    2> "$OUT/bench-fdk-gpu-ab.log" | tail -n 20
+fi
 if [[ "${HOST_LEAD_AB:-0}" == 1 ]]; then
   ab_s=$(( (BUDGET_S - SECONDS - 10) / 2 ))
   echo "== benchmark, TOMOWB_FDK_HOST_LEAD=4 (limit ${ab_s} s)"
@@ -66,7 +77,7 @@ echo "== benchmark (limit ${bench_s} s)"
 if (( bench_s > 30 )); then
   timeout --signal=TERM --kill-after=10 "$bench_s" build-gpu/bench/tomowb-bench-fdk-gpu \
     --sizes 512 1024 --variants fast --e2e-variants fast --phantom-sizes 1 --repeats 5 \
-    --no-cross-check --out "$OUT/bench-fdk-gpu.md" --json "$OUT/bench-fdk-gpu.json" \
+    --no-cross-check ${AB_ARGS:-} --out "$OUT/bench-fdk-gpu.md" --json "$OUT/bench-fdk-gpu.json" \
     2> "$OUT/bench-fdk-gpu.log" | tail -n 40
   (( PIPESTATUS[0] != 0 )) && status=1
 fi
