@@ -31,14 +31,14 @@ std::uint64_t u64(std::int64_t v) {
 
 GpuFdkPlanInput gpuFdkPlanInput(const VolumeShape& shape, std::int64_t views, std::int64_t rows,
                                 std::int64_t cols, std::int64_t filteredCols,
-                                const std::string& variant, const RampFilterParams& filter) {
+                                const std::string& variant) {
   GpuFdkPlanInput in;
   in.shape = shape;
   in.views = views;
   in.rows = rows;
   in.cols = cols;
   in.filteredCols = filteredCols;
-  in.fftLength = gpuFftRowLength(std::max<std::int64_t>(filteredCols, 1), filter);
+  in.fftLength = paddedRowLength(std::max<std::int64_t>(filteredCols, 1));
   // What the kernel keeps per pixel and how it splits the volume: the pipeline's own figures.
   const GpuKernelFootprint footprint = gpuKernelFootprint(variant);
   in.inputBytesPerPixel = footprint.inputBytesPerPixel;
@@ -88,8 +88,7 @@ FdkMemoryEstimate estimateFdkMemory(const Geometry& geometry, const FdkParams& p
     e.deviceMemoryBytes =
         limit > 0 ? std::min(limit, options.deviceMemoryBytes) : options.deviceMemoryBytes;
     e.gpus = std::max(options.gpus, 1);
-    e.planInput =
-        gpuFdkPlanInput(shape, views, rows, cols, filteredCols, params.variant, params.filter);
+    e.planInput = gpuFdkPlanInput(shape, views, rows, cols, filteredCols, params.variant);
     e.planInput.gpus = e.gpus;
     e.planInput.deviceBytes = e.deviceMemoryBytes;
     e.planInput.reserveBytes = options.deviceReserveBytes;

@@ -73,12 +73,12 @@ FdkMemoryEstimate estimateFdkMemory(const Geometry& geometry, const FdkParams& p
                                     const FdkMemoryOptions& options = {});
 
 // What planGpuFdk is given for a GPU run of `variant`, as the CUDA pipeline fills it: the FFT
-// length of the ramp filter's padded row (gpuFftRowLength(filteredCols, filter)), 4 input bytes per
-// pixel (8 and mirrored slab pairs for the z-mirror kernel, fdk.bp.mirror-half2; fdk.bp.fast may
-// choose that kernel at run time, but is estimated in z-slabs), at most 64 views per chunk.
-// deviceBytes, gpus and reserveBytes are left to the caller.
+// length of the ramp filter's padded row (paddedRowLength(filteredCols)), 4 input bytes per pixel
+// (8 and mirrored slab pairs for the z-mirror kernel, fdk.bp.mirror-half2; fdk.bp.fast may choose
+// that kernel at run time, but is estimated in z-slabs), at most 64 views per chunk. deviceBytes,
+// gpus and reserveBytes are left to the caller.
 GpuFdkPlanInput gpuFdkPlanInput(const VolumeShape& shape, std::int64_t views, std::int64_t rows,
                                 std::int64_t cols, std::int64_t filteredCols,
-                                const std::string& variant, const RampFilterParams& filter = {});
+                                const std::string& variant);
 
 }  // namespace tomowb::fdk

@@ -72,18 +72,6 @@ std::int64_t paddedRowLength(std::int64_t rowLength) {
   return n;
 }
 
-std::int64_t gpuFftRowLength(std::int64_t rowLength, const RampFilterParams& filter) {
-  const std::int64_t least = std::max<std::int64_t>(2 * rowLength, 64);
-  std::int64_t best = paddedRowLength(rowLength);
-  if (filter.window != RampWindow::RamLak || filter.cutoff != 1.0) return best;
-  for (const std::int64_t odd : {3, 5, 7, 9, 15}) {
-    std::int64_t n = 16 * odd;
-    while (n < least) n *= 2;
-    best = std::min(best, n);
-  }
-  return best;
-}
-
 template <typename Scalar>
 struct RampFilter<Scalar>::Fft {
   Eigen::FFT<Scalar> engine;
@@ -92,14 +80,9 @@ struct RampFilter<Scalar>::Fft {
 
 template <typename Scalar>
 RampFilter<Scalar>::RampFilter(std::int64_t rowLength, double sampleSpacingMm,
-                               RampFilterParams params, std::int64_t paddedLength)
-    : rowLength_(rowLength),
-      paddedLength_(paddedLength > 0 ? paddedLength : paddedRowLength(rowLength)) {
+                               RampFilterParams params)
+    : rowLength_(rowLength), paddedLength_(paddedRowLength(rowLength)) {
   if (rowLength < 1) throw ParameterError("filter row length", "must be >= 1");
-  if (paddedLength_ < 2 * rowLength || paddedLength_ % 2 != 0)
-    throw ParameterError("filter length", "must be even and at least twice the row length (" +
-                                              std::to_string(rowLength) + "), got " +
-                                              std::to_string(paddedLength_));
   if (!(sampleSpacingMm > 0.0) || !std::isfinite(sampleSpacingMm))
     throw ParameterError("filter sample spacing", "must be finite and > 0");
   checkRampFilterParams(params);

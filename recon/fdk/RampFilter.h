@@ -43,9 +43,7 @@ void checkRampFilterParams(const RampFilterParams& params);
 template <typename Scalar>
 class RampFilter {
  public:
-  // paddedLength: the FFT length, at least 2 * rowLength and even; 0: paddedRowLength(rowLength).
-  RampFilter(std::int64_t rowLength, double sampleSpacingMm, RampFilterParams params,
-             std::int64_t paddedLength = 0);
+  RampFilter(std::int64_t rowLength, double sampleSpacingMm, RampFilterParams params);
   ~RampFilter();
   RampFilter(RampFilter&&) noexcept;
   RampFilter& operator=(RampFilter&&) noexcept;
@@ -72,14 +70,5 @@ class RampFilter {
 
 // Smallest power of two >= max(2 * rowLength, 64).
 std::int64_t paddedRowLength(std::int64_t rowLength);
-
-// The GPU's FFT length. For the plain ramp (Ram-Lak, cut-off 1): the smallest 2^a x m >=
-// max(2 * rowLength, 64) with a >= 4 and m one of 1, 3, 5, 7, 9, 15, the lengths cuFFT transforms
-// in few passes; rows of 1248 samples take 2560 instead of 4096 (issue #22: the filter shares the
-// GPU with the backprojection). The ramp's spatial samples up to the row's length are all in at
-// any length >= 2 * rowLength, so it filters the same to rounding. A window or a cut-off below 1
-// is sampled on the length's grid and its tails wrap around it (0.5 % of a row's largest value
-// between 2560 and 4096): those keep paddedRowLength, the CPU's length.
-std::int64_t gpuFftRowLength(std::int64_t rowLength, const RampFilterParams& filter = {});
 
 }  // namespace tomowb::fdk

@@ -48,16 +48,6 @@ inline bool uniformPipeline() {
   return uniform;
 }
 
-// TOMOWB_FDK_FFT=pow2: the ramp filter's rows padded to a power of two as on the CPU (before
-// gpuFftRowLength), for A/B runs of the benchmark.
-inline bool powerOfTwoFft() {
-  static const bool pow2 = [] {
-    const char* text = std::getenv("TOMOWB_FDK_FFT");  // NOLINT(concurrency-mt-unsafe)
-    return text != nullptr && std::string(text) == "pow2";
-  }();
-  return pow2;
-}
-
 // ---- small RAII helpers ----------------------------------------------------------------------
 
 inline void checkFft(cufftResult status, const char* call, const char* what) {

@@ -713,19 +713,17 @@ ResolvedKernel resolve(const fdk::GpuFdkKernel& kernel, const std::vector<VoxelM
   return {fdk::findGpuFdkKernel(kernel.fallback), "z-mirror kernels not usable: " + why};
 }
 
-// The detector rows and columns, the widened (filtered) detector and the FFT row layout (its
-// length gpuFftRowLength's for `filter`); returns the filtered stack's geometry.
+// The detector rows and columns, the widened (filtered) detector and the FFT row layout; returns
+// the filtered stack's geometry.
 Geometry fillDetectorShape(RunSetup& setup, const ProjectionStack& projections,
-                           const fdk::FdkWeightPlan& weightPlan,
-                           const fdk::RampFilterParams& filter) {
+                           const fdk::FdkWeightPlan& weightPlan) {
   const fdk::FdkWeightPlan::ColumnExtension ext = weightPlan.filterExtension();
   Geometry filteredGeometry = fdk::extendedGeometry(projections.geometry(), ext);
   setup.rows = projections.rows();
   setup.cols = projections.cols();
   setup.filteredCols = filteredGeometry.detector().cols;
   setup.before = ext.before;
-  setup.fftLength = int(powerOfTwoFft() ? fdk::paddedRowLength(setup.filteredCols)
-                                        : fdk::gpuFftRowLength(setup.filteredCols, filter));
+  setup.fftLength = int(fdk::paddedRowLength(setup.filteredCols));
   setup.fftStride = setup.fftLength + 2;
   setup.cone = projections.geometry().beam() == BeamKind::Cone;
   return filteredGeometry;
@@ -758,7 +756,7 @@ void fillWeightsAndResponse(RunSetup& setup, const ProjectionStack& projections,
       setup.columnWeights[std::size_t(v * setup.cols + c)] =
           float(scale * weightPlan.redundancyWeight(v, double(c)));
   }
-  const fdk::RampFilter<float> ramp(setup.filteredCols, 1.0, filter, setup.fftLength);
+  const fdk::RampFilter<float> ramp(setup.filteredCols, 1.0, filter);
   setup.response = ramp.response();
   for (float& x : setup.response) x /= float(setup.fftLength);
 }
@@ -808,8 +806,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   setup.volume = &volume;
   setup.grid = volume.grid();
   const VolumeShape& shape = setup.grid.shape;
-  const Geometry filteredGeometry =
-      fillDetectorShape(setup, projections, weightPlan, params.filter);
+  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
   setup.voxelMatrices = voxelMatrices(filteredGeometry, setup.grid);
   setup.zMovesUW = zMovesUW(setup.voxelMatrices, setup.grid);
   const ResolvedKernel choice = resolve(variant, setup.voxelMatrices, setup.grid, setup.rows);
@@ -942,7 +939,7 @@ ProjectionStack filterProjectionsOnGpu(const ProjectionStack& projections,
                                        const fdk::RampFilterParams& filter, int device) {
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
   RunSetup setup;
-  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan, filter);
+  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
   fillWeightsAndResponse(setup, projections, weightPlan, filter);
   const std::int64_t views = projections.viewCount();
   const std::size_t rowCount = std::size_t(views * setup.rows);

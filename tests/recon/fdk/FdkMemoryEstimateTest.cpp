@@ -102,7 +102,7 @@ TEST(FdkMemoryEstimate, RabbitCtSizedGpuRunIsThePlannersOneSlab) {
   EXPECT_EQ(e.planInput.rows, 960);
   EXPECT_EQ(e.planInput.cols, 1248);
   EXPECT_EQ(e.planInput.filteredCols, 1248);
-  EXPECT_EQ(e.planInput.fftLength, gpuFftRowLength(1248));
+  EXPECT_EQ(e.planInput.fftLength, paddedRowLength(1248));
   EXPECT_EQ(e.planInput.inputBytesPerPixel, 4);
   EXPECT_EQ(e.planInput.maxChunkViews, 64);
   EXPECT_EQ(e.planInput.axis, GpuSplitAxis::Z);
@@ -174,7 +174,7 @@ TEST(FdkMemoryEstimate, OffsetDetectorWidensTheGpuFilterRows) {
   o.deviceMemoryBytes = 8 * kGiB;
   const FdkMemoryEstimate e = estimateFdkMemory(circularConeBeam(c), paramsFor({8, 8, 2}), o);
   EXPECT_GT(e.planInput.filteredCols, 64);
-  EXPECT_EQ(e.planInput.fftLength, gpuFftRowLength(e.planInput.filteredCols));
+  EXPECT_EQ(e.planInput.fftLength, paddedRowLength(e.planInput.filteredCols));
 }
 
 TEST(FdkMemoryEstimate, ReportsWhenNotEvenOneSliceAndOneViewFit) {

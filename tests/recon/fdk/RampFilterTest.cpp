@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -91,45 +90,6 @@ TEST(RampFilter, PadsToAtLeastTwiceTheRowLength) {
   EXPECT_EQ(paddedRowLength(100), 256);
   EXPECT_EQ(paddedRowLength(128), 256);
   EXPECT_EQ(paddedRowLength(129), 512);
-}
-
-// The GPU's FFT lengths (cuFFT-friendly, not only powers of two) for the plain ramp, which filters
-// the same rows as the power-of-two length to float64 rounding; a window or a cut-off keeps the
-// CPU's power of two (sampled on another grid, it would differ by 0.5 % of a row); a length below
-// twice the row or odd is refused.
-TEST(RampFilter, GpuLengthsAreShortCufftFriendlyAndFilterTheSame) {
-  EXPECT_EQ(gpuFftRowLength(10), 64);
-  EXPECT_EQ(gpuFftRowLength(100), 224);    // 7 x 32, not 256
-  EXPECT_EQ(gpuFftRowLength(512), 1024);   // a power of two when that is the shortest
-  EXPECT_EQ(gpuFftRowLength(1248), 2560);  // 5 x 512, not 4096
-  EXPECT_EQ(gpuFftRowLength(1248, {RampWindow::Hann, 1.0}), 4096);
-  EXPECT_EQ(gpuFftRowLength(1248, {RampWindow::RamLak, 0.8}), 4096);
-  for (std::int64_t cols = 1; cols < 5000; cols += 37) {
-    const std::int64_t n = gpuFftRowLength(cols);
-    EXPECT_GE(n, 2 * cols);
-    EXPECT_LE(n, paddedRowLength(cols));
-    EXPECT_EQ(n % 16, 0);
-  }
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> uni(-1.0, 1.0);
-  for (const std::int64_t cols : {1248, 100, 777}) {
-    std::vector<double> row(static_cast<std::size_t>(cols));
-    for (double& x : row) x = uni(rng);
-    RampFilter<double> power(cols, 0.5, {});
-    RampFilter<double> gpu(cols, 0.5, {}, gpuFftRowLength(cols));
-    ASSERT_LT(gpu.paddedLength(), power.paddedLength()) << cols;
-    std::vector<double> a = row, b = row;
-    power.filterRow(a);
-    gpu.filterRow(b);
-    double largest = 0, difference = 0;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      largest = std::max(largest, std::abs(a[c]));
-      difference = std::max(difference, std::abs(a[c] - b[c]));
-    }
-    EXPECT_LT(difference, 1e-12 * largest) << cols;
-  }
-  EXPECT_THROW(RampFilter<float>(100, 1.0, {}, 199), ParameterError);
-  EXPECT_THROW(RampFilter<float>(100, 1.0, {}, 201), ParameterError);
 }
 
 TEST(RampFilter, ParsesWindowNamesAndRejectsUnknownOnes) {
