@@ -22,6 +22,9 @@ packages=(
   # (tests/support/slurm-single-node.sh: munged, slurmctld, slurmd as root, no systemd) and the
   # clients sbatch, squeue, sacct, scancel, srun
   slurmctld slurmd slurm-client munge
+  # ... and submit through a real sshd of their own on 127.0.0.1 (tests/support/sshd-single-host.sh),
+  # fetching results with scp
+  openssh-server openssh-client
   # Compiler cache shared by the build folders; dpkg-dev for the .deb (CPack)
   ccache dpkg-dev file
 )

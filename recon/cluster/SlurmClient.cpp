@@ -131,6 +131,11 @@ std::string sshProgram() {
   return program != nullptr && program[0] != '\0' ? program : "ssh";
 }
 
+std::string scpProgram() {
+  const char* program = std::getenv("TOMOWB_CLUSTER_SCP");  // NOLINT(concurrency-mt-unsafe)
+  return program != nullptr && program[0] != '\0' ? program : "scp";
+}
+
 SlurmClient::SlurmClient(ClusterProfile profile, std::chrono::milliseconds timeout)
     : profile_(std::move(profile)), timeout_(timeout) {
   profile_.validate();
@@ -345,7 +350,7 @@ fs::path SlurmClient::fetchResult(const ClusterJob& job, const fs::path& localFo
       throw Error("cannot copy " + path + " back with scp: give outputs without spaces or quotes");
   std::error_code ec;
   fs::create_directories(localFolder, ec);
-  std::vector<std::string> argv = {"scp", "-q", "-r", "-o", "BatchMode=yes"};
+  std::vector<std::string> argv = {scpProgram(), "-q", "-r", "-o", "BatchMode=yes"};
   for (const std::string& path : remote) argv.push_back(profile_.sshHost + ":" + path);
   argv.push_back(localFolder.string() + "/");
   CommandOptions options;

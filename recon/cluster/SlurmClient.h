@@ -71,5 +71,8 @@ class SlurmClient {
 
 // The ssh program: $TOMOWB_CLUSTER_SSH if set (tests point it at a stand-in), else "ssh".
 std::string sshProgram();
+// The scp program: $TOMOWB_CLUSTER_SCP if set (tests point it at scp with their ssh config), else
+// "scp".
+std::string scpProgram();
 
 }  // namespace tomowb::cluster

@@ -4,6 +4,7 @@
 // starts its own and stops it at the end. Without the SLURM programs every test skips, saying so.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "cli/CliRun.h"
+#include "recon/cluster/ExternalCommand.h"
 #include "recon/cluster/SlurmClient.h"
 #include "recon/core/Error.h"
 #include "support/SlurmTestCluster.h"
@@ -199,6 +201,61 @@ TEST_F(SlurmCluster, TheSshRouteRunsTheSameCommandsQuotedForTheRemoteShell) {
   EXPECT_EQ(s.state, JobState::Done) << s.summary() << "\n" << client.log(job);
   EXPECT_TRUE(s.outputPresent);
   EXPECT_TRUE(fs::exists(odd / "v.raw"));
+}
+
+// The ssh route through a real OpenSSH server (tests/support/sshd-single-host.sh: sshd on
+// 127.0.0.1, its own keys, the host "tomowb-test-login" in an ssh config as a user's would name a
+// login node): the job script and sbatch go through the remote login shell (the scan in a folder
+// whose name holds a quote), status and log come back through it, and scp fetches the result,
+// the same bytes as the run wrote. sshd's log must show the logins, so no stand-in can pass.
+TEST_F(SlurmCluster, TheSshRouteThroughARealSshdSubmitsFollowsAndFetches) {
+  const std::string script = std::string(TOMOWB_TEST_SUPPORT_DIR) + "/sshd-single-host.sh";
+  if (!runExternalCommand({"bash", script, "check"}).ok())
+    GTEST_SKIP() << "openssh-server is not installed (scripts/setup.sh installs it)";
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "the test's sshd runs as root (it needs /run/sshd, made by the service)";
+  const fs::path sshd = dir_ / "sshd";
+  CommandOptions options;
+  options.timeout = std::chrono::seconds(30);
+  const CommandResult started = runExternalCommand({"bash", script, "start", sshd}, options);
+  ASSERT_TRUE(started.ok()) << started.describe();
+  struct StopSshd {
+    std::vector<std::string> stop;
+    ~StopSshd() {
+      runExternalCommand(stop);
+      ::unsetenv("TOMOWB_CLUSTER_SSH");
+      ::unsetenv("TOMOWB_CLUSTER_SCP");
+    }
+  } stopSshd{{"bash", script, "stop", sshd.string()}};
+  ::setenv("TOMOWB_CLUSTER_SSH", (sshd / "ssh").c_str(), 1);
+  ::setenv("TOMOWB_CLUSTER_SCP", (sshd / "scp").c_str(), 1);
+
+  const fs::path odd = dir_ / "it's a scan";
+  const fs::path out = dir_ / "out";
+  fs::create_directories(odd);
+  fs::create_directories(out);
+  const std::string scan = (odd / "scan.json").string();
+  ASSERT_EQ(test::runCli("-q phantom -o \"" + scan + "\" --cols 32 --rows 32 --views 60").exitCode,
+            0);
+  ClusterProfile p = profile(1);
+  p.sshHost = "tomowb-test-login";
+  SlurmClient client(p);
+  const ClusterJob job = client.submit(
+      client.prepare({"recon", "fdk", "-i", scan, "--size", "32", "-o", (out / "v.raw").string()},
+                     "real-ssh", dir_.path().string()));
+  const JobStatus s = waitFor(client, job, 60);
+  EXPECT_EQ(s.state, JobState::Done) << s.summary() << "\n" << client.log(job);
+  EXPECT_TRUE(s.outputPresent);
+  EXPECT_NE(client.log(job).find("wrote"), std::string::npos) << client.log(job);
+
+  const fs::path fetched = client.fetchResult(job, dir_ / "fetched");
+  EXPECT_EQ(fetched, dir_ / "fetched" / "v.json");
+  EXPECT_TRUE(fs::exists(fetched));
+  ASSERT_TRUE(fs::exists(dir_ / "fetched" / "v.raw"));
+  EXPECT_EQ(bytesOf(dir_ / "fetched" / "v.raw"), bytesOf(out / "v.raw"));
+  EXPECT_FALSE(bytesOf(out / "v.raw").empty());
+  const std::string log = bytesOf(sshd / "sshd.log");
+  EXPECT_NE(log.find("Accepted publickey"), std::string::npos) << log;
 }
 
 }  // namespace
