@@ -91,8 +91,11 @@ std::optional<std::pair<int, int>> localLauncherRanks() {
 }
 
 std::string bindLocalRankToOneGpu(int argc, const char* const* argv) {
+  // One rank alone on its machine too (mpirun -np 1, or one rank per node): Open MPI binds the
+  // ranks of -np <= 2 to one core each, which left a lone rank one thread (2026-11-27o: compute
+  // 0.70 s against 0.31 s for the same FDK outside mpirun).
   const auto local = localLauncherRanks();
-  if (!local || local->second <= 1) return {};
+  if (!local || local->second < 1) return {};
   for (int i = 1; i < argc; ++i)
     if (std::string_view(argv[i]) == "--gpus" || std::string_view(argv[i]).rfind("--gpus=", 0) == 0)
       return {};
@@ -123,8 +126,11 @@ int& widenedCores() {
 }  // namespace
 
 std::string widenSingleCoreLauncherBinding() {
+  // One rank alone on its machine too (mpirun -np 1, or one rank per node): Open MPI binds the
+  // ranks of -np <= 2 to one core each, which left a lone rank one thread (2026-11-27o: compute
+  // 0.70 s against 0.31 s for the same FDK outside mpirun).
   const auto local = localLauncherRanks();
-  if (!local || local->second <= 1) return {};
+  if (!local || local->second < 1) return {};
   if (const char* binding = std::getenv("TOMOWB_CPU_BINDING");  // NOLINT(concurrency-mt-unsafe)
       binding != nullptr && std::string_view(binding) == "keep")
     return {};

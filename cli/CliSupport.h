@@ -57,9 +57,9 @@ std::string bindLocalRankToOneGpu(int argc, const char* const* argv);
 
 // Open MPI binds each rank to one core when it starts two or fewer (its default policy), which
 // left a rank's OpenMP threads, slab writer and CUDA host work on one core: a 2-rank FDK computed
-// 1.8 times slower than with `--bind-to none` on the two-H100 machine (issue #22). With more than
-// one local rank, a process bound to a single core of a machine with more cores than local ranks
-// is given its share instead: CPUs [k n / L, (k+1) n / L) of the n online ones, for local rank k
+// 1.8 times slower than with `--bind-to none` on the two-H100 machine (issue #22). A process bound
+// to a single core of a machine with more cores than local ranks (one rank alone included) is
+// given its share instead: CPUs [k n / L, (k+1) n / L) of the n online ones, for local rank k
 // of L. TOMOWB_CPU_BINDING=keep keeps the launcher's binding. Returns "cores A-B" when it widened
 // the binding, else empty. Call before any thread starts.
 std::string widenSingleCoreLauncherBinding();

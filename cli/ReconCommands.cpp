@@ -67,7 +67,7 @@ void shareCoresWithLocalRanks() {
     const int local = std::atoi(value);
     // Widened from one core to its share by main (widenSingleCoreLauncherBinding): those
     // cores; else its part of the CPUs it may run on.
-    if (local > 1)
+    if (local > 1 || widenedLauncherBindingCores() > 0)
       omp_set_num_threads(widenedLauncherBindingCores() > 0
                               ? widenedLauncherBindingCores()
                               : std::max(1, omp_get_num_procs() / local));
@@ -480,7 +480,7 @@ class CatalogReconCommand : public Command {
                       const nlohmann::json& parameters) const {
     // What this rank ran on (bindLocalRankToOneGpu, widenSingleCoreLauncherBinding).
     std::string gpuText;
-    if (o.ranks > 1) {
+    if (o.ranks > 1 || widenedLauncherBindingCores() > 0) {
       const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");  // NOLINT(concurrency-mt-unsafe)
       gpuText = " (" + std::to_string(omp_get_max_threads()) + " threads";
       if (visible != nullptr && VariantOptions::onGpu(descriptor_, parameters))

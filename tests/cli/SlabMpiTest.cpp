@@ -130,14 +130,15 @@ TEST_F(SlabMpi, OneTwoAndFourRanksGiveTheSameBitsAndTheRecordListsEachRanksSlabs
     const fs::path log = dir / ("mpi" + std::to_string(ranks) + ".log");
     ASSERT_EQ(waitFor(mpirun(dir.path(), ranks, slabRun(out, "12"), log)), 0) << text(log);
     EXPECT_NE(text(log).find("Open MPI"), std::string::npos) << text(log);
-    if (ranks == 2) {
-      // Each rank's threads: its half of the machine's CPUs, although Open MPI binds each of
-      // two ranks to a single core (widenSingleCoreLauncherBinding; 1 on a 2-core machine).
+    if (ranks <= 2) {
+      // Each rank's threads: its share of the machine's CPUs (a lone rank: all of them),
+      // although Open MPI binds each rank of -np <= 2 to a single core
+      // (widenSingleCoreLauncherBinding; 1 a rank for 2 ranks on a 2-core machine).
       const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-      for (const long k : {0L, 1L}) {
-        const long share = online > 2 ? (k + 1) * online / 2 - k * online / 2 : 1;
-        const std::string line =
-            "rank " + std::to_string(k) + " of 2 (" + std::to_string(share) + " threads";
+      for (long k = 0; k < ranks; ++k) {
+        const long share = online > ranks ? (k + 1) * online / ranks - k * online / ranks : 1;
+        const std::string line = "rank " + std::to_string(k) + " of " + std::to_string(ranks) +
+                                 " (" + std::to_string(share) + " threads";
         EXPECT_NE(text(log).find(line), std::string::npos) << line << "\n" << text(log);
       }
     }
