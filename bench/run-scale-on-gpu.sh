@@ -29,12 +29,31 @@ stage="${1:-build}"
 status=0
 
 # Wall seconds of a command, its output to a log.
+# The log starts and ends with the launcher's wall clock ("[phases] launcher: epoch E start|end"),
+# for the phase split of TOMOWB_PHASES=1 runs (phases below).
 timed() {
   local log="$1"; shift
   local start="$EPOCHREALTIME"
-  "$@" >"$log" 2>&1 || { echo "FAILED: $* (log $log)" >&2; tail -n 20 "$log" >&2; return 1; }
-  python3 -c "print(f'{$EPOCHREALTIME - $start:.3f}')"
+  echo "[phases] launcher: epoch $start start" > "$log"
+  "$@" >>"$log" 2>&1 || { echo "FAILED: $* (log $log)" >&2; tail -n 20 "$log" >&2; return 1; }
+  local end="$EPOCHREALTIME"
+  echo "[phases] launcher: epoch $end end" >> "$log"
+  python3 -c "print(f'{$end - $start:.3f}')"
 }
+# "before main | MPI | input + plan | slabs | to return | exit" seconds of a TOMOWB_PHASES=1 log:
+# the slowest rank's, from the launcher's start to the command's end.
+phases() { python3 -c "
+import re, sys
+t = {}
+for m in re.finditer(r'\[phases\] (rank \d+|launcher): epoch ([0-9.]+),? (?:\+[0-9.]+ s )?(.*)', open(sys.argv[1]).read()):
+    t.setdefault(m.group(3).strip(), []).append(float(m.group(2)))
+need = ['start', 'main', 'MPI started (or none)', 'input opened', 'slabs planned',
+        'slabs done, output in place', 'command returned', 'end']
+if not all(k in t for k in need): print('- | - | - | - | - | -'); sys.exit()
+s = t['start'][0]; last = lambda k: max(t[k]) - s
+cuts = [last(k) for k in need[1:]]
+d = [cuts[0], cuts[1] - cuts[0], cuts[3] - cuts[1], cuts[4] - cuts[3], cuts[5] - cuts[4], cuts[6] - cuts[5]]
+print(' | '.join(f'{x:.2f}' for x in d))" "$1"; }
 # "min / median / max" of numbers on stdin.
 spread() { sort -g | python3 -c "
 import sys; t = [float(x) for x in sys.stdin if x.strip()]
@@ -108,22 +127,23 @@ weak)
       --thickness 256 -o "$out" "$@"
   }
   runs="${RUNS:-5}"
+  export TOMOWB_PHASES=1  # each rank's phases into its log (mpirun -x passes it on)
   declare -A times
   for i in $(seq $runs); do
     times[f1]+="$(timed f1.log fdk 512 f1.raw "" --slab-slices 512 --gpus 0) "
     # The same under mpirun -np 1: the 2-rank rows' baseline with the launcher's start included.
     # One GPU, as each of the 2 ranks has (alone on the machine, a rank would see both GPUs and
     # pay for a second context: 2026-11-27o).
-    times[f1r]+="$(timed f1r.log fdk 512 f1r.raw "mpirun -np 1" --slab-slices 512 --gpus 0) "
+    times[f1r]+="$(timed f1r.log fdk 512 f1r.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 512 --gpus 0) "
     if (( gpus >= 2 )); then
-      times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -np 2" --slab-slices 512) "
+      times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 512) "
       times[f2p]+="$(timed f2p.log fdk 1024 f2p.raw "" --slab-slices 1024 --gpus 0 1) "
       times[f2s]+="$(timed f2s.log fdk 1024 f2s.raw "" --slab-slices 512 --gpus 0) "
     fi
     times[s1]+="$(timed s1.log sirt 256 s1.raw "" --slab-slices 256 --gpus 0) "
-    times[s1r]+="$(timed s1r.log sirt 256 s1r.raw "mpirun -np 1" --slab-slices 256 --gpus 0) "
+    times[s1r]+="$(timed s1r.log sirt 256 s1r.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 256 --gpus 0) "
     if (( gpus >= 2 )); then
-      times[s2r]+="$(timed s2r.log sirt 512 s2r.raw "mpirun -np 2" --slab-slices 256) "
+      times[s2r]+="$(timed s2r.log sirt 512 s2r.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 256) "
       times[s2p]+="$(timed s2p.log sirt 512 s2p.raw "" --slab-slices 512 --gpus 0 1) "
       if [ -n "${WEAK_UNBOUND:-}" ]; then  # as before the ranks were bound to one GPU each
         times[f2u]+="$(TOMOWB_GPU_BINDING=off timed f2u.log fdk 1024 f2u.raw "mpirun -x TOMOWB_GPU_BINDING -np 2" --slab-slices 512) "
@@ -189,6 +209,17 @@ weak)
       row f2u "FDK, 2 MPI ranks, not bound to a GPU each (TOMOWB_GPU_BINDING=off)" 2 "1024 x 1024 x 1024" "$f1"
       row s2u "SIRT, 2 MPI ranks, not bound (TOMOWB_GPU_BINDING=off)" 2 "1024 x 256 x 512" "$s1"
     fi
+    echo
+    echo "Where the last run's wall time went (TOMOWB_PHASES=1; the slowest rank's, seconds):"
+    echo "before main = launch to main (process start, libraries); MPI = main to MPI started;"
+    echo "input + plan; slabs = reading, computing, writing (the columns above); to return = after"
+    echo "the slabs to the command's return; exit = after it to the launcher's end (teardown)."
+    echo
+    echo "| run | before main | MPI | input + plan | slabs | to return | exit |"
+    echo "|---|---|---|---|---|---|---|"
+    for key in f1 f1r f2r f2p s1 s1r s2r s2p; do
+      [ -f "$key.log" ] && echo "| $key | $(phases "$key.log") |"
+    done
     echo
     echo "FDK volume of 2 ranks = 1 process doing the same slabs in turn, bit for bit: $same."
     echo "(compute and read + write: the last run's, summed over ranks. No run records: they hash"

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
@@ -152,6 +154,22 @@ std::string widenSingleCoreLauncherBinding() {
 
 int widenedLauncherBindingCores() {
   return widenedCores();
+}
+
+void tracePhase(std::string_view what) {
+  static const bool wanted = [] {
+    const char* text = std::getenv("TOMOWB_PHASES");  // NOLINT(concurrency-mt-unsafe)
+    return text != nullptr && text[0] != '\0' && std::string_view(text) != "0";
+  }();
+  if (!wanted) return;
+  static const auto start = std::chrono::steady_clock::now();
+  const double since =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double epoch =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const int rank = launcherRanks().value_or(std::make_pair(0, 1)).first;
+  std::fprintf(stderr, "[phases] rank %d: epoch %.3f, +%.3f s %.*s\n", rank, epoch, since,
+               static_cast<int>(what.size()), what.data());
 }
 
 namespace {

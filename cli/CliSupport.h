@@ -66,6 +66,11 @@ std::string widenSingleCoreLauncherBinding();
 // The cores the call above gave this process (0: it changed nothing).
 int widenedLauncherBindingCores();
 
+// TOMOWB_PHASES=1: "[phases] rank R: epoch E, +S s WHAT" on stderr, S the seconds since the first
+// call (main's start), E the wall clock: where a run's time outside its slabs goes (process start,
+// MPI, the input, the plan, the end; issue #22, point 6). Nothing without the variable.
+void tracePhase(std::string_view what);
+
 // --progress-file FILE (a global option, io/ProgressFile.h): started in main before the command
 // runs, for rank K of N > 1 of a launcher as "<stem>.rank<K><ext>". Every ProgressBar reports to
 // it, whether or not it draws; main writes the final state. IoError when FILE cannot be written.

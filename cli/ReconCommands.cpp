@@ -622,6 +622,7 @@ class CatalogReconCommand : public Command {
 #ifdef TOMOWB_HAVE_MPI
     const std::unique_ptr<mpi::MpiCommunicator> mpiRanks = startMpi(o);
 #endif
+    tracePhase("MPI started (or none)");
     nlohmann::json parameters = nlohmann::json::object();
     parameters_.apply(parameters);
     variants_.apply(parameters);
@@ -633,6 +634,7 @@ class CatalogReconCommand : public Command {
     bool rawInput = false;
     const std::unique_ptr<scale::ProjectionRowSource> source =
         openRowSource(context, global, loaded, rawInput);
+    tracePhase("input opened");
     const Geometry& geometry = source->geometry();
     checkNotRefused(geometry);
     const VolumeGrid grid = input_->grid(geometry);
@@ -657,6 +659,7 @@ class CatalogReconCommand : public Command {
     planBlocks(o, geometry, grid, iterativeParams, parameters, coupled, iterative, ranks);
     const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
     o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
+    tracePhase("slabs planned");
     const std::string deviceText =
         iterative ? std::string() : slabDeviceText(plan, geometry, params, parameters);
     const bool printsPlan = planOnly_ || (!global.quiet && !global.json && o.rank == 0);
@@ -678,6 +681,7 @@ class CatalogReconCommand : public Command {
       return kExitCancelled;
     }
     bar.finish();
+    tracePhase("slabs done, output in place");
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json)
       printRunResult(o, r, iterativeReport, iterative, coupled, grid, parameters);

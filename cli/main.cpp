@@ -15,6 +15,7 @@
 #include "recon/io/OutputSet.h"
 
 int main(int argc, char** argv) {
+  tomowb::cli::tracePhase("main");
   // Before anything can touch CUDA or start a thread: ranks sharing a machine take one GPU each
   // and their share of its cores.
   tomowb::cli::bindLocalRankToOneGpu(argc, argv);
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
     for (auto& command : commands)
       if (command->subcommand()->parsed()) {
         const int code = command->run(global);
+        tracePhase("command returned");
         return finish(code, code == kExitOk ? "" : "exit status " + std::to_string(code));
       }
   } catch (const tomowb::Cancelled&) {
