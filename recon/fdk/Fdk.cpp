@@ -303,7 +303,7 @@ Volume reconstruct(const ProjectionStack& projections, const FdkParams& params, 
     }
     volume = pending->take();
     report.hostVolumeSeconds = pending->allocationSeconds();
-    report.hostVolumeWaitSeconds = pending->waitedSeconds();
+
   } else {
     volume = reusedOrNew(into, params.volume, true);
     report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";

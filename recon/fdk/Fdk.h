@@ -69,7 +69,9 @@ struct FdkReport {
   double downloadTailSeconds = 0;
   double totalSeconds = 0;  // the whole reconstructFdk call
   // GPU runs: the host volume's allocation (zero fill and pinning, on its own thread beside the
-  // device work) and how long the device threads waited for it.
+  // device work) and how long the work waited for it: on the GPU, from a task's last
+  // backprojection to its first download, when the downloads ran in pieces (the host enqueues
+  // them ahead and waits for the volume early, off the critical path); else the host's wait.
   double hostVolumeSeconds = 0, hostVolumeWaitSeconds = 0;
   // GPU runs: the host's preparation (weights, matrices, plan), the devices' (buffers, cuFFT
   // plans; the slowest device) and the first chunk's upload and filtering (which nothing hides).

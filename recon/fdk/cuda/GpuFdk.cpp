@@ -223,6 +223,9 @@ struct SharedProgress {
   std::exception_ptr error;
   double uploadSeconds = 0, uploadBytes = 0, downloadSeconds = 0, downloadBytes = 0;
   double downloadTailSeconds = 0;
+  // The longest a task's finished slab waited on the GPU for the host volume (its first download
+  // started after its last backprojection), when its downloads ran in pieces; -1: no task did.
+  double volumeWaitSeconds = -1;
   double filterSeconds = 0, backprojectSeconds = 0, voxelUpdates = 0;
   double deviceSetupSeconds = 0, firstChunkSeconds = 0;  // the slowest device's
   // The slowest device's: its tasks' kernel inputs (texture arrays, staging) built, and the time
@@ -302,15 +305,18 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
 }
 
 // Chunks the host enqueues beyond the last one it waited for (the streams' events keep the
-// buffers apart however far ahead it is): 2, or TOMOWB_FDK_HOST_LEAD (2 to 16). Not yet measured:
-// a longer lead should keep the GPU fed while the host volume's cudaHostRegister, on its own
-// thread, holds the driver's lock and every CUDA call of this thread waits (a 9 ms hole in a
-// 512^3 run, bench/results/2026-11-27m-fdk-pipeline-ends-h100x2.md, call 11).
+// buffers apart however far ahead it is): 8, or TOMOWB_FDK_HOST_LEAD (2 to 16). The host volume's
+// cudaHostRegister, on its own thread, holds the driver's lock for its whole length (0.11 s for
+// 4 GiB; bench/results/2026-11-27r-registration-pieces-probe-h100.md), and every CUDA call of this
+// thread waits meanwhile: with two chunks enqueued the GPU ran dry (a 9 ms hole in a 512^3 run,
+// 2026-11-27m). Eight chunks are a whole 512^3 or 1024^3 task at the benchmark's 496 views:
+// enqueued before the registration starts, none waits (2026-11-27s: 1024^3 0.378 s against 0.413 s
+// with two). Cancelling waits for at most the chunks enqueued.
 std::int64_t chunksAhead() {
   static const std::int64_t lead = [] {
     const char* text = std::getenv("TOMOWB_FDK_HOST_LEAD");  // NOLINT(concurrency-mt-unsafe)
     const long asked = text != nullptr ? std::strtol(text, nullptr, 10) : 0;
-    return std::int64_t(asked >= 2 && asked <= 16 ? asked : 2);
+    return std::int64_t(asked >= 2 && asked <= 16 ? asked : 8);
   }();
   return lead;
 }
@@ -685,7 +691,14 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     // after the last piece.
     const double down = elapsedSeconds(downloadStart, downloadEnd);
     shared.downloadSeconds += down;
-    shared.downloadTailSeconds += std::max(0.0, elapsedSeconds(lastBackprojection, downloadEnd));
+    // A download that could start only after the last backprojection waited for the host volume
+    // (the host enqueues it once the volume is there, however far ahead it is): that wait is the
+    // report's, not the download's.
+    const double volumeWait =
+        pieces > 1 ? std::max(0.0, elapsedSeconds(lastBackprojection, downloadStart)) : 0.0;
+    if (pieces > 1) shared.volumeWaitSeconds = std::max(shared.volumeWaitSeconds, volumeWait);
+    shared.downloadTailSeconds +=
+        std::max(0.0, elapsedSeconds(lastBackprojection, downloadEnd) - volumeWait);
     shared.downloadBytes += double(taskFloats) * 4.0;
     TelemetryEvent e{"fdk.download", setup.kernelName, down, 0.0, double(taskFloats) * 4.0};
     e.device = device;
@@ -900,6 +913,9 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     report.uploadBytes = shared.uploadBytes;
     report.downloadSeconds = shared.downloadSeconds;
     report.downloadTailSeconds = shared.downloadTailSeconds;
+    // The wait on the GPU when the downloads ran in pieces; else the host's wait in get().
+    report.hostVolumeWaitSeconds =
+        shared.volumeWaitSeconds >= 0 ? shared.volumeWaitSeconds : volume.waitedSeconds();
     report.downloadBytes = shared.downloadBytes;
     report.filterSeconds = shared.filterSeconds;
     report.backprojectSeconds = shared.backprojectSeconds;
