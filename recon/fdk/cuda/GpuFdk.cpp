@@ -570,6 +570,10 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
                                  residentMatrices ? int(v0) : -1);
           TOMOWB_CUDA_CHECK(cudaEventRecord(pieceDone[p], compute), "ordering");
         }
+        // The backprojection's end, recorded before the host may wait for the volume below (an
+        // event recorded after that wait would time the wait as backprojection).
+        TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
+        TOMOWB_CUDA_CHECK(cudaEventRecord(lastBackprojection, compute), "timing");
         // Every piece is enqueued before the downloads, which may wait here for the host volume's
         // allocation (two GPUs: 0.2 to 0.3 s for 4 GiB) without holding the backprojection back.
         for (int p = 0; p < pieces; ++p) {
@@ -578,7 +582,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
           downloadRows(firstRow(p), firstRow(p + 1), download);
         }
       }
-      TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
+      if (c + 1 < chunks || pieces == 1)
+        TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
       TOMOWB_CUDA_CHECK(cudaEventRecord(bpDone[b], compute), "ordering");
       times.push_back(std::move(ct));
       // One slab holds the whole volume: its partial sum over views [0, v0 + n) is a preview,
@@ -607,8 +612,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       }
     }
     // The task's slab back into the host volume (already on its way in pieces, or now).
-    TOMOWB_CUDA_CHECK(cudaEventRecord(lastBackprojection, compute), "timing");
     if (pieces == 1) {
+      TOMOWB_CUDA_CHECK(cudaEventRecord(lastBackprojection, compute), "timing");
       TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, compute), "timing");
       downloadSlab();
       TOMOWB_CUDA_CHECK(cudaEventRecord(downloadEnd, compute), "timing");
