@@ -575,7 +575,9 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
         TOMOWB_CUDA_CHECK(cudaEventRecord(ct->bpEnd, compute), "timing");
         TOMOWB_CUDA_CHECK(cudaEventRecord(lastBackprojection, compute), "timing");
         // Every piece is enqueued before the downloads, which may wait here for the host volume's
-        // allocation (two GPUs: 0.2 to 0.3 s for 4 GiB) without holding the backprojection back.
+        // allocation (two GPUs: 0.2 to 0.3 s for 4 GiB) without holding the backprojection back;
+        // the wait comes before downloadStart is recorded, so that the event times it.
+        (void)setup.volume->get();
         for (int p = 0; p < pieces; ++p) {
           TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(download, pieceDone[p], 0), "ordering");
           if (p == 0) TOMOWB_CUDA_CHECK(cudaEventRecord(downloadStart, download), "timing");
