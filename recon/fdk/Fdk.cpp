@@ -235,6 +235,76 @@ void checkVolumeToReuse(const Volume& into, const VolumeGrid& grid) {
                                      " x " + std::to_string(want.nz));
 }
 
+// A throw after the caller's volume was taken (reconstructFdkInto) hands its storage back,
+// zero-filled: no partial result stays in it.
+class VolumeGiveBack {
+ public:
+  VolumeGiveBack(Volume* into, Volume& volume) noexcept : into_(into), volume_(volume) {}
+  ~VolumeGiveBack() {
+    if (into_ == nullptr || returned_ || volume_.empty()) return;
+    *into_ = std::move(volume_);
+    zeroVoxels(*into_);
+  }
+  VolumeGiveBack(const VolumeGiveBack&) = delete;
+  VolumeGiveBack& operator=(const VolumeGiveBack&) = delete;
+  VolumeGiveBack(VolumeGiveBack&&) = delete;
+  VolumeGiveBack& operator=(VolumeGiveBack&&) = delete;
+  void returned() noexcept { returned_ = true; }
+
+ private:
+  Volume* into_;
+  Volume& volume_;
+  bool returned_ = false;
+};
+
+// GPU variants weight, filter and backproject on the device and report their own telemetry; the
+// host volume is allocated beside that work (PendingVolume) and waited for when the first slab
+// comes back. (Downloading several GPUs' slabs into a volume that is not pinned, through pinned
+// staging buffers, saves pinning the volume but ran at 11 GB/s a GPU on the two-H100 machine
+// against 26 to 55 GB/s straight into pinned memory: not done.) A volume to reuse is not zeroed
+// first: the GPU's slabs tile the grid and overwrite it. On a throw `volume` holds the reused
+// storage (for VolumeGiveBack).
+void reconstructOnGpu(const KernelVariant& variant, const ProjectionStack& projections,
+                      const FdkWeightPlan& plan, const FdkParams& params, JobContext& context,
+                      FdkReport& report, Volume* into, Volume& volume) {
+  std::optional<PendingVolume> pending;
+  if (into != nullptr)
+    pending.emplace(reusedOrNew(into, params.volume, false));
+  else
+    pending.emplace(params.volume);
+  try {
+    variant.reconstruct(projections, plan, params, *pending, context, report);
+  } catch (...) {
+    if (into != nullptr) volume = pending->take();
+    throw;
+  }
+  volume = pending->take();
+  report.hostVolumeSeconds = pending->allocationSeconds();
+}
+
+// The CPU variants: filter, then backproject (a helix: with per-voxel redundancy weights).
+void reconstructOnCpu(const KernelVariant& variant, const ProjectionStack& projections,
+                      const FdkWeightPlan& plan, const FdkParams& params, JobContext& context,
+                      FdkReport& report, Volume* into, Volume& volume) {
+  volume = reusedOrNew(into, params.volume, true);
+  report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
+  ReportingTelemetry telemetry(context, report);
+  ScaledProgress progress(context);
+  IntermediateForwarder intermediates(context);
+  JobContext inner(context.cancelToken(), &progress, &telemetry,
+                   context.wantsIntermediates() ? &intermediates : nullptr);
+  const ProjectionStack filtered = filterProjections(projections, plan, params.filter, inner);
+  if (const HelicalOrbit* helix = plan.helicalOrbit()) {
+    // Helical: the backprojection that weights each voxel over its conjugate rays
+    // (HelicalBackprojector.h), for either CPU variant.
+    report.kernel = "helical weighted backprojection (CPU, float64 sums; " + variant.name + ")";
+    backprojectHelical(filtered, *helix, kHelicalFlatFraction, volume, inner);
+  } else {
+    report.kernel = variant.name;
+    variant.backproject(filtered, volume, inner);
+  }
+}
+
 // reconstructFdk into a fresh volume (into == null) or into *into, which on return (or on a
 // throw, zero-filled) holds the result's storage again.
 Volume reconstruct(const ProjectionStack& projections, const FdkParams& params, JobContext& context,
@@ -272,63 +342,17 @@ Volume reconstruct(const ProjectionStack& projections, const FdkParams& params, 
 
   const auto started = std::chrono::steady_clock::now();
   Volume volume;
-  // A throw after the caller's volume was taken hands its storage back, zero-filled.
-  struct GiveBack {
-    Volume* into;
-    Volume& volume;
-    bool returned = false;
-    ~GiveBack() {
-      if (into == nullptr || returned || volume.empty()) return;
-      *into = std::move(volume);
-      zeroVoxels(*into);
-    }
-  } giveBack{into, volume};
-  if (variant.reconstruct) {  // (a helix on a GPU variant was refused above)
-    // GPU variants weight, filter and backproject on the device and report their own telemetry;
-    // the host volume is allocated beside that work (PendingVolume) and waited for when the
-    // first slab comes back. (Downloading several GPUs' slabs into a volume that is not pinned,
-    // through pinned staging buffers, saves pinning the volume but ran at 11 GB/s a GPU on the
-    // two-H100 machine against 26 to 55 GB/s straight into pinned memory: not done.)
-    // A volume to reuse is not zeroed first: the GPU's slabs tile the grid and overwrite it.
-    std::optional<PendingVolume> pending;
-    if (into != nullptr)
-      pending.emplace(reusedOrNew(into, params.volume, false));
-    else
-      pending.emplace(params.volume);
-    try {
-      variant.reconstruct(projections, plan, params, *pending, context, report);
-    } catch (...) {
-      if (into != nullptr) volume = pending->take();  // for giveBack
-      throw;
-    }
-    volume = pending->take();
-    report.hostVolumeSeconds = pending->allocationSeconds();
-
-  } else {
-    volume = reusedOrNew(into, params.volume, true);
-    report.device = "CPU, " + std::to_string(omp_get_max_threads()) + " threads";
-    ReportingTelemetry telemetry(context, report);
-    ScaledProgress progress(context);
-    IntermediateForwarder intermediates(context);
-    JobContext inner(context.cancelToken(), &progress, &telemetry,
-                     context.wantsIntermediates() ? &intermediates : nullptr);
-    const ProjectionStack filtered = filterProjections(projections, plan, params.filter, inner);
-    if (helix) {
-      // Helical: the backprojection that weights each voxel over its conjugate rays
-      // (HelicalBackprojector.h), for either CPU variant.
-      report.kernel = "helical weighted backprojection (CPU, float64 sums; " + variant.name + ")";
-      backprojectHelical(filtered, *helix, kHelicalFlatFraction, volume, inner);
-    } else {
-      report.kernel = variant.name;
-      variant.backproject(filtered, volume, inner);
-    }
-  }
+  VolumeGiveBack giveBack(into, volume);
+  if (variant.reconstruct)  // (a helix on a GPU variant was refused above)
+    reconstructOnGpu(variant, projections, plan, params, context, report, into, volume);
+  else
+    reconstructOnCpu(variant, projections, plan, params, context, report, into, volume);
   context.throwIfCancelled();
   if (params.fieldOfViewMask) applyFieldOfViewMask(volume, plan.fieldOfViewRadiusMm());
   report.totalSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (reportOut) *reportOut = std::move(report);
-  giveBack.returned = true;
+  giveBack.returned();
   return volume;
 }
 
