@@ -37,19 +37,8 @@ pidAlive() {  # pid file
   [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
 }
 
-# A TCP port nobody listens on (nothing answers a connect), from a range away from the usual ones.
-freePort() {
-  local port
-  for _ in $(seq 1 200); do
-    port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return 0
-    fi
-  done
-  echo "slurm-single-node: no free port found" >&2
-  return 1
-}
+# freePort: tests/support/free-port.sh
+source "$(dirname "${BASH_SOURCE[0]}")/free-port.sh"
 
 stopDaemons() {
   local dir=$1 pids=()
@@ -107,9 +96,9 @@ start() {
   local host cpus ctldPort slurmdPort
   host=$(hostname -s)
   cpus=$(nproc)
-  ctldPort=$(freePort)
-  slurmdPort=$(freePort)
-  while [ "$slurmdPort" = "$ctldPort" ]; do slurmdPort=$(freePort); done
+  ctldPort=$(freePort slurm-single-node)
+  slurmdPort=$(freePort slurm-single-node)
+  while [ "$slurmdPort" = "$ctldPort" ]; do slurmdPort=$(freePort slurm-single-node); done
   cat >"$dir/slurm.conf" <<EOF
 # Written by tests/support/slurm-single-node.sh: one node, everything under $dir.
 ClusterName=tomowbtest

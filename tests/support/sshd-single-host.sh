@@ -32,18 +32,8 @@ check() {
   fi
 }
 
-freePort() {
-  local port
-  for _ in $(seq 1 200); do
-    port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return 0
-    fi
-  done
-  echo "sshd-single-host: no free port found" >&2
-  return 1
-}
+# freePort: tests/support/free-port.sh
+source "$(dirname "${BASH_SOURCE[0]}")/free-port.sh"
 
 start() {
   local dir
@@ -57,7 +47,7 @@ start() {
   cp "$dir/client_key.pub" "$dir/authorized_keys"
   chmod 600 "$dir/authorized_keys" "$dir/client_key" "$dir/host_key"
   local port user
-  port=$(freePort)
+  port=$(freePort sshd-single-host)
   user=$(id -un)
   {
     echo "Port $port"

@@ -38,6 +38,15 @@ CircularConeParams headScan(std::int64_t cols, double offsetUMm = 0.0) {
   return p;
 }
 
+// The modified Shepp-Logan's line integrals in headScan(cols)'s geometry with `rows` detector rows
+// and `views` views over a full turn.
+ProjectionStack headProjections(std::int64_t cols, std::int64_t rows, int views) {
+  CircularConeParams scan = headScan(cols);
+  scan.detector.rows = rows;
+  scan.anglesRad = fullScanAnglesRad(views);
+  return phantom::projectPhantom(phantom::modifiedSheppLogan3d(kScaleMm), circularConeBeam(scan));
+}
+
 struct RegionMean {
   double truth = 0, sum = 0;
   std::int64_t count = 0;
@@ -290,11 +299,7 @@ TEST(Fdk, RejectsUnknownVariantListingTheKnownOnes) {
 // grid is set from the parameters; another shape is refused; a cancelled run leaves it allocated
 // and zero-filled, without a partial result.
 TEST(Fdk, IntoAUsedVolumeGivesTheFreshResultAndACancelledRunLeavesZeros) {
-  CircularConeParams scan = headScan(48);
-  scan.detector.rows = 40;
-  scan.anglesRad = fullScanAnglesRad(60);
-  const ProjectionStack projections =
-      phantom::projectPhantom(phantom::modifiedSheppLogan3d(kScaleMm), circularConeBeam(scan));
+  const ProjectionStack projections = headProjections(48, 40, 60);
   FdkParams params;
   params.volume = VolumeGrid::centred({40, 36, 20}, Eigen::Vector3d::Constant(4.0));
   JobContext context;
@@ -374,11 +379,7 @@ TEST(Fdk, HandsOutPartialVolumesAndTelemetryWhileRunning) {
     std::vector<TelemetryEvent> events;
     void publish(const TelemetryEvent& e) override { events.push_back(e); }
   } telemetry;
-  CircularConeParams scan = headScan(64);
-  scan.detector.rows = 32;
-  scan.anglesRad = fullScanAnglesRad(90);
-  const ProjectionStack projections =
-      phantom::projectPhantom(phantom::modifiedSheppLogan3d(kScaleMm), circularConeBeam(scan));
+  const ProjectionStack projections = headProjections(64, 32, 90);
   FdkParams params;
   params.volume = VolumeGrid::centred({32, 32, 8}, Eigen::Vector3d::Constant(6.0));
   CancelToken token;
