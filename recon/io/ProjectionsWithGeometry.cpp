@@ -568,9 +568,6 @@ std::optional<ProjectionStackOnDisk> describeProjectionStackOnDisk(
   out.byteOrder = samples->byteOrder;
   out.warnings = samples->warnings;
   out.layout = chooseLayout(data, shape, s, a.layout);
-  // A Fortran-order stack in ASTRA's layout has each band's samples scattered in runs of a few
-  // rows all over the file: loaded whole.
-  if (samples->fortranOrder && out.layout == ProjectionLayout::Astra) return std::nullopt;
   out.fortranOrder = samples->fortranOrder;
   const std::int64_t rows = out.layout == ProjectionLayout::Astra ? shape.nz : shape.ny;
   double pixelSizeMm = a.tilt.pixelSizeMm;

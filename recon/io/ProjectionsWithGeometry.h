@@ -90,8 +90,8 @@ struct ProjectionStackOnDisk {
   std::uint64_t viewStrideBytes = 0;
   SampleType sampleType = SampleType::Float32;
   ByteOrder byteOrder = ByteOrder::Little;
-  // Contiguous, our layout: the samples in Fortran order (the first axis, views, fastest), as
-  // numpy saves a column-major array.
+  // Contiguous: the samples in Fortran order (the first axis fastest: views in our layout, rows
+  // in ASTRA's), as numpy saves a column-major array.
   bool fortranOrder = false;
   ProjectionLayout layout = ProjectionLayout::Views;  // as read (never Auto)
   Geometry geometry;
@@ -103,7 +103,7 @@ struct ProjectionStackOnDisk {
 // An HDF5 file's /volume dataset is described either way: Contiguous when it lies contiguously
 // as float32 (as this program writes it: io::readHdf5VolumeLayout), else Hdf5Dataset.
 // nullopt where the samples have to be loaded whole (loadProjectionsWithGeometry): another format
-// (raw + JSON: scale::RawFileRowSource), no geometry file, a Fortran-order .npy in ASTRA's layout,
+// (raw + JSON: scale::RawFileRowSource), no geometry file,
 // an MRC or TIFF tilt series given tilt angles (the tilt-series loader applies its alignment
 // files), or TIFF or HDF5 in a build without libtiff or libhdf5. Errors as
 // loadProjectionsWithGeometry's.

@@ -98,6 +98,8 @@ ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t
   const std::int64_t views = stack_.geometry.viewCount(), cols = stack_.geometry.detector().cols,
                      band = rowLast - rowFirst + 1;
   const auto sample = static_cast<std::int64_t>(io::sampleBytes(stack_.sampleType));
+  if (stack_.layout == io::ProjectionLayout::Astra && stack_.fortranOrder)
+    return readAstraFortranRows(rowFirst, rowLast);
   if (stack_.layout == io::ProjectionLayout::Astra) {
     // [row][view][col]: the band is one block; each of its lines goes to its view.
     std::vector<float> block(static_cast<std::size_t>(band * views * cols));
@@ -133,6 +135,41 @@ ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t
         stack_.sampleType, stack_.byteOrder,
         std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
         "view " + std::to_string(view));
+  return out;
+}
+
+ProjectionStack StackFileRowSource::readAstraFortranRows(std::int64_t rowFirst,
+                                                         std::int64_t rowLast) {
+  // Rows fastest, then views, then columns: sample (row r, view v, column c) at
+  // (c * views + v) * rows + r. A view's band in column c is one run of `band` samples; a run
+  // shorter than a page shares its pages with the other rows, so then the column's whole span of
+  // views is read at once (every page is read anyway) and the band picked out of it.
+  ProjectionStack out(cropRows(stack_.geometry, rowFirst, rowLast));
+  const std::int64_t views = stack_.geometry.viewCount(), cols = stack_.geometry.detector().cols,
+                     rows = stack_.geometry.detector().rows, band = rowLast - rowFirst + 1;
+  const auto sample = static_cast<std::int64_t>(io::sampleBytes(stack_.sampleType));
+  constexpr std::int64_t kPageBytes = 4096;
+  const bool runs = band * sample >= kPageBytes;
+  std::vector<float> buffer(static_cast<std::size_t>(runs ? band : (views - 1) * rows + band));
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const std::string what = "column " + std::to_string(c);
+    if (runs) {
+      for (std::int64_t v = 0; v < views; ++v) {
+        io::readSamplesAsFloat(
+            *file_,
+            stack_.dataOffset +
+                productOrThrow("offset", {(c * views + v) * rows + rowFirst, sample}),
+            stack_.sampleType, stack_.byteOrder, buffer, what);
+        for (std::int64_t r = 0; r < band; ++r) out.at(v, r, c) = buffer[std::size_t(r)];
+      }
+      continue;
+    }
+    io::readSamplesAsFloat(
+        *file_, stack_.dataOffset + productOrThrow("offset", {c * views * rows + rowFirst, sample}),
+        stack_.sampleType, stack_.byteOrder, buffer, what);
+    for (std::int64_t v = 0; v < views; ++v)
+      for (std::int64_t r = 0; r < band; ++r) out.at(v, r, c) = buffer[std::size_t(v * rows + r)];
+  }
   return out;
 }
 

@@ -70,7 +70,9 @@ class RawFileRowSource : public ProjectionRowSource {
 // Projections whose samples lie uncompressed in one file (io::describeProjectionStackOnDisk: an
 // .npy, MetaImage or MRC stack with a geometry file), in our layout or ASTRA's, read a band of rows
 // at a time: one pread per view ([views][rows][cols]), one for the whole band
-// ([rows][views][cols]), or one per detector column (a Fortran-order .npy in our layout).
+// ([rows][views][cols]), or one per detector column (a Fortran-order .npy in our layout; in
+// ASTRA's, rows fastest: one per column and view when a view's band fills a page, else the
+// column's whole span of views).
 class StackFileRowSource : public ProjectionRowSource {
  public:
   explicit StackFileRowSource(io::ProjectionStackOnDisk stack);
@@ -84,6 +86,9 @@ class StackFileRowSource : public ProjectionRowSource {
   std::filesystem::path path() const override { return stack_.path; }
 
  private:
+  // A Fortran-order stack in ASTRA's layout (rows fastest): per column, the band of every view.
+  ProjectionStack readAstraFortranRows(std::int64_t rowFirst, std::int64_t rowLast);
+
   io::ProjectionStackOnDisk stack_;
   std::unique_ptr<io::InputFile> file_;
 };

@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <utility>
 
 #include "recon/core/Error.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/geometry/ScanBuilders.h"
+#include "recon/io/ProjectionsWithGeometry.h"
 #include "recon/io/RawVolumeIo.h"
 #include "recon/io/VolumeFiles.h"
 #include "recon/job/CancelToken.h"
@@ -209,6 +211,53 @@ TEST(ProjectionRowSource, ABandFromTheRawFileIsTheBandInMemoryWithItsPixelsInPla
                 1e-9);
   EXPECT_THROW(memory.readRows(40, 48), ParameterError);
   EXPECT_THROW(RawFileRowSource(dir / "missing.json"), Error);
+}
+
+// A Fortran-order stack in ASTRA's layout (rows fastest, as numpy saves a column-major
+// (rows, views, cols) array) read a band at a time: a band shorter than a page (the column's
+// span read at once) and one of a page or more (one read per column and view), both exactly the
+// samples of those rows, in place.
+TEST(ProjectionRowSource, AFortranOrderAstraStackGivesEachBandItsSamples) {
+  test::TempDir dir;
+  CircularConeParams p;
+  p.sourceToIsocentreMm = 300;
+  p.sourceToDetectorMm = 600;
+  p.detector.cols = 3;
+  p.detector.rows = 1100;
+  p.detector.pitchUMm = p.detector.pitchVMm = 0.1;
+  p.anglesRad = {0.0, 1.0, 2.0, 3.0};
+  io::ProjectionStackOnDisk stack;
+  stack.geometry = circularConeBeam(p);
+  stack.path = dir / "astra-fortran.bin";
+  stack.layout = io::ProjectionLayout::Astra;
+  stack.fortranOrder = true;
+  const std::int64_t views = 4, rows = 1100, cols = 3;
+  const auto value = [](std::int64_t v, std::int64_t r, std::int64_t c) {
+    return float(c * 100000 + v * 10000 + r);
+  };
+  {
+    std::ofstream out(stack.path, std::ios::binary);
+    for (std::int64_t c = 0; c < cols; ++c)
+      for (std::int64_t v = 0; v < views; ++v)
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const float x = value(v, r, c);
+          out.write(reinterpret_cast<const char*>(&x), sizeof x);
+        }
+  }
+  StackFileRowSource source(stack);
+  for (const auto& [first, last] : {std::pair<std::int64_t, std::int64_t>{7, 19},
+                                    {0, 0},
+                                    {1099, 1099},
+                                    {40, 1069},
+                                    {0, 1099}}) {
+    const ProjectionStack band = source.readRows(first, last);
+    ASSERT_EQ(band.rows(), last - first + 1);
+    std::int64_t wrong = 0;
+    for (std::int64_t v = 0; v < views; ++v)
+      for (std::int64_t r = 0; r < band.rows(); ++r)
+        for (std::int64_t c = 0; c < cols; ++c) wrong += band.at(v, r, c) != value(v, first + r, c);
+    EXPECT_EQ(wrong, 0) << "rows " << first << ".." << last;
+  }
 }
 
 TEST_F(SlabRun, SlabsMatchTheInMemoryFdkAndOneTwoAndFourRanksGiveTheSameBits) {
