@@ -35,7 +35,11 @@ pid_t startPrivateXvfb() {
   // Xvfb picks a free display number itself and writes it to a pipe once it accepts clients
   // (-displayfd): parallel test processes never share one. (A number chosen here could be taken
   // by two processes starting at once; the loser then drew on the winner's server and lost its
-  // X connection, mid-test, when the winner's test ended.)
+  // X connection, mid-test, when the winner's test ended.) It listens on Linux's abstract socket
+  // only (-nolisten unix), which goes with its process: a server of the same number ending just
+  // as this one started unlinked this one's /tmp/.X11-unix socket file, and the test could not
+  // connect ("could not connect to display :0", LoadTask.DestroyingWhileLoadingIsSafe under
+  // ctest -j2, 2026-11-27).
   int ready[2] = {-1, -1};
   if (pipe2(ready, O_CLOEXEC) != 0) return -1;
   const pid_t child = fork();
@@ -56,7 +60,7 @@ pid_t startPrivateXvfb() {
     for (int other = 4; other < 1024; ++other) close(other);
     if (fd != 3) _exit(127);
     execl(xvfb, "Xvfb", "-displayfd", "3", "-screen", "0", screen.c_str(), "-nolisten", "tcp",
-          static_cast<char*>(nullptr));
+          "-nolisten", "unix", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(ready[1]);
