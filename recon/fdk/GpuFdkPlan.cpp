@@ -183,4 +183,13 @@ std::vector<GpuFdkChunk> gpuFdkChunkSchedule(std::int64_t views, int chunkViews,
   return chunks;
 }
 
+int gpuFdkHostLead(double taskVoxels, int chunkViews) {
+  constexpr double kQueuedSeconds = 0.6, kUpdatesPerSecond = 1e12;
+  constexpr int kFewest = 2, kMost = 8;
+  const double chunkSeconds =
+      std::max(taskVoxels, 0.0) * std::max(chunkViews, 1) / kUpdatesPerSecond;
+  if (!(chunkSeconds > 0)) return kMost;
+  return int(std::clamp(std::floor(kQueuedSeconds / chunkSeconds), double(kFewest), double(kMost)));
+}
+
 }  // namespace tomowb::fdk

@@ -87,4 +87,14 @@ struct GpuFdkChunk {
 };
 std::vector<GpuFdkChunk> gpuFdkChunkSchedule(std::int64_t views, int chunkViews, bool ramp = true);
 
+// How many chunks the host enqueues ahead of the GPU for a task of `taskVoxels` voxels in chunks
+// of `chunkViews` views: as many as make about 0.6 s of work at 10^12 voxel updates a second (the
+// kernels without mirror symmetry; the mirror ones run twice as fast), at least 2 and at most 8.
+// Far ahead, the host volume's registration (which holds the driver's lock) cannot stall the
+// GPU: eight chunks are a whole 512^3 or 1024^3 task of 496 views (1024^3 on one H100: 0.378 to
+// 0.390 s against 0.406 to 0.413 s with two; bench/results/2026-11-27s-host-lead-h100x2.md).
+// Bounded by time, a cancel waits for at most that much queued work (ux-and-robustness.md U7:
+// cancel within 1 s): a 2048^3 task keeps 2.
+int gpuFdkHostLead(double taskVoxels, int chunkViews);
+
 }  // namespace tomowb::fdk

@@ -210,10 +210,18 @@ TEST_F(PetWindowTest, SimulateReconstructWatchContrastRecoveryAndExportPetDicom)
   exportDialog->setOutputFolder(series);
   exportDialog->refreshSummary();
   ASSERT_TRUE(exportDialog->problem().isEmpty()) << exportDialog->problem().toStdString();
+  // The window's dialog deletes itself once it has accepted (WA_DeleteOnClose): its outcome
+  // comes from its signals, and the pointer is not used after the export (it dangled, and the
+  // test read a freed dialog's outcome now and then under ctest -j2).
+  QString succeeded, failed;
+  QObject::connect(exportDialog, &DicomExportDialog::exportSucceeded,
+                   [&](const QString& message) { succeeded = message; });
+  QObject::connect(exportDialog, &DicomExportDialog::exportFailed,
+                   [&](const QString& message) { failed = message; });
   ASSERT_TRUE(exportDialog->startExport());
-  ASSERT_TRUE(exportDialog->waitForExport(60000));
-  ASSERT_EQ(exportDialog->lastOutcome(), DicomExportDialog::Outcome::Succeeded)
-      << exportDialog->lastMessage().toStdString();
+  exportDialog = nullptr;
+  ASSERT_TRUE(test::waitFor([&] { return !succeeded.isEmpty() || !failed.isEmpty(); }, 60000));
+  ASSERT_TRUE(failed.isEmpty()) << failed.toStdString();
 
   // Read back with DCMTK: every file a PET image of the result, Units BQML.
   std::vector<std::filesystem::path> files;

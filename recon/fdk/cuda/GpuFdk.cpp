@@ -305,20 +305,19 @@ void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n
 }
 
 // Chunks the host enqueues beyond the last one it waited for (the streams' events keep the
-// buffers apart however far ahead it is): 8, or TOMOWB_FDK_HOST_LEAD (2 to 16). The host volume's
-// cudaHostRegister, on its own thread, holds the driver's lock for its whole length (0.11 s for
-// 4 GiB; bench/results/2026-11-27r-registration-pieces-probe-h100.md), and every CUDA call of this
-// thread waits meanwhile: with two chunks enqueued the GPU ran dry (a 9 ms hole in a 512^3 run,
-// 2026-11-27m). Eight chunks are a whole 512^3 or 1024^3 task at the benchmark's 496 views:
-// enqueued before the registration starts, none waits (2026-11-27s: 1024^3 0.378 s against 0.413 s
-// with two). Cancelling waits for at most the chunks enqueued.
-std::int64_t chunksAhead() {
-  static const std::int64_t lead = [] {
+// buffers apart however far ahead it is): fdk::gpuFdkHostLead's (8 for the benchmark's 512^3 and
+// 1024^3 tasks, fewer for tasks whose chunks take longer), or TOMOWB_FDK_HOST_LEAD (2 to 16). The
+// host volume's cudaHostRegister, on its own thread, holds the driver's lock for its whole length
+// (0.11 s for 4 GiB; bench/results/2026-11-27r-registration-pieces-probe-h100.md), and every CUDA
+// call of this thread waits meanwhile: with two chunks enqueued the GPU ran dry (a 9 ms hole in a
+// 512^3 run, 2026-11-27m).
+std::int64_t chunksAhead(double taskVoxels, int chunkViews) {
+  static const long asked = [] {
     const char* text = std::getenv("TOMOWB_FDK_HOST_LEAD");  // NOLINT(concurrency-mt-unsafe)
-    const long asked = text != nullptr ? std::strtol(text, nullptr, 10) : 0;
-    return std::int64_t(asked >= 2 && asked <= 16 ? asked : 8);
+    return text != nullptr ? std::strtol(text, nullptr, 10) : 0L;
   }();
-  return lead;
+  if (asked >= 2 && asked <= 16) return asked;
+  return fdk::gpuFdkHostLead(taskVoxels, chunkViews);
 }
 
 // A task's last chunk is backprojected in this many pieces of rows (kernels that honour
@@ -511,6 +510,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     const std::vector<fdk::GpuFdkChunk> schedule =
         fdk::gpuFdkChunkSchedule(views, chunkViews, !uniformPipeline());
     const auto chunks = std::int64_t(schedule.size());
+    const std::int64_t lead = chunksAhead(double(taskFloats), chunkViews);
     // The last chunk in pieces of rows, each downloaded on its own stream as it finishes.
     const int pieces =
         setup.kernel->rowPieces && !alongY && shape.ny >= 2 * kLastChunkPieces && !uniformPipeline()
@@ -604,8 +604,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       // ahead: it waits only for the backprojection two chunks back (a wait for the previous one
       // would hold the next upload until then and leave the compute stream idle while that chunk
       // uploads and filters), and reports it.
-      if (c >= chunksAhead()) {
-        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - chunksAhead())]->bpEnd),
+      if (c >= lead) {
+        TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - lead)]->bpEnd),
                           "backprojection");
         std::lock_guard lock(shared.mutex);
         ++shared.doneChunks;
@@ -637,7 +637,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
 
     // Telemetry of the task: per chunk, from the CUDA events.
     std::lock_guard lock(shared.mutex);
-    shared.doneChunks += std::min<std::int64_t>(chunks, chunksAhead());  // not reported in the loop
+    shared.doneChunks += std::min<std::int64_t>(chunks, lead);  // not reported in the loop
     context.reportProgress("backproject", double(shared.doneChunks) / double(shared.totalChunks));
     shared.inputsSeconds = std::max(shared.inputsSeconds, inputsSeconds);
     teardown.finished();

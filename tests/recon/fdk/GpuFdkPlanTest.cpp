@@ -271,5 +271,24 @@ TEST(GpuFdkPlan, ChunksRampUpFromEightViewsTileTheViewsAndEndWithAFullOne) {
     }
 }
 
+// The host's lead over the GPU: a whole 512^3 or 1024^3 task of the benchmark (8 chunks), fewer
+// as chunks take longer (at most about 0.6 s of queued work, so that a cancel waits no longer),
+// never fewer than 2.
+TEST(GpuFdkPlan, TheHostLeadCoversSmallTasksAndBoundsTheQueuedWork) {
+  const double cube512 = 512.0 * 512 * 512, cube1024 = 1024.0 * 1024 * 1024;
+  EXPECT_EQ(gpuFdkHostLead(cube512, 64), 8);
+  EXPECT_EQ(gpuFdkHostLead(cube1024, 64), 8);
+  EXPECT_EQ(gpuFdkHostLead(cube1024 / 2, 64), 8);  // two GPUs' slab pairs
+  EXPECT_EQ(gpuFdkHostLead(8 * cube1024, 64), 2);  // 2048^3: 0.55 s a chunk
+  EXPECT_EQ(gpuFdkHostLead(2 * cube1024, 64), 4);  // 0.14 s a chunk: 4 are 0.55 s
+  for (double voxels = 1e6; voxels < 1e11; voxels *= 1.7) {
+    const int lead = gpuFdkHostLead(voxels, 64);
+    EXPECT_GE(lead, 2);
+    EXPECT_LE(lead, 8);
+    if (lead > 2) EXPECT_LE(lead * voxels * 64 / 1e12, 0.6 + 1e-9) << voxels;
+  }
+  EXPECT_EQ(gpuFdkHostLead(0, 64), 8);
+  EXPECT_EQ(gpuFdkHostLead(cube512, 0), 8);
+}
 }  // namespace
 }  // namespace tomowb::fdk
