@@ -601,9 +601,9 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
             double(views) / double(done));
       }
       // The streams' events keep the two buffers of each kind apart, so the host may enqueue
-      // ahead: it waits only for the backprojection two chunks back (a wait for the previous one
-      // would hold the next upload until then and leave the compute stream idle while that chunk
-      // uploads and filters), and reports it.
+      // ahead: it waits only for the backprojection `lead` chunks back (a wait for the previous
+      // one would hold the next upload until then and leave the compute stream idle while that
+      // chunk uploads and filters), and reports it.
       if (c >= lead) {
         TOMOWB_CUDA_CHECK(cudaEventSynchronize(times[std::size_t(c - lead)]->bpEnd),
                           "backprojection");
