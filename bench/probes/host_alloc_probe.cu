@@ -127,9 +127,9 @@ void piecesProbe() {
       const double flat = now() - t1;
       t1 = now();
       // 2D: 1024 rows of 4 MiB... as a slab's rows: width 2 MiB, pitch 4 MiB, 1024 rows.
-      const cudaError_t e2 = cudaMemcpy2DAsync(p, size_t(4) << 20, device, size_t(4) << 20,
-                                               size_t(2) << 20, 1024, cudaMemcpyDeviceToHost,
-                                               stream);
+      const cudaError_t e2 =
+          cudaMemcpy2DAsync(p, size_t(4) << 20, device, size_t(4) << 20, size_t(2) << 20, 1024,
+                            cudaMemcpyDeviceToHost, stream);
       cudaStreamSynchronize(stream);
       const double pitched = now() - t1;
       std::printf(
@@ -137,8 +137,8 @@ void piecesProbe() {
           "EventRecord %.4f, MemsetAsync %.4f, MemcpyAsync %.4f s | "
           "D2H 4 GiB across them: %s %.1f GB/s | 2D D2H 2 GiB: %s %.1f GB/s\n",
           chunk >> 20, ok ? "" : " (FAILED)", reg, longest, longestRecord, longestMemset,
-          longestCopy, cudaGetErrorString(e1),
-          double(bytes) / flat / 1e9, cudaGetErrorString(e2), double(bytes / 2) / pitched / 1e9);
+          longestCopy, cudaGetErrorString(e1), double(bytes) / flat / 1e9, cudaGetErrorString(e2),
+          double(bytes / 2) / pitched / 1e9);
       cudaGetLastError();
       for (size_t o = 0; o < bytes; o += chunk) cudaHostUnregister(p + o);
       munmap(p, bytes);

@@ -20,15 +20,15 @@ static double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    CUresult r_ = (call);                                                        \
-    if (r_ != CUDA_SUCCESS) {                                                    \
-      const char* s_ = nullptr;                                                  \
-      cuGetErrorString(r_, &s_);                                                 \
-      std::printf("FAILED %s: %s\n", #call, s_ ? s_ : "?");                      \
-      return 1;                                                                  \
-    }                                                                            \
+#define CHECK(call)                                         \
+  do {                                                      \
+    CUresult r_ = (call);                                   \
+    if (r_ != CUDA_SUCCESS) {                               \
+      const char* s_ = nullptr;                             \
+      cuGetErrorString(r_, &s_);                            \
+      std::printf("FAILED %s: %s\n", #call, s_ ? s_ : "?"); \
+      return 1;                                             \
+    }                                                       \
   } while (0)
 
 int main() {
@@ -99,9 +99,9 @@ int main() {
       const double flat = now() - t1;
       const bool landed = p[12345] == 1 && p[bytes - 1] == 1;
       t1 = now();
-      const cudaError_t e2 = cudaMemcpy2DAsync(p, size_t(4) << 20, device, size_t(4) << 20,
-                                               size_t(2) << 20, 1024, cudaMemcpyDeviceToHost,
-                                               stream);
+      const cudaError_t e2 =
+          cudaMemcpy2DAsync(p, size_t(4) << 20, device, size_t(4) << 20, size_t(2) << 20, 1024,
+                            cudaMemcpyDeviceToHost, stream);
       cudaStreamSynchronize(stream);
       const double pitched = now() - t1;
       t1 = now();
