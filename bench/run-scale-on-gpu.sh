@@ -14,7 +14,8 @@
 # WORK=/dev/shm/x WEAK_NAME=weak-tmpfs runs the weak stage with its files in memory, which shows
 # the GPUs' scaling without the one disk both ranks share.
 #   ooc-gpu-limit  out-of-core SIRT slabs planned for --gpu-mem-limit (after build or cli)
-# Usage: bench/run-scale-on-gpu.sh build|cli|weak|streamed|ooc|ooc-gpu-limit
+#   write-probe    how fast a slab reaches a file: pwrite or a mapping written by T threads
+# Usage: bench/run-scale-on-gpu.sh build|cli|weak|streamed|ooc|ooc-gpu-limit|write-probe
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -71,6 +72,18 @@ for m in re.finditer(r'read ([0-9.]+) s, compute ([0-9.]+) s, write ([0-9.]+) s'
 print(f'{c:.2f} | {rw:.2f}')" "$1"; }
 
 case "$stage" in
+write-probe)
+  # How fast a slab reaches a file (bench/probes/slab_write_probe.cpp): 2 GiB, in tmpfs and on
+  # the work disk, 5 runs per row.
+  g++ -O2 -fopenmp -o "$work/slab_write_probe" bench/probes/slab_write_probe.cpp || exit 1
+  for where in /dev/shm "$work"; do
+    echo "### 2 GiB into $where ($(df -hT "$where" | awk 'NR==2 {print $2}'))"
+    echo
+    "$work/slab_write_probe" "$where/slab_write_probe.bin" 2048 5
+    echo
+  done > "$OUT/write-probe.md"
+  cat "$OUT/write-probe.md"
+  ;;
 cli)
   cmake --preset gpu > "$OUT/build.log" 2>&1 && cmake --build build-gpu -j "$(nproc)" \
     --target tomowb-cli >> "$OUT/build.log" 2>&1 || { tail -n 40 "$OUT/build.log"; exit 1; }

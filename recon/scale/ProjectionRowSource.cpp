@@ -8,6 +8,7 @@
 
 #include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
+#include "recon/core/ParallelFor.h"
 #include "recon/io/Hdf5Volume.h"
 #include "recon/io/InputFile.h"
 #include "recon/io/SampleType.h"
@@ -60,14 +61,15 @@ ProjectionStack RawFileRowSource::readRows(std::int64_t rowFirst, std::int64_t r
   ProjectionStack out(cropRows(sidecar_.geometry, rowFirst, rowLast));
   const std::int64_t cols = sidecar_.cols, rows = sidecar_.rows, band = rowLast - rowFirst + 1;
   const auto sample = static_cast<std::int64_t>(io::sampleBytes(sidecar_.sampleType));
-  // One pread per view: the band's rows of a view are contiguous in [view][row][col].
-  for (std::int64_t view = 0; view < sidecar_.views; ++view) {
+  // One pread per view: the band's rows of a view are contiguous in [view][row][col]. The views
+  // are read by several threads: one thread copies about 2 GB/s out of the page cache.
+  parallelFor(sidecar_.views, [&](std::int64_t view) {
     const std::uint64_t offset = productOrThrow("offset", {view * rows + rowFirst, cols, sample});
     io::readSamplesAsFloat(
         *file_, offset, sidecar_.sampleType, sidecar_.byteOrder,
         std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
         "view " + std::to_string(view));
-  }
+  });
   return out;
 }
 
@@ -126,7 +128,7 @@ ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t
     }
     return out;
   }
-  for (std::int64_t view = 0; view < views; ++view)
+  parallelFor(views, [&](std::int64_t view) {  // as RawFileRowSource: a view per thread
     io::readSamplesAsFloat(
         *file_,
         stack_.dataOffset +
@@ -135,6 +137,7 @@ ProjectionStack StackFileRowSource::readRows(std::int64_t rowFirst, std::int64_t
         stack_.sampleType, stack_.byteOrder,
         std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
         "view " + std::to_string(view));
+  });
   return out;
 }
 

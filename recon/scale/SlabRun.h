@@ -91,6 +91,11 @@ struct SlabAlgorithm {
   std::string name;  // "FDK", "SIRT": for messages
   VolumeGrid grid;
   std::function<Volume(const ProjectionStack& rows, const VolumeGrid& slabGrid, JobContext&)> slab;
+  // Or, instead of `slab`: the slab reconstructed into a volume of its grid that the runner
+  // allocated while the slab's rows were read (FDK: its host volume costs no time of its own).
+  std::function<void(const ProjectionStack& rows, const VolumeGrid& slabGrid, Volume& volume,
+                     JobContext&)>
+      slabInto;
   std::function<Volume(BlockProblem& problem, JobContext&)> block;  // set: coupled
   int iterations = 0;  // coupled: the run's iterations (no checkpoint after the last)
 };
