@@ -2,19 +2,12 @@
 #include "recon/scale/SlabRun.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -27,7 +20,6 @@
 
 #include "recon/core/Error.h"
 #include "recon/core/HostMemory.h"
-#include "recon/core/ParallelFor.h"
 #include "recon/core/SecondsSince.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/Hdf5Volume.h"
@@ -193,14 +185,13 @@ std::string differingPart(const nlohmann::json& a, const nlohmann::json& b) {
 //  - Reserve::Whole (the checkpoint files): its disk space reserved at once, so that a full disk
 //    shows before the run.
 //  - Reserve::SizeOnly (the output): the planner checked the free space before the run, and each
-//    slab's pages are allocated as it is written. Reserving 4 GiB in tmpfs zeroes every page
-//    under the file's lock (0.27 s per GiB on the development machine), which made the second
-//    rank wait for the first.
-// A slab is copied into a shared mapping of its pages by several threads, which first ask the
-// kernel for the pages (MADV_POPULATE_WRITE: a full disk is an error there, not a SIGBUS). The
-// kernel lets one write() at a time into a file, so two ranks writing their slabs of one file
-// with pwrite took twice as long as one (bench/results/2026-11-27q). The pages a slab shares with
-// its neighbours, and every write where the kernel cannot populate a mapping, go through pwrite.
+//    slab's pages are allocated as it is written (a disk that fills up meanwhile fails that
+//    write, and the manifests list the slabs before it). Reserving 4 GiB in tmpfs zeroed every
+//    page under the file's lock for 0.9 s while the other ranks waited to open it
+//    (bench/results/2026-11-27q).
+// Slabs are written with pwrite. A shared mapping filled by several threads was tried and is
+// slower: 1.8 to 2.0 s against 0.6 to 1.3 s per 2 GiB slab with 16 or 32 threads (the page
+// faults contend), and slower on ext4 too (bench/results/2026-11-27t).
 class PartialFile {
  public:
   enum class Reserve { Whole, SizeOnly };
@@ -209,19 +200,6 @@ class PartialFile {
   PartialFile(fs::path path, std::uint64_t bytes, std::uint64_t offset = 0,
               Reserve reserve = Reserve::Whole)
       : path_(std::move(path)), offset_(offset) {
-    // One thread writes a mapping at half the speed of pwrite (0.72 against 0.39 s per GiB in
-    // tmpfs on the development machine), two at about the same: a mapping pays from four threads
-    // on. TOMOWB_SLAB_WRITE=pwrite writes every slab with pwrite, =mapped every whole page
-    // through a mapping (to compare, and for the tests).
-    const char* how = std::getenv("TOMOWB_SLAB_WRITE");
-    const std::string_view mode = how ? how : "";
-#ifdef _OPENMP
-    const bool threads = omp_get_max_threads() >= 4;
-#else
-    const bool threads = false;
-#endif
-    mapped_.store(mode == "mapped" || (mode != "pwrite" && threads));
-    if (mode == "mapped") mappedMinBytes_ = 1;
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw IoError(path_, "cannot open for writing: " + errnoText(errno));
     struct stat info {};
@@ -258,19 +236,16 @@ class PartialFile {
   void write(std::uint64_t offset, const float* data, std::uint64_t bytes, int slab) {
     offset += offset_;
     const auto* p = reinterpret_cast<const char*>(data);
-    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    // The pages that hold only this slab's samples.
-    const std::uint64_t first = (offset + page - 1) / page * page,
-                        last = (offset + bytes) / page * page;
-    if (mapped_.load() && last > first && last - first >= mappedMinBytes_ &&
-        writeMapped(first, p + (first - offset), last - first, slab)) {
-      writeAt(offset, p, first - offset, slab);
-      writeAt(last, p + (last - offset), offset + bytes - last, slab);
-      if (first > offset || offset + bytes > last) flush(slab);
-      return;
+    std::uint64_t done = 0;
+    while (done < bytes) {
+      const std::size_t chunk =
+          static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, std::uint64_t{1} << 30));
+      const ssize_t n = ::pwrite(fd_, p + done, chunk, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("writing slab " + std::to_string(slab) + " failed", n < 0 ? errno : EIO);
+      done += static_cast<std::uint64_t>(n);
     }
-    writeAt(offset, p, bytes, slab);
-    flush(slab);
+    if (::fdatasync(fd_) != 0) fail("flushing slab " + std::to_string(slab) + " failed", errno);
   }
 
   void read(std::uint64_t offset, float* data, std::uint64_t bytes) {
@@ -288,38 +263,11 @@ class PartialFile {
   }
 
  private:
-  static constexpr std::uint64_t kPieceBytes = std::uint64_t{8} << 20;  // per thread at a time
-
-  void writeAt(std::uint64_t offset, const char* p, std::uint64_t bytes, int slab) {
-    std::uint64_t done = 0;
-    while (done < bytes) {
-      const std::size_t chunk =
-          static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, std::uint64_t{1} << 30));
-      const ssize_t n = ::pwrite(fd_, p + done, chunk, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail("writing slab " + std::to_string(slab) + " failed", n < 0 ? errno : EIO);
-      done += static_cast<std::uint64_t>(n);
-    }
-  }
-  void flush(int slab) {
-    if (::fdatasync(fd_) != 0) fail("flushing slab " + std::to_string(slab) + " failed", errno);
-  }
-
-  // The file system's own reservation when it has one, else glibc's, which writes zeros. 0 or an
-  // errno.
-  int allocate(std::uint64_t offset, std::uint64_t bytes) {
-    if (bytes == 0) return 0;
-    while (::fallocate(fd_, 0, static_cast<off_t>(offset), static_cast<off_t>(bytes)) != 0) {
-      if (errno == EINTR) continue;
-      if (errno != EOPNOTSUPP && errno != ENOSYS) return errno;
-      return ::posix_fallocate(fd_, static_cast<off_t>(offset), static_cast<off_t>(bytes));
-    }
-    return 0;
-  }
-
   // Reserved now: a full disk shows here, before any work, not in the middle of the run.
   void reserveOrRemove(std::uint64_t bytes) {
-    if (const int error = allocate(offset_, bytes); error != 0) {
+    if (const int error =
+            ::posix_fallocate(fd_, static_cast<off_t>(offset_), static_cast<off_t>(bytes));
+        error != 0) {
       ::close(fd_);
       fd_ = -1;
       std::error_code ignored;
@@ -328,64 +276,12 @@ class PartialFile {
                                " bytes for the output: " + errnoText(error));
     }
   }
-
-  // Copies `bytes` (whole pages) to file offset `offset` (page-aligned) through a shared mapping
-  // and waits until the kernel has them on the disk. False, with nothing written, where the
-  // kernel cannot map the file or populate a mapping (then mapped_ goes off).
-  bool writeMapped(std::uint64_t offset, const char* data, std::uint64_t bytes, int slab) {
-    void* map = ::mmap(nullptr, static_cast<std::size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED,
-                       fd_, static_cast<off_t>(offset));
-    if (map == MAP_FAILED) {
-      mapped_.store(false);
-      return false;
-    }
-    char* target = static_cast<char*>(map);
-    const auto unmap = [&] { ::munmap(map, static_cast<std::size_t>(bytes)); };
-    // A kernel older than Linux 5.14 does not know MADV_POPULATE_WRITE: its writes through a
-    // mapping could die of SIGBUS on a full disk, so they go through pwrite.
-    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    if (::madvise(target, page, kPopulateWrite) != 0 && (errno == EINVAL || errno == ENOSYS)) {
-      unmap();
-      mapped_.store(false);
-      return false;
-    }
-    const auto pieces = static_cast<std::int64_t>((bytes + kPieceBytes - 1) / kPieceBytes);
-    try {
-      parallelFor(pieces, [&](std::int64_t k) {
-        const std::uint64_t at = static_cast<std::uint64_t>(k) * kPieceBytes;
-        const auto length = static_cast<std::size_t>(std::min(kPieceBytes, bytes - at));
-        while (::madvise(target + at, length, kPopulateWrite) != 0) {
-          if (errno == EINTR || errno == EAGAIN) continue;
-          // EFAULT: the file system had no page to give (the disk is full); ENOMEM: nor memory.
-          fail("writing slab " + std::to_string(slab) + " failed",
-               errno == EFAULT ? ENOSPC : errno);
-        }
-        std::memcpy(target + at, data + at, length);
-      });
-    } catch (...) {
-      unmap();
-      throw;
-    }
-    const int synced = ::msync(map, static_cast<std::size_t>(bytes), MS_SYNC) == 0 ? 0 : errno;
-    unmap();
-    if (synced != 0) fail("flushing slab " + std::to_string(slab) + " failed", synced);
-    return true;
-  }
-
   [[noreturn]] void fail(const std::string& what, int error) const {
     throw IoError(path_, what + ": " + errnoText(error));
   }
-
-#ifdef MADV_POPULATE_WRITE
-  static constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
-#else
-  static constexpr int kPopulateWrite = 23;  // Linux 5.14's value, for older C library headers
-#endif
   fs::path path_;
   std::uint64_t offset_ = 0;
   int fd_ = -1;
-  std::atomic<bool> mapped_{true};  // slabs go through a mapping (until the kernel refuses one)
-  std::uint64_t mappedMinBytes_ = std::uint64_t{16} << 20;  // smaller slabs: pwrite
 };
 
 // Puts the output in place once every slab is in; one rank does it (a lock file decides) and

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <random>
 #include <string>
 
@@ -27,19 +26,6 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
-};
-
-// Sets an environment variable for its lifetime, then restores it (or unsets it).
-class ScopedEnv {
- public:
-  ScopedEnv(std::string name, const std::string& value);
-  ~ScopedEnv();
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
 };
 
 // True if a CUDA device is usable in this process.
