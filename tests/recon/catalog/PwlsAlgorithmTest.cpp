@@ -56,7 +56,7 @@ TEST(PwlsAlgorithm, DescribesPwlsForCtWithAMatchedPairByDefault) {
   EXPECT_EQ(p["method"], "pwls");
   const KernelVariant& back =
       VariantRegistry::builtins().require(p["backVariant"].get<std::string>());
-  EXPECT_EQ(back.adjointOf, p["forwardVariant"]);
+  EXPECT_EQ(back.adjointOf, p["forwardVariant"].get<std::string>());
   EXPECT_NE(parameterError([&] {
               d.validate({{"volume", gridToJson(kGrid)}, {"delta", 0}});
             }).find("delta"),
