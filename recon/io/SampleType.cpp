@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "recon/core/ParallelFor.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/InputFile.h"
 
@@ -17,6 +18,8 @@ namespace {
 // 4 Mi samples per chunk: large enough that the per-call overhead vanishes, small enough that
 // the staging buffer stays in the tens of MiB even for float64.
 constexpr std::size_t kChunkSamples = std::size_t{1} << 22;
+// Reads of this many pieces (64 MiB of float32) and more go to several threads.
+constexpr std::size_t kParallelMinPieces = 4;
 
 template <typename T>
 T loadSample(const std::byte* p, bool swap) noexcept {
@@ -141,17 +144,30 @@ void readSamplesAsFloat(const InputFile& file, std::uint64_t offset, SampleType 
   const std::size_t bytesPerSample = sampleBytes(type);
   // dst exists, so dst.size() * bytesPerSample cannot overflow (<= 8 x a live allocation / 4).
   file.requireRange(offset, std::uint64_t{dst.size()} * bytesPerSample, field);
-  if (type == SampleType::Float32 && order == kHostByteOrder) {
-    file.readAt(offset, std::as_writable_bytes(dst), field);
+  // Pieces of 4 Mi samples, several threads at a time where there are many: one thread copies
+  // about 2 GB/s out of the page cache, so a 3 GB stack took 1.5 s to load.
+  const std::size_t pieces = (dst.size() + kChunkSamples - 1) / kChunkSamples;
+  const auto readPiece = [&](std::size_t k, std::vector<std::byte>& staging) {
+    const std::size_t first = k * kChunkSamples,
+                      count = std::min(kChunkSamples, dst.size() - first);
+    const std::uint64_t at = offset + std::uint64_t{first} * bytesPerSample;
+    if (type == SampleType::Float32 && order == kHostByteOrder) {
+      file.readAt(at, std::as_writable_bytes(dst.subspan(first, count)), field);
+      return;
+    }
+    staging.resize(count * bytesPerSample);
+    file.readAt(at, staging, field);
+    convertToFloat(staging, type, order, dst.subspan(first, count));
+  };
+  if (pieces < kParallelMinPieces) {
+    std::vector<std::byte> staging;
+    for (std::size_t k = 0; k < pieces; ++k) readPiece(k, staging);
     return;
   }
-  std::vector<std::byte> staging(std::min(dst.size(), kChunkSamples) * bytesPerSample);
-  for (std::size_t first = 0; first < dst.size(); first += kChunkSamples) {
-    const std::size_t count = std::min(kChunkSamples, dst.size() - first);
-    const std::span<std::byte> chunk(staging.data(), count * bytesPerSample);
-    file.readAt(offset + std::uint64_t{first} * bytesPerSample, chunk, field);
-    convertToFloat(chunk, type, order, dst.subspan(first, count));
-  }
+  parallelFor(static_cast<std::int64_t>(pieces), [&](std::int64_t k) {
+    std::vector<std::byte> staging;
+    readPiece(static_cast<std::size_t>(k), staging);
+  });
 }
 
 void writeFloat32(AtomicFileWriter& out, std::span<const float> samples, ByteOrder order) {
