@@ -15,7 +15,8 @@
 # the GPUs' scaling without the one disk both ranks share.
 #   ooc-gpu-limit  out-of-core SIRT slabs planned for --gpu-mem-limit (after build or cli)
 #   write-probe    how fast a slab reaches a file: pwrite or a mapping written by T threads
-# Usage: bench/run-scale-on-gpu.sh build|cli|weak|streamed|ooc|ooc-gpu-limit|write-probe
+#   split          the compute split of the weak stage's 1-GPU and 1-process-2-GPU runs
+# Usage: bench/run-scale-on-gpu.sh build|cli|weak|streamed|ooc|ooc-gpu-limit|write-probe|split
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -84,6 +85,32 @@ write-probe)
     echo
   done > "$OUT/write-probe.md"
   cat "$OUT/write-probe.md"
+  ;;
+split)
+  # Where the one-GPU and the one-process-two-GPU runs of the weak stage spend their compute
+  # (TOMOWB_PHASES=1 prints the solver's or the FDK slab's split), 3 runs each; after cli.
+  cd "$work"
+  "$cli" -q phantom -o cone.json --cols 1024 --rows 1024 --views 720 --pitch-mm 0.2 || exit 1
+  for rows in 256 512; do
+    "$cli" -q phantom -o "tilt$rows.json" --beam parallel --scan arc --arc-deg 120 --views 61 \
+      --cols 1024 --rows "$rows" --pitch-mm 0.1 || exit 1
+  done
+  export TOMOWB_PHASES=1
+  for i in 1 2 3; do
+    for run in "s1 256 256 0" "s2p 512 512 0 1"; do
+      set -- $run; key=$1 rows=$2 slices=$3; shift 3
+      rm -f "$key.raw"
+      "$cli" --no-record recon sirt -i "tilt$rows.json" --device gpu --iterations 50 --thickness 256 \
+        -o "$key.raw" --slab-slices "$slices" --gpus "$@" 2>&1 | grep -E "solver|^rank|slabs (planned|done)" | sed "s/^/$key: /"
+    done
+    for run in "f1 512 0" "f2p 1024 0 1"; do
+      set -- $run; key=$1 nz=$2; shift 2
+      rm -f "$key.raw"
+      "$cli" --no-record recon fdk -i cone.json --shape 1024 1024 "$nz" --voxel-mm 0.1 --device gpu \
+        -o "$key.raw" --slab-slices "$nz" --gpus "$@" 2>&1 | grep -E "fdk, last|^rank|slabs (planned|done)" | sed "s/^/$key: /"
+    done
+  done > "$OUT/split.txt" 2>&1
+  cat "$OUT/split.txt"
   ;;
 cli)
   cmake --preset gpu > "$OUT/build.log" 2>&1 && cmake --build build-gpu -j "$(nproc)" \

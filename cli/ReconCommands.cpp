@@ -682,6 +682,25 @@ class CatalogReconCommand : public Command {
     }
     bar.finish();
     tracePhase("slabs done, output in place");
+    {  // TOMOWB_PHASES=1: where the last slab's (or block's) compute went
+      char text[320];
+      if (iterative)
+        std::snprintf(text, sizeof text,
+                      "solver, last slab or block: setup %.3f s, forward %.3f s, back %.3f s, "
+                      "total %.3f s",
+                      iterativeReport.setupSeconds, iterativeReport.forwardSeconds,
+                      iterativeReport.backprojectSeconds, iterativeReport.totalSeconds);
+      else
+        std::snprintf(text, sizeof text,
+                      "fdk, last slab: host set-up %.3f s, device set-up %.3f s, first chunk "
+                      "%.3f s, backprojection %.3f s, download tail %.3f s, host volume %.3f s "
+                      "(waited %.3f s), total %.3f s",
+                      r.lastSlab.hostSetupSeconds, r.lastSlab.deviceSetupSeconds,
+                      r.lastSlab.firstChunkSeconds, r.lastSlab.backprojectSeconds,
+                      r.lastSlab.downloadTailSeconds, r.lastSlab.hostVolumeSeconds,
+                      r.lastSlab.hostVolumeWaitSeconds, r.lastSlab.totalSeconds);
+      if (!r.computed.empty()) tracePhase(text);
+    }
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json)
       printRunResult(o, r, iterativeReport, iterative, coupled, grid, parameters);
