@@ -162,6 +162,7 @@ class CatalogReconCommand : public Command {
     parameters_.apply(parameters);
     variants_.apply(parameters);
     const bool gpu = VariantOptions::onGpu(descriptor_, parameters);
+    if (gpu) warmUpGpus(parameters);  // beside reading the input
 
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     TelemetryLog telemetry;
@@ -413,6 +414,14 @@ class CatalogReconCommand : public Command {
     std::printf("slab plan: %s%s\n", plan.summary().c_str(), ranksText.c_str());
   }
 
+  // The CUDA contexts of the GPUs the run will use, made on threads of their own while the input
+  // is read and the run planned (cuda::warmUpGpuContexts).
+  static void warmUpGpus(const nlohmann::json& parameters) {
+    const nlohmann::json gpu = parameters.value("gpu", nlohmann::json::object());
+    cuda::warmUpGpuContexts(gpu.is_object() ? gpu.value("devices", std::vector<int>{})
+                                            : std::vector<int>{});
+  }
+
   // Ranks that share this machine share its GPUs: each takes GPU (local rank mod GPU count)
   // unless --gpus names them (one rank per GPU is the usual start: mpirun -np <GPUs>).
   void shareGpusWithLocalRanks(nlohmann::json& parameters) const {
@@ -627,6 +636,7 @@ class CatalogReconCommand : public Command {
     parameters_.apply(parameters);
     variants_.apply(parameters);
     shareGpusWithLocalRanks(parameters);
+    if (VariantOptions::onGpu(descriptor_, parameters)) warmUpGpus(parameters);
 
     ProgressBar bar(progressWanted(global.progress, global.quiet) && o.rank == 0);
     JobContext context(interruptToken(), &bar);

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "recon/device/CudaCheck.h"
@@ -162,6 +165,50 @@ void runDeviceSelfTest(int index) {
     if (std::abs(out[i] - (3.0f * x[i] + y[i])) > 1e-5f)
       throw CudaError("self-test: element " + std::to_string(i) + " is wrong on device " +
                       std::to_string(index));
+}
+
+namespace {
+// The warm-up threads, joined when the process exits (static destruction runs before the CUDA
+// runtime's own teardown, so no thread is inside the driver when it goes).
+class WarmUpThreads {
+ public:
+  ~WarmUpThreads() {
+    std::lock_guard lock(mutex_);
+    for (std::thread& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  void add(std::thread t) {
+    std::lock_guard lock(mutex_);
+    threads_.push_back(std::move(t));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::thread> threads_;
+};
+}  // namespace
+
+void warmUpGpuContexts(const std::vector<int>& devices) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  std::vector<int> which = devices;
+  if (which.empty())
+    for (int i = 0; i < count; ++i) which.push_back(i);
+  static WarmUpThreads threads;
+  for (const int device : which) {
+    if (device < 0 || device >= count) continue;
+    try {
+      threads.add(std::thread([device] {
+        // cudaFree(nullptr) is the documented way to make the primary context current.
+        if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess)
+          cudaGetLastError();
+      }));
+    } catch (const std::system_error&) {  // no thread: the run makes the context itself
+    }
+  }
 }
 
 }  // namespace tomowb::cuda

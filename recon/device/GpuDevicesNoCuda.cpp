@@ -10,6 +10,7 @@ std::vector<GpuDevice> listGpuDevices() {
 std::string gpuStatus() {
   return "built without CUDA (TOMOWB_CUDA=OFF)";
 }
+void warmUpGpuContexts(const std::vector<int>&) {}
 void runDeviceSelfTest(int) {
   throw Error("built without CUDA (TOMOWB_CUDA=OFF)");
 }
