@@ -162,7 +162,7 @@ class CatalogReconCommand : public Command {
     parameters_.apply(parameters);
     variants_.apply(parameters);
     const bool gpu = VariantOptions::onGpu(descriptor_, parameters);
-    if (gpu) warmUpGpus(parameters);  // beside reading the input
+    warmUpGpus(parameters);  // beside reading the input
 
     ProgressBar bar(progressWanted(global.progress, global.quiet));
     TelemetryLog telemetry;
@@ -414,9 +414,31 @@ class CatalogReconCommand : public Command {
     std::printf("slab plan: %s%s\n", plan.summary().c_str(), ranksText.c_str());
   }
 
-  // The CUDA contexts of the GPUs the run will use, made on threads of their own while the input
-  // is read and the run planned (cuda::warmUpGpuContexts).
-  static void warmUpGpus(const nlohmann::json& parameters) {
+  // TOMOWB_PHASES=1: where the last slab's (or the block's) compute went.
+  static void traceComputeSplit(bool iterative, const iterative::IterativeReport& solver,
+                                const fdk::FdkReport& slab) {
+    char text[320];
+    if (iterative)
+      std::snprintf(text, sizeof text,
+                    "solver, last slab or block: setup %.3f s, forward %.3f s, back %.3f s, "
+                    "total %.3f s",
+                    solver.setupSeconds, solver.forwardSeconds, solver.backprojectSeconds,
+                    solver.totalSeconds);
+    else
+      std::snprintf(text, sizeof text,
+                    "fdk, last slab: host set-up %.3f s, device set-up %.3f s, first chunk %.3f s, "
+                    "backprojection %.3f s, download tail %.3f s, host volume %.3f s (waited "
+                    "%.3f s), total %.3f s",
+                    slab.hostSetupSeconds, slab.deviceSetupSeconds, slab.firstChunkSeconds,
+                    slab.backprojectSeconds, slab.downloadTailSeconds, slab.hostVolumeSeconds,
+                    slab.hostVolumeWaitSeconds, slab.totalSeconds);
+    tracePhase(text);
+  }
+
+  // The CUDA contexts of the GPUs a GPU run will use, made on threads of their own while the
+  // input is read and the run planned (cuda::warmUpGpuContexts).
+  void warmUpGpus(const nlohmann::json& parameters) const {
+    if (!VariantOptions::onGpu(descriptor_, parameters)) return;
     const nlohmann::json gpu = parameters.value("gpu", nlohmann::json::object());
     cuda::warmUpGpuContexts(gpu.is_object() ? gpu.value("devices", std::vector<int>{})
                                             : std::vector<int>{});
@@ -636,7 +658,7 @@ class CatalogReconCommand : public Command {
     parameters_.apply(parameters);
     variants_.apply(parameters);
     shareGpusWithLocalRanks(parameters);
-    if (VariantOptions::onGpu(descriptor_, parameters)) warmUpGpus(parameters);
+    warmUpGpus(parameters);
 
     ProgressBar bar(progressWanted(global.progress, global.quiet) && o.rank == 0);
     JobContext context(interruptToken(), &bar);
@@ -692,25 +714,7 @@ class CatalogReconCommand : public Command {
     }
     bar.finish();
     tracePhase("slabs done, output in place");
-    {  // TOMOWB_PHASES=1: where the last slab's (or block's) compute went
-      char text[320];
-      if (iterative)
-        std::snprintf(text, sizeof text,
-                      "solver, last slab or block: setup %.3f s, forward %.3f s, back %.3f s, "
-                      "total %.3f s",
-                      iterativeReport.setupSeconds, iterativeReport.forwardSeconds,
-                      iterativeReport.backprojectSeconds, iterativeReport.totalSeconds);
-      else
-        std::snprintf(text, sizeof text,
-                      "fdk, last slab: host set-up %.3f s, device set-up %.3f s, first chunk "
-                      "%.3f s, backprojection %.3f s, download tail %.3f s, host volume %.3f s "
-                      "(waited %.3f s), total %.3f s",
-                      r.lastSlab.hostSetupSeconds, r.lastSlab.deviceSetupSeconds,
-                      r.lastSlab.firstChunkSeconds, r.lastSlab.backprojectSeconds,
-                      r.lastSlab.downloadTailSeconds, r.lastSlab.hostVolumeSeconds,
-                      r.lastSlab.hostVolumeWaitSeconds, r.lastSlab.totalSeconds);
-      if (!r.computed.empty()) tracePhase(text);
-    }
+    if (!r.computed.empty()) traceComputeSplit(iterative, iterativeReport, r.lastSlab);
     for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!global.quiet && !global.json)
       printRunResult(o, r, iterativeReport, iterative, coupled, grid, parameters);
