@@ -3,6 +3,10 @@
 // and tiles decoded to float, our ImageDescription's voxel size and uint16 mapping applied.
 #include <tiffio.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -12,6 +16,7 @@
 
 #include "recon/core/Error.h"
 #include "recon/core/MemoryBudget.h"
+#include "recon/core/ParallelFor.h"
 #include "recon/io/InputFile.h"
 #include "recon/io/JsonFields.h"
 #include "recon/io/ReaderLimits.h"
@@ -653,6 +658,43 @@ void TiffRowReader::readRows(std::int64_t page, std::int64_t first, std::int64_t
     s.reader->readPageRows(layout, first, last, dst);
   }
   applyMapping(s.metadata, s.first.sampleType, dst);
+}
+
+void TiffRowReader::readRowsOfEveryPage(std::int64_t first, std::int64_t last,
+                                        std::span<float> dst) {
+  const std::int64_t band = last - first + 1, pages = info_.pages;
+  if (first < 0 || last < first || last >= info_.height ||
+      dst.size() != static_cast<std::size_t>(pages * band * info_.width))
+    throw ParameterError("rows", "rows " + std::to_string(first) + ".." + std::to_string(last) +
+                                     " of " + std::to_string(pages) + " pages of " +
+                                     std::to_string(info_.height) + " rows do not fit " +
+                                     std::to_string(dst.size()) + " samples");
+  const auto perPage = static_cast<std::size_t>(band * info_.width);
+  const State& s = *state_;
+  if (s.series) {  // readRows opens the page's own file: safe on any thread
+    parallelFor(pages, [&](std::int64_t page) {
+      readRows(page, first, last, dst.subspan(static_cast<std::size_t>(page) * perPage, perPage));
+    });
+    return;
+  }
+#ifdef _OPENMP
+  const std::int64_t threads = omp_get_max_threads();
+#else
+  const std::int64_t threads = 1;
+#endif
+  // Runs of consecutive pages (a reader walks the page chain forwards), a few per thread.
+  const std::int64_t runs = std::min<std::int64_t>(pages, 4 * threads);
+  parallelFor(runs, [&](std::int64_t k) {
+    const std::int64_t p0 = pages * k / runs, p1 = pages * (k + 1) / runs;
+    TiffReader reader(s.files.front(), "rm");
+    for (std::int64_t page = p0; page < p1; ++page) {
+      const PageLayout& layout = s.pages[static_cast<std::size_t>(page)];
+      const std::span<float> out = dst.subspan(static_cast<std::size_t>(page) * perPage, perPage);
+      reader.goToPage(layout);
+      reader.readPageRows(layout, first, last, out);
+      applyMapping(s.metadata, s.first.sampleType, out);
+    }
+  });
 }
 
 }  // namespace tomowb::io

@@ -210,10 +210,10 @@ TiffStackRowSource::~TiffStackRowSource() = default;
 ProjectionStack TiffStackRowSource::readRows(std::int64_t rowFirst, std::int64_t rowLast) {
   ProjectionStack out(cropRows(stack_.geometry, rowFirst, rowLast));
 #if TOMOWB_HAVE_TIFF
-  const std::int64_t views = stack_.geometry.viewCount(), cols = stack_.geometry.detector().cols,
-                     band = rowLast - rowFirst + 1;
   if (stack_.layout == io::ProjectionLayout::Astra) {
     // Page r holds row r of every view.
+    const std::int64_t views = stack_.geometry.viewCount(), cols = stack_.geometry.detector().cols,
+                       band = rowLast - rowFirst + 1;
     std::vector<float> page(static_cast<std::size_t>(views * cols));
     for (std::int64_t r = 0; r < band; ++r) {
       reader_->tiff.readRows(rowFirst + r, 0, views - 1, page);
@@ -222,10 +222,8 @@ ProjectionStack TiffStackRowSource::readRows(std::int64_t rowFirst, std::int64_t
     }
     return out;
   }
-  for (std::int64_t view = 0; view < views; ++view)
-    reader_->tiff.readRows(
-        view, rowFirst, rowLast,
-        std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)));
+  // A page per view: the band of every page, [view][row][col], on several threads.
+  reader_->tiff.readRowsOfEveryPage(rowFirst, rowLast, out.pixels());
 #endif
   return out;
 }

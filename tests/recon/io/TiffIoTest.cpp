@@ -300,6 +300,55 @@ TEST(TiffIo, RowReaderGivesEveryBandOfEveryPageAsTheWholeFileHasIt) {
       EXPECT_EQ(band[static_cast<std::size_t>((y - 6) * 5 + x)], series.at(x, y, 3));
 }
 
+// The band of every page at once (readRowsOfEveryPage, on several threads, each with its own
+// reader over a run of pages): the same samples as the whole file, page after page, for a stack
+// of more pages than threads, compressed or not, in strips or tiles, and for a series with our
+// uint16 mapping; a buffer of the wrong size is refused.
+TEST(TiffIo, RowReaderGivesTheBandOfEveryPageAtOnceOnSeveralThreads) {
+  test::TempDir dir;
+  for (const std::uint16_t compression : {COMPRESSION_NONE, COMPRESSION_ADOBE_DEFLATE}) {
+    for (const bool tiled : {false, true}) {
+      ForeignTiff t;
+      t.width = 21;
+      t.height = 37;
+      t.pages = 41;
+      t.bits = 16;
+      t.compression = compression;
+      t.tiled = tiled;
+      t.write(dir / "f.tif");
+      const Volume whole = readTiffVolume(dir / "f.tif");
+      TiffRowReader reader(dir / "f.tif");
+      for (const auto& [first, last] :
+           {std::pair<std::int64_t, std::int64_t>{0, 36}, {4, 4}, {15, 33}}) {
+        const std::int64_t band = last - first + 1;
+        std::vector<float> got(static_cast<std::size_t>(41 * band * 21), -1.0f);
+        reader.readRowsOfEveryPage(first, last, got);
+        std::size_t wrong = 0;
+        for (std::int64_t page = 0; page < 41; ++page)
+          for (std::int64_t y = first; y <= last; ++y)
+            for (std::int64_t x = 0; x < 21; ++x)
+              wrong += got[static_cast<std::size_t>((page * band + y - first) * 21 + x)] !=
+                       whole.at(x, y, page);
+        EXPECT_EQ(wrong, 0u) << compression << " tiled " << tiled << " rows " << first << ".."
+                             << last;
+      }
+      std::vector<float> short1(static_cast<std::size_t>(41 * 21 - 1));
+      EXPECT_THROW(reader.readRowsOfEveryPage(0, 0, short1), ParameterError);
+    }
+  }
+  Volume v({5, 9, 11}, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero());
+  for (std::size_t i = 0; i < v.voxels().size(); ++i) v.voxels()[i] = 0.25f * float(i % 61);
+  writeTiffSlices(dir / "series", v, {TiffSampleType::UInt16, 0.25, 0.0});
+  TiffRowReader reader(dir / "series");
+  std::vector<float> got(static_cast<std::size_t>(11 * 3 * 5));
+  reader.readRowsOfEveryPage(2, 4, got);
+  for (std::int64_t page = 0; page < 11; ++page)
+    for (std::int64_t y = 2; y <= 4; ++y)
+      for (std::int64_t x = 0; x < 5; ++x)
+        ASSERT_EQ(got[static_cast<std::size_t>((page * 3 + y - 2) * 5 + x)], v.at(x, y, page))
+            << page << " " << x << "," << y;
+}
+
 TEST(TiffIo, RejectsPagesOfDifferentSizesNamingThePage) {
   test::TempDir dir;
   ForeignTiff t;
