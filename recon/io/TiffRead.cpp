@@ -477,6 +477,37 @@ Volume makeVolume(const OurMetadata& m, VolumeShape shape) {
   return Volume::centred(shape, m.voxelSizeMm);
 }
 
+// Rows first..last of every one of `pages` (full-resolution pages of the multi-page file `path`)
+// into dst, page after page, their values mapped by `m`. Decoding is what costs (a deflate page
+// decodes at a few hundred MB/s), so runs of consecutive pages go to several threads, each with
+// its own reader (libtiff's handles and their messages stay on the thread that made them; a
+// reader walks the page chain forwards).
+void readRowsOfPagesOnThreads(const std::filesystem::path& path,
+                              const std::vector<PageLayout>& pages, const OurMetadata& m,
+                              std::int64_t first, std::int64_t last, std::span<float> dst,
+                              const char* mode) {
+  const auto count = static_cast<std::int64_t>(pages.size());
+  if (count == 0) return;
+  const auto perPage = static_cast<std::size_t>((last - first + 1) * pages.front().width);
+#ifdef _OPENMP
+  const std::int64_t threads = omp_get_max_threads();
+#else
+  const std::int64_t threads = 1;
+#endif
+  const std::int64_t runs = std::min<std::int64_t>(count, 4 * threads);
+  parallelFor(runs, [&](std::int64_t k) {
+    const std::int64_t p0 = count * k / runs, p1 = count * (k + 1) / runs;
+    TiffReader reader(path, mode);
+    for (std::int64_t page = p0; page < p1; ++page) {
+      const PageLayout& layout = pages[static_cast<std::size_t>(page)];
+      const std::span<float> out = dst.subspan(static_cast<std::size_t>(page) * perPage, perPage);
+      reader.goToPage(layout);
+      reader.readPageRows(layout, first, last, out);
+      applyMapping(m, layout.sampleType, out);
+    }
+  });
+}
+
 }  // namespace
 
 TiffInfo readTiffInfo(const std::filesystem::path& fileOrFolder) {
@@ -514,37 +545,41 @@ Volume readTiffVolume(const std::filesystem::path& path) {
                           static_cast<std::int64_t>(pages.size())};
   requireDeclaredShape(path, m, shape, "pages");
   Volume volume = makeVolume(m, shape);
-  reader.readPages(pages,
-                   [&volume](std::size_t z) { return volume.slice(static_cast<std::int64_t>(z)); });
-  applyMapping(m, pages.front().sampleType, volume.voxels());
+  readRowsOfPagesOnThreads(path, pages, m, 0, shape.ny - 1, volume.voxels(), "r");
   return volume;
 }
 
 Volume readTiffSlices(const std::filesystem::path& folderOrFile) {
   const auto files = listTiffSlices(folderOrFile);
-  std::optional<Volume> volume;
-  PageLayout first;
-  OurMetadata m;
-  for (std::size_t z = 0; z < files.size(); ++z) {
-    TiffReader reader(files[z]);
-    const auto pages = reader.scanPages();
+  // One slice file: its one page, checked against the first file's layout.
+  const auto onePage = [&](TiffReader& reader, std::size_t z) {
+    auto pages = reader.scanPages();
     if (pages.size() != 1)
       throw FormatError(
           files[z], "pages",
           "a slice file must hold one page, this one has " + std::to_string(pages.size()));
-    if (z == 0) {
-      first = pages.front();
-      m = reader.metadata();
-      const VolumeShape shape{first.width, first.height, static_cast<std::int64_t>(files.size())};
-      requireDeclaredShape(files[z], m, shape, "slice files");
-      volume = makeVolume(m, shape);
-    }
+    return pages;
+  };
+  // The first file fixes the layout, the metadata and the volume; the others are read on
+  // several threads, each file by its own reader.
+  TiffReader reader(files.front());
+  const auto firstPages = onePage(reader, 0);
+  const PageLayout first = firstPages.front();
+  const OurMetadata m = reader.metadata();
+  const VolumeShape shape{first.width, first.height, static_cast<std::int64_t>(files.size())};
+  requireDeclaredShape(files.front(), m, shape, "slice files");
+  Volume volume = makeVolume(m, shape);
+  reader.readPages(firstPages, [&](std::size_t) { return volume.slice(0); });
+  applyMapping(m, first.sampleType, volume.slice(0));
+  parallelFor(static_cast<std::int64_t>(files.size()) - 1, [&](std::int64_t k) {
+    const auto z = static_cast<std::size_t>(k + 1);
+    TiffReader slice(files[z]);
+    const auto pages = onePage(slice, z);
     requireSameLayout(files[z], first, pages.front(), "page 0");
-    reader.readPages(pages,
-                     [&](std::size_t) { return volume->slice(static_cast<std::int64_t>(z)); });
-  }
-  applyMapping(m, first.sampleType, volume->voxels());
-  return std::move(*volume);
+    slice.readPages(pages, [&](std::size_t) { return volume.slice(k + 1); });
+    applyMapping(m, first.sampleType, volume.slice(k + 1));
+  });
+  return volume;
 }
 
 ProjectionStack readTiffProjections(const std::filesystem::path& path, Geometry geometry) {
@@ -566,9 +601,7 @@ ProjectionStack readTiffProjections(const std::filesystem::path& path, Geometry 
                           " views");
   const OurMetadata m = reader.metadata();
   ProjectionStack stack(std::move(geometry));
-  reader.readPages(
-      pages, [&stack](std::size_t v) { return stack.viewPixels(static_cast<std::int64_t>(v)); });
-  applyMapping(m, pages.front().sampleType, stack.pixels());
+  readRowsOfPagesOnThreads(path, pages, m, 0, pages.front().height - 1, stack.pixels(), "r");
   return stack;
 }
 
@@ -677,24 +710,7 @@ void TiffRowReader::readRowsOfEveryPage(std::int64_t first, std::int64_t last,
     });
     return;
   }
-#ifdef _OPENMP
-  const std::int64_t threads = omp_get_max_threads();
-#else
-  const std::int64_t threads = 1;
-#endif
-  // Runs of consecutive pages (a reader walks the page chain forwards), a few per thread.
-  const std::int64_t runs = std::min<std::int64_t>(pages, 4 * threads);
-  parallelFor(runs, [&](std::int64_t k) {
-    const std::int64_t p0 = pages * k / runs, p1 = pages * (k + 1) / runs;
-    TiffReader reader(s.files.front(), "rm");
-    for (std::int64_t page = p0; page < p1; ++page) {
-      const PageLayout& layout = s.pages[static_cast<std::size_t>(page)];
-      const std::span<float> out = dst.subspan(static_cast<std::size_t>(page) * perPage, perPage);
-      reader.goToPage(layout);
-      reader.readPageRows(layout, first, last, out);
-      applyMapping(s.metadata, s.first.sampleType, out);
-    }
-  });
+  readRowsOfPagesOnThreads(s.files.front(), s.pages, s.metadata, first, last, dst, "rm");
 }
 
 }  // namespace tomowb::io
