@@ -72,6 +72,16 @@ for m in re.finditer(r'read ([0-9.]+) s, compute ([0-9.]+) s, write ([0-9.]+) s'
     c += float(m.group(2)); rw += float(m.group(1)) + float(m.group(3))
 print(f'{c:.2f} | {rw:.2f}')" "$1"; }
 
+# The weak and split stages' inputs, in the current folder: a cone beam of 720 views of 1024 x
+# 1024 and tilt series of 61 views of 1024 columns and 256 or 512 rows.
+weakData() {
+  "$cli" -q phantom -o cone.json --cols 1024 --rows 1024 --views 720 --pitch-mm 0.2 || return 1
+  for rows in 256 512; do
+    "$cli" -q phantom -o "tilt$rows.json" --beam parallel --scan arc --arc-deg 120 --views 61 \
+      --cols 1024 --rows "$rows" --pitch-mm 0.1 || return 1
+  done
+}
+
 case "$stage" in
 write-probe)
   # How fast a slab reaches a file (bench/probes/slab_write_probe.cpp): 2 GiB in tmpfs, 5 runs
@@ -90,11 +100,7 @@ split)
   # Where the one-GPU and the one-process-two-GPU runs of the weak stage spend their compute
   # (TOMOWB_PHASES=1 prints the solver's or the FDK slab's split), 3 runs each; after cli.
   cd "$work"
-  "$cli" -q phantom -o cone.json --cols 1024 --rows 1024 --views 720 --pitch-mm 0.2 || exit 1
-  for rows in 256 512; do
-    "$cli" -q phantom -o "tilt$rows.json" --beam parallel --scan arc --arc-deg 120 --views 61 \
-      --cols 1024 --rows "$rows" --pitch-mm 0.1 || exit 1
-  done
+  weakData || exit 1
   export TOMOWB_PHASES=1
   for i in 1 2 3; do
     for run in "s1 256 256 0" "s2p 512 512 0 1"; do
@@ -149,11 +155,7 @@ weak)
   cd "$work"
   gpus=$(nvidia-smi -L | wc -l)
   echo "== data"
-  "$cli" -q phantom -o cone.json --cols 1024 --rows 1024 --views 720 --pitch-mm 0.2 || exit 1
-  for rows in 256 512; do
-    "$cli" -q phantom -o "tilt$rows.json" --beam parallel --scan arc --arc-deg 120 --views 61 \
-      --cols 1024 --rows "$rows" --pitch-mm 0.1 || exit 1
-  done
+  weakData || exit 1
   echo "data after ${SECONDS} s"
   fdk() { # NZ OUT LAUNCHER OPTIONS...
     local nz="$1" out="$2" launch="$3"; shift 3

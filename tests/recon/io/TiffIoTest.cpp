@@ -246,6 +246,21 @@ TEST(TiffIo, ReadsStripsTilesAndCodecsOfOtherPrograms) {
   }
 }
 
+// A 21 x 37 uint16 stack of `pages` pages in strips of 3 rows or 16 x 16 tiles, as the whole
+// file reads back: the reference of the row reader's tests.
+Volume writeRowReaderStack(const std::filesystem::path& path, std::uint32_t pages,
+                           std::uint16_t compression, bool tiled) {
+  ForeignTiff t;
+  t.width = 21;
+  t.height = 37;
+  t.pages = pages;
+  t.bits = 16;
+  t.compression = compression;
+  t.tiled = tiled;
+  t.write(path);
+  return readTiffVolume(path);
+}
+
 // Out of core (issue #22, point 2): every band of rows of every page, read by TiffRowReader
 // (strips of 3 rows, 16 x 16 tiles, compressed or not), equals those rows of the whole file, also
 // for a band inside one strip or tile and one that crosses several; a series reads the same.
@@ -253,15 +268,7 @@ TEST(TiffIo, RowReaderGivesEveryBandOfEveryPageAsTheWholeFileHasIt) {
   test::TempDir dir;
   for (const std::uint16_t compression : {COMPRESSION_NONE, COMPRESSION_ADOBE_DEFLATE}) {
     for (const bool tiled : {false, true}) {
-      ForeignTiff t;
-      t.width = 21;
-      t.height = 37;
-      t.pages = 3;
-      t.bits = 16;
-      t.compression = compression;
-      t.tiled = tiled;
-      t.write(dir / "f.tif");
-      const Volume whole = readTiffVolume(dir / "f.tif");
+      const Volume whole = writeRowReaderStack(dir / "f.tif", 3, compression, tiled);
       TiffRowReader reader(dir / "f.tif");
       ASSERT_EQ(reader.info().pages, 3);
       ASSERT_EQ(reader.info().height, 37);
@@ -308,15 +315,7 @@ TEST(TiffIo, RowReaderGivesTheBandOfEveryPageAtOnceOnSeveralThreads) {
   test::TempDir dir;
   for (const std::uint16_t compression : {COMPRESSION_NONE, COMPRESSION_ADOBE_DEFLATE}) {
     for (const bool tiled : {false, true}) {
-      ForeignTiff t;
-      t.width = 21;
-      t.height = 37;
-      t.pages = 41;
-      t.bits = 16;
-      t.compression = compression;
-      t.tiled = tiled;
-      t.write(dir / "f.tif");
-      const Volume whole = readTiffVolume(dir / "f.tif");
+      const Volume whole = writeRowReaderStack(dir / "f.tif", 41, compression, tiled);
       TiffRowReader reader(dir / "f.tif");
       for (const auto& [first, last] :
            {std::pair<std::int64_t, std::int64_t>{0, 36}, {4, 4}, {15, 33}}) {
