@@ -41,6 +41,7 @@ constexpr std::uint64_t kCodecSlackBytes = 4096;
 
 struct PageLayout {
   tdir_t directory = 0;
+  std::uint64_t offset = 0;  // where its header (IFD) starts in the file
   std::int64_t width = 0, height = 0;
   SampleType sampleType = SampleType::Float32;
   std::uint16_t compression = COMPRESSION_NONE;
@@ -261,6 +262,7 @@ class TiffReader {
     const std::string field = pageField(d);
     PageLayout p;
     p.directory = d;
+    p.offset = TIFFCurrentDirOffset(tif);
     std::uint32_t width = 0, height = 0;
     if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) ||
         !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height))
@@ -415,6 +417,14 @@ class TiffReader {
   // Makes page `p` (found by scanPages) the current one.
   // Pages read in order (a band of every view) step forward through the chain; going back
   // starts again from the first page.
+  // Page `p` of a file scanned by another reader, straight from its header's offset (a reader of
+  // a run of pages does not walk the page chain from the start).
+  void jumpToPage(const PageLayout& p) {
+    if (!TIFFSetSubDirectory(tif_.get(), p.offset))
+      throw FormatError(path_, pageField(p.directory),
+                        "cannot be read: " + messages_.take("damaged page header"));
+  }
+
   void goToPage(const PageLayout& p) {
     TIFF* tif = tif_.get();
     if (TIFFCurrentDirectory(tif) > p.directory && !TIFFSetDirectory(tif, 0))
@@ -480,8 +490,8 @@ Volume makeVolume(const OurMetadata& m, VolumeShape shape) {
 // Rows first..last of every one of `pages` (full-resolution pages of the multi-page file `path`)
 // into dst, page after page, their values mapped by `m`. Decoding is what costs (a deflate page
 // decodes at a few hundred MB/s), so runs of consecutive pages go to several threads, each with
-// its own reader (libtiff's handles and their messages stay on the thread that made them; a
-// reader walks the page chain forwards).
+// its own reader (libtiff's handles and their messages stay on the thread that made them), which
+// goes to each page by its header's offset.
 void readRowsOfPagesOnThreads(const std::filesystem::path& path,
                               const std::vector<PageLayout>& pages, const OurMetadata& m,
                               std::int64_t first, std::int64_t last, std::span<float> dst,
@@ -501,7 +511,7 @@ void readRowsOfPagesOnThreads(const std::filesystem::path& path,
     for (std::int64_t page = p0; page < p1; ++page) {
       const PageLayout& layout = pages[static_cast<std::size_t>(page)];
       const std::span<float> out = dst.subspan(static_cast<std::size_t>(page) * perPage, perPage);
-      reader.goToPage(layout);
+      reader.jumpToPage(layout);
       reader.readPageRows(layout, first, last, out);
       applyMapping(m, layout.sampleType, out);
     }

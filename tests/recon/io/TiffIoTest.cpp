@@ -19,11 +19,14 @@ struct ForeignTiff {
   std::uint16_t bits = 8, format = SAMPLEFORMAT_UINT, compression = COMPRESSION_NONE;
   bool tiled = false;
   std::vector<std::uint32_t> widths;  // per page, if set
+  std::vector<bool> reduced;          // per page, if set: a reduced-resolution image (a preview)
   void write(const std::filesystem::path& path) const {
     TIFF* tif = TIFFOpen(path.c_str(), "w");
     ASSERT_NE(tif, nullptr);
     for (std::uint32_t p = 0; p < pages; ++p) {
-      const std::uint32_t w = widths.empty() ? width : widths[p];
+      const bool preview = !reduced.empty() && reduced[p];
+      const std::uint32_t w = preview ? 2 : widths.empty() ? width : widths[p];
+      if (preview) TIFFSetField(tif, TIFFTAG_SUBFILETYPE, FILETYPE_REDUCEDIMAGE);
       TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, w);
       TIFFSetField(tif, TIFFTAG_IMAGELENGTH, height);
       TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bits);
@@ -346,6 +349,34 @@ TEST(TiffIo, RowReaderGivesTheBandOfEveryPageAtOnceOnSeveralThreads) {
       for (std::int64_t x = 0; x < 5; ++x)
         ASSERT_EQ(got[static_cast<std::size_t>((page * 3 + y - 2) * 5 + x)], v.at(x, y, page))
             << page << " " << x << "," << y;
+}
+
+// Previews (reduced-resolution pages) between the full pages are skipped: the full pages are
+// read by their headers' offsets, on several threads, whole and as bands.
+TEST(TiffIo, ReducedResolutionPagesBetweenTheFullPagesAreSkipped) {
+  test::TempDir dir;
+  ForeignTiff t;
+  t.width = 7;
+  t.height = 9;
+  t.pages = 6;
+  t.bits = 16;
+  t.reduced = {false, true, false, true, true, false};  // full pages: directories 0, 2 and 5
+  t.write(dir / "p.tif");
+  const Volume v = readTiffVolume(dir / "p.tif");
+  ASSERT_EQ(v.shape(), (VolumeShape{7, 9, 3}));
+  const int directory[] = {0, 2, 5};
+  for (std::int64_t z = 0; z < 3; ++z)
+    for (std::int64_t y = 0; y < 9; ++y)
+      for (std::int64_t x = 0; x < 7; ++x)
+        ASSERT_EQ(v.at(x, y, z), 50.0f * float(directory[z]) + 10.0f * float(y) + float(x))
+            << x << "," << y << "," << z;
+  TiffRowReader reader(dir / "p.tif");
+  std::vector<float> band(3 * 2 * 7);
+  reader.readRowsOfEveryPage(4, 5, band);
+  for (std::int64_t page = 0; page < 3; ++page)
+    for (std::int64_t y = 4; y <= 5; ++y)
+      for (std::int64_t x = 0; x < 7; ++x)
+        EXPECT_EQ(band[static_cast<std::size_t>((page * 2 + y - 4) * 7 + x)], v.at(x, y, page));
 }
 
 TEST(TiffIo, RejectsPagesOfDifferentSizesNamingThePage) {
