@@ -1,8 +1,9 @@
-// Probe (issue #22, point 6): how fast a slab reaches a file, the way PartialFile (recon/scale/
-// SlabRun.cpp) can write it: pwrite from one thread (the kernel lets one write() at a time into a
-// file), with and without the space reserved first (fallocate), and a shared mapping written by
-// T threads after MADV_POPULATE_WRITE. And two writers at once into two halves of one file, as
-// two ranks do. Build: g++ -O2 -fopenmp -o slab_write_probe slab_write_probe.cpp
+// Probe (issue #22, point 6): how fast a slab reaches a file on this machine: pwrite from one
+// thread (what PartialFile in recon/scale/SlabRun.cpp does; the kernel lets one write() at a time
+// into a file), with and without the space reserved first (fallocate), and a shared mapping
+// written by T threads after MADV_POPULATE_WRITE (tried for the slab runs and rejected:
+// bench/results/2026-11-27t-slab-io-h100x2.md). And two writers at once into two halves of one
+// file, as two ranks do. Build: g++ -O2 -fopenmp -o slab_write_probe slab_write_probe.cpp
 // Usage: slab_write_probe FILE MIB [RUNS]   (FILE in tmpfs or on a disk; removed after)
 #include <fcntl.h>
 #include <omp.h>
