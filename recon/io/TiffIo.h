@@ -90,8 +90,13 @@ class TiffRowReader {
   // (libtiff's handles and their messages stay on the thread that made them). Decoding is what
   // costs, so a band of a compressed stack reads about as many times faster as there are cores.
   void readRowsOfEveryPage(std::int64_t first, std::int64_t last, std::span<float> dst);
+  // Pages firstPage..lastPage whole, page after page, into dst ((lastPage - firstPage + 1) *
+  // height * width floats), on several threads as readRowsOfEveryPage.
+  void readPages(std::int64_t firstPage, std::int64_t lastPage, std::span<float> dst);
 
  private:
+  void readRowsOfPages(std::int64_t firstPage, std::int64_t lastPage, std::int64_t first,
+                       std::int64_t last, std::span<float> dst);
   struct State;
   std::unique_ptr<State> state_;
   TiffInfo info_;

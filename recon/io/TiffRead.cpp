@@ -492,10 +492,9 @@ Volume makeVolume(const OurMetadata& m, VolumeShape shape) {
 // decodes at a few hundred MB/s), so runs of consecutive pages go to several threads, each with
 // its own reader (libtiff's handles and their messages stay on the thread that made them), which
 // goes to each page by its header's offset.
-void readRowsOfPagesOnThreads(const std::filesystem::path& path,
-                              const std::vector<PageLayout>& pages, const OurMetadata& m,
-                              std::int64_t first, std::int64_t last, std::span<float> dst,
-                              const char* mode) {
+void readRowsOfPagesOnThreads(const std::filesystem::path& path, std::span<const PageLayout> pages,
+                              const OurMetadata& m, std::int64_t first, std::int64_t last,
+                              std::span<float> dst, const char* mode) {
   const auto count = static_cast<std::int64_t>(pages.size());
   if (count == 0) return;
   const auto perPage = static_cast<std::size_t>((last - first + 1) * pages.front().width);
@@ -705,22 +704,37 @@ void TiffRowReader::readRows(std::int64_t page, std::int64_t first, std::int64_t
 
 void TiffRowReader::readRowsOfEveryPage(std::int64_t first, std::int64_t last,
                                         std::span<float> dst) {
-  const std::int64_t band = last - first + 1, pages = info_.pages;
-  if (first < 0 || last < first || last >= info_.height ||
-      dst.size() != static_cast<std::size_t>(pages * band * info_.width))
-    throw ParameterError("rows", "rows " + std::to_string(first) + ".." + std::to_string(last) +
-                                     " of " + std::to_string(pages) + " pages of " +
-                                     std::to_string(info_.height) + " rows do not fit " +
-                                     std::to_string(dst.size()) + " samples");
+  readRowsOfPages(0, info_.pages - 1, first, last, dst);
+}
+
+void TiffRowReader::readPages(std::int64_t firstPage, std::int64_t lastPage, std::span<float> dst) {
+  readRowsOfPages(firstPage, lastPage, 0, info_.height - 1, dst);
+}
+
+void TiffRowReader::readRowsOfPages(std::int64_t firstPage, std::int64_t lastPage,
+                                    std::int64_t first, std::int64_t last, std::span<float> dst) {
+  const std::int64_t band = last - first + 1, pages = lastPage - firstPage + 1;
+  if (first < 0 || last < first || last >= info_.height || firstPage < 0 || lastPage < firstPage ||
+      lastPage >= info_.pages || dst.size() != static_cast<std::size_t>(pages * band * info_.width))
+    throw ParameterError(
+        "rows", "rows " + std::to_string(first) + ".." + std::to_string(last) + " of pages " +
+                    std::to_string(firstPage) + ".." + std::to_string(lastPage) + " (of " +
+                    std::to_string(info_.pages) + " pages of " + std::to_string(info_.height) +
+                    " rows) do not fit " + std::to_string(dst.size()) + " samples");
   const auto perPage = static_cast<std::size_t>(band * info_.width);
   const State& s = *state_;
   if (s.series) {  // readRows opens the page's own file: safe on any thread
-    parallelFor(pages, [&](std::int64_t page) {
-      readRows(page, first, last, dst.subspan(static_cast<std::size_t>(page) * perPage, perPage));
+    parallelFor(pages, [&](std::int64_t k) {
+      readRows(firstPage + k, first, last,
+               dst.subspan(static_cast<std::size_t>(k) * perPage, perPage));
     });
     return;
   }
-  readRowsOfPagesOnThreads(s.files.front(), s.pages, s.metadata, first, last, dst, "rm");
+  readRowsOfPagesOnThreads(
+      s.files.front(),
+      std::span<const PageLayout>(s.pages).subspan(static_cast<std::size_t>(firstPage),
+                                                   static_cast<std::size_t>(pages)),
+      s.metadata, first, last, dst, "rm");
 }
 
 }  // namespace tomowb::io

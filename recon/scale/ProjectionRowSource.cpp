@@ -211,15 +211,15 @@ ProjectionStack TiffStackRowSource::readRows(std::int64_t rowFirst, std::int64_t
   ProjectionStack out(cropRows(stack_.geometry, rowFirst, rowLast));
 #if TOMOWB_HAVE_TIFF
   if (stack_.layout == io::ProjectionLayout::Astra) {
-    // Page r holds row r of every view.
+    // Page r holds row r of every view: the band's pages on several threads, then each line to
+    // its view.
     const std::int64_t views = stack_.geometry.viewCount(), cols = stack_.geometry.detector().cols,
                        band = rowLast - rowFirst + 1;
-    std::vector<float> page(static_cast<std::size_t>(views * cols));
-    for (std::int64_t r = 0; r < band; ++r) {
-      reader_->tiff.readRows(rowFirst + r, 0, views - 1, page);
+    std::vector<float> pages(static_cast<std::size_t>(band * views * cols));
+    reader_->tiff.readPages(rowFirst, rowLast, pages);
+    for (std::int64_t r = 0; r < band; ++r)
       for (std::int64_t v = 0; v < views; ++v)
-        std::copy_n(page.data() + v * cols, cols, &out.at(v, r, 0));
-    }
+        std::copy_n(pages.data() + (r * views + v) * cols, cols, &out.at(v, r, 0));
     return out;
   }
   // A page per view: the band of every page, [view][row][col], on several threads.

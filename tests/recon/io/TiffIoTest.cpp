@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <tiffio.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -336,6 +337,12 @@ TEST(TiffIo, RowReaderGivesTheBandOfEveryPageAtOnceOnSeveralThreads) {
       }
       std::vector<float> short1(static_cast<std::size_t>(41 * 21 - 1));
       EXPECT_THROW(reader.readRowsOfEveryPage(0, 0, short1), ParameterError);
+      // Whole pages 10..13 (ASTRA's layout reads a band's pages so).
+      std::vector<float> pages(static_cast<std::size_t>(4 * 37 * 21), -1.0f);
+      reader.readPages(10, 13, pages);
+      EXPECT_TRUE(std::equal(pages.begin(), pages.end(), whole.data() + 10 * 37 * 21))
+          << compression << " tiled " << tiled;
+      EXPECT_THROW(reader.readPages(39, 41, pages), ParameterError);
     }
   }
   Volume v({5, 9, 11}, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero());
