@@ -82,6 +82,16 @@ weakData() {
   done
 }
 
+# With build-carry/libtiff (bench/stage-static-libtiff.sh, carried here) the gpu preset gets TIFF
+# from Debian's static archives: the image has no libtiff.
+tiffFlags=()
+if [ -f "$root/build-carry/libtiff/lib/libtiff.a" ]; then
+  t="$root/build-carry/libtiff"
+  deps=""; for a in webp Lerc deflate jbig jpeg lzma zstd z; do deps+="$t/lib/lib$a.a "; done
+  tiffFlags=(-DTOMOWB_TIFF=ON -DTIFF_INCLUDE_DIR="$t/include" -DTIFF_LIBRARY="$t/lib/libtiff.a"
+    -DCMAKE_CXX_STANDARD_LIBRARIES="$deps-lm -lpthread" -DCMAKE_CUDA_STANDARD_LIBRARIES="$deps-lm -lpthread")
+fi
+
 case "$stage" in
 write-probe)
   # How fast a slab reaches a file (bench/probes/slab_write_probe.cpp): 2 GiB in tmpfs, 5 runs
@@ -119,7 +129,7 @@ split)
   cat "$OUT/split.txt"
   ;;
 cli)
-  cmake --preset gpu > "$OUT/build.log" 2>&1 && cmake --build build-gpu -j "$(nproc)" \
+  cmake --preset gpu "${tiffFlags[@]}" > "$OUT/build.log" 2>&1 && cmake --build build-gpu -j "$(nproc)" \
     --target tomowb-cli >> "$OUT/build.log" 2>&1 || { tail -n 40 "$OUT/build.log"; exit 1; }
   echo "cli built after ${SECONDS} s"
   ;;
@@ -157,15 +167,18 @@ weak)
   echo "== data"
   weakData || exit 1
   echo "data after ${SECONDS} s"
+  # WEAK_OUTPUT=tiff: every output a folder of TIFF slices (written by all the threads of a rank
+  # at once, one file each) instead of one raw file that all the writers share.
+  outName() { if [ "${WEAK_OUTPUT:-raw}" = tiff ]; then echo "${1%.raw}"; else echo "$1"; fi; }
   fdk() { # NZ OUT LAUNCHER OPTIONS...
-    local nz="$1" out="$2" launch="$3"; shift 3
-    rm -f "$out" "${out%.raw}".json "${out%.raw}".run.json
+    local nz="$1" out; out=$(outName "$2"); local launch="$3"; shift 3
+    rm -rf "$out" "${out%.raw}".json "${out%.raw}".run.json
     $launch "$cli" --no-record recon fdk -i cone.json --shape 1024 1024 "$nz" --voxel-mm 0.1 --device gpu \
       -o "$out" "$@"
   }
   sirt() { # ROWS OUT LAUNCHER OPTIONS...
-    local rows="$1" out="$2" launch="$3"; shift 3
-    rm -f "$out" "${out%.raw}".json "${out%.raw}".run.json
+    local rows="$1" out; out=$(outName "$2"); local launch="$3"; shift 3
+    rm -rf "$out" "${out%.raw}".json "${out%.raw}".run.json
     $launch "$cli" --no-record recon sirt -i "tilt$rows.json" --device gpu --iterations 50 \
       --thickness 256 -o "$out" "$@"
   }
@@ -216,6 +229,7 @@ weak)
   fi
   same="-"
   [ -f f2r.raw ] && [ -f f2s.raw ] && { cmp -s f2r.raw f2s.raw && same=yes || same=NO; }
+  [ -d f2r ] && [ -d f2s ] && { diff -rq f2r f2s > /dev/null && same=yes || same=NO; }
   m() { echo "${times[$1]:-}" | tr ' ' '\n' | median; }
   {
     echo "# Weak scaling over the GPUs of one host ($(date -u +%Y-%m-%d), bench/run-scale-on-gpu.sh weak)"
@@ -223,7 +237,8 @@ weak)
     echo "Machine: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $gpus," \
       "$(nproc) cores, $(mpirun --version 2>&1 | head -1). $runs runs per row, wall time of the"
     echo "whole command (start, reading the projections, reconstruction, writing and flushing the"
-    echo "volume to disk). FDK: fdk.bp.fast from 720 views of 1024 x 1024, 1024 x 1024 x 512 voxels"
+    echo "volume to disk; output: ${WEAK_OUTPUT:-raw}, $( [ "${WEAK_OUTPUT:-raw}" = tiff ] && echo "a folder of float32 TIFF slices" || echo "one raw file that the ranks share"))."
+    echo "FDK: fdk.bp.fast from 720 views of 1024 x 1024, 1024 x 1024 x 512 voxels"
     echo "per GPU. SIRT: et.fp.fast + et.bp.fast, 50 iterations of a 120-degree tilt series of 61"
     echo "views of 1024 columns, 1024 x 256 x 256 voxels per GPU (one slice per detector row)."
     echo "Efficiency: t(1 GPU, its share) / t(2 GPUs, twice the work); 1.00 = perfect."

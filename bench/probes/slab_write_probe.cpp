@@ -5,6 +5,8 @@
 // bench/results/2026-11-27t-slab-io-h100x2.md). And two writers at once into two halves of one
 // file, as two ranks do. Build: g++ -O2 -fopenmp -o slab_write_probe slab_write_probe.cpp
 // Usage: slab_write_probe FILE MIB [RUNS]   (FILE in tmpfs or on a disk; removed after)
+//        slab_write_probe FILE MIB RUNS weak   each of 1, 2, 4 writers writes MIB (weak scaling):
+//        into one file (each writer its part) or into a file of its own
 #include <fcntl.h>
 #include <omp.h>
 #include <sys/mman.h>
@@ -87,6 +89,60 @@ double run(const std::string& path, const char* src, size_t bytes, const std::st
   close(fd);
   return s;
 }
+// Weak scaling of writes: `writers` writers each write `bytes` by pwrite, into one shared file
+// (each its part, as ranks share NAME.raw.partial) or into a file each.
+double runWeak(const std::string& path, const char* src, size_t bytes, int writers,
+               bool fileEach, int mappedThreads) {
+  std::vector<int> fds;
+  for (int i = 0; i < (fileEach ? writers : 1); ++i) {
+    const std::string name = path + "." + std::to_string(i);
+    unlink(name.c_str());
+    fds.push_back(open(name.c_str(), O_RDWR | O_CREAT, 0644));
+  }
+  const auto t = Clock::now();
+  for (int fd : fds)
+    if (ftruncate(fd, off_t(bytes) * (fileEach ? 1 : writers)) != 0) std::perror("ftruncate");
+  std::vector<std::thread> w;
+  for (int i = 0; i < writers; ++i)
+    w.emplace_back([&, i] {
+      const int fd = fds[fileEach ? size_t(i) : 0];
+      const size_t at = fileEach ? 0 : size_t(i) * bytes;
+      if (mappedThreads > 0)
+        writeMapped(fd, src, at, bytes, mappedThreads);
+      else
+        writePwrite(fd, src, at, bytes);
+      fdatasync(fd);
+    });
+  for (auto& t2 : w) t2.join();
+  const double s = since(t);
+  for (size_t i = 0; i < fds.size(); ++i) {
+    close(fds[i]);
+    unlink((path + "." + std::to_string(i)).c_str());
+  }
+  return s;
+}
+
+int weakScaling(const std::string& path, const char* src, size_t bytes, int runs) {
+  std::printf(
+      "| writers | files | how | each writes MiB | min / median / max s | GB/s in all (median) "
+      "|\n");
+  std::printf("|---:|---|---|---:|---|---:|\n");
+  for (int mappedThreads : {0, 4})
+  for (int writers : {1, 2, 4})
+    for (bool fileEach : {false, true}) {
+      if (writers == 1 && fileEach) continue;
+      std::vector<double> t;
+      for (int r = 0; r < runs; ++r)
+        t.push_back(runWeak(path, src, bytes, writers, fileEach, mappedThreads));
+      std::sort(t.begin(), t.end());
+      const double median = t[t.size() / 2];
+      std::printf("| %d | %s | %s | %zu | %.3f / %.3f / %.3f | %.1f |\n", writers,
+                  fileEach ? "one each" : "one shared",
+                  mappedThreads > 0 ? "mapped, 4 threads each" : "pwrite", bytes >> 20, t.front(), median, t.back(),
+                  double(bytes) * writers / median / 1e9);
+    }
+  return 0;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,6 +154,7 @@ int main(int argc, char** argv) {
   const size_t bytes = size_t(std::atoll(argv[2])) << 20;
   const int runs = argc > 3 ? std::atoi(argv[3]) : 5;
   std::vector<char> src(bytes, 1);
+  if (argc > 4 && std::string(argv[4]) == "weak") return weakScaling(path, src.data(), bytes, runs);
   std::printf(
       "| writers | how | threads each | reserved first | min / median / max s | GB/s (median) |\n");
   std::printf("|---:|---|---:|---|---|---:|\n");
