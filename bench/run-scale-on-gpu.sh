@@ -195,6 +195,9 @@ weak)
       times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 512) "
       times[f2p]+="$(timed f2p.log fdk 1024 f2p.raw "" --slab-slices 1024 --gpus 0 1) "
       times[f2s]+="$(timed f2s.log fdk 1024 f2s.raw "" --slab-slices 512 --gpus 0) "
+      # One process driving both over two slabs of 512: the first slab's write beside the second's
+      # read and compute.
+      times[f2q]+="$(timed f2q.log fdk 1024 f2q.raw "" --slab-slices 512 --gpus 0 1) "
     fi
     times[s1]+="$(timed s1.log sirt 256 s1.raw "" --slab-slices 256 --gpus 0) "
     times[s1r]+="$(timed s1r.log sirt 256 s1r.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 256 --gpus 0) "
@@ -257,6 +260,7 @@ weak)
     row f2r "FDK, 2 MPI ranks (one GPU each)" 2 "1024 x 1024 x 1024" "$f1"
     row f2r "FDK, 2 MPI ranks against 1 MPI rank" 2 "1024 x 1024 x 1024" "$f1r"
     row f2p "FDK, 1 process driving both" 2 "1024 x 1024 x 1024" "$f1"
+    row f2q "FDK, 1 process driving both, 2 slabs of 512" 2 "1024 x 1024 x 1024" "$f1"
     row f2s "FDK, 1 process, 1 GPU, the same 2 slabs in turn" 1 "1024 x 1024 x 1024" "-"
     row s1 "SIRT, 1 process" 1 "1024 x 256 x 256" "-"
     row s1r "SIRT, 1 MPI rank (mpirun -np 1)" 1 "1024 x 256 x 256" "-"
@@ -275,7 +279,7 @@ weak)
     echo
     echo "| run | before main | MPI | input + plan | slabs | to return | exit |"
     echo "|---|---|---|---|---|---|---|"
-    for key in f1 f1r f2r f2p s1 s1r s2r s2p; do
+    for key in f1 f1r f2r f2p f2q s1 s1r s2r s2p; do
       [ -f "$key.log" ] && echo "| $key | $(phases "$key.log") |"
     done
     echo

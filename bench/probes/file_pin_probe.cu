@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
     std::printf(
         "%s %zu MiB %d threads: populate %.3f s (%d failed) register %.3f s (%s) D2H %.3f s "
         "unregister %.3f s msync+munmap+fdatasync %.3f s; file holds the GPU's bytes: %s\n",
-        path, bytes >> 20, threads, populate, populateFailures, registerS,
-        cudaGetErrorString(reg), copyS, unregisterS, syncS, right ? "yes" : "no");
+        path, bytes >> 20, threads, populate, populateFailures, registerS, cudaGetErrorString(reg),
+        copyS, unregisterS, syncS, right ? "yes" : "no");
   }
   unlink(path);
   return 0;

@@ -91,8 +91,8 @@ double run(const std::string& path, const char* src, size_t bytes, const std::st
 }
 // Weak scaling of writes: `writers` writers each write `bytes` by pwrite, into one shared file
 // (each its part, as ranks share NAME.raw.partial) or into a file each.
-double runWeak(const std::string& path, const char* src, size_t bytes, int writers,
-               bool fileEach, int mappedThreads) {
+double runWeak(const std::string& path, const char* src, size_t bytes, int writers, bool fileEach,
+               int mappedThreads) {
   std::vector<int> fds;
   for (int i = 0; i < (fileEach ? writers : 1); ++i) {
     const std::string name = path + "." + std::to_string(i);
@@ -128,19 +128,19 @@ int weakScaling(const std::string& path, const char* src, size_t bytes, int runs
       "|\n");
   std::printf("|---:|---|---|---:|---|---:|\n");
   for (int mappedThreads : {0, 4})
-  for (int writers : {1, 2, 4})
-    for (bool fileEach : {false, true}) {
-      if (writers == 1 && fileEach) continue;
-      std::vector<double> t;
-      for (int r = 0; r < runs; ++r)
-        t.push_back(runWeak(path, src, bytes, writers, fileEach, mappedThreads));
-      std::sort(t.begin(), t.end());
-      const double median = t[t.size() / 2];
-      std::printf("| %d | %s | %s | %zu | %.3f / %.3f / %.3f | %.1f |\n", writers,
-                  fileEach ? "one each" : "one shared",
-                  mappedThreads > 0 ? "mapped, 4 threads each" : "pwrite", bytes >> 20, t.front(), median, t.back(),
-                  double(bytes) * writers / median / 1e9);
-    }
+    for (int writers : {1, 2, 4})
+      for (bool fileEach : {false, true}) {
+        if (writers == 1 && fileEach) continue;
+        std::vector<double> t;
+        for (int r = 0; r < runs; ++r)
+          t.push_back(runWeak(path, src, bytes, writers, fileEach, mappedThreads));
+        std::sort(t.begin(), t.end());
+        const double median = t[t.size() / 2];
+        std::printf("| %d | %s | %s | %zu | %.3f / %.3f / %.3f | %.1f |\n", writers,
+                    fileEach ? "one each" : "one shared",
+                    mappedThreads > 0 ? "mapped, 4 threads each" : "pwrite", bytes >> 20, t.front(),
+                    median, t.back(), double(bytes) * writers / median / 1e9);
+      }
   return 0;
 }
 }  // namespace

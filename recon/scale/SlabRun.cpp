@@ -600,9 +600,8 @@ class SlabRunner {
         auto start = std::chrono::steady_clock::now();
         std::future<std::shared_ptr<Volume>> allocating;  // beside the read: zeroed and pinned
         if (algorithm_.slabInto)
-          allocating = std::async(std::launch::async, [grid = plan.slabGrid(slab)] {
-            return std::make_shared<Volume>(grid.makeVolume());
-          });
+          allocating = asyncWithCallersThreads(
+              [grid = plan.slabGrid(slab)] { return std::make_shared<Volume>(grid.makeVolume()); });
         const ProjectionStack rows = source_.readRows(slab.rowFirst, slab.rowLast);
         const double read = secondsSince(start);
         start = std::chrono::steady_clock::now();
@@ -620,7 +619,7 @@ class SlabRunner {
         writing.index = index;
         writing.read = read;
         writing.compute = compute;
-        writing.seconds = std::async(std::launch::async, [this, slab, volume, sliceBytes] {
+        writing.seconds = asyncWithCallersThreads([this, slab, volume, sliceBytes] {
           const auto began = std::chrono::steady_clock::now();
           writeSlab(slab, *volume, sliceBytes);
           return secondsSince(began);
