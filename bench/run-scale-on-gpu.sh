@@ -172,40 +172,53 @@ weak)
   outName() { if [ "${WEAK_OUTPUT:-raw}" = tiff ]; then echo "${1%.raw}"; else echo "$1"; fi; }
   fdk() { # NZ OUT LAUNCHER OPTIONS...
     local nz="$1" out; out=$(outName "$2"); local launch="$3"; shift 3
-    rm -rf "$out" "${out%.raw}".json "${out%.raw}".run.json
     $launch "$cli" --no-record recon fdk -i cone.json --shape 1024 1024 "$nz" --voxel-mm 0.1 --device gpu \
       -o "$out" "$@"
   }
   sirt() { # ROWS OUT LAUNCHER OPTIONS...
     local rows="$1" out; out=$(outName "$2"); local launch="$3"; shift 3
-    rm -rf "$out" "${out%.raw}".json "${out%.raw}".run.json
     $launch "$cli" --no-record recon sirt -i "tilt$rows.json" --device gpu --iterations 50 \
       --thickness 256 -o "$out" "$@"
   }
+  # The last run's output goes before the clock starts: freeing 4 GiB of tmpfs pages took up to
+  # 0.25 s, which the 2-GPU rows paid twice over (until 2026-11-27y it was inside the timing).
+  fresh() { local out; out=$(outName "$1"); rm -rf "$out" "${out%.raw}".json "${out%.raw}".run.json; }
   runs="${RUNS:-5}"
   export TOMOWB_PHASES=1  # each rank's phases into its log (mpirun -x passes it on)
   declare -A times
   for i in $(seq $runs); do
+    fresh f1.raw
     times[f1]+="$(timed f1.log fdk 512 f1.raw "" --slab-slices 512 --gpus 0) "
     # The same under mpirun -np 1: the 2-rank rows' baseline with the launcher's start included.
     # One GPU, as each of the 2 ranks has (alone on the machine, a rank would see both GPUs and
     # pay for a second context: 2026-11-27o).
+    fresh f1r.raw
     times[f1r]+="$(timed f1r.log fdk 512 f1r.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 512 --gpus 0) "
     if (( gpus >= 2 )); then
+      fresh f2r.raw
       times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 512) "
+      fresh f2p.raw
       times[f2p]+="$(timed f2p.log fdk 1024 f2p.raw "" --slab-slices 1024 --gpus 0 1) "
+      fresh f2s.raw
       times[f2s]+="$(timed f2s.log fdk 1024 f2s.raw "" --slab-slices 512 --gpus 0) "
       # One process driving both over two slabs of 512: the first slab's write beside the second's
       # read and compute.
+      fresh f2q.raw
       times[f2q]+="$(timed f2q.log fdk 1024 f2q.raw "" --slab-slices 512 --gpus 0 1) "
     fi
+    fresh s1.raw
     times[s1]+="$(timed s1.log sirt 256 s1.raw "" --slab-slices 256 --gpus 0) "
+    fresh s1r.raw
     times[s1r]+="$(timed s1r.log sirt 256 s1r.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 256 --gpus 0) "
     if (( gpus >= 2 )); then
+      fresh s2r.raw
       times[s2r]+="$(timed s2r.log sirt 512 s2r.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 256) "
+      fresh s2p.raw
       times[s2p]+="$(timed s2p.log sirt 512 s2p.raw "" --slab-slices 512 --gpus 0 1) "
       if [ -n "${WEAK_UNBOUND:-}" ]; then  # as before the ranks were bound to one GPU each
+        fresh f2u.raw
         times[f2u]+="$(TOMOWB_GPU_BINDING=off timed f2u.log fdk 1024 f2u.raw "mpirun -x TOMOWB_GPU_BINDING -np 2" --slab-slices 512) "
+        fresh s2u.raw
         times[s2u]+="$(TOMOWB_GPU_BINDING=off timed s2u.log sirt 512 s2u.raw "mpirun -x TOMOWB_GPU_BINDING -np 2" --slab-slices 256) "
       fi
     fi
