@@ -13,6 +13,9 @@
 # Results in $OUT (machine.txt, build.log, tests.log, weak.md, streamed.md, bench-fdk-gpu.md).
 # WORK=/dev/shm/x WEAK_NAME=weak-tmpfs runs the weak stage with its files in memory, which shows
 # the GPUs' scaling without the one disk both ranks share.
+# WEAK_OUTPUT=tiff writes folders of TIFF slices instead of one raw file (the device image has no
+# libtiff: run bench/stage-static-libtiff.sh here and carry build-carry; the cli stage then links
+# Debian's static archives).
 #   ooc-gpu-limit  out-of-core SIRT slabs planned for --gpu-mem-limit (after build or cli)
 #   write-probe    how fast a slab reaches a file: pwrite or a mapping written by T threads
 #   split          the compute split of the weak stage's 1-GPU and 1-process-2-GPU runs
