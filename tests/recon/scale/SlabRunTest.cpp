@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <utility>
@@ -21,6 +22,9 @@
 #include "recon/geometry/ScanBuilders.h"
 #include "recon/io/ProjectionsWithGeometry.h"
 #include "recon/io/RawVolumeIo.h"
+#if TOMOWB_HAVE_TIFF
+#include "recon/io/TiffIo.h"
+#endif
 #include "recon/io/VolumeFiles.h"
 #include "recon/job/CancelToken.h"
 #include "recon/job/ProgressSink.h"
@@ -412,6 +416,64 @@ TEST_F(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
   expectSameVolume(io::readVolume(o.output), raw);
   EXPECT_TRUE(fs::exists(o.output / "slice_0035.tif"));
   EXPECT_FALSE(fs::exists(partialPathFor(o.output)));
+}
+
+// A folder of slices whose disk fills up while a slab's slices are written on several threads:
+// the first failure is the error, naming the slice's file; the manifest lists only slabs with
+// every slice in place; with room again, --resume finishes the volume with the same bits.
+TEST_F(SlabRun, AFolderOfTiffSlicesOnADiskThatFillsUpFailsClearlyAndResumes) {
+  const fs::path mount = dir / "small";
+  fs::create_directories(mount);
+  if (::mount("tomowb-test", mount.c_str(), "tmpfs", 0, "size=1m") != 0)
+    GTEST_SKIP() << "cannot mount a 1 MiB tmpfs to fill (" << std::strerror(errno)
+                 << "): needs root with CAP_SYS_ADMIN";
+  struct Unmount {
+    fs::path path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{mount};
+  params.volume = VolumeGrid::centred({40, 40, 180}, Eigen::Vector3d::Constant(0.3));
+  SlabRunOptions o;
+  o.output = dir / "reference.raw";
+  o.plan.slabSlices = 20;
+  ASSERT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
+  const Volume expected = io::readVolumeRaw(o.output);
+
+  o.output = mount / "slices";               // 180 slices of 6.4 kB and their headers
+  o.freeDiskBytes = std::uint64_t{1} << 40;  // the planner is told there is room
+  try {
+    (void)reconstructFdkInSlabs(source, params, o, plain);
+    FAIL() << "180 slices of 6.4 kB fitted on a 1 MiB disk";
+  } catch (const IoError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find((partialPathFor(o.output) / "slice_0").string()), std::string::npos)
+        << what;
+  }
+  const nlohmann::json listed = nlohmann::json::parse(std::ifstream(manifestPathFor(o.output, 0)));
+  const auto finished = listed.at("finished").get<std::vector<int>>();
+  EXPECT_FALSE(finished.empty()) << "some slabs fitted";
+  EXPECT_LT(finished.size(), 9u);
+  // Every slice of the listed slabs is on the disk; resume leaves them be (same files after),
+  // and the finished volume below has the uninterrupted bits.
+  std::map<std::int64_t, fs::file_time_type> kept;
+  for (const int index : finished)
+    for (std::int64_t k = index * 20; k < (index + 1) * 20; ++k) {
+      const fs::path path = partialPathFor(o.output) / io::tiffSliceFileName(k, 180);
+      ASSERT_TRUE(fs::exists(path)) << path;
+      kept[k] = fs::last_write_time(path);
+    }
+  for (const auto& entry : fs::directory_iterator(partialPathFor(o.output)))
+    EXPECT_EQ(entry.path().extension(), ".tif") << "left behind: " << entry.path();
+
+  // Room again: the same run with --resume writes the slabs no manifest lists.
+  ASSERT_EQ(::mount("tomowb-test", mount.c_str(), "tmpfs", MS_REMOUNT, "size=4m"), 0)
+      << std::strerror(errno);
+  o.resume = true;
+  const SlabRunReport resumed = reconstructFdkInSlabs(source, params, o, plain);
+  ASSERT_TRUE(resumed.finished);
+  EXPECT_EQ(resumed.doneBefore, static_cast<int>(finished.size()));
+  for (const auto& [k, time] : kept)
+    EXPECT_EQ(fs::last_write_time(o.output / io::tiffSliceFileName(k, 180)), time) << k;
+  expectSameVolume(io::readVolume(o.output), expected);
 }
 #endif
 
