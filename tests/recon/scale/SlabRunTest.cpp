@@ -70,6 +70,26 @@ struct StopAfter : ProgressSink {
 };
 
 // The phantom scan reconstructed on a 40 x 40 x 36 grid of 1.5 mm voxels.
+// A 1 MiB tmpfs mounted at `path` for the test's life (root with CAP_SYS_ADMIN; CI runs as
+// root), to fill up; `why` says why not where it cannot be mounted.
+struct SmallDisk {
+  explicit SmallDisk(fs::path at) : path(std::move(at)) {
+    fs::create_directories(path);
+    mounted = ::mount("tomowb-test", path.c_str(), "tmpfs", 0, "size=1m") == 0;
+    if (!mounted)
+      why = std::string("cannot mount a 1 MiB tmpfs to fill (") + std::strerror(errno) +
+            "): needs root with CAP_SYS_ADMIN";
+  }
+  ~SmallDisk() {
+    if (mounted) ::umount2(path.c_str(), MNT_DETACH);
+  }
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+  fs::path path;
+  bool mounted = false;
+  std::string why;
+};
+
 class SlabRun : public testing::Test {
  protected:
   SlabRun() { params.volume = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5)); }
@@ -316,15 +336,9 @@ TEST_F(SlabRun, SlabsMatchTheInMemoryFdkAndOneTwoAndFourRanksGiveTheSameBits) {
 // in the test's folder, which needs root (CAP_SYS_ADMIN; CI runs as root); the volume needs
 // 1.15 MB.
 TEST_F(SlabRun, ADiskThatFillsUpMidRunIsAClearErrorAndTheManifestListsWhatIsOnIt) {
-  const fs::path mount = dir / "small";
-  fs::create_directories(mount);
-  if (::mount("tomowb-test", mount.c_str(), "tmpfs", 0, "size=1m") != 0)
-    GTEST_SKIP() << "cannot mount a 1 MiB tmpfs to fill (" << std::strerror(errno)
-                 << "): needs root with CAP_SYS_ADMIN";
-  struct Unmount {
-    fs::path path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{mount};
+  const SmallDisk disk(dir / "small");
+  if (!disk.mounted) GTEST_SKIP() << disk.why;
+  const fs::path& mount = disk.path;
   params.volume = VolumeGrid::centred({40, 40, 180}, Eigen::Vector3d::Constant(0.3));
   const Volume expected = [&] {
     SlabRunOptions o;
@@ -422,15 +436,9 @@ TEST_F(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
 // the first failure is the error, naming the slice's file; the manifest lists only slabs with
 // every slice in place; with room again, --resume finishes the volume with the same bits.
 TEST_F(SlabRun, AFolderOfTiffSlicesOnADiskThatFillsUpFailsClearlyAndResumes) {
-  const fs::path mount = dir / "small";
-  fs::create_directories(mount);
-  if (::mount("tomowb-test", mount.c_str(), "tmpfs", 0, "size=1m") != 0)
-    GTEST_SKIP() << "cannot mount a 1 MiB tmpfs to fill (" << std::strerror(errno)
-                 << "): needs root with CAP_SYS_ADMIN";
-  struct Unmount {
-    fs::path path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{mount};
+  const SmallDisk disk(dir / "small");
+  if (!disk.mounted) GTEST_SKIP() << disk.why;
+  const fs::path& mount = disk.path;
   params.volume = VolumeGrid::centred({40, 40, 180}, Eigen::Vector3d::Constant(0.3));
   SlabRunOptions o;
   o.output = dir / "reference.raw";
