@@ -405,6 +405,19 @@ class CatalogReconCommand : public Command {
     return usable;
   }
 
+  // Ranks on one machine that share one output file write it by turns (the kernel lets one
+  // write() at a time into a file): 4 writers filled one file at 2.5 GB/s and four files at
+  // 9.2 GB/s (bench/results/2026-11-27y). Said where that costs time: from 1 GiB on.
+  static void printSharedFileNote(const scale::SlabPlan& plan, const scale::SlabRunOptions& o) {
+    const auto local = localLauncherRanks();
+    if (TOMOWB_HAVE_TIFF && local && local->second > 1 &&
+        plan.volumeBytes >= (std::uint64_t{1} << 30) && !scale::isSliceFolderOutput(o.output))
+      std::printf(
+          "note: the %d ranks on this machine write into one file, one write at a time; a "
+          "folder of TIFF slices (-o FOLDER/) is written by all of them at once\n",
+          local->second);
+  }
+
   static void printPlan(const scale::SlabPlan& plan, const scale::SlabRunOptions& o) {
     std::string ranksText;
     if (o.communicator != nullptr)
@@ -412,6 +425,7 @@ class CatalogReconCommand : public Command {
     else if (o.ranks > 1)
       ranksText = "; " + std::to_string(o.ranks) + " ranks without MPI";
     std::printf("slab plan: %s%s\n", plan.summary().c_str(), ranksText.c_str());
+    printSharedFileNote(plan, o);
   }
 
   // TOMOWB_PHASES=1: where the last slab's (or the block's) compute went.
@@ -468,6 +482,7 @@ class CatalogReconCommand : public Command {
     std::printf("slab plan: %s\ndisk: the output needs %.1f MiB, %.1f MiB free where it goes%s\n",
                 plan.summary().c_str(), double(plan.volumeBytes) / 1048576.0,
                 double(free) / 1048576.0, free < plan.volumeBytes ? " (NOT ENOUGH)" : "");
+    printSharedFileNote(plan, o);
     printJson(global, {{"command", "recon " + descriptor_.id + " --plan-only"},
                        {"slabs", plan.slabs.size()},
                        {"slices", plan.slabSlices},
