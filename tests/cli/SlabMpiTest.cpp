@@ -156,6 +156,22 @@ TEST_F(SlabMpi, OneTwoAndFourRanksGiveTheSameBitsAndTheRecordListsEachRanksSlabs
   }
 }
 
+// Two ranks on this machine that would share one output file of 1 GiB or more: the plan says
+// they write it by turns and names the folder of slices (a plan only: nothing is computed).
+TEST_F(SlabMpi, ThePlanSaysWhenRanksOnOneMachineShareALargeOutputFile) {
+  const std::string note = "write into one file, one write at a time";
+  for (const char* out : {"big.raw", "small.raw", "big/"}) {
+    const bool big = std::string(out) != "small.raw";
+    std::vector<std::string> args = slabRun(out, "70", false, big ? "700" : "96");
+    args.emplace_back("--plan-only");
+    const fs::path log = dir / "plan.log";
+    (void)waitFor(mpirun(dir.path(), 2, args, log));
+    const bool said = text(log).find(note) != std::string::npos;
+    EXPECT_EQ(said, TOMOWB_HAVE_TIFF && std::string(out) == "big.raw") << out << "\n" << text(log);
+    EXPECT_NE(text(log).find("slab plan:"), std::string::npos) << text(log);
+  }
+}
+
 TEST_F(SlabMpi, ARunInterruptedUnderMpirunIsFinishedByAnotherNumberOfRanksBitForBit) {
   // 256 slabs of one slice: long enough (seconds) to be interrupted part-way.
   ASSERT_EQ(waitFor(mpirun(dir.path(), 1, slabRun("straight.raw", "1", false, "256"),
