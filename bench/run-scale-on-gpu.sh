@@ -85,15 +85,8 @@ weakData() {
   done
 }
 
-# With build-carry/libtiff (bench/stage-static-libtiff.sh, carried here) the gpu preset gets TIFF
-# from Debian's static archives: the image has no libtiff.
-tiffFlags=()
-if [ -f "$root/build-carry/libtiff/lib/libtiff.a" ]; then
-  t="$root/build-carry/libtiff"
-  deps=""; for a in webp Lerc deflate jbig jpeg lzma zstd z; do deps+="$t/lib/lib$a.a "; done
-  tiffFlags=(-DTOMOWB_TIFF=ON -DTIFF_INCLUDE_DIR="$t/include" -DTIFF_LIBRARY="$t/lib/libtiff.a"
-    -DCMAKE_CXX_STANDARD_LIBRARIES="$deps-lm -lpthread" -DCMAKE_CUDA_STANDARD_LIBRARIES="$deps-lm -lpthread")
-fi
+# TIFF from Debian's static archives where build-carry/libtiff was carried here.
+source bench/static-libtiff-flags.sh
 
 case "$stage" in
 write-probe)

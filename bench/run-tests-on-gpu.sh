@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/gpu-out}"
 TESTS_REGEX="${TESTS_REGEX:-Fdk|Iterative|Weights}"
 mkdir -p "$OUT"
+root="$PWD"
+source bench/static-libtiff-flags.sh  # TIFF where build-carry/libtiff was carried here
 jobs="$(nproc)"
 status=0
 {
@@ -18,7 +20,7 @@ status=0
 } 2>&1 | tee "$OUT/machine.txt"
 
 echo "== configure + build (gpu preset, tests only)"
-if ! { cmake --preset gpu -DTOMOWB_BENCH=OFF &&
+if ! { cmake --preset gpu -DTOMOWB_BENCH=OFF "${tiffFlags[@]}" &&
        cmake --build --preset gpu -j "$jobs"; } > "$OUT/build.log" 2>&1; then
   tail -n 60 "$OUT/build.log"; echo "BUILD FAILED"; exit 1
 fi
