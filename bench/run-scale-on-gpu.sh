@@ -137,7 +137,7 @@ build)
   } > "$OUT/machine.txt" 2>&1
   cat "$OUT/machine.txt"
   echo "== build"
-  if ! { cmake --preset gpu -DTOMOWB_BENCH=ON &&
+  if ! { cmake --preset gpu -DTOMOWB_BENCH=ON "${tiffFlags[@]}" &&
          cmake --build build-gpu -j "$(nproc)" --target tomowb-cli tomowb_test_scale \
            tomowb_test_cuda tomowb_test_cli tomowb-bench-fdk-gpu; } > "$OUT/build.log" 2>&1; then
     tail -n 60 "$OUT/build.log"; echo "BUILD FAILED"; exit 1
@@ -158,6 +158,10 @@ build)
   grep -E "PASSED|FAILED|SKIPPED \]" "$OUT/tests.log" | tail -n 20
   ;;
 weak)
+  if [ "${WEAK_OUTPUT:-raw}" = tiff ] && ! grep -q "TOMOWB_TIFF:BOOL=ON" "$root/build-gpu/CMakeCache.txt"; then
+    echo "WEAK_OUTPUT=tiff needs a build with TIFF: run bench/stage-static-libtiff.sh here, carry build-carry, then the cli stage" >&2
+    exit 1
+  fi
   cd "$work"
   gpus=$(nvidia-smi -L | wc -l)
   echo "== data"
@@ -303,7 +307,7 @@ ooc)
   # Out-of-core cone-beam SIRT in one process (point 2): build the CLI and the GPU and scale
   # tests, run the streaming tests, then time SIRT of a 768^3 cone beam with the volume in memory
   # and on disk (--volume-on-disk, slabs of 96 slices), 3 runs each.
-  { cmake --preset gpu && cmake --build build-gpu -j "$(nproc)" --target tomowb-cli \
+  { cmake --preset gpu "${tiffFlags[@]}" && cmake --build build-gpu -j "$(nproc)" --target tomowb-cli \
       tomowb_test_scale tomowb_test_cuda; } > "$OUT/build-ooc.log" 2>&1 || { tail -n 40 "$OUT/build-ooc.log"; exit 1; }
   echo "built after ${SECONDS} s"
   {

@@ -413,7 +413,8 @@ class CatalogReconCommand : public Command {
     if (TOMOWB_HAVE_TIFF && local && local->second > 1 &&
         plan.volumeBytes >= (std::uint64_t{1} << 30) && !scale::isSliceFolderOutput(o.output))
       std::printf(
-          "note: the %d ranks on this machine write into one file, one write at a time; a "
+          "note: the %d ranks on this machine write into one file, one write at a time on a "
+          "local file system; a "
           "folder of TIFF slices (-o FOLDER/) is written by all of them at once\n",
           local->second);
   }

@@ -285,6 +285,18 @@ class PartialFile {
   int fd_ = -1;
 };
 
+// A writer killed in the middle of a slice (SIGKILL, out of memory) leaves its temporary file,
+// ".slice_NNNN.tif.partial-...", in the partial folder; the slab is redone on resume, so such
+// files are only leftovers, and they must not go in place with the slices.
+void removeStaleSliceTemporaries(const fs::path& folder) {
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with('.') && name.find(".partial-") != std::string::npos)
+      fs::remove(it->path(), ec);
+  }
+}
+
 // Puts the output in place once every slab is in; one rank does it (a lock file decides) and
 // returns who wrote which slabs (the manifests' records) before their files go.
 bool finishOutput(const fs::path& output, const SlabPlan& plan, nlohmann::json& ranksRecord) {
@@ -310,6 +322,7 @@ bool finishOutput(const fs::path& output, const SlabPlan& plan, nlohmann::json& 
       throw IoError(data, "cannot move the finished volume into place: " + ec.message());
     }
   } else if (isSliceFolderOutput(output)) {
+    removeStaleSliceTemporaries(partial);
     // A folder in place of an older one: the old one aside first, removed once the new is in.
     const fs::path old = fs::path(data.string() + ".replaced");
     const bool replacing = fs::exists(data, ec);
@@ -600,8 +613,9 @@ class SlabRunner {
         auto start = std::chrono::steady_clock::now();
         std::future<std::shared_ptr<Volume>> allocating;  // beside the read: zeroed and pinned
         if (algorithm_.slabInto)
-          allocating = asyncWithCallersThreads(
-              [grid = plan.slabGrid(slab)] { return std::make_shared<Volume>(grid.makeVolume()); });
+          allocating = std::async(std::launch::async, [grid = plan.slabGrid(slab)] {
+            return std::make_shared<Volume>(grid.makeVolume());
+          });
         const ProjectionStack rows = source_.readRows(slab.rowFirst, slab.rowLast);
         const double read = secondsSince(start);
         start = std::chrono::steady_clock::now();
@@ -799,8 +813,10 @@ class SlabRunner {
     }
 #if TOMOWB_HAVE_TIFF
     // A file per slice, written by several threads at once: the kernel lets one write() at a
-    // time into a file, but files fill in parallel (about 2.3 GB/s into one tmpfs file on the
-    // H100 machine, 9 GB/s into four: bench/results/2026-11-27y).
+    // time into a file, but files fill in parallel (2.2 to 2.5 GB/s into one tmpfs file on the
+    // H100 machine, 9.2 GB/s into four: bench/results/2026-11-27y, which measured this with
+    // one slab per rank). With several slabs the next one's read and compute run beside it, on
+    // as many threads again: not measured.
     const SlabPlan& plan = report_.plan;
     const auto n = static_cast<std::size_t>(plan.grid.shape.nx * plan.grid.shape.ny);
     parallelFor(slab.slices(), [&](std::int64_t k) {

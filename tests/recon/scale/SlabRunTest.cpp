@@ -69,7 +69,6 @@ struct StopAfter : ProgressSink {
   double fraction;
 };
 
-// The phantom scan reconstructed on a 40 x 40 x 36 grid of 1.5 mm voxels.
 // A 1 MiB tmpfs mounted at `path` for the test's life (root with CAP_SYS_ADMIN; CI runs as
 // root), to fill up; `why` says why not where it cannot be mounted.
 struct SmallDisk {
@@ -90,6 +89,7 @@ struct SmallDisk {
   std::string why;
 };
 
+// The phantom scan reconstructed on a 40 x 40 x 36 grid of 1.5 mm voxels.
 class SlabRun : public testing::Test {
  protected:
   SlabRun() { params.volume = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5)); }
@@ -425,11 +425,16 @@ TEST_F(SlabRun, AFolderOfTiffSlicesHoldsTheSameVolumeAndResumesToo) {
   cancelPartWay(o);
   EXPECT_FALSE(fs::exists(o.output)) << "no folder before every slab is in";
   EXPECT_TRUE(fs::is_directory(partialPathFor(o.output)));
+  // What a writer killed in the middle of a slice (SIGKILL) leaves: its temporary file.
+  std::ofstream(partialPathFor(o.output) / ".slice_0030.tif.partial-4242-7-123456") << "half";
   o.resume = true;
   ASSERT_TRUE(reconstructFdkInSlabs(source, params, o, plain).finished);
   expectSameVolume(io::readVolume(o.output), raw);
   EXPECT_TRUE(fs::exists(o.output / "slice_0035.tif"));
   EXPECT_FALSE(fs::exists(partialPathFor(o.output)));
+  for (const auto& entry : fs::directory_iterator(o.output))
+    EXPECT_EQ(entry.path().filename().string().rfind("slice_", 0), 0u)
+        << "not a slice: " << entry.path();
 }
 
 // A folder of slices whose disk fills up while a slab's slices are written on several threads:
