@@ -414,8 +414,8 @@ class CatalogReconCommand : public Command {
         plan.volumeBytes >= (std::uint64_t{1} << 30) && !scale::isSliceFolderOutput(o.output))
       std::printf(
           "note: the %d ranks on this machine write into one file, one write at a time on a "
-          "local file system; a "
-          "folder of TIFF slices (-o FOLDER/) is written by all of them at once\n",
+          "local file system; a folder of TIFF slices (-o FOLDER/) is written by all of them at "
+          "once\n",
           local->second);
   }
 

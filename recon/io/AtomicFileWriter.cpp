@@ -80,6 +80,13 @@ std::filesystem::path temporarySiblingName(const std::filesystem::path& finalPat
   return finalPath.parent_path() / name;
 }
 
+bool isTemporarySiblingName(const std::filesystem::path& path, std::string_view tag) {
+  const std::string name = path.filename().string();
+  std::string marker(1, '.');  // ".<tag>-", as temporarySiblingName writes it
+  marker.append(tag).push_back('-');
+  return name.starts_with('.') && name.find(marker) != std::string::npos;
+}
+
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path finalPath)
     : finalPath_(std::move(finalPath)) {
   if (finalPath_.filename().empty()) throw IoError(finalPath_, "is a folder name, not a file name");

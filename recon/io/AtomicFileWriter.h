@@ -59,5 +59,8 @@ void checkReplaceableFile(const std::filesystem::path& path);
 // shortened so that it stays within the 255-byte limit of a file name.
 std::filesystem::path temporarySiblingName(const std::filesystem::path& finalPath,
                                            std::string_view tag);
+// Whether `path` is named as temporarySiblingName(..., tag) names a file: what a writer killed
+// before its commit (SIGKILL) leaves behind.
+bool isTemporarySiblingName(const std::filesystem::path& path, std::string_view tag);
 
 }  // namespace tomowb::io

@@ -290,11 +290,8 @@ class PartialFile {
 // files are only leftovers, and they must not go in place with the slices.
 void removeStaleSliceTemporaries(const fs::path& folder) {
   std::error_code ec;
-  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.starts_with('.') && name.find(".partial-") != std::string::npos)
-      fs::remove(it->path(), ec);
-  }
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    if (io::isTemporarySiblingName(it->path(), "partial")) fs::remove(it->path(), ec);
 }
 
 // Puts the output in place once every slab is in; one rank does it (a lock file decides) and
