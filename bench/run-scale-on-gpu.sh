@@ -195,16 +195,21 @@ weak)
     fresh f1r.raw
     times[f1r]+="$(timed f1r.log fdk 512 f1r.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 512 --gpus 0) "
     if (( gpus >= 2 )); then
+      # Slabs of 256: two mirrored pairs ({0, 3}: the outer quarters; {1, 2}: the centred half),
+      # one per rank, both on the z-mirror kernel (SlabPlan::units; until 2026-11-27z two slabs
+      # of 512, each off the centre and on the kernel without the mirror: the f2n row).
       fresh f2r.raw
-      times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 512) "
+      times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 256) "
+      fresh f2n.raw
+      times[f2n]+="$(TOMOWB_SLAB_MIRROR_PAIRS=off timed f2n.log fdk 1024 f2n.raw "mpirun -x TOMOWB_PHASES -x TOMOWB_SLAB_MIRROR_PAIRS -np 2" --slab-slices 512) "
       fresh f2p.raw
       times[f2p]+="$(timed f2p.log fdk 1024 f2p.raw "" --slab-slices 1024 --gpus 0 1) "
       fresh f2s.raw
-      times[f2s]+="$(timed f2s.log fdk 1024 f2s.raw "" --slab-slices 512 --gpus 0) "
-      # One process driving both over two slabs of 512: the first slab's write beside the second's
-      # read and compute.
+      times[f2s]+="$(timed f2s.log fdk 1024 f2s.raw "" --slab-slices 256 --gpus 0) "
+      # One process driving both over the two mirrored pairs of slabs of 256: the first pair's
+      # write beside the second's read and compute.
       fresh f2q.raw
-      times[f2q]+="$(timed f2q.log fdk 1024 f2q.raw "" --slab-slices 512 --gpus 0 1) "
+      times[f2q]+="$(timed f2q.log fdk 1024 f2q.raw "" --slab-slices 256 --gpus 0 1) "
     fi
     fresh s1.raw
     times[s1]+="$(timed s1.log sirt 256 s1.raw "" --slab-slices 256 --gpus 0) "
@@ -272,9 +277,10 @@ weak)
     row f1r "FDK, 1 MPI rank (mpirun -np 1)" 1 "1024 x 1024 x 512" "-"
     row f2r "FDK, 2 MPI ranks (one GPU each)" 2 "1024 x 1024 x 1024" "$f1"
     row f2r "FDK, 2 MPI ranks against 1 MPI rank" 2 "1024 x 1024 x 1024" "$f1r"
+    row f2n "FDK, 2 MPI ranks, slabs of 512 without mirrored pairs, against 1 MPI rank" 2 "1024 x 1024 x 1024" "$f1r"
     row f2p "FDK, 1 process driving both" 2 "1024 x 1024 x 1024" "$f1"
-    row f2q "FDK, 1 process driving both, 2 slabs of 512" 2 "1024 x 1024 x 1024" "$f1"
-    row f2s "FDK, 1 process, 1 GPU, the same 2 slabs in turn" 1 "1024 x 1024 x 1024" "-"
+    row f2q "FDK, 1 process driving both, 2 mirrored pairs of slabs of 256" 2 "1024 x 1024 x 1024" "$f1"
+    row f2s "FDK, 1 process, 1 GPU, the same 2 pairs in turn" 1 "1024 x 1024 x 1024" "-"
     row s1 "SIRT, 1 process" 1 "1024 x 256 x 256" "-"
     row s1r "SIRT, 1 MPI rank (mpirun -np 1)" 1 "1024 x 256 x 256" "-"
     row s2r "SIRT, 2 MPI ranks (one GPU each)" 2 "1024 x 256 x 512" "$s1"
@@ -292,11 +298,11 @@ weak)
     echo
     echo "| run | before main | MPI | input + plan | slabs | to return | exit |"
     echo "|---|---|---|---|---|---|---|"
-    for key in f1 f1r f2r f2p f2q s1 s1r s2r s2p; do
+    for key in f1 f1r f2r f2n f2p f2q s1 s1r s2r s2p; do
       [ -f "$key.log" ] && echo "| $key | $(phases "$key.log") |"
     done
     echo
-    echo "FDK volume of 2 ranks = 1 process doing the same slabs in turn, bit for bit: $same."
+    echo "FDK volume of 2 ranks = 1 process doing the same pairs of slabs in turn, bit for bit: $same."
     echo "(compute and read + write: the last run's, summed over ranks. No run records: they hash"
     echo "every input and output, 5 to 7 s for these files, longer than the reconstruction.)"
     echo "Files in $work: $(df -h "$work" | tail -1 | awk '{print $1 " (" $2 ")"}')."

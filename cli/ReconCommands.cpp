@@ -697,8 +697,10 @@ class CatalogReconCommand : public Command {
     iterative::IterativeParams iterativeParams;
     if (iterative) {
       iterativeParams = slabIterativeParams(parameters, o);
-    } else
+    } else {
       params = catalog::fdkParamsFromJson(parameters);
+      o.plan.mirrorPairs = scale::fdkSlabsPairWithMirrors(geometry, params);  // as the run will
+    }
     // An iterative run whose slabs share detector rows: one block of slabs per rank (by default
     // one slab each), solved together.
     const bool coupled =

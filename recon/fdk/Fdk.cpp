@@ -325,13 +325,17 @@ Volume reconstruct(const ProjectionStack& projections, const FdkParams& params, 
   const KernelVariant& variant = VariantRegistry::builtins().require(params.variant);
   if (!variant.backproject)
     throw ParameterError("variant", "'" + variant.name + "' is not an FDK backprojector");
+  if (params.mirrorPair != nullptr && !variant.reconstruct)
+    throw ParameterError("variant", "a mirrored slab pair runs on a GPU z-mirror kernel, not on '" +
+                                        variant.name + "'");
+  const Geometry& geometry =
+      params.mirrorPair != nullptr ? params.mirrorPair->geometry : projections.geometry();
   FdkReport report;
   report.variant = variant.name;
-  const FdkWeightPlan plan(projections.geometry(), params.redundancy, params.allowIncomplete);
+  const FdkWeightPlan plan(geometry, params.redundancy, params.allowIncomplete);
   report.weighting = plan.summary();
   report.warnings = plan.warnings();
-  if (const std::optional<std::string> refused =
-          refusalOf(variant, projections.geometry(), params.volume))
+  if (const std::optional<std::string> refused = refusalOf(variant, geometry, params.volume))
     throw ParameterError("variant", *refused);
   const HelicalOrbit* helix = plan.helicalOrbit();
   if (helix && variant.reconstruct)

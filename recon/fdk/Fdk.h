@@ -39,6 +39,24 @@ VolumeGrid illuminatedGrid(const Geometry& geometry, double voxelMm = 0.0);
 // How a GPU variant runs (recon/core/GpuRunOptions.h), by its old name here.
 using tomowb::GpuRunOptions;
 
+// A mirrored pair of z-slabs of a slab run (recon/scale/SlabRun.h, issue #22): slices [z0, z1)
+// of `whole`, in its lower half, and their mirror images [nz - z1, nz - z0), reconstructed
+// together by a z-mirror GPU kernel, as the whole volume would be. The projections given with it
+// hold, per view, the detector rows of `bands` (of `geometry`'s detector) one band after the
+// other; the volume has FdkParams::volume's x and y and 2 (z1 - z0) slices: the lower slab's,
+// then the upper's. A slab off the detector's centre row cannot use the mirror kernels alone
+// (its mirror slices are not in it); paired with its mirror image it can, at twice the speed of
+// the kernels without the mirror (docs/scale.md).
+struct FdkMirrorPair {
+  Geometry geometry;  // the whole detector
+  VolumeGrid whole;   // the whole volume, centred on the detector's centre row
+  std::int64_t z0 = 0, z1 = 0;
+  struct RowBand {
+    std::int64_t first = 0, rows = 0;
+  };
+  std::vector<RowBand> bands;  // one, or two mirror images of each other
+};
+
 struct FdkParams {
   VolumeGrid volume;
   RampFilterParams filter;
@@ -49,6 +67,8 @@ struct FdkParams {
   bool fieldOfViewMask = false;  // zero voxels outside the cylinder every view sees
   std::string variant = "fdk.bp.cpu";
   GpuRunOptions gpu;
+  // Set: the projections are a mirrored slab pair's bands (a GPU z-mirror variant only).
+  const FdkMirrorPair* mirrorPair = nullptr;
 };
 
 struct FdkReport {

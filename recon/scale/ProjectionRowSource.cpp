@@ -26,6 +26,22 @@ void checkBand(const Geometry& geometry, std::int64_t rowFirst, std::int64_t row
                              " is not inside the detector's 0.." + std::to_string(rows - 1));
 }
 
+// The stack readRowBands returns: rows as many as the bands hold, cropRows' geometry from the
+// first band's first row.
+ProjectionStack bandStack(const Geometry& geometry,
+                          const std::vector<std::pair<std::int64_t, std::int64_t>>& bands,
+                          std::int64_t& held) {
+  if (bands.empty()) throw ParameterError("detector rows", "no band of rows to read");
+  held = 0;
+  for (const auto& [first, last] : bands) {
+    checkBand(geometry, first, last);
+    held += last - first + 1;
+  }
+  return ProjectionStack(
+      cropRows(geometry, bands.front().first,
+               std::min(geometry.detector().rows - 1, bands.front().first + held - 1)));
+}
+
 }  // namespace
 
 Geometry cropRows(const Geometry& geometry, std::int64_t rowFirst, std::int64_t rowLast) {
@@ -36,6 +52,25 @@ Geometry cropRows(const Geometry& geometry, std::int64_t rowFirst, std::int64_t 
   std::vector<View> views = geometry.views();
   for (View& v : views) v.detectorCentre += shift * v.v;
   return Geometry(geometry.beam(), DetectorShape{geometry.detector().cols, band}, std::move(views));
+}
+
+ProjectionStack ProjectionRowSource::readRowBands(
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& bands) {
+  std::int64_t held = 0;
+  ProjectionStack out = bandStack(geometry(), bands, held);
+  if (out.rows() != held)
+    throw ParameterError("detector rows", "the bands hold more rows than the detector");
+  const std::int64_t cols = out.cols();
+  std::int64_t at = 0;
+  for (const auto& [first, last] : bands) {
+    const ProjectionStack band = readRows(first, last);
+    const std::int64_t n = last - first + 1;
+    parallelFor(out.viewCount(), [&](std::int64_t view) {
+      std::copy_n(band.data() + view * n * cols, n * cols, out.data() + (view * held + at) * cols);
+    });
+    at += n;
+  }
+  return out;
 }
 
 ProjectionStack InMemoryRowSource::readRows(std::int64_t rowFirst, std::int64_t rowLast) {
@@ -69,6 +104,29 @@ ProjectionStack RawFileRowSource::readRows(std::int64_t rowFirst, std::int64_t r
         *file_, offset, sidecar_.sampleType, sidecar_.byteOrder,
         std::span<float>(out.data() + view * band * cols, static_cast<std::size_t>(band * cols)),
         "view " + std::to_string(view));
+  });
+  return out;
+}
+
+ProjectionStack RawFileRowSource::readRowBands(
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& bands) {
+  std::int64_t held = 0;
+  ProjectionStack out = bandStack(sidecar_.geometry, bands, held);
+  if (out.rows() != held)
+    throw ParameterError("detector rows", "the bands hold more rows than the detector");
+  const std::int64_t cols = sidecar_.cols, rows = sidecar_.rows;
+  const auto sample = static_cast<std::int64_t>(io::sampleBytes(sidecar_.sampleType));
+  parallelFor(sidecar_.views, [&](std::int64_t view) {  // as readRows: a pread per view and band
+    std::int64_t at = 0;
+    for (const auto& [first, last] : bands) {
+      const std::int64_t n = last - first + 1;
+      io::readSamplesAsFloat(*file_, productOrThrow("offset", {view * rows + first, cols, sample}),
+                             sidecar_.sampleType, sidecar_.byteOrder,
+                             std::span<float>(out.data() + (view * held + at) * cols,
+                                              static_cast<std::size_t>(n * cols)),
+                             "view " + std::to_string(view));
+      at += n;
+    }
   });
   return out;
 }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "recon/data/ProjectionStack.h"
 #include "recon/geometry/Geometry.h"
@@ -35,6 +36,14 @@ class ProjectionRowSource {
   virtual const Geometry& geometry() const = 0;
   // Rows [rowFirst, rowLast] of every view, with cropRows' geometry.
   virtual ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) = 0;
+  // The rows of several bands (inclusive [first, last] each) of every view, one band after the
+  // other per view: a mirrored slab pair's two bands (fdk::FdkMirrorPair). The stack's geometry
+  // is cropRows' of the first band's first row and as many rows as the bands hold, which is not
+  // where the later bands lie: the caller knows the bands. This one reads each band with
+  // readRows and copies it into place; sources that read a view's rows with one pread do it
+  // without the copy.
+  virtual ProjectionStack readRowBands(
+      const std::vector<std::pair<std::int64_t, std::int64_t>>& bands);
   // Where the samples come from, for messages and run records.
   virtual std::filesystem::path path() const { return {}; }
 };
@@ -60,6 +69,8 @@ class RawFileRowSource : public ProjectionRowSource {
   RawFileRowSource& operator=(RawFileRowSource&&) = delete;
   const Geometry& geometry() const override { return sidecar_.geometry; }
   ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) override;
+  ProjectionStack readRowBands(
+      const std::vector<std::pair<std::int64_t, std::int64_t>>& bands) override;
   std::filesystem::path path() const override { return sidecar_.dataPath; }
 
  private:

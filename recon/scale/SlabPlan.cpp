@@ -65,9 +65,16 @@ std::pair<std::int64_t, std::int64_t> rowWindow(const Geometry& geometry,
   return {first, std::max(first, last)};
 }
 
+// Mirrored pairs (SlabPlanOptions::mirrorPairs) where `slabSlices` splits the grid evenly into at
+// least three slabs: slab k and n-1-k are then mirror images (two slabs are the whole grid).
+bool pairsMirrors(std::int64_t nz, std::int64_t slabSlices, bool asked) {
+  return asked && nz % slabSlices == 0 && nz / slabSlices >= 3;
+}
+
 SlabPlan planWith(const Geometry& geometry, const std::vector<ProjectionMatrix>& matrices,
-                  const VolumeGrid& grid, std::int64_t slabSlices, bool bounded) {
+                  const VolumeGrid& grid, std::int64_t slabSlices, bool bounded, bool mirrorPairs) {
   SlabPlan plan;
+  plan.mirrorPairs = pairsMirrors(grid.shape.nz, slabSlices, mirrorPairs);
   plan.grid = grid;
   plan.slabSlices = slabSlices;
   plan.views = geometry.viewCount();
@@ -109,8 +116,24 @@ std::uint64_t SlabPlan::slabHostBytes(const Slab& slab) const {
 
 std::uint64_t SlabPlan::peakHostBytes() const {
   std::uint64_t peak = 0;
-  for (const Slab& s : slabs) peak = std::max(peak, slabHostBytes(s));
+  for (const std::vector<int>& unit : units()) {
+    std::uint64_t bytes = 0;
+    for (const int i : unit) bytes += slabHostBytes(slabs[static_cast<std::size_t>(i)]);
+    peak = std::max(peak, bytes);
+  }
   return peak;
+}
+
+std::vector<std::vector<int>> SlabPlan::units() const {
+  const auto n = static_cast<int>(slabs.size());
+  std::vector<std::vector<int>> out;
+  if (!mirrorPairs) {
+    for (int i = 0; i < n; ++i) out.push_back({i});
+    return out;
+  }
+  for (int k = 0; k < n - 1 - k; ++k) out.push_back({k, n - 1 - k});
+  if (n % 2 == 1) out.push_back({n / 2});
+  return out;
 }
 
 std::uint64_t SlabPlan::slabDeviceBytes(const Slab& slab) const {
@@ -170,7 +193,8 @@ std::string SlabPlan::summary() const {
          " of " + std::to_string(detectorRows) + " of " + std::to_string(views) +
          " views: " + bytesText(peakHostBytes()) + " host memory" +
          (deviceMemoryBytes > 0 ? ", " + bytesText(peakDeviceBytes()) + " GPU memory" : "") +
-         "; output " + bytesText(volumeBytes);
+         "; output " + bytesText(volumeBytes) +
+         (mirrorPairs ? "; each slab k with its mirror image n-1-k, for the z-mirror kernel" : "");
 }
 
 SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
@@ -195,7 +219,7 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
   const bool bounded = !fdk::HelicalOrbit::sourcesLeaveThePlane(geometry);
   const std::uint64_t device = options.deviceMemoryBytes;
   const auto plan = [&](std::int64_t slices) {
-    SlabPlan p = planWith(geometry, matrices, grid, slices, bounded);
+    SlabPlan p = planWith(geometry, matrices, grid, slices, bounded, options.mirrorPairs);
     p.deviceMemoryBytes = device;
     return p;
   };
@@ -242,8 +266,35 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
     throw OutOfMemoryError("a slab of one slice needs " + bytesText(thinnest.peakHostBytes()) +
                            " of host memory and " + bytesText(budget) +
                            " is available for it: give fewer views or columns, or more memory");
-  return tallest(grid.shape.nz,
-                 [&](const SlabPlan& p) { return p.peakHostBytes() <= budget && fitsDevice(p); });
+  const auto fitsBoth = [&](const SlabPlan& p) {
+    return p.peakHostBytes() <= budget && fitsDevice(p);
+  };
+  if (!options.mirrorPairs) return tallest(grid.shape.nz, fitsBoth);
+  // Mirrored pairs: the tallest height that splits the grid evenly and fits as pairs, found from
+  // the tallest that fits with half the budget (one slab of a pair) and the evenly splitting
+  // heights below it; else the tallest unpaired one.
+  const auto fitsHalf = [&](const SlabPlan& p) {
+    return p.peakHostBytes() <= budget / 2 && fitsDevice(p);
+  };
+  const SlabPlan half = [&] {
+    std::int64_t lo = 1, hi = grid.shape.nz;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fitsHalf(planWith(geometry, matrices, grid, mid, bounded, false)))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    return planWith(geometry, matrices, grid, lo, bounded, false);
+  }();
+  const std::int64_t nz = grid.shape.nz;
+  for (std::int64_t count = std::max<std::int64_t>(3, (nz + half.slabSlices - 1) / half.slabSlices);
+       count <= nz && count <= 4 * ((nz + half.slabSlices - 1) / half.slabSlices) + 3; ++count)
+    if (nz % count == 0) {
+      SlabPlan paired = plan(nz / count);
+      if (paired.mirrorPairs && fitsBoth(paired)) return paired;
+    }
+  return tallest(grid.shape.nz, fitsBoth);
 }
 
 namespace {

@@ -41,6 +41,11 @@ struct SlabPlanOptions {
   // in this many bytes; 0: no GPU holds a slab. The slabs get shorter to
   // fit; slabSlices that do not fit are refused with the height that would.
   std::uint64_t deviceMemoryBytes = 0;
+  // Reconstruct slab k together with its mirror image, slab n-1-k (a GPU z-mirror FDK kernel on
+  // a geometry and grid with the mirror symmetry, fdk::FdkMirrorPair): where the slabs split the
+  // grid evenly into at least three, each pair is one piece of work (and its memory, so a height
+  // from the host memory is half as tall).
+  bool mirrorPairs = false;
 };
 
 struct SlabPlan {
@@ -50,19 +55,26 @@ struct SlabPlan {
   std::int64_t views = 0, cols = 0, detectorRows = 0;
   std::uint64_t volumeBytes = 0;        // the whole output (float32)
   std::uint64_t deviceMemoryBytes = 0;  // SlabPlanOptions::deviceMemoryBytes it was planned for
+  bool mirrorPairs = false;             // the slabs go in mirrored pairs (units())
 
+  // The pieces of work, in order: each slab alone, or with mirrorPairs slab k with slab n-1-k
+  // (lower first; the middle slab of an odd count alone). A piece is read, reconstructed and
+  // written at once, and ranks share pieces, not slabs.
+  std::vector<std::vector<int>> units() const;
   // The grid of one slab: the whole grid's x and y, the slab's slices.
   VolumeGrid slabGrid(const Slab& slab) const;
   // Host memory of one slab's work: its rows of every view, their weighted and filtered copy
-  // and the slab's voxels twice (the slab before it is still being written).
+  // and the slab's voxels twice (the slab before it is still being written). peakHostBytes: of
+  // the largest unit (a mirrored pair holds both slabs).
   std::uint64_t slabHostBytes(const Slab& slab) const;
   std::uint64_t peakHostBytes() const;
   // GPU memory of one slab streamed through GPU projectors: what a GPU pair bound to it asks for
   // (seven volumes of the slab's size, four stacks of its rows, 64 MiB).
   std::uint64_t slabDeviceBytes(const Slab& slab) const;
   std::uint64_t peakDeviceBytes() const;
-  // The slabs rank `rank` of `ranks` takes among `pending` (indices into slabs): contiguous
-  // shares in slab order, so each rank writes one region of the output.
+  // The slabs (or units) rank `rank` of `ranks` takes among `pending` (indices into slabs or
+  // units()): contiguous shares in order, so each rank writes one region of the output (two with
+  // mirrored pairs).
   static std::vector<int> share(const std::vector<int>& pending, int rank, int ranks);
   // Rank `rank`'s share of every slab as one block (an iterative run whose slabs exchange rows):
   // its first slab's index, the slices of the share and the rows all of them project onto; no

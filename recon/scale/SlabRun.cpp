@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -17,11 +18,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "recon/core/Error.h"
 #include "recon/core/HostMemory.h"
 #include "recon/core/ParallelFor.h"
 #include "recon/core/SecondsSince.h"
+#include "recon/fdk/GpuFdkGeometry.h"
 #include "recon/io/AtomicFileWriter.h"
 #include "recon/io/Hdf5Volume.h"
 #include "recon/io/RawVolumeIo.h"
@@ -67,6 +70,9 @@ nlohmann::json fingerprintOf(const SlabPlan& plan, const ProjectionRowSource& so
                {"originMm", vector3(plan.grid.originMm)}};
   f["slabSlices"] = plan.slabSlices;
   f["slabs"] = plan.slabs.size();
+  // Slabs reconstructed in mirrored pairs run another kernel than slabs alone (and so differ in
+  // the last bits): a run in pairs resumes only a run in pairs.
+  if (plan.mirrorPairs) f["mirrorPairs"] = true;
   f["parameters"] = options.parameters;
   nlohmann::json input = {{"views", plan.views}, {"rows", plan.detectorRows}, {"cols", plan.cols}};
   if (const fs::path path = source.path(); !path.empty()) {
@@ -557,40 +563,90 @@ class SlabRunner {
                                           PartialFile::Reserve::SizeOnly);
   }
 
-  // Talking ranks share the slabs left (a resume is balanced). Ranks that do not talk own the
-  // same share of the plan's slabs whatever is done, so that they agree without talking.
-  std::vector<int> mySlabs() const {
-    std::vector<int> everySlab, pending, mine;
-    for (const Slab& s : report_.plan.slabs) {
-      everySlab.push_back(s.index);
-      if (done_.count(s.index) == 0) pending.push_back(s.index);
+  // Talking ranks share the pieces of work left (SlabPlan::units: slabs, or mirrored pairs of
+  // them; a resume is balanced). Ranks that do not talk own the same share of the plan's pieces
+  // whatever is done, so that they agree without talking. A piece is left while any of its slabs
+  // is.
+  std::vector<std::vector<int>> myUnits() const {
+    const std::vector<std::vector<int>> units = report_.plan.units();
+    const auto left = [&](const std::vector<int>& unit) {
+      return std::any_of(unit.begin(), unit.end(), [&](int i) { return done_.count(i) == 0; });
+    };
+    std::vector<int> every, pending;
+    for (int u = 0; u < static_cast<int>(units.size()); ++u) {
+      every.push_back(u);
+      if (left(units[static_cast<std::size_t>(u)])) pending.push_back(u);
     }
-    if (comm_.collective()) return SlabPlan::share(pending, rank_, ranks_);
-    for (const int index : SlabPlan::share(everySlab, rank_, ranks_))
-      if (done_.count(index) == 0) mine.push_back(index);
+    std::vector<std::vector<int>> mine;
+    for (const int u : SlabPlan::share(comm_.collective() ? pending : every, rank_, ranks_))
+      if (left(units[static_cast<std::size_t>(u)]))
+        mine.push_back(units[static_cast<std::size_t>(u)]);
     return mine;
   }
 
-  // Each slab is written on a thread of its own while the next one is read and reconstructed
-  // (two slabs in memory: SlabPlan::slabHostBytes counts both); a slab enters the manifest only
-  // once its write is flushed, and a cancel or a failure still waits for (and lists) the slab
+  // A piece's rows and volume: a slab alone or a mirrored pair next to each other (one slab
+  // across the centre, which the z-mirror kernel takes as it is), or a pair apart (the two bands
+  // of fdk::FdkMirrorPair, mirror images of each other, so that the kernel's texels pair row r
+  // with row rows-1-r).
+  struct UnitWork {
+    Slab slab;  // the slabs' span (a slab alone, or a pair next to each other)
+    bool apart = false;
+    fdk::FdkMirrorPair pair;
+    std::vector<std::pair<std::int64_t, std::int64_t>> bands;  // inclusive, apart only
+    VolumeGrid grid;  // the volume's: the slabs' slices one after the other
+  };
+  UnitWork unitWork(const std::vector<int>& unit) const {
+    const SlabPlan& plan = report_.plan;
+    const Slab& lower = plan.slabs[static_cast<std::size_t>(unit.front())];
+    const Slab& upper = plan.slabs[static_cast<std::size_t>(unit.back())];
+    UnitWork w;
+    w.slab = lower;
+    w.slab.z1 = upper.z1;
+    w.slab.rowFirst = std::min(lower.rowFirst, upper.rowFirst);
+    w.slab.rowLast = std::max(lower.rowLast, upper.rowLast);
+    w.grid = plan.slabGrid(w.slab);
+    if (unit.size() == 1 || upper.z0 == lower.z1) return w;
+    w.apart = true;
+    const std::int64_t rows = plan.detectorRows;
+    const std::int64_t first = std::min(lower.rowFirst, rows - 1 - upper.rowLast),
+                       last = std::max(lower.rowLast, rows - 1 - upper.rowFirst);
+    if (last >= rows - 1 - last)  // the mirror bands meet: one band across the centre
+      w.bands = {{first, rows - 1 - first}};
+    else
+      w.bands = {{first, last}, {rows - 1 - last, rows - 1 - first}};
+    w.pair.geometry = source_.geometry();
+    w.pair.whole = plan.grid;
+    w.pair.z0 = lower.z0;
+    w.pair.z1 = lower.z1;
+    for (const auto& [a, b] : w.bands) w.pair.bands.push_back({a, b - a + 1});
+    w.grid = plan.slabGrid(lower);
+    w.grid.shape.nz = lower.slices() + upper.slices();
+    return w;
+  }
+
+  // Each piece is written on a thread of its own while the next one is read and reconstructed
+  // (two pieces in memory: SlabPlan::peakHostBytes counts both); a slab enters the manifest only
+  // once its write is flushed, and a cancel or a failure still waits for (and lists) the piece
   // being written.
   void reconstructMine() {
     const SlabPlan& plan = report_.plan;
     const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
                                      static_cast<std::uint64_t>(plan.grid.shape.ny) * 4;
     struct Writing {
-      int index = -1;
+      std::vector<int> indices;
       double read = 0, compute = 0;
       std::future<double> seconds;
     } writing;
-    // The slab being written, once flushed: into the manifest and the report.
+    // The piece being written, once flushed: into the manifest and the report.
     const auto settle = [&] {
-      if (writing.index < 0) return;
-      const int index = writing.index;
-      writing.index = -1;
+      if (writing.indices.empty()) return;
+      const std::vector<int> indices = std::move(writing.indices);
+      writing.indices.clear();
       const double write = writing.seconds.get();  // rethrows the write's error
-      manifest_.finished.push_back(index);
+      for (const int index : indices) {
+        manifest_.finished.push_back(index);
+        report_.computed.push_back(index);
+      }
       manifest_.readSeconds += writing.read;
       manifest_.computeSeconds += writing.compute;
       manifest_.writeSeconds += write;
@@ -598,47 +654,63 @@ class SlabRunner {
       report_.readSeconds += writing.read;
       report_.computeSeconds += writing.compute;
       report_.writeSeconds += write;
-      report_.computed.push_back(index);
       context_.reportProgress(
           "slabs", double(done_.size() + report_.computed.size()) / double(plan.slabs.size()));
     };
-    const std::vector<int> slabs = mySlabs();
+    const std::vector<std::vector<int>> units = myUnits();
     try {
-      for (const int index : slabs) {
+      for (const std::vector<int>& unit : units) {
         context_.throwIfCancelled();
-        const Slab& slab = plan.slabs[static_cast<std::size_t>(index)];
+        const UnitWork work = unitWork(unit);
         auto start = std::chrono::steady_clock::now();
         std::future<std::shared_ptr<Volume>> allocating;  // beside the read: zeroed and pinned
         if (algorithm_.slabInto)
-          allocating = std::async(std::launch::async, [grid = plan.slabGrid(slab)] {
+          allocating = std::async(std::launch::async, [grid = work.grid] {
             return std::make_shared<Volume>(grid.makeVolume());
           });
-        const ProjectionStack rows = source_.readRows(slab.rowFirst, slab.rowLast);
+        const ProjectionStack rows = work.apart
+                                         ? source_.readRowBands(work.bands)
+                                         : source_.readRows(work.slab.rowFirst, work.slab.rowLast);
         const double read = secondsSince(start);
         start = std::chrono::steady_clock::now();
         std::shared_ptr<const Volume> volume;
-        if (allocating.valid()) {
+        if (work.apart) {
           std::shared_ptr<Volume> into = allocating.get();
-          algorithm_.slabInto(rows, plan.slabGrid(slab), *into, context_);
+          algorithm_.pairInto(rows, work.pair, *into, context_);
+          volume = std::move(into);
+        } else if (allocating.valid()) {
+          std::shared_ptr<Volume> into = allocating.get();
+          algorithm_.slabInto(rows, work.grid, *into, context_);
           volume = std::move(into);
         } else {
-          volume =
-              std::make_shared<const Volume>(algorithm_.slab(rows, plan.slabGrid(slab), context_));
+          volume = std::make_shared<const Volume>(algorithm_.slab(rows, work.grid, context_));
         }
         const double compute = secondsSince(start);
         settle();
-        writing.index = index;
+        // The slabs an earlier run did not write (a resume may find one of a pair written).
+        std::vector<int> toWrite;
+        for (const int index : unit)
+          if (done_.count(index) == 0) toWrite.push_back(index);
+        writing.indices = toWrite;
         writing.read = read;
         writing.compute = compute;
-        writing.seconds = asyncWithCallersThreads([this, slab, volume, sliceBytes] {
+        writing.seconds = asyncWithCallersThreads([this, unit, toWrite, volume, sliceBytes] {
           const auto began = std::chrono::steady_clock::now();
-          writeSlab(slab, *volume, sliceBytes);
+          const std::size_t sliceVoxels = sliceBytes / 4;
+          std::size_t at = 0;  // the unit's slabs lie one after the other in its volume
+          for (const int index : unit) {
+            const Slab& slab = report_.plan.slabs[static_cast<std::size_t>(index)];
+            const std::size_t voxels = static_cast<std::size_t>(slab.slices()) * sliceVoxels;
+            if (std::find(toWrite.begin(), toWrite.end(), index) != toWrite.end())
+              writeSlab(slab, volume->voxels().subspan(at, voxels), sliceBytes);
+            at += voxels;
+          }
           return secondsSince(began);
         });
       }
       settle();
     } catch (...) {
-      // The slab on its way to the disk is kept (and listed) whatever stopped the run.
+      // The piece on its way to the disk is kept (and listed) whatever stopped the run.
       try {
         settle();
       } catch (...) {  // NOLINT(bugprone-empty-catch): the first error is the one to report
@@ -799,12 +871,12 @@ class SlabRunner {
     part.index = slab;
     part.z0 = z0;
     part.z1 = z0 + count;
-    writeSlab(part, volume, sliceBytes);
+    writeSlab(part, volume.voxels(), sliceBytes);
   }
 
-  void writeSlab(const Slab& slab, const Volume& volume, std::uint64_t sliceBytes) {
+  void writeSlab(const Slab& slab, std::span<const float> voxels, std::uint64_t sliceBytes) {
     if (file_) {
-      file_->write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, volume.data(),
+      file_->write(static_cast<std::uint64_t>(slab.z0) * sliceBytes, voxels.data(),
                    static_cast<std::uint64_t>(slab.slices()) * sliceBytes, slab.index);
       return;
     }
@@ -817,13 +889,13 @@ class SlabRunner {
     const SlabPlan& plan = report_.plan;
     const auto n = static_cast<std::size_t>(plan.grid.shape.nx * plan.grid.shape.ny);
     parallelFor(slab.slices(), [&](std::int64_t k) {
-      io::writeTiffSeriesSlice(
-          partial_, volume.voxels().subspan(static_cast<std::size_t>(k) * n, n), plan.grid.shape,
-          plan.grid.voxelSizeMm, plan.grid.originMm, slab.z0 + k);
+      io::writeTiffSeriesSlice(partial_, voxels.subspan(static_cast<std::size_t>(k) * n, n),
+                               plan.grid.shape, plan.grid.voxelSizeMm, plan.grid.originMm,
+                               slab.z0 + k);
     });
 #else
     (void)slab;
-    (void)volume;
+    (void)voxels;
     (void)sliceBytes;
 #endif
   }
@@ -919,8 +991,17 @@ SlabRunReport runSlabs(ProjectionRowSource& source, const SlabAlgorithm& algorit
   return SlabRunner(source, algorithm, options, context, comm).run();
 }
 
+bool fdkSlabsPairWithMirrors(const Geometry& geometry, const fdk::FdkParams& params) {
+  const char* off = std::getenv("TOMOWB_SLAB_MIRROR_PAIRS");  // NOLINT(concurrency-mt-unsafe)
+  if (off != nullptr && std::string(off) == "off") return false;
+  return fdk::variantHasZMirrorKernel(params.variant) &&
+         fdk::zMirrorProblem(geometry, params.volume).empty();
+}
+
 SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkParams& params,
-                                    const SlabRunOptions& options, JobContext& context) {
+                                    const SlabRunOptions& givenOptions, JobContext& context) {
+  SlabRunOptions options = givenOptions;
+  options.plan.mirrorPairs = fdkSlabsPairWithMirrors(source.geometry(), params);
   SlabAlgorithm fdk;
   fdk.name = "FDK";
   fdk.grid = params.volume;
@@ -931,6 +1012,14 @@ SlabRunReport reconstructFdkInSlabs(ProjectionRowSource& source, const fdk::FdkP
     fdk::FdkParams slabParams = params;
     slabParams.volume = grid;
     fdk::reconstructFdkInto(rows, slabParams, volume, slabContext, &last);
+    warnings.insert(last.warnings.begin(), last.warnings.end());
+  };
+  fdk.pairInto = [&](const ProjectionStack& bands, const fdk::FdkMirrorPair& pair, Volume& volume,
+                     JobContext& slabContext) {
+    fdk::FdkParams pairParams = params;
+    pairParams.volume = VolumeGrid::of(volume);
+    pairParams.mirrorPair = &pair;
+    fdk::reconstructFdkInto(bands, pairParams, volume, slabContext, &last);
     warnings.insert(last.warnings.begin(), last.warnings.end());
   };
   SlabRunReport report = runSlabs(source, fdk, options, context);

@@ -38,6 +38,7 @@
 #include "recon/device/GpuRunSupport.h"
 #include "recon/fdk/Fdk.h"
 #include "recon/fdk/FdkWeights.h"
+#include "recon/fdk/GpuFdkGeometry.h"
 #include "recon/fdk/GpuFdkKernelTable.h"
 #include "recon/fdk/GpuFdkPlan.h"
 #include "recon/fdk/RampFilter.h"
@@ -75,20 +76,8 @@ const fdk::GpuFdkKernel& requireKernel(const std::string& name) {
 
 // ---- geometry on the host ----------------------------------------------------------------------
 
-// voxel index (x, y, z) of the whole volume -> (c w, r w, w), in double.
-using VoxelMatrix = Eigen::Matrix<double, 3, 4>;
-
-std::vector<VoxelMatrix> voxelMatrices(const Geometry& geometry, const VolumeGrid& volume) {
-  std::vector<VoxelMatrix> out(static_cast<std::size_t>(geometry.viewCount()));
-  for (std::int64_t i = 0; i < geometry.viewCount(); ++i) {
-    const ProjectionMatrix p = geometry.projectionMatrix(i);
-    VoxelMatrix m;
-    for (int axis = 0; axis < 3; ++axis) m.col(axis) = p.col(axis) * volume.voxelSizeMm[axis];
-    m.col(3) = p.leftCols<3>() * volume.originMm + p.col(3);
-    out[static_cast<std::size_t>(i)] = m;
-  }
-  return out;
-}
+using fdk::voxelMatrices;
+using fdk::VoxelMatrix;
 
 // A box of the volume: x whole, y in [y0, y0 + ny), z in [z0, z0 + nz).
 struct TaskBox {
@@ -120,14 +109,6 @@ std::vector<ViewMatrix> taskMatrices(const std::vector<VoxelMatrix>& whole, cons
   return out;
 }
 
-struct Projection {
-  double c, r, w;
-};
-Projection projectPoint(const VoxelMatrix& m, double x, double y, double z) {
-  const Eigen::Vector3d p = m * Eigen::Vector4d(x, y, z, 1.0);
-  return {p[0] / p[2], p[1] / p[2], p[2]};
-}
-
 // Detector rows [first, last) that the box's voxels project onto in any view (one-row margin
 // for the bilinear taps), clamped to the detector.
 std::pair<std::int64_t, std::int64_t> rowsSeenBy(const std::vector<VoxelMatrix>& whole,
@@ -141,7 +122,7 @@ std::pair<std::int64_t, std::int64_t> rowsSeenBy(const std::vector<VoxelMatrix>&
     for (double x : xs)
       for (double y : ys)
         for (double z : zs) {
-          const Projection p = projectPoint(m, x, y, z);
+          const fdk::DetectorPoint p = fdk::projectVoxel(m, x, y, z);
           if (!(p.w > 0)) return {0, rows};  // a corner behind the source: keep every row
           lo = std::min(lo, p.r);
           hi = std::max(hi, p.r);
@@ -155,38 +136,14 @@ std::pair<std::int64_t, std::int64_t> rowsSeenBy(const std::vector<VoxelMatrix>&
 // Whether the z column of the matrices moves u or w enough to matter along 16 voxels.
 bool zMovesUW(const std::vector<VoxelMatrix>& whole, const VolumeGrid& volume) {
   for (const VoxelMatrix& m : whole) {
-    const double w = projectPoint(m, 0.5 * double(volume.shape.nx), 0.5 * double(volume.shape.ny),
-                                  0.5 * double(volume.shape.nz))
+    const double w = fdk::projectVoxel(m, 0.5 * double(volume.shape.nx),
+                                       0.5 * double(volume.shape.ny), 0.5 * double(volume.shape.nz))
                          .w;
     if (std::abs(m(0, 2)) * 16.0 / std::abs(w) > 1e-3 ||
         std::abs(m(2, 2)) * 16.0 / std::abs(w) > 1e-6)
       return true;
   }
   return false;
-}
-
-// The z-mirror kernel's condition: voxel z and nz-1-z land on rows r and rows-1-r at the same
-// column with the same w, for every view.
-std::string mirrorProblem(const std::vector<VoxelMatrix>& whole, const VolumeGrid& volume,
-                          std::int64_t rows) {
-  const double nx = double(volume.shape.nx), ny = double(volume.shape.ny),
-               nz = double(volume.shape.nz);
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    for (double x : {0.0, nx - 1, 0.5 * nx})
-      for (double y : {0.0, ny - 1, 0.37 * ny}) {
-        const Projection a = projectPoint(whole[i], x, y, 0.0);
-        const Projection b = projectPoint(whole[i], x, y, nz - 1);
-        if (!(a.w > 0 && b.w > 0)) return "a voxel lies behind the source";
-        if (std::abs(a.c - b.c) > 1e-3 || std::abs(a.w - b.w) > 1e-6 * std::abs(a.w))
-          return "the detector or the rotation axis is tilted (view " + std::to_string(i) + ")";
-        if (std::abs(a.r + b.r - double(rows - 1)) > 1e-3)
-          return "the volume's centre slice does not project onto the detector's centre row "
-                 "(view " +
-                 std::to_string(i) + ": vertical offset " +
-                 std::to_string(0.5 * (a.r + b.r - double(rows - 1))) + " px)";
-      }
-  }
-  return {};
 }
 
 // ---- everything a run shares between its device threads ----------------------------------------
@@ -202,12 +159,40 @@ struct RunSetup {
   std::vector<Task> tasks;
   std::vector<VoxelMatrix> voxelMatrices;  // against the filtered (widened) detector
   std::int64_t rows = 0, cols = 0, filteredCols = 0, before = 0;
+  // The host stack: `hostRows` rows per view, holding detector rows [first, first + rows) of each
+  // band in turn (one band of every row, or a mirrored slab pair's bands, fdk::FdkMirrorPair).
+  std::int64_t hostRows = 0;
+  std::vector<fdk::FdkMirrorPair::RowBand> hostBands;
+  // The host volume: slices [lowerZ0, lowerZ1) of `grid` and then their mirrors (a mirrored slab
+  // pair), or every slice (lowerZ1 = 0).
+  std::int64_t lowerZ0 = 0, lowerZ1 = 0;
   int fftLength = 0, fftStride = 0;
   bool cone = true, zMovesUW = false;
   std::vector<kernels::ViewWeights> viewWeights;
   std::vector<float> columnWeights;  // [view][col]
   std::vector<float> response;       // scaled by 1 / fftLength
 };
+
+// The host stack's row that holds detector row `first`, whose band must also hold the
+// `count` - 1 rows after it.
+std::int64_t hostRowOf(const RunSetup& setup, std::int64_t first, std::int64_t count) {
+  std::int64_t hostFirst = 0;
+  for (const fdk::FdkMirrorPair::RowBand& band : setup.hostBands) {
+    if (first >= band.first && first + count <= band.first + band.rows)
+      return hostFirst + first - band.first;
+    hostFirst += band.rows;
+  }
+  throw Error("internal: detector rows " + std::to_string(first) + ".." +
+              std::to_string(first + count - 1) + " are not in the host stack's bands");
+}
+
+// The host volume's slice that holds slice z of the grid.
+std::int64_t hostSliceOf(const RunSetup& setup, std::int64_t z) {
+  if (setup.lowerZ1 == 0) return z;
+  const std::int64_t lower = setup.lowerZ1 - setup.lowerZ0;
+  if (z >= setup.lowerZ0 && z < setup.lowerZ1) return z - setup.lowerZ0;
+  return lower + z - (setup.grid.shape.nz - setup.lowerZ1);
+}
 
 struct ChunkTimes {
   Event uploadStart, uploadEnd, filterStart, filterEnd, bpStart, bpEnd;
@@ -255,13 +240,21 @@ struct TaskRows {
 TaskRows rowsOf(const RunSetup& setup, const Task& task) {
   const std::int64_t rows = setup.rows;
   TaskRows out;
-  if (setup.kernel->zMirror && task.slices == setup.grid.shape.nz && task.box.z0 == 0) {
+  if (setup.kernel->zMirror && setup.lowerZ1 == 0 && task.slices == setup.grid.shape.nz &&
+      task.box.z0 == 0) {
     // One pair holds the whole volume: every row, as the mirror texels pair rows r, rows-1-r.
     out.bands = {int(rows), 0, int(rows), 0};
     out.inputRows = out.mirrorRows = int(rows);
     return out;
   }
-  const auto [a, b] = rowsSeenBy(setup.voxelMatrices, setup.grid, task.box, rows);
+  auto [a, b] = rowsSeenBy(setup.voxelMatrices, setup.grid, task.box, rows);
+  if (setup.lowerZ1 > 0) {
+    // A mirrored slab pair: its first band holds every row its lower slab's voxels reach (the
+    // slab plan's band, with its own margin), and the second band that one's mirror image.
+    const fdk::FdkMirrorPair::RowBand& held = setup.hostBands.front();
+    a = std::clamp(a, held.first, held.first + held.rows - 1);
+    b = std::clamp(b, a + 1, held.first + held.rows);
+  }
   if (!setup.kernel->zMirror) {
     out.bands = {int(b - a), int(a), int(b - a), 0};
     out.inputRows = int(b - a);
@@ -285,12 +278,14 @@ TaskRows rowsOf(const RunSetup& setup, const Task& task) {
   return out;
 }
 
-// Uploads rows [firstRow, firstRow + bandRows) of views [v0, v0 + n) to `device` (views
-// `deviceViewRows` rows apart there) on `stream`.
-void uploadBand(char* device, const float* host, std::int64_t v0, std::int64_t n,
+// Uploads detector rows [firstRow, firstRow + bandRows) of views [v0, v0 + n) from the host
+// stack (hostRowOf) to `device` (views `deviceViewRows` rows apart there) on `stream`.
+void uploadBand(char* device, const RunSetup& setup, std::int64_t v0, std::int64_t n,
                 std::int64_t firstRow, std::int64_t bandRows, std::int64_t deviceViewRows,
-                std::int64_t rows, std::int64_t cols, PinnedStaging* staging, cudaStream_t stream) {
-  const float* src = host + (v0 * rows + firstRow) * cols;
+                PinnedStaging* staging, cudaStream_t stream) {
+  const std::int64_t rows = setup.hostRows, cols = setup.cols;
+  const float* src =
+      setup.projections->data() + (v0 * rows + hostRowOf(setup, firstRow, bandRows)) * cols;
   const std::size_t width = std::size_t(bandRows * cols) * 4;
   const std::size_t devicePitch = std::size_t(deviceViewRows * cols) * 4;
   const std::size_t hostPitch = std::size_t(rows * cols) * 4;
@@ -414,7 +409,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
   // A stack in pageable memory goes through a small pinned double buffer (seed 001).
   std::unique_ptr<PinnedStaging> staging;
   if (!isPinnedHostBuffer(host)) {
-    staging = std::make_unique<PinnedStaging>(std::size_t(rows * cols) * 4);
+    staging = std::make_unique<PinnedStaging>(std::size_t(setup.hostRows * cols) * 4);
     if (!staging->usable()) staging.reset();
   }
   TOMOWB_CUDA_CHECK(cudaStreamSynchronize(compute), "the GPU's buffers");
@@ -466,16 +461,17 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
         return;
       }
       const std::size_t sliceBytes = nx * ny * 4;
-      TOMOWB_CUDA_CHECK(
-          cudaMemcpyAsync(dst + std::size_t(box.z0) * nx * ny, volume.as<void>(),
-                          std::size_t(task.lower) * sliceBytes, cudaMemcpyDeviceToHost, compute),
-          "downloading the volume");
+      TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst + std::size_t(hostSliceOf(setup, box.z0)) * nx * ny,
+                                        volume.as<void>(), std::size_t(task.lower) * sliceBytes,
+                                        cudaMemcpyDeviceToHost, compute),
+                        "downloading the volume");
       if (task.slices > task.lower)
-        TOMOWB_CUDA_CHECK(cudaMemcpyAsync(dst + std::size_t(task.upperZ0) * nx * ny,
-                                          volume.as<char>() + std::size_t(task.lower) * sliceBytes,
-                                          std::size_t(task.slices - task.lower) * sliceBytes,
-                                          cudaMemcpyDeviceToHost, compute),
-                          "downloading the volume");
+        TOMOWB_CUDA_CHECK(
+            cudaMemcpyAsync(dst + std::size_t(hostSliceOf(setup, task.upperZ0)) * nx * ny,
+                            volume.as<char>() + std::size_t(task.lower) * sliceBytes,
+                            std::size_t(task.slices - task.lower) * sliceBytes,
+                            cudaMemcpyDeviceToHost, compute),
+            "downloading the volume");
     };
     // Rows [y0, y1) of every slice of a z-slab task into the host volume, on `stream`.
     const auto downloadRows = [&](std::int64_t y0, std::int64_t y1, cudaStream_t stream) {
@@ -485,6 +481,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       const char* src = volume.as<char>() + nx * std::size_t(y0) * 4;
       const auto part = [&](std::int64_t z0, std::int64_t slices, std::int64_t deviceSlice) {
         if (slices <= 0) return;
+        z0 = hostSliceOf(setup, z0);
         TOMOWB_CUDA_CHECK(
             cudaMemcpy2DAsync(
                 reinterpret_cast<char*>(dst) + (std::size_t(z0) * ny + std::size_t(y0)) * nx * 4,
@@ -527,12 +524,12 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       // Upload the task's rows of views [v0, v0 + n) once the buffer is free.
       if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(copy, rawFree[b], 0), "ordering");
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadStart, copy), "timing");
-      uploadBand(raw[b].as<char>(), host, v0, n, bands.firstRow, bands.splitRow, bands.rows, rows,
-                 cols, staging.get(), copy);
+      uploadBand(raw[b].as<char>(), setup, v0, n, bands.firstRow, bands.splitRow, bands.rows,
+                 staging.get(), copy);
       if (bands.splitRow < bands.rows)
-        uploadBand(raw[b].as<char>() + std::size_t(bands.splitRow * cols) * 4, host, v0, n,
-                   bands.secondFirstRow, bands.rows - bands.splitRow, bands.rows, rows, cols,
-                   staging.get(), copy);
+        uploadBand(raw[b].as<char>() + std::size_t(bands.splitRow * cols) * 4, setup, v0, n,
+                   bands.secondFirstRow, bands.rows - bands.splitRow, bands.rows, staging.get(),
+                   copy);
       ct->uploadBytes = double(n) * double(bands.rows * cols) * 4.0;
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->uploadEnd, copy), "timing");
       TOMOWB_CUDA_CHECK(cudaEventRecord(uploaded[b], copy), "ordering");
@@ -590,7 +587,8 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       times.push_back(std::move(ct));
       // One slab holds the whole volume: its partial sum over views [0, v0 + n) is a preview,
       // downloaded in stream order and scaled to the final units like the CPU backprojector's.
-      if (setup.tasks.size() == 1 && c + 1 < chunks && previewDue(shared, context)) {
+      if (setup.tasks.size() == 1 && setup.lowerZ1 == 0 && c + 1 < chunks &&
+          previewDue(shared, context)) {
         downloadSlab();
         TOMOWB_CUDA_CHECK(cudaStreamSynchronize(compute), "a preview of the volume");
         const std::int64_t done = v0 + n;
@@ -626,7 +624,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
     TOMOWB_CUDA_CHECK(cudaEventRecord(taskEnd, compute), "timing");
     TOMOWB_CUDA_CHECK(cudaEventSynchronize(taskEnd), "the GPU task");
     // Several slabs: each finished one is a preview (the others still zero).
-    if (setup.tasks.size() > 1 && t + 1 < std::int64_t(setup.tasks.size()) &&
+    if (setup.tasks.size() > 1 && setup.lowerZ1 == 0 && t + 1 < std::int64_t(setup.tasks.size()) &&
         previewDue(shared, context)) {
       std::lock_guard lock(shared.mutex);
       context.publishIntermediate(setup.volume->get(),
@@ -728,36 +726,37 @@ ResolvedKernel resolve(const fdk::GpuFdkKernel& kernel, const std::vector<VoxelM
   const fdk::GpuFdkKernel* runs =
       kernel.runs.empty() ? &kernel : fdk::findGpuFdkKernel(kernel.runs);
   if (kernel.fallback.empty()) return {runs, ""};
-  const std::string why = mirrorProblem(matrices, volume, rows);
+  const std::string why = fdk::zMirrorProblem(matrices, volume, rows);
   if (why.empty()) return {runs, ""};
   return {fdk::findGpuFdkKernel(kernel.fallback), "z-mirror kernels not usable: " + why};
 }
 
 // The detector rows and columns, the widened (filtered) detector and the FFT row layout; returns
 // the filtered stack's geometry.
-Geometry fillDetectorShape(RunSetup& setup, const ProjectionStack& projections,
+Geometry fillDetectorShape(RunSetup& setup, const Geometry& geometry,
                            const fdk::FdkWeightPlan& weightPlan) {
   const fdk::FdkWeightPlan::ColumnExtension ext = weightPlan.filterExtension();
-  Geometry filteredGeometry = fdk::extendedGeometry(projections.geometry(), ext);
-  setup.rows = projections.rows();
-  setup.cols = projections.cols();
+  Geometry filteredGeometry = fdk::extendedGeometry(geometry, ext);
+  setup.rows = geometry.detector().rows;
+  setup.cols = geometry.detector().cols;
+  setup.hostRows = setup.rows;
+  setup.hostBands = {{0, setup.rows}};
   setup.filteredCols = filteredGeometry.detector().cols;
   setup.before = ext.before;
   setup.fftLength = int(fdk::paddedRowLength(setup.filteredCols));
   setup.fftStride = setup.fftLength + 2;
-  setup.cone = projections.geometry().beam() == BeamKind::Cone;
+  setup.cone = geometry.beam() == BeamKind::Cone;
   return filteredGeometry;
 }
 
 // Weights: per view the cosine geometry, per view and column redundancy x step / pitch (the same
 // FdkWeightPlan as the CPU), and the ramp response scaled by 1 / fftLength.
-void fillWeightsAndResponse(RunSetup& setup, const ProjectionStack& projections,
+void fillWeightsAndResponse(RunSetup& setup, const Geometry& g,
                             const fdk::FdkWeightPlan& weightPlan,
                             const fdk::RampFilterParams& filter) {
-  const std::int64_t views = projections.viewCount();
+  const std::int64_t views = g.viewCount();
   setup.viewWeights.resize(std::size_t(views));
   setup.columnWeights.resize(std::size_t(views * setup.cols));
-  const Geometry& g = projections.geometry();
   for (std::int64_t v = 0; v < views; ++v) {
     kernels::ViewWeights& w = setup.viewWeights[std::size_t(v)];
     const Eigen::Vector3d p00 = g.pixelPosition(v, 0, 0);
@@ -783,8 +782,10 @@ void fillWeightsAndResponse(RunSetup& setup, const ProjectionStack& projections,
 
 // The plan's tasks: z-slabs, y-blocks, or mirrored slab pairs (the lower half cut into runs of
 // taskSlices / 2 slices, each with its mirror slices; the last run's pair is one slab across the
-// centre).
-std::vector<Task> tasksOf(const fdk::GpuFdkPlan& plan, const VolumeShape& shape) {
+// centre). A mirrored slab pair of a slab run (lowerZ1 > 0): only the runs of its lower slices
+// [lowerZ0, lowerZ1).
+std::vector<Task> tasksOf(const fdk::GpuFdkPlan& plan, const VolumeShape& shape,
+                          std::int64_t lowerZ0 = 0, std::int64_t lowerZ1 = 0) {
   std::vector<Task> tasks;
   switch (plan.axis) {
     case fdk::GpuSplitAxis::Z:
@@ -802,8 +803,9 @@ std::vector<Task> tasksOf(const fdk::GpuFdkPlan& plan, const VolumeShape& shape)
     case fdk::GpuSplitAxis::ZMirror: {
       const std::int64_t half = (shape.nz + 1) / 2;
       const std::int64_t step = std::max<std::int64_t>(plan.taskSlices / 2, 1);
-      for (std::int64_t z0 = 0; z0 < half; z0 += step) {
-        const std::int64_t lower = std::min(step, half - z0);
+      const std::int64_t end = lowerZ1 > 0 ? lowerZ1 : half;
+      for (std::int64_t z0 = lowerZ0; z0 < end; z0 += step) {
+        const std::int64_t lower = std::min(step, end - z0);
         // The pair across the centre holds every slice from z0 to its mirror nz-1-z0.
         const std::int64_t slices = z0 + lower == half ? shape.nz - 2 * z0 : 2 * lower;
         const std::int64_t lowerOfKernel = (slices + 1) / 2;  // what the kernel computes
@@ -824,12 +826,29 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   RunSetup setup;
   setup.projections = &projections;
   setup.volume = &volume;
-  setup.grid = volume.grid();
+  const fdk::FdkMirrorPair* pair = params.mirrorPair;
+  setup.grid = pair != nullptr ? pair->whole : volume.grid();
   const VolumeShape& shape = setup.grid.shape;
-  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
+  const Geometry& geometry = pair != nullptr ? pair->geometry : projections.geometry();
+  const Geometry filteredGeometry = fillDetectorShape(setup, geometry, weightPlan);
   setup.voxelMatrices = voxelMatrices(filteredGeometry, setup.grid);
   setup.zMovesUW = zMovesUW(setup.voxelMatrices, setup.grid);
   const ResolvedKernel choice = resolve(variant, setup.voxelMatrices, setup.grid, setup.rows);
+  if (pair != nullptr) {
+    std::int64_t held = 0;
+    for (const fdk::FdkMirrorPair::RowBand& band : pair->bands) held += band.rows;
+    const VolumeShape pairShape{shape.nx, shape.ny, 2 * (pair->z1 - pair->z0)};
+    if (!choice.kernel->zMirror || pair->bands.empty() || held != projections.rows() ||
+        pair->z0 < 0 || pair->z1 <= pair->z0 || 2 * pair->z1 > shape.nz ||
+        volume.grid().shape.nx != pairShape.nx || volume.grid().shape.ny != pairShape.ny ||
+        volume.grid().shape.nz != pairShape.nz)
+      throw Error("internal: a mirrored slab pair needs a z-mirror kernel (" + choice.why +
+                  "), bands holding the stack's rows and a volume of both slabs");
+    setup.hostRows = held;
+    setup.hostBands = pair->bands;
+    setup.lowerZ0 = pair->z0;
+    setup.lowerZ1 = pair->z1;
+  }
   setup.kernel = choice.kernel;
   setup.kernelName = choice.kernel->name;
   setup.spec = specFor(params.gpu.tunables);
@@ -837,7 +856,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   if (!choice.why.empty())
     report.warnings.push_back(variant.name + " ran as " + choice.kernel->name + ": " + choice.why);
 
-  fillWeightsAndResponse(setup, projections, weightPlan, params.filter);
+  fillWeightsAndResponse(setup, geometry, weightPlan, params.filter);
   const std::int64_t views = projections.viewCount();
 
   // Plan against the smallest usable memory of the devices; retry smaller on out-of-memory.
@@ -861,7 +880,8 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
   }
   for (int attempt = 0;; ++attempt) {
     fdk::GpuFdkPlanInput in;
-    in.shape = shape;
+    // A mirrored slab pair is planned as the volume of its two slabs.
+    in.shape = pair != nullptr ? volume.grid().shape : shape;
     in.views = views;
     in.rows = setup.rows;
     in.cols = setup.cols;
@@ -876,7 +896,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     if (!setup.plan.fits) throw ParameterError("GPU memory", setup.plan.message);
     report.plan = setup.plan.summary();
     setup.tasks.clear();
-    setup.tasks = tasksOf(setup.plan, shape);
+    setup.tasks = tasksOf(setup.plan, shape, setup.lowerZ0, setup.lowerZ1);
     report.hostSetupSeconds = secondsSince(started);
     SharedProgress shared;
     shared.totalChunks =
@@ -962,8 +982,8 @@ ProjectionStack filterProjectionsOnGpu(const ProjectionStack& projections,
                                        const fdk::RampFilterParams& filter, int device) {
   TOMOWB_CUDA_CHECK(cudaSetDevice(device), "selecting the GPU");
   RunSetup setup;
-  const Geometry filteredGeometry = fillDetectorShape(setup, projections, weightPlan);
-  fillWeightsAndResponse(setup, projections, weightPlan, filter);
+  const Geometry filteredGeometry = fillDetectorShape(setup, projections.geometry(), weightPlan);
+  fillWeightsAndResponse(setup, projections.geometry(), weightPlan, filter);
   const std::int64_t views = projections.viewCount();
   const std::size_t rowCount = std::size_t(views * setup.rows);
   Stream stream;

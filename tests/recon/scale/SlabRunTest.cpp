@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -241,6 +242,68 @@ TEST(ProjectionRowSource, ABandFromTheRawFileIsTheBandInMemoryWithItsPixelsInPla
   EXPECT_THROW(RawFileRowSource(dir / "missing.json"), Error);
 }
 
+// A mirrored slab pair's two bands (ProjectionRowSource::readRowBands): each view holds the rows
+// of the first band, then those of the second, from the raw file (a pread per view and band) as
+// from memory (the generic copy).
+TEST(ProjectionRowSource, TwoBandsOfRowsLieOneAfterTheOtherInEachView) {
+  test::TempDir dir;
+  const ProjectionStack& scan = phantomScan();
+  io::writeProjectionsRaw(dir / "scan.raw", scan);
+  RawFileRowSource file(dir / "scan.json");
+  InMemoryRowSource memory(scan);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> bands = {{3, 10}, {37, 44}};
+  for (ProjectionRowSource* source :
+       {static_cast<ProjectionRowSource*>(&file), static_cast<ProjectionRowSource*>(&memory)}) {
+    const ProjectionStack both = source->readRowBands(bands);
+    ASSERT_EQ(both.rows(), 16);
+    ASSERT_EQ(both.viewCount(), scan.viewCount());
+    std::int64_t wrong = 0;
+    for (std::int64_t v = 0; v < scan.viewCount(); ++v)
+      for (std::int64_t r = 0; r < 16; ++r)
+        for (std::int64_t c = 0; c < scan.cols(); ++c)
+          wrong += both.at(v, r, c) != scan.at(v, r < 8 ? 3 + r : 37 + r - 8, c);
+    EXPECT_EQ(wrong, 0);
+    EXPECT_THROW(source->readRowBands({{3, 10}, {40, 48}}), ParameterError);
+    EXPECT_THROW(source->readRowBands({}), ParameterError);
+  }
+}
+
+// Slabs in mirrored pairs (a GPU z-mirror kernel on a mirror geometry): slab k goes with slab
+// n-1-k where the slabs split the grid evenly into three or more; a pair is one piece of work
+// and of memory, ranks share pieces, and a height from the memory budget fits pairs.
+TEST(SlabPlan, MirroredPairsPairSlabKWithSlabNMinus1MinusKWhereTheSlabsSplitTheGridEvenly) {
+  const Geometry g = coneScan(36);
+  const VolumeGrid grid = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5));
+  SlabPlanOptions o;
+  o.mirrorPairs = true;
+  o.slabSlices = 6;
+  const SlabPlan six = planSlabs(g, grid, o);
+  EXPECT_TRUE(six.mirrorPairs);
+  EXPECT_EQ(six.units(), (std::vector<std::vector<int>>{{0, 5}, {1, 4}, {2, 3}}));
+  std::uint64_t widestPair = 0;
+  for (const std::vector<int>& unit : six.units())
+    widestPair = std::max(widestPair, six.slabHostBytes(six.slabs[std::size_t(unit[0])]) +
+                                          six.slabHostBytes(six.slabs[std::size_t(unit[1])]));
+  EXPECT_EQ(six.peakHostBytes(), widestPair) << "a pair is one piece of memory";
+  EXPECT_NE(six.summary().find("mirror image"), std::string::npos) << six.summary();
+  o.slabSlices = 12;
+  EXPECT_EQ(planSlabs(g, grid, o).units(), (std::vector<std::vector<int>>{{0, 2}, {1}}));
+  for (const std::int64_t uneven : {5, 18, 36}) {  // 36 % 5 != 0; two slabs; one slab
+    o.slabSlices = uneven;
+    const SlabPlan plain = planSlabs(g, grid, o);
+    EXPECT_FALSE(plain.mirrorPairs) << uneven << " slices";
+    EXPECT_EQ(plain.units().size(), plain.slabs.size());
+  }
+  o.slabSlices = 0;
+  o.hostMemoryBytes = 1u << 20;
+  const SlabPlan budget = planSlabs(g, grid, o);
+  EXPECT_TRUE(budget.mirrorPairs) << budget.summary();
+  EXPECT_EQ(36 % budget.slabSlices, 0);
+  EXPECT_LE(budget.peakHostBytes(), o.hostMemoryBytes);
+  o.mirrorPairs = false;
+  EXPECT_FALSE(planSlabs(g, grid, o).mirrorPairs);
+}
+
 // A Fortran-order stack in ASTRA's layout (rows fastest, as numpy saves a column-major
 // (rows, views, cols) array) read a band at a time: a band shorter than a page (the column's
 // span read at once) and one of a page or more (one read per column and view), both exactly the
@@ -328,6 +391,108 @@ TEST_F(SlabRun, SlabsMatchTheInMemoryFdkAndOneTwoAndFourRanksGiveTheSameBits) {
   }
   EXPECT_LT(std::sqrt(num / den), 1e-5);
   EXPECT_GT(den, 0.0);
+}
+
+// An FDK slab run pairs mirror slabs where a z-mirror GPU kernel will run: its variant has one,
+// and the grid is centred on the detector's centre row of an untilted detector.
+TEST(SlabPlan, FdkPairsMirrorSlabsOnlyForAZMirrorGpuKernelOnAMirrorGeometry) {
+  fdk::FdkParams p;
+  p.volume = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5));
+  p.variant = "fdk.bp.fast";
+  EXPECT_TRUE(fdkSlabsPairWithMirrors(coneScan(), p));
+  p.variant = "fdk.bp.soft-mirror";
+  EXPECT_TRUE(fdkSlabsPairWithMirrors(coneScan(), p));
+  EXPECT_FALSE(fdkSlabsPairWithMirrors(coneScan(60, 3.0), p)) << "detector moved up";
+  fdk::FdkParams shifted = p;
+  shifted.volume.originMm.z() += 1.5;
+  EXPECT_FALSE(fdkSlabsPairWithMirrors(coneScan(), shifted)) << "grid off the centre";
+  for (const char* plain : {"fdk.bp.cpu", "fdk.bp.layered16"}) {
+    p.variant = plain;
+    EXPECT_FALSE(fdkSlabsPairWithMirrors(coneScan(), p)) << plain;
+  }
+}
+
+// The runner's side of mirrored slab pairs, on the CPU (the z-mirror kernel needs a GPU: see
+// GpuSlabFdkTest): a stand-in algorithm gives every voxel its slice's number, so the output
+// shows each slab of a pair at its place, from one and two ranks and after a resume; a pair of
+// slabs apart gets two bands of rows, mirror images of each other, holding both slabs' rows.
+TEST_F(SlabRun, MirroredPairsPutEachSlabInItsPlaceFromAnyRanksAndAfterAResume) {
+  const VolumeGrid& grid = params.volume;
+  const std::int64_t nz = grid.shape.nz, rows = scan.rows();
+  const auto number = [](Volume& volume, std::int64_t k, std::int64_t slice) {
+    const std::size_t n = static_cast<std::size_t>(volume.nx() * volume.ny());
+    std::fill_n(volume.data() + static_cast<std::size_t>(k) * n, n, float(slice));
+  };
+  std::atomic<int> apart{0};
+  SlabAlgorithm marking;
+  marking.name = "FDK";
+  marking.grid = grid;
+  marking.slabInto = [&](const ProjectionStack&, const VolumeGrid& g, Volume& volume, JobContext&) {
+    const auto z0 = std::lround((g.originMm.z() - grid.originMm.z()) / grid.voxelSizeMm.z());
+    for (std::int64_t k = 0; k < g.shape.nz; ++k) number(volume, k, z0 + k);
+  };
+  marking.pairInto = [&](const ProjectionStack& bands, const fdk::FdkMirrorPair& pair,
+                         Volume& volume, JobContext&) {
+    ++apart;
+    ASSERT_EQ(pair.bands.size(), 2u);
+    const auto& [low, high] = std::pair(pair.bands[0], pair.bands[1]);
+    EXPECT_EQ(high.rows, low.rows);
+    EXPECT_EQ(high.first, rows - low.first - low.rows) << "not mirror images";
+    ASSERT_EQ(bands.rows(), 2 * low.rows);
+    for (const std::int64_t r : {std::int64_t{0}, low.rows - 1, low.rows, 2 * low.rows - 1})
+      EXPECT_EQ(bands.at(7, r, 30),
+                scan.at(7, r < low.rows ? low.first + r : high.first + r - low.rows, 30));
+    const std::int64_t h = pair.z1 - pair.z0;
+    ASSERT_EQ(volume.nz(), 2 * h);
+    for (std::int64_t k = 0; k < h; ++k) {
+      number(volume, k, pair.z0 + k);
+      number(volume, h + k, nz - pair.z1 + k);
+    }
+  };
+  const auto expectNumbered = [&](const fs::path& output) {
+    const Volume v = io::readVolumeRaw(output);
+    std::int64_t wrong = 0;
+    for (std::int64_t z = 0; z < nz; ++z)
+      wrong += v.at(3, 5, z) != float(z) || v.at(39, 39, z) != float(z);
+    EXPECT_EQ(wrong, 0) << output;
+  };
+  SlabRunOptions o;
+  o.plan.slabSlices = 6;  // six slabs: pairs {0, 5} and {1, 4} apart, {2, 3} across the centre
+  o.plan.mirrorPairs = true;
+  for (const int ranks : {1, 2}) {
+    o.output = dir / ("pairs" + std::to_string(ranks) + ".raw");
+    o.ranks = ranks;
+    for (int rank = 0; rank < ranks; ++rank) {
+      o.rank = rank;
+      const SlabRunReport r = runSlabs(source, marking, o, plain);
+      EXPECT_TRUE(r.plan.mirrorPairs);
+      EXPECT_EQ(r.computed.size() % 2, 0u) << "pairs are written whole";
+    }
+    expectNumbered(o.output);
+  }
+  EXPECT_EQ(apart.load(), 4) << "two pairs apart, in each of the two runs";
+
+  o.output = dir / "resumed.raw";
+  o.ranks = 1;
+  o.rank = 0;
+  CancelToken token;
+  StopAfter stop(token, 0.3);  // after the first pair
+  JobContext stopping(token, &stop);
+  EXPECT_THROW(runSlabs(source, marking, o, stopping), Cancelled);
+  EXPECT_FALSE(fs::exists(o.output));
+  o.resume = true;
+  o.ranks = 2;
+  std::size_t redone = 0;
+  int before = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    o.rank = rank;
+    const SlabRunReport r = runSlabs(source, marking, o, plain);
+    redone += r.computed.size();
+    before = r.doneBefore;
+  }
+  EXPECT_GT(before, 0);
+  EXPECT_EQ(redone + std::size_t(before), 6u) << "the resume redoes only the pairs left";
+  expectNumbered(o.output);
 }
 
 // A disk that fills up during the run (the output's space is not reserved up front): the write
