@@ -610,7 +610,7 @@ class SlabRunner {
     const std::int64_t rows = plan.detectorRows;
     const std::int64_t first = std::min(lower.rowFirst, rows - 1 - upper.rowLast),
                        last = std::max(lower.rowLast, rows - 1 - upper.rowFirst);
-    if (last >= rows - 1 - last)  // the mirror bands meet: one band across the centre
+    if (last + 1 >= rows - 1 - last)  // the mirror bands meet or touch: one across the centre
       w.bands = {{first, rows - 1 - first}};
     else
       w.bands = {{first, last}, {rows - 1 - last, rows - 1 - first}};

@@ -173,14 +173,21 @@ struct RunSetup {
   std::vector<float> response;       // scaled by 1 / fftLength
 };
 
-// The host stack's row that holds detector row `first`, whose band must also hold the
-// `count` - 1 rows after it.
+// The host stack's row that holds detector row `first`, whose band (or the bands that go on from
+// it without a gap) must also hold the `count` - 1 rows after it.
 std::int64_t hostRowOf(const RunSetup& setup, std::int64_t first, std::int64_t count) {
   std::int64_t hostFirst = 0;
-  for (const fdk::FdkMirrorPair::RowBand& band : setup.hostBands) {
-    if (first >= band.first && first + count <= band.first + band.rows)
-      return hostFirst + first - band.first;
-    hostFirst += band.rows;
+  const auto& bands = setup.hostBands;
+  for (std::size_t i = 0; i < bands.size(); ++i) {
+    if (first >= bands[i].first && first < bands[i].first + bands[i].rows) {
+      // The rows may run on into the next bands where those go on from this one's last row.
+      std::int64_t end = bands[i].first + bands[i].rows;
+      for (std::size_t j = i + 1; j < bands.size() && bands[j].first == end; ++j)
+        end += bands[j].rows;
+      if (first + count <= end) return hostFirst + first - bands[i].first;
+      break;
+    }
+    hostFirst += bands[i].rows;
   }
   throw Error("internal: detector rows " + std::to_string(first) + ".." +
               std::to_string(first + count - 1) + " are not in the host stack's bands");
