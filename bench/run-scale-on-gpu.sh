@@ -194,6 +194,11 @@ weak)
     # pay for a second context: 2026-11-27o).
     fresh f1r.raw
     times[f1r]+="$(timed f1r.log fdk 512 f1r.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 512 --gpus 0) "
+    # The same rank on its share of the host, as each of the 2 ranks runs: half the cores (0-15
+    # of 32, as rank 0 of 2 gets them) and as many OpenMP threads, with one GPU.
+    half=$(( $(nproc) / 2 ))
+    fresh f1h.raw
+    times[f1h]+="$(timed f1h.log fdk 512 f1h.raw "mpirun -x TOMOWB_PHASES -x OMP_NUM_THREADS=$half --bind-to none -np 1 taskset -c 0-$((half - 1))" --slab-slices 512 --gpus 0) "
     if (( gpus >= 2 )); then
       # Slabs of 256: two mirrored pairs ({0, 3}: the outer quarters; {1, 2}: the centred half),
       # one per rank, both on the z-mirror kernel (SlabPlan::units; until 2026-11-27z two slabs
@@ -277,6 +282,8 @@ weak)
     row f1r "FDK, 1 MPI rank (mpirun -np 1)" 1 "1024 x 1024 x 512" "-"
     row f2r "FDK, 2 MPI ranks (one GPU each)" 2 "1024 x 1024 x 1024" "$f1"
     row f2r "FDK, 2 MPI ranks against 1 MPI rank" 2 "1024 x 1024 x 1024" "$f1r"
+    row f1h "FDK, 1 MPI rank on its share of the host ($half of $(nproc) cores)" 1 "1024 x 1024 x 512" "-"
+    row f2r "FDK, 2 MPI ranks against 1 MPI rank on its share of the host" 2 "1024 x 1024 x 1024" "$(m f1h)"
     row f2n "FDK, 2 MPI ranks, slabs of 512 without mirrored pairs, against 1 MPI rank" 2 "1024 x 1024 x 1024" "$f1r"
     row f2p "FDK, 1 process driving both" 2 "1024 x 1024 x 1024" "$f1"
     row f2q "FDK, 1 process driving both, 2 mirrored pairs of slabs of 256" 2 "1024 x 1024 x 1024" "$f1"
@@ -298,7 +305,7 @@ weak)
     echo
     echo "| run | before main | MPI | input + plan | slabs | to return | exit |"
     echo "|---|---|---|---|---|---|---|"
-    for key in f1 f1r f2r f2n f2p f2q s1 s1r s2r s2p; do
+    for key in f1 f1r f1h f2r f2n f2p f2q s1 s1r s2r s2p; do
       [ -f "$key.log" ] && echo "| $key | $(phases "$key.log") |"
     done
     echo

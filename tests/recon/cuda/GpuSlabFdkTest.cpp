@@ -84,7 +84,11 @@ TEST(GpuSlabFdk, MirroredPairsRunTheMirrorKernelAndMatchTheInMemoryGpuFdk) {
       den += double(whole.voxels()[i]) * double(whole.voxels()[i]);
     }
     ASSERT_GT(den, 0.0);
-    EXPECT_LT(std::sqrt(num / den), 1e-5) << "slabs in mirrored pairs against the whole volume";
+    // Software interpolation: float32 rounding. The texture unit's 8-bit filter weights move
+    // with the texel coordinates, which a pair counts from its own first row (measured 1.7e-5
+    // with fdk.bp.fast on the H100); its bound against the float64 CPU FDK is 1e-3 (GpuFdkTest).
+    const double limit = variant == "fdk.bp.soft-mirror" ? 1e-5 : 1e-4;
+    EXPECT_LT(std::sqrt(num / den), limit) << "slabs in mirrored pairs against the whole volume";
   }
 }
 
