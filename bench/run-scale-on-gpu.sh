@@ -124,6 +124,45 @@ split)
   done > "$OUT/split.txt" 2>&1
   cat "$OUT/split.txt"
   ;;
+huge)
+  # Transparent huge pages for the large host buffers (HostMemory's MADV_HUGEPAGE hint) against
+  # without (TOMOWB_HUGE_PAGES=off): the weak stage's 1- and 2-rank FDK to one raw file and one
+  # process driving both GPUs, RUNS runs each, alternating; after cli (TIFF not needed).
+  cd "$work"
+  weakData || exit 1
+  cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag
+  export TOMOWB_PHASES=1
+  declare -A times
+  for i in $(seq "${RUNS:-5}"); do
+    for hp in on off; do
+      for run in "f1r 512 mpirun -x TOMOWB_PHASES -x TOMOWB_HUGE_PAGES -np 1 -- --slab-slices 512 --gpus 0" \
+                 "f2r 1024 mpirun -x TOMOWB_PHASES -x TOMOWB_HUGE_PAGES -np 2 -- --slab-slices 256" \
+                 "f2p 1024 -- --slab-slices 1024 --gpus 0 1"; do
+        set -- $run; key=$1 nz=$2; shift 2
+        launch=(); while [ "$1" != "--" ]; do launch+=("$1"); shift; done; shift
+        rm -f "h-$key-$hp.raw" "h-$key-$hp.json"
+        times[$key-$hp]+="$(TOMOWB_HUGE_PAGES=$hp timed "h-$key-$hp.log" "${launch[@]}" "$cli" --no-record recon fdk -i cone.json --shape 1024 1024 "$nz" --voxel-mm 0.1 --device gpu -o "h-$key-$hp.raw" "$@") "
+      done
+    done
+  done
+  {
+    echo "# Huge pages for the large host buffers ($(date -u +%Y-%m-%d), bench/run-scale-on-gpu.sh huge)"
+    echo
+    echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled); defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag)"
+    echo "FDK 720 views of 1024 x 1024 to one raw file in $work; wall s min / median / max of ${RUNS:-5}."
+    echo
+    echo "| run | MADV_HUGEPAGE | without (TOMOWB_HUGE_PAGES=off) |"
+    echo "|---|---|---|"
+    for key in f1r f2r f2p; do
+      echo "| $key | $(echo "${times[$key-on]}" | tr ' ' '\n' | spread) | $(echo "${times[$key-off]}" | tr ' ' '\n' | spread) |"
+    done
+    echo
+    for key in f1r f2r f2p; do for hp in on off; do
+      echo "$key $hp: $(grep -h "^rank\|fdk, last" "h-$key-$hp.log" | sed 's/.*fdk, last/fdk, last/' | tr '\n' ' ')"
+    done; done
+  } > "$OUT/huge.md"
+  cat "$OUT/huge.md"
+  ;;
 cli)
   cmake --preset gpu "${tiffFlags[@]}" > "$OUT/build.log" 2>&1 && cmake --build build-gpu -j "$(nproc)" \
     --target tomowb-cli >> "$OUT/build.log" 2>&1 || { tail -n 40 "$OUT/build.log"; exit 1; }
