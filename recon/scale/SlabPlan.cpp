@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
@@ -93,6 +94,40 @@ SlabPlan planWith(const Geometry& geometry, const std::vector<ProjectionMatrix>&
     plan.slabs.push_back(slab);
   }
   return plan;
+}
+
+// The tallest height in [1, top] whose plan passes `fits` (needs grow with the height).
+template <typename Plan, typename Fits>
+SlabPlan tallestPlan(std::int64_t top, const Plan& plan, const Fits& fits) {
+  std::int64_t lo = 1, hi = top;
+  SlabPlan best = plan(1);
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    SlabPlan candidate = plan(mid);
+    if (fits(candidate)) {
+      lo = mid;
+      best = std::move(candidate);
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+// Mirrored pairs from a memory budget: the tallest height that splits the grid evenly into three
+// or more slabs and fits as pairs, searched from `single` (the tallest slab that fits half the
+// budget: one slab of a pair) downwards over a few counts; none when no count divides the grid.
+template <typename Plan, typename Fits>
+std::optional<SlabPlan> evenMirrorPairs(std::int64_t nz, std::int64_t single, const Plan& plan,
+                                        const Fits& fits) {
+  const std::int64_t fewest = (nz + single - 1) / single;
+  for (std::int64_t count = std::max<std::int64_t>(3, fewest);
+       count <= nz && count <= 4 * fewest + 3; ++count) {
+    if (nz % count != 0) continue;
+    SlabPlan paired = plan(nz / count);
+    if (paired.mirrorPairs && fits(paired)) return paired;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -228,19 +263,7 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
   };
   // The tallest slab that passes `fits` (whose need grows with the slab's height), at most `top`.
   const auto tallest = [&](std::int64_t top, const auto& fits) {
-    std::int64_t lo = 1, hi = top;
-    SlabPlan best = plan(1);
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      SlabPlan candidate = plan(mid);
-      if (fits(candidate)) {
-        lo = mid;
-        best = std::move(candidate);
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return best;
+    return tallestPlan(top, plan, fits);
   };
   const SlabPlan thinnest = plan(1);
   if (!fitsDevice(thinnest))
@@ -270,30 +293,16 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
     return p.peakHostBytes() <= budget && fitsDevice(p);
   };
   if (!options.mirrorPairs) return tallest(grid.shape.nz, fitsBoth);
-  // Mirrored pairs: the tallest height that splits the grid evenly and fits as pairs, found from
-  // the tallest that fits with half the budget (one slab of a pair) and the evenly splitting
-  // heights below it; else the tallest unpaired one.
-  const auto fitsHalf = [&](const SlabPlan& p) {
-    return p.peakHostBytes() <= budget / 2 && fitsDevice(p);
+  // Mirrored pairs: from the tallest single slab that fits half the budget; else unpaired.
+  const auto single = [&](std::int64_t slices) {
+    return planWith(geometry, matrices, grid, slices, bounded, false);
   };
-  const SlabPlan half = [&] {
-    std::int64_t lo = 1, hi = grid.shape.nz;
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (fitsHalf(planWith(geometry, matrices, grid, mid, bounded, false)))
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    return planWith(geometry, matrices, grid, lo, bounded, false);
-  }();
-  const std::int64_t nz = grid.shape.nz;
-  for (std::int64_t count = std::max<std::int64_t>(3, (nz + half.slabSlices - 1) / half.slabSlices);
-       count <= nz && count <= 4 * ((nz + half.slabSlices - 1) / half.slabSlices) + 3; ++count)
-    if (nz % count == 0) {
-      SlabPlan paired = plan(nz / count);
-      if (paired.mirrorPairs && fitsBoth(paired)) return paired;
-    }
+  const SlabPlan half = tallestPlan(grid.shape.nz, single, [&](const SlabPlan& p) {
+    return p.peakHostBytes() <= budget / 2 && fitsDevice(p);
+  });
+  if (std::optional<SlabPlan> paired =
+          evenMirrorPairs(grid.shape.nz, half.slabSlices, plan, fitsBoth))
+    return std::move(*paired);
   return tallest(grid.shape.nz, fitsBoth);
 }
 

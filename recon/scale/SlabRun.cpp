@@ -624,6 +624,49 @@ class SlabRunner {
     return w;
   }
 
+  // A piece's rows read (its volume allocated and pinned beside the read) and reconstructed.
+  std::shared_ptr<const Volume> reconstructUnit(const UnitWork& work, double& read,
+                                                double& compute) {
+    auto start = std::chrono::steady_clock::now();
+    std::future<std::shared_ptr<Volume>> allocating;
+    if (algorithm_.slabInto)
+      allocating = std::async(std::launch::async, [grid = work.grid] {
+        return std::make_shared<Volume>(grid.makeVolume());
+      });
+    const ProjectionStack rows = work.apart
+                                     ? source_.readRowBands(work.bands)
+                                     : source_.readRows(work.slab.rowFirst, work.slab.rowLast);
+    read = secondsSince(start);
+    start = std::chrono::steady_clock::now();
+    std::shared_ptr<const Volume> volume;
+    if (allocating.valid()) {
+      std::shared_ptr<Volume> into = allocating.get();
+      if (work.apart)
+        algorithm_.pairInto(rows, work.pair, *into, context_);
+      else
+        algorithm_.slabInto(rows, work.grid, *into, context_);
+      volume = std::move(into);
+    } else {
+      volume = std::make_shared<const Volume>(algorithm_.slab(rows, work.grid, context_));
+    }
+    compute = secondsSince(start);
+    return volume;
+  }
+
+  // The slabs of `unit` in `toWrite` from the piece's volume, where they lie one after another.
+  void writeUnit(const std::vector<int>& unit, const std::vector<int>& toWrite,
+                 const Volume& volume, std::uint64_t sliceBytes) {
+    const std::size_t sliceVoxels = sliceBytes / 4;
+    std::size_t at = 0;
+    for (const int index : unit) {
+      const Slab& slab = report_.plan.slabs[static_cast<std::size_t>(index)];
+      const std::size_t voxels = static_cast<std::size_t>(slab.slices()) * sliceVoxels;
+      if (std::find(toWrite.begin(), toWrite.end(), index) != toWrite.end())
+        writeSlab(slab, volume.voxels().subspan(at, voxels), sliceBytes);
+      at += voxels;
+    }
+  }
+
   // Each piece is written on a thread of its own while the next one is read and reconstructed
   // (two pieces in memory: SlabPlan::peakHostBytes counts both); a slab enters the manifest only
   // once its write is flushed, and a cancel or a failure still waits for (and lists) the piece
@@ -661,31 +704,8 @@ class SlabRunner {
     try {
       for (const std::vector<int>& unit : units) {
         context_.throwIfCancelled();
-        const UnitWork work = unitWork(unit);
-        auto start = std::chrono::steady_clock::now();
-        std::future<std::shared_ptr<Volume>> allocating;  // beside the read: zeroed and pinned
-        if (algorithm_.slabInto)
-          allocating = std::async(std::launch::async, [grid = work.grid] {
-            return std::make_shared<Volume>(grid.makeVolume());
-          });
-        const ProjectionStack rows = work.apart
-                                         ? source_.readRowBands(work.bands)
-                                         : source_.readRows(work.slab.rowFirst, work.slab.rowLast);
-        const double read = secondsSince(start);
-        start = std::chrono::steady_clock::now();
-        std::shared_ptr<const Volume> volume;
-        if (work.apart) {
-          std::shared_ptr<Volume> into = allocating.get();
-          algorithm_.pairInto(rows, work.pair, *into, context_);
-          volume = std::move(into);
-        } else if (allocating.valid()) {
-          std::shared_ptr<Volume> into = allocating.get();
-          algorithm_.slabInto(rows, work.grid, *into, context_);
-          volume = std::move(into);
-        } else {
-          volume = std::make_shared<const Volume>(algorithm_.slab(rows, work.grid, context_));
-        }
-        const double compute = secondsSince(start);
+        double read = 0, compute = 0;
+        const std::shared_ptr<const Volume> volume = reconstructUnit(unitWork(unit), read, compute);
         settle();
         // The slabs an earlier run did not write (a resume may find one of a pair written).
         std::vector<int> toWrite;
@@ -696,15 +716,7 @@ class SlabRunner {
         writing.compute = compute;
         writing.seconds = asyncWithCallersThreads([this, unit, toWrite, volume, sliceBytes] {
           const auto began = std::chrono::steady_clock::now();
-          const std::size_t sliceVoxels = sliceBytes / 4;
-          std::size_t at = 0;  // the unit's slabs lie one after the other in its volume
-          for (const int index : unit) {
-            const Slab& slab = report_.plan.slabs[static_cast<std::size_t>(index)];
-            const std::size_t voxels = static_cast<std::size_t>(slab.slices()) * sliceVoxels;
-            if (std::find(toWrite.begin(), toWrite.end(), index) != toWrite.end())
-              writeSlab(slab, volume->voxels().subspan(at, voxels), sliceBytes);
-            at += voxels;
-          }
+          writeUnit(unit, toWrite, *volume, sliceBytes);
           return secondsSince(began);
         });
       }
@@ -988,6 +1000,10 @@ SlabRunReport runSlabs(ProjectionRowSource& source, const SlabAlgorithm& algorit
                          "(NAME.raw with its NAME.json), as an HDF5 file (NAME.h5, a build with "
                          "HDF5) or as a folder of TIFF slices (a build with TIFF), got '" +
                              options.output.string() + "'");
+  if (options.plan.mirrorPairs && (!algorithm.pairInto || !algorithm.slabInto))
+    throw ParameterError("slab plan", algorithm.name +
+                                          " cannot reconstruct slabs in mirrored pairs (only a "
+                                          "GPU FDK with a z-mirror kernel can)");
   return SlabRunner(source, algorithm, options, context, comm).run();
 }
 
