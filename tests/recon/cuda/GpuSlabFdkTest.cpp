@@ -40,23 +40,30 @@ const ProjectionStack& wideCone() {
   return scan;
 }
 
+// The wide cone's scan read from memory, and FDK of a centred 48 x 48 x 36 grid of 0.5 mm voxels.
+class GpuSlabFdk : public testing::Test {
+ protected:
+  GpuSlabFdk() {
+    params.volume = VolumeGrid::centred({48, 48, 36}, Eigen::Vector3d::Constant(0.5));
+  }
+  test::TempDir dir;
+  InMemoryRowSource source{wideCone()};
+  fdk::FdkParams params;
+  JobContext plain;
+};
+
 std::vector<float> samples(const std::filesystem::path& output) {
   const Volume v = io::readVolumeRaw(output);
   return {v.voxels().begin(), v.voxels().end()};
 }
 
-TEST(GpuSlabFdk, MirroredPairsRunTheMirrorKernelAndMatchTheInMemoryGpuFdk) {
+TEST_F(GpuSlabFdk, MirroredPairsRunTheMirrorKernelAndMatchTheInMemoryGpuFdk) {
   TOMOWB_SKIP_WITHOUT_GPU();
-  test::TempDir dir;
-  InMemoryRowSource source(wideCone());
-  fdk::FdkParams params;
-  params.volume = VolumeGrid::centred({48, 48, 36}, Eigen::Vector3d::Constant(0.5));
   for (const auto& [variant, kernel] :
        {std::pair<std::string, std::string>{"fdk.bp.fast", "fdk.bp.mirror-half2"},
         {"fdk.bp.soft-mirror", "fdk.bp.soft-mirror"}}) {
     SCOPED_TRACE(variant);
     params.variant = variant;
-    JobContext plain;
     fdk::FdkReport wholeReport;
     const Volume whole = fdk::reconstructFdk(wideCone(), params, plain, &wholeReport);
     ASSERT_EQ(wholeReport.kernel, kernel);
@@ -94,18 +101,13 @@ TEST(GpuSlabFdk, MirroredPairsRunTheMirrorKernelAndMatchTheInMemoryGpuFdk) {
 
 // Without pairs (TOMOWB_SLAB_MIRROR_PAIRS=off) the slabs off the centre fall back to the kernel
 // without the mirror, and say so: what the pairs are for.
-TEST(GpuSlabFdk, WithoutPairsTheSlabsOffTheCentreFallBackToTheKernelWithoutTheMirror) {
+TEST_F(GpuSlabFdk, WithoutPairsTheSlabsOffTheCentreFallBackToTheKernelWithoutTheMirror) {
   TOMOWB_SKIP_WITHOUT_GPU();
-  test::TempDir dir;
-  InMemoryRowSource source(wideCone());
-  fdk::FdkParams params;
-  params.volume = VolumeGrid::centred({48, 48, 36}, Eigen::Vector3d::Constant(0.5));
   params.variant = "fdk.bp.fast";
   ::setenv("TOMOWB_SLAB_MIRROR_PAIRS", "off", 1);
   SlabRunOptions o;
   o.output = dir / "unpaired.raw";
   o.plan.slabSlices = 6;
-  JobContext plain;
   const SlabRunReport r = reconstructFdkInSlabs(source, params, o, plain);
   ::unsetenv("TOMOWB_SLAB_MIRROR_PAIRS");
   EXPECT_FALSE(r.plan.mirrorPairs);
