@@ -70,7 +70,7 @@ TEST(SeparableFootprintArc, EveryModelPassesTheFloat64AdjointTestOnOddSizes) {
       const double error = adjointMismatch(*g, grid, model, seed);
       std::cout << "[ measured ] arc " << nameOf(model) << (g == &cone ? " cone" : " helix")
                 << " float64 adjoint error " << error << "\n";
-      EXPECT_LE(error, 1e-12) << nameOf(model) << ", seed " << seed;
+      EXPECT_LE(error, 1e-14) << nameOf(model) << ", seed " << seed;
     }
 }
 

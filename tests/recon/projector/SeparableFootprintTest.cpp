@@ -73,7 +73,7 @@ TEST(SeparableFootprint, EveryModelPassesTheFloat64AdjointTestOnOddSizes) {
       const double error = adjointMismatch(*g, grid, model, seed);
       std::cout << "[ measured ] " << nameOf(model) << (g == &cone ? " cone" : " helix")
                 << " float64 adjoint error " << error << "\n";
-      EXPECT_LE(error, 1e-12) << nameOf(model) << ", seed " << seed;
+      EXPECT_LE(error, 1e-14) << nameOf(model) << ", seed " << seed;
     }
 }
 

@@ -46,7 +46,10 @@ inline std::size_t pixelsOf(const Geometry& g) {
   return static_cast<std::size_t>(g.viewCount() * g.detector().cols * g.detector().rows);
 }
 
-// |<A x, y> - <x, A^T y>| / max(|<A x, y>|, |<x, A^T y>|) in float64, zero-mean vectors.
+// |<A x, y> - <x, A^T y>| / (|A x| |y|) in float64, zero-mean vectors. The scale is the
+// Cauchy-Schwarz bound of both products: with zero-mean vectors <A x, y> itself can fall near zero
+// by cancellation, and a mismatch relative to it then measured float64 rounding as 1.2e-11 in 2 %
+// of random seeds (SeparableFootprintArc, SF-TR-A1 on the helix).
 inline double adjointMismatch(const Geometry& g, const VolumeGrid& grid, const SfModel& model,
                               std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -58,7 +61,9 @@ inline double adjointMismatch(const Geometry& g, const VolumeGrid& grid, const S
   sfBackproject(y, g, aty, grid, model);
   const double forwardDot = dot(ax, y), backDot = dot(x, aty);
   EXPECT_GT(std::abs(forwardDot), 0.0);
-  return std::abs(forwardDot - backDot) / std::max(std::abs(forwardDot), std::abs(backDot));
+  const double scale = std::sqrt(dot(ax, ax) * dot(y, y));
+  EXPECT_GT(scale, 0.0);
+  return std::abs(forwardDot - backDot) / scale;
 }
 
 inline double maxRelativeDifference(const std::vector<double>& a, const std::vector<double>& b) {
