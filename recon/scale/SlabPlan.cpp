@@ -76,6 +76,7 @@ SlabPlan planWith(const Geometry& geometry, const std::vector<ProjectionMatrix>&
                   const VolumeGrid& grid, std::int64_t slabSlices, bool bounded, bool mirrorPairs) {
   SlabPlan plan;
   plan.mirrorPairs = pairsMirrors(grid.shape.nz, slabSlices, mirrorPairs);
+  plan.mirrorPairsAsked = mirrorPairs;
   plan.grid = grid;
   plan.slabSlices = slabSlices;
   plan.views = geometry.viewCount();
@@ -211,6 +212,20 @@ Slab SlabPlan::blockOf(int rank, int ranks) const {
   return block;
 }
 
+// Whether the slabs go in mirrored pairs, and where they were asked for but cannot, why (a slab
+// off the centre then runs the kernel without the mirror, at half its speed).
+std::string SlabPlan::mirrorPairsText() const {
+  if (mirrorPairs) return "; each slab k with its mirror image n-1-k, for the z-mirror kernel";
+  if (!mirrorPairsAsked || slabs.size() < 2) return "";
+  const std::int64_t nz = grid.shape.nz;
+  if (nz % slabSlices != 0)
+    return "; slabs not in mirrored pairs, as " + std::to_string(slabSlices) + " does not divide " +
+           std::to_string(nz) + " slices: the slabs off the centre run the kernel without the " +
+           "mirror (a --slab-slices that divides " + std::to_string(nz) + " gives pairs)";
+  return "; slabs not in mirrored pairs (two slabs: each runs the kernel without the mirror; "
+         "give at least three)";
+}
+
 std::string SlabPlan::summary() const {
   std::int64_t widest = 0;
   std::int64_t first = detectorRows, last = -1;
@@ -228,8 +243,7 @@ std::string SlabPlan::summary() const {
          " of " + std::to_string(detectorRows) + " of " + std::to_string(views) +
          " views: " + bytesText(peakHostBytes()) + " host memory" +
          (deviceMemoryBytes > 0 ? ", " + bytesText(peakDeviceBytes()) + " GPU memory" : "") +
-         "; output " + bytesText(volumeBytes) +
-         (mirrorPairs ? "; each slab k with its mirror image n-1-k, for the z-mirror kernel" : "");
+         "; output " + bytesText(volumeBytes) + mirrorPairsText();
 }
 
 SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,

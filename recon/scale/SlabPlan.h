@@ -56,6 +56,7 @@ struct SlabPlan {
   std::uint64_t volumeBytes = 0;        // the whole output (float32)
   std::uint64_t deviceMemoryBytes = 0;  // SlabPlanOptions::deviceMemoryBytes it was planned for
   bool mirrorPairs = false;             // the slabs go in mirrored pairs (units())
+  bool mirrorPairsAsked = false;        // SlabPlanOptions::mirrorPairs (the summary says why not)
 
   // The pieces of work, in order: each slab alone, or with mirrorPairs slab k with slab n-1-k
   // (lower first; the middle slab of an odd count alone). A piece is read, reconstructed and
@@ -84,6 +85,7 @@ struct SlabPlan {
   // views: 1.1 GiB host memory; output 512 MiB" (and the GPU memory of a streamed slab when a
   // GPU limit was planned for).
   std::string summary() const;
+  std::string mirrorPairsText() const;  // the summary's part on mirrored pairs
 };
 
 // Throws ParameterError for a slab height below 1, a grid without voxels, or a cylindrical

@@ -293,7 +293,13 @@ TEST(SlabPlan, MirroredPairsPairSlabKWithSlabNMinus1MinusKWhereTheSlabsSplitTheG
     const SlabPlan plain = planSlabs(g, grid, o);
     EXPECT_FALSE(plain.mirrorPairs) << uneven << " slices";
     EXPECT_EQ(plain.units().size(), plain.slabs.size());
+    // Where pairs were asked for and cannot be, the plan says why.
+    EXPECT_EQ(plain.summary().find("not in mirrored pairs") != std::string::npos, uneven != 36)
+        << plain.summary();
   }
+  o.slabSlices = 5;
+  EXPECT_NE(planSlabs(g, grid, o).summary().find("a --slab-slices that divides 36"),
+            std::string::npos);
   o.slabSlices = 0;
   o.hostMemoryBytes = 1u << 20;
   const SlabPlan budget = planSlabs(g, grid, o);
