@@ -27,7 +27,8 @@ void checkBand(const Geometry& geometry, std::int64_t rowFirst, std::int64_t row
 }
 
 // The stack readRowBands returns: rows as many as the bands hold, cropRows' geometry from the
-// first band's first row.
+// first band's first row. Throws ParameterError for no band, a band off the detector, or bands
+// holding more rows than the detector.
 ProjectionStack bandStack(const Geometry& geometry,
                           const std::vector<std::pair<std::int64_t, std::int64_t>>& bands,
                           std::int64_t& held) {
@@ -37,9 +38,9 @@ ProjectionStack bandStack(const Geometry& geometry,
     checkBand(geometry, first, last);
     held += last - first + 1;
   }
-  return ProjectionStack(
-      cropRows(geometry, bands.front().first,
-               std::min(geometry.detector().rows - 1, bands.front().first + held - 1)));
+  if (bands.front().first + held > geometry.detector().rows)
+    throw ParameterError("detector rows", "the bands hold more rows than the detector");
+  return ProjectionStack(cropRows(geometry, bands.front().first, bands.front().first + held - 1));
 }
 
 }  // namespace
@@ -58,8 +59,6 @@ ProjectionStack ProjectionRowSource::readRowBands(
     const std::vector<std::pair<std::int64_t, std::int64_t>>& bands) {
   std::int64_t held = 0;
   ProjectionStack out = bandStack(geometry(), bands, held);
-  if (out.rows() != held)
-    throw ParameterError("detector rows", "the bands hold more rows than the detector");
   const std::int64_t cols = out.cols();
   std::int64_t at = 0;
   for (const auto& [first, last] : bands) {
@@ -112,8 +111,6 @@ ProjectionStack RawFileRowSource::readRowBands(
     const std::vector<std::pair<std::int64_t, std::int64_t>>& bands) {
   std::int64_t held = 0;
   ProjectionStack out = bandStack(sidecar_.geometry, bands, held);
-  if (out.rows() != held)
-    throw ParameterError("detector rows", "the bands hold more rows than the detector");
   const std::int64_t cols = sidecar_.cols, rows = sidecar_.rows;
   const auto sample = static_cast<std::int64_t>(io::sampleBytes(sidecar_.sampleType));
   parallelFor(sidecar_.views, [&](std::int64_t view) {  // as readRows: a pread per view and band
