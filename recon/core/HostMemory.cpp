@@ -187,9 +187,6 @@ void* allocateHostBuffer(std::size_t bytes) {
   const std::size_t total = roundUp(bytes + kHeaderBytes, kHugePageBytes);
   std::byte* base = mapAligned(total);
   if (base == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  madvise(base, total, MADV_HUGEPAGE);  // a hint: without huge pages it works, only slower
-#endif
   // Fault every page in before pinning: the registration would fault them in one thread.
   touchPages(base, total);
   void* block = withHeader(
