@@ -40,7 +40,10 @@ double directPenalty(const Volume& x, double delta, double beta) {
               if (k <= j) continue;
               const double t = double(x.data()[j]) - x.data()[k];
               const double kappa = 1.0 / std::sqrt(double(dx * dx + dy * dy + dz * dz));
-              sum += kappa * delta * delta * (std::sqrt(1.0 + (t / delta) * (t / delta)) - 1.0);
+              // psi(t) = delta^2 (sqrt(1 + (t/delta)^2) - 1), in the form without the
+              // cancellation of sqrt(1 + u^2) - 1 for small u (which cost this reference up to
+              // 3e-12 of its value where delta is far above the differences).
+              sum += kappa * t * t / (1.0 + std::sqrt(1.0 + (t / delta) * (t / delta)));
             }
   return beta * sum;
 }
