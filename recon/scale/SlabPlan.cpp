@@ -66,10 +66,34 @@ std::pair<std::int64_t, std::int64_t> rowWindow(const Geometry& geometry,
   return {first, std::max(first, last)};
 }
 
-// Mirrored pairs (SlabPlanOptions::mirrorPairs) where `slabSlices` splits the grid evenly into at
-// least three slabs: slab k and n-1-k are then mirror images (two slabs are the whole grid).
+// Mirrored pairs (SlabPlanOptions::mirrorPairs) where the slabs, laid out symmetrically
+// (slabBounds), number three or more: more than two slabs' height. Two slabs would pair into the
+// whole grid, which then runs as two.
 bool pairsMirrors(std::int64_t nz, std::int64_t slabSlices, bool asked) {
-  return asked && nz % slabSlices == 0 && nz / slabSlices >= 3;
+  return asked && nz > 2 * slabSlices;
+}
+
+// The slabs' slices [z0, z1): `slabSlices` each from z = 0, the last one what is left; mirrored,
+// `slabSlices` each from both ends and what is left in one middle slab (shorter than the others
+// where an even count of them fits, else taller, below twice their height), so that slab k and
+// slab n-1-k are mirror images for any height.
+std::vector<std::pair<std::int64_t, std::int64_t>> slabBounds(std::int64_t nz,
+                                                              std::int64_t slabSlices,
+                                                              bool mirrored) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> bounds;
+  const std::int64_t full = nz / slabSlices, left = nz % slabSlices;
+  if (!mirrored || left == 0) {
+    for (std::int64_t z0 = 0; z0 < nz; z0 += slabSlices)
+      bounds.emplace_back(z0, std::min(nz, z0 + slabSlices));
+    return bounds;
+  }
+  const std::int64_t eachEnd = full / 2;
+  for (std::int64_t k = 0; k < eachEnd; ++k)
+    bounds.emplace_back(k * slabSlices, (k + 1) * slabSlices);
+  bounds.emplace_back(eachEnd * slabSlices, nz - eachEnd * slabSlices);
+  for (std::int64_t k = eachEnd - 1; k >= 0; --k)
+    bounds.emplace_back(nz - (k + 1) * slabSlices, nz - k * slabSlices);
+  return bounds;
 }
 
 SlabPlan planWith(const Geometry& geometry, const std::vector<ProjectionMatrix>& matrices,
@@ -85,11 +109,11 @@ SlabPlan planWith(const Geometry& geometry, const std::vector<ProjectionMatrix>&
   plan.volumeBytes =
       productOrThrow("volume size", {grid.shape.nx, grid.shape.ny, grid.shape.nz, 4});
   int index = 0;
-  for (std::int64_t z0 = 0; z0 < grid.shape.nz; z0 += slabSlices) {
+  for (const auto& [z0, z1] : slabBounds(grid.shape.nz, slabSlices, plan.mirrorPairs)) {
     Slab slab;
     slab.index = index++;
     slab.z0 = z0;
-    slab.z1 = std::min(grid.shape.nz, z0 + slabSlices);
+    slab.z1 = z1;
     std::tie(slab.rowFirst, slab.rowLast) =
         rowWindow(geometry, matrices, grid, slab.z0, slab.z1, bounded);
     plan.slabs.push_back(slab);
@@ -115,20 +139,24 @@ SlabPlan tallestPlan(std::int64_t top, const Plan& plan, const Fits& fits) {
   return best;
 }
 
-// Mirrored pairs from a memory budget: the tallest height that splits the grid evenly into three
-// or more slabs and fits as pairs, searched from `single` (the tallest slab that fits half the
-// budget: one slab of a pair) downwards over a few counts; none when no count divides the grid.
+// Mirrored pairs from a memory budget: the tallest height at most `single` (the tallest slab that
+// fits half the budget: one slab of a pair) whose symmetric plan pairs and fits; where a height at
+// least half as tall splits the grid evenly into three or more slabs that fit, the tallest such
+// (slabs of one height, no odd middle one). None when no height pairs (one or two slices).
 template <typename Plan, typename Fits>
-std::optional<SlabPlan> evenMirrorPairs(std::int64_t nz, std::int64_t single, const Plan& plan,
-                                        const Fits& fits) {
-  const std::int64_t fewest = (nz + single - 1) / single;
-  for (std::int64_t count = std::max<std::int64_t>(3, fewest);
-       count <= nz && count <= 4 * fewest + 3; ++count) {
+std::optional<SlabPlan> mirrorPairsWithin(std::int64_t nz, std::int64_t single, const Plan& plan,
+                                          const Fits& fits) {
+  const auto pairsAndFits = [&](const SlabPlan& p) { return p.mirrorPairs && fits(p); };
+  SlabPlan symmetric = tallestPlan(single, plan, pairsAndFits);
+  if (!pairsAndFits(symmetric)) return std::nullopt;
+  const std::int64_t tallest = symmetric.slabSlices;
+  for (std::int64_t count = std::max<std::int64_t>(3, (nz + tallest - 1) / tallest);
+       2 * (nz / count) >= tallest; ++count) {
     if (nz % count != 0) continue;
-    SlabPlan paired = plan(nz / count);
-    if (paired.mirrorPairs && fits(paired)) return paired;
+    SlabPlan even = plan(nz / count);
+    if (pairsAndFits(even)) return even;
   }
-  return std::nullopt;
+  return symmetric;
 }
 
 }  // namespace
@@ -217,13 +245,9 @@ Slab SlabPlan::blockOf(int rank, int ranks) const {
 std::string SlabPlan::mirrorPairsText() const {
   if (mirrorPairs) return "; each slab k with its mirror image n-1-k, for the z-mirror kernel";
   if (!mirrorPairsAsked || slabs.size() < 2) return "";
-  const std::int64_t nz = grid.shape.nz;
-  if (nz % slabSlices != 0)
-    return "; slabs not in mirrored pairs, as " + std::to_string(slabSlices) + " does not divide " +
-           std::to_string(nz) + " slices: the slabs off the centre run the kernel without the " +
-           "mirror (a --slab-slices that divides " + std::to_string(nz) + " gives pairs)";
-  return "; slabs not in mirrored pairs (two slabs: each runs the kernel without the mirror; "
-         "give at least three)";
+  return "; slabs not in mirrored pairs (two slabs: each runs the kernel without the mirror; a "
+         "--slab-slices below " +
+         std::to_string((grid.shape.nz + 1) / 2) + " gives pairs)";
 }
 
 std::string SlabPlan::summary() const {
@@ -236,9 +260,14 @@ std::string SlabPlan::summary() const {
       last = s.rowLast;
     }
   }
+  // A mirrored plan's middle slab holds what the others leave (slabBounds).
+  const Slab& middle = slabs[slabs.size() / 2];
+  const std::string odd = mirrorPairs && middle.slices() != slabSlices
+                              ? ", the middle one " + std::to_string(middle.slices())
+                              : "";
   return std::to_string(slabs.size()) + " slab" + (slabs.size() == 1 ? "" : "s") + " of " +
-         std::to_string(slabSlices) + " slices (" + std::to_string(grid.shape.nx) + " x " +
-         std::to_string(grid.shape.ny) + " x " + std::to_string(grid.shape.nz) +
+         std::to_string(slabSlices) + " slices" + odd + " (" + std::to_string(grid.shape.nx) +
+         " x " + std::to_string(grid.shape.ny) + " x " + std::to_string(grid.shape.nz) +
          "); per slab at most rows " + std::to_string(first) + ".." + std::to_string(last) +
          " of " + std::to_string(detectorRows) + " of " + std::to_string(views) +
          " views: " + bytesText(peakHostBytes()) + " host memory" +
@@ -315,7 +344,7 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
     return p.peakHostBytes() <= budget / 2 && fitsDevice(p);
   });
   if (std::optional<SlabPlan> paired =
-          evenMirrorPairs(grid.shape.nz, half.slabSlices, plan, fitsBoth))
+          mirrorPairsWithin(grid.shape.nz, half.slabSlices, plan, fitsBoth))
     return std::move(*paired);
   return tallest(grid.shape.nz, fitsBoth);
 }

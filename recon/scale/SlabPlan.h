@@ -42,9 +42,10 @@ struct SlabPlanOptions {
   // fit; slabSlices that do not fit are refused with the height that would.
   std::uint64_t deviceMemoryBytes = 0;
   // Reconstruct slab k together with its mirror image, slab n-1-k (a GPU z-mirror FDK kernel on
-  // a geometry and grid with the mirror symmetry, fdk::FdkMirrorPair): where the slabs split the
-  // grid evenly into at least three, each pair is one piece of work (and its memory, so a height
-  // from the host memory is half as tall).
+  // a geometry and grid with the mirror symmetry, fdk::FdkMirrorPair): where the grid holds more
+  // than two slabs, each pair is one piece of work (and its memory, so a height from the host
+  // memory is half as tall). The slabs are then laid out from both ends of the grid, what is left
+  // in one middle slab (shorter than the others, or taller, below twice their height).
   bool mirrorPairs = false;
 };
 
@@ -59,8 +60,8 @@ struct SlabPlan {
   bool mirrorPairsAsked = false;        // SlabPlanOptions::mirrorPairs (the summary says why not)
 
   // The pieces of work, in order: each slab alone, or with mirrorPairs slab k with slab n-1-k
-  // (lower first; the middle slab of an odd count alone). A piece is read, reconstructed and
-  // written at once, and ranks share pieces, not slabs.
+  // (lower first; the middle slab of an odd count, which may differ in height, alone). A piece is
+  // read, reconstructed and written at once, and ranks share pieces, not slabs.
   std::vector<std::vector<int>> units() const;
   // The grid of one slab: the whole grid's x and y, the slab's slices.
   VolumeGrid slabGrid(const Slab& slab) const;

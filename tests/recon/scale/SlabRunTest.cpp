@@ -269,10 +269,13 @@ TEST(ProjectionRowSource, TwoBandsOfRowsLieOneAfterTheOtherInEachView) {
 }
 
 // Slabs in mirrored pairs (a GPU z-mirror kernel on a mirror geometry): slab k goes with slab
-// n-1-k where the slabs split the grid evenly into three or more; a pair is one piece of work
-// and of memory, ranks share pieces, and a height from the memory budget fits pairs.
-TEST(SlabPlan, MirroredPairsPairSlabKWithSlabNMinus1MinusKWhereTheSlabsSplitTheGridEvenly) {
+// n-1-k wherever the grid holds more than two slabs. A height that does not split the grid evenly
+// is laid out from both ends, what is left in one middle slab, so the pairs stay mirror images
+// (their slices and their detector rows). A pair is one piece of work and of memory, ranks share
+// pieces, and a height from the memory budget fits pairs.
+TEST(SlabPlan, MirroredPairsPairSlabKWithSlabNMinus1MinusKForAnyHeightBelowHalfTheGrid) {
   const Geometry g = coneScan(36);
+  const std::int64_t rows = g.detector().rows;
   const VolumeGrid grid = VolumeGrid::centred({40, 40, 36}, Eigen::Vector3d::Constant(1.5));
   SlabPlanOptions o;
   o.mirrorPairs = true;
@@ -288,24 +291,73 @@ TEST(SlabPlan, MirroredPairsPairSlabKWithSlabNMinus1MinusKWhereTheSlabsSplitTheG
   EXPECT_NE(six.summary().find("mirror image"), std::string::npos) << six.summary();
   o.slabSlices = 12;
   EXPECT_EQ(planSlabs(g, grid, o).units(), (std::vector<std::vector<int>>{{0, 2}, {1}}));
-  for (const std::int64_t uneven : {5, 18, 36}) {  // 36 % 5 != 0; two slabs; one slab
-    o.slabSlices = uneven;
-    const SlabPlan plain = planSlabs(g, grid, o);
-    EXPECT_FALSE(plain.mirrorPairs) << uneven << " slices";
-    EXPECT_EQ(plain.units().size(), plain.slabs.size());
-    // Where pairs were asked for and cannot be, the plan says why.
-    EXPECT_EQ(plain.summary().find("not in mirrored pairs") != std::string::npos, uneven != 36)
-        << plain.summary();
+  // Uneven heights: 36 = 3 x 5 + 6 + 3 x 5 (the middle slab taller), 2 x 8 + 4 + 2 x 8 and
+  // 17 + 2 + 17 (shorter).
+  const std::vector<std::pair<std::int64_t, std::int64_t>> uneven = {{5, 6}, {8, 4}, {17, 2}};
+  for (const auto& [height, middle] : uneven) {
+    o.slabSlices = height;
+    const SlabPlan p = planSlabs(g, grid, o);
+    SCOPED_TRACE(p.summary());
+    EXPECT_TRUE(p.mirrorPairs);
+    const std::size_t n = p.slabs.size();
+    ASSERT_EQ(n % 2, 1u);
+    EXPECT_EQ(p.slabs[n / 2].slices(), middle);
+    EXPECT_NE(p.summary().find(std::to_string(n) + " slabs of " + std::to_string(height) +
+                               " slices, the middle one " + std::to_string(middle)),
+              std::string::npos);
+    std::int64_t z = 0;
+    for (const Slab& s : p.slabs) {
+      EXPECT_EQ(s.z0, z) << "the slabs tile the grid in order";
+      z = s.z1;
+    }
+    EXPECT_EQ(z, 36);
+    const std::vector<std::vector<int>> units = p.units();
+    ASSERT_EQ(units.size(), n / 2 + 1);
+    for (const std::vector<int>& unit : units) {
+      if (unit.size() == 1) {
+        EXPECT_EQ(unit[0], int(n / 2));
+        continue;
+      }
+      const Slab &low = p.slabs[std::size_t(unit[0])], &high = p.slabs[std::size_t(unit[1])];
+      EXPECT_EQ(unit[1], int(n) - 1 - unit[0]);
+      EXPECT_EQ(low.slices(), height);
+      EXPECT_EQ(high.z0, 36 - low.z1) << "not mirror images";
+      EXPECT_EQ(high.z1, 36 - low.z0);
+      EXPECT_EQ(high.rowFirst, rows - 1 - low.rowLast) << "their rows are not mirror images";
+      EXPECT_EQ(high.rowLast, rows - 1 - low.rowFirst);
+    }
   }
+  // Two slabs or one: not paired; for two, the plan says why and which heights pair.
+  for (const std::int64_t height : {18, 20, 36}) {
+    o.slabSlices = height;
+    const SlabPlan plain = planSlabs(g, grid, o);
+    EXPECT_FALSE(plain.mirrorPairs) << height << " slices";
+    EXPECT_EQ(plain.units().size(), plain.slabs.size());
+    EXPECT_EQ(plain.summary().find("not in mirrored pairs") != std::string::npos, height != 36)
+        << plain.summary();
+    if (height != 36)
+      EXPECT_NE(plain.summary().find("a --slab-slices below 18 gives pairs"), std::string::npos)
+          << plain.summary();
+  }
+  // Unpaired, an uneven height keeps its slabs from z = 0, the last one short.
+  o.mirrorPairs = false;
   o.slabSlices = 5;
-  EXPECT_NE(planSlabs(g, grid, o).summary().find("a --slab-slices that divides 36"),
-            std::string::npos);
+  EXPECT_EQ(planSlabs(g, grid, o).slabs.back().slices(), 1);
+  o.mirrorPairs = true;
+  // A height from the memory budget: pairs, evenly where a count near the tallest divides the
+  // grid (36), else symmetrically (37 slices, a prime).
   o.slabSlices = 0;
   o.hostMemoryBytes = 1u << 20;
   const SlabPlan budget = planSlabs(g, grid, o);
   EXPECT_TRUE(budget.mirrorPairs) << budget.summary();
   EXPECT_EQ(36 % budget.slabSlices, 0);
   EXPECT_LE(budget.peakHostBytes(), o.hostMemoryBytes);
+  VolumeGrid prime = grid;
+  prime.shape.nz = 37;
+  const SlabPlan symmetric = planSlabs(g, prime, o);
+  EXPECT_TRUE(symmetric.mirrorPairs) << symmetric.summary();
+  EXPECT_LE(symmetric.peakHostBytes(), o.hostMemoryBytes);
+  EXPECT_GT(symmetric.slabSlices, 1) << "as tall as fits";
   o.mirrorPairs = false;
   EXPECT_FALSE(planSlabs(g, grid, o).mirrorPairs);
 }
@@ -463,20 +515,26 @@ TEST_F(SlabRun, MirroredPairsPutEachSlabInItsPlaceFromAnyRanksAndAfterAResume) {
     EXPECT_EQ(wrong, 0) << output;
   };
   SlabRunOptions o;
-  o.plan.slabSlices = 6;  // six slabs: pairs {0, 5} and {1, 4} apart, {2, 3} across the centre
   o.plan.mirrorPairs = true;
-  for (const int ranks : {1, 2}) {
-    o.output = dir / ("pairs" + std::to_string(ranks) + ".raw");
-    o.ranks = ranks;
-    for (int rank = 0; rank < ranks; ++rank) {
-      o.rank = rank;
-      const SlabRunReport r = runSlabs(source, marking, o, plain);
-      EXPECT_TRUE(r.plan.mirrorPairs);
-      EXPECT_EQ(r.computed.size() % 2, 0u) << "pairs are written whole";
+  // Six slabs of 6: pairs {0, 5} and {1, 4} apart, {2, 3} across the centre. Slabs of 5: three
+  // from each end, pairs {0, 6}, {1, 5} and {2, 4} apart, and a middle slab of 6 alone.
+  for (const std::int64_t height : {6, 5}) {
+    o.plan.slabSlices = height;
+    for (const int ranks : {1, 2}) {
+      o.output = dir / ("pairs" + std::to_string(height) + "-" + std::to_string(ranks) + ".raw");
+      o.ranks = ranks;
+      std::size_t written = 0;
+      for (int rank = 0; rank < ranks; ++rank) {
+        o.rank = rank;
+        const SlabRunReport r = runSlabs(source, marking, o, plain);
+        EXPECT_TRUE(r.plan.mirrorPairs);
+        written += r.computed.size();
+      }
+      EXPECT_EQ(written, height == 6 ? 6u : 7u);
+      expectNumbered(o.output);
     }
-    expectNumbered(o.output);
   }
-  EXPECT_EQ(apart.load(), 4) << "two pairs apart, in each of the two runs";
+  EXPECT_EQ(apart.load(), 2 * 2 + 2 * 3) << "the pairs apart, in each of the four runs";
 
   o.output = dir / "resumed.raw";
   o.ranks = 1;
@@ -497,7 +555,7 @@ TEST_F(SlabRun, MirroredPairsPutEachSlabInItsPlaceFromAnyRanksAndAfterAResume) {
     before = r.doneBefore;
   }
   EXPECT_GT(before, 0);
-  EXPECT_EQ(redone + std::size_t(before), 6u) << "the resume redoes only the pairs left";
+  EXPECT_EQ(redone + std::size_t(before), 7u) << "the resume redoes only the pairs left";
   expectNumbered(o.output);
 }
 
