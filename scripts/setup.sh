@@ -27,6 +27,9 @@ packages=(
   openssh-server openssh-client
   # Compiler cache shared by the build folders; dpkg-dev for the .deb (CPack)
   ccache dpkg-dev file
+  # A test whose tomowb-cli run hangs shows every thread's stack before it is killed
+  # (tests/support/TestSupport.h, waitForChild)
+  gdb
 )
 
 missing=()

@@ -57,8 +57,9 @@ CliResult cli(const std::vector<std::string>& args, const test::TempDir& dir) {
     execv(TOMOWB_CLI_PATH, argv.data());
     _exit(98);
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
+  std::string command = "tomowb-cli";
+  for (const std::string& a : args) command += " " + a;
+  const int status = test::waitForChild(pid, command);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
           slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
 }

@@ -50,8 +50,7 @@ pid_t spawn(const fs::path& folder, const std::vector<std::string>& arguments,
 }
 
 int waitFor(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  const int status = test::waitForChild(pid, "tomowb-cli");
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

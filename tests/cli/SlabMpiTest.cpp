@@ -91,8 +91,7 @@ int signalRanksWriting(const fs::path& folder, const std::string& output, int si
 }
 
 int waitFor(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  const int status = test::waitForChild(pid, "mpirun tomowb-cli");
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -61,8 +61,7 @@ pid_t start(const std::vector<std::string>& args, const test::TempDir& dir) {
 }
 
 CliRun finish(pid_t pid, const test::TempDir& dir) {
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const int status = test::waitForChild(pid, "tomowb-cli");
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
           slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
 }

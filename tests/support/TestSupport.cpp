@@ -1,14 +1,23 @@
 #include "support/TestSupport.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "recon/device/GpuDevices.h"
 
@@ -20,6 +29,77 @@ std::uint64_t randomSeed() {
       std::chrono::high_resolution_clock::now().time_since_epoch().count());
   std::cout << "[ seed     ] TOMOWB_TEST_SEED=" << seed << "\n";
   return seed;
+}
+
+namespace {
+
+std::string fileText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Where each thread of `pid` waits: its state and kernel wait channel, the kernel stack (root
+// only), and gdb's backtraces of every thread where gdb is installed.
+std::string whereItWaits(pid_t pid) {
+  std::ostringstream out;
+  const std::filesystem::path proc = "/proc/" + std::to_string(pid);
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(proc / "task", ec)) {
+    const std::string stat = fileText(task.path() / "stat");
+    const std::size_t close = stat.rfind(')');
+    const std::string state = close == std::string::npos ? "?" : stat.substr(close + 2, 1);
+    out << "thread " << task.path().filename().string() << " state " << state << " waits in "
+        << fileText(task.path() / "wchan") << "\n"
+        << fileText(task.path() / "stack");
+  }
+  if (::access("/usr/bin/gdb", X_OK) == 0) {
+    const std::string command = "timeout 60 /usr/bin/gdb -p " + std::to_string(pid) +
+                                " -batch -ex 'thread apply all bt' 2>&1";
+    if (FILE* gdb = ::popen(command.c_str(), "r")) {
+      std::array<char, 4096> buffer{};
+      while (std::fgets(buffer.data(), int(buffer.size()), gdb) != nullptr) out << buffer.data();
+      ::pclose(gdb);
+    }
+  } else {
+    out << "(no /usr/bin/gdb for the user-space stacks)\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+int waitForChild(pid_t pid, const std::string& what, std::chrono::seconds limit) {
+  // A watchdog kills the child at the deadline; this thread waits for its end without reaping it
+  // (WNOWAIT), so the watchdog can never signal a process id already given to another process.
+  std::mutex mutex;
+  std::condition_variable ended;
+  bool done = false;
+  std::string hung;
+  std::thread watchdog([&] {
+    std::unique_lock lock(mutex);
+    if (ended.wait_for(lock, limit, [&] { return done; })) return;
+    hung = whereItWaits(pid);
+    ::kill(pid, SIGKILL);
+  });
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
+  {
+    const std::lock_guard lock(mutex);
+    done = true;
+  }
+  ended.notify_all();
+  watchdog.join();
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!hung.empty())
+    ADD_FAILURE() << what << " still ran after " << limit.count()
+                  << " s and was killed; where it waited:\n"
+                  << hung;
+  return status;
 }
 
 TempDir::TempDir() {

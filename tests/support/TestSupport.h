@@ -2,7 +2,9 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <random>
@@ -30,6 +32,14 @@ class TempDir {
 
 // True if a CUDA device is usable in this process.
 bool gpuAvailable();
+
+// waitpid(pid) for a child process the test started (the CLI), for at most `limit`: a child still
+// running then is a test failure (ADD_FAILURE) that names `what` and shows where each of its
+// threads waits (state, kernel wait channel and stack from /proc, and gdb's backtrace where gdb is
+// installed); the child is then killed and reaped. Returns waitpid's status (SIGKILL's when it
+// was killed). A hang so fails in minutes with its stacks, not at ctest's timeout without them.
+int waitForChild(pid_t pid, const std::string& what,
+                 std::chrono::seconds limit = std::chrono::seconds(300));
 
 }  // namespace tomowb::test
 
