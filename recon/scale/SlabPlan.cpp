@@ -168,8 +168,12 @@ VolumeGrid SlabPlan::slabGrid(const Slab& slab) const {
   return g;
 }
 
+std::uint64_t SlabPlan::slabRowBytes(const Slab& slab) const {
+  return productOrThrow("slab rows", {views, slab.rows(), cols, 4});
+}
+
 std::uint64_t SlabPlan::slabHostBytes(const Slab& slab) const {
-  const std::uint64_t rowBytes = productOrThrow("slab rows", {views, slab.rows(), cols, 4});
+  const std::uint64_t rowBytes = slabRowBytes(slab);
   // The weighted, filtered copy is as large again, plus the filter's column extension (at most
   // a quarter more for an offset detector); then the slab's voxels.
   const std::uint64_t voxels =
@@ -179,13 +183,19 @@ std::uint64_t SlabPlan::slabHostBytes(const Slab& slab) const {
 }
 
 std::uint64_t SlabPlan::peakHostBytes() const {
-  std::uint64_t peak = 0;
-  for (const std::vector<int>& unit : units()) {
-    std::uint64_t bytes = 0;
-    for (const int i : unit) bytes += slabHostBytes(slabs[static_cast<std::size_t>(i)]);
+  std::uint64_t peak = 0, rowsAhead = 0;
+  const std::vector<std::vector<int>> pieces = units();
+  for (const std::vector<int>& unit : pieces) {
+    std::uint64_t bytes = 0, rows = 0;
+    for (const int i : unit) {
+      bytes += slabHostBytes(slabs[static_cast<std::size_t>(i)]);
+      rows += slabRowBytes(slabs[static_cast<std::size_t>(i)]);
+    }
     peak = std::max(peak, bytes);
+    rowsAhead = std::max(rowsAhead, rows);
   }
-  return peak;
+  // The next piece's rows, read while this one is reconstructed (SlabRun.cpp).
+  return pieces.size() > 1 ? peak + rowsAhead : peak;
 }
 
 std::vector<std::vector<int>> SlabPlan::units() const {
@@ -335,6 +345,9 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
   const auto fitsBoth = [&](const SlabPlan& p) {
     return p.peakHostBytes() <= budget && fitsDevice(p);
   };
+  // The whole grid first: one slab reads nothing ahead, so it may fit where a slab one slice
+  // shorter does not.
+  if (SlabPlan whole = plan(grid.shape.nz); fitsBoth(whole)) return whole;
   if (!options.mirrorPairs) return tallest(grid.shape.nz, fitsBoth);
   // Mirrored pairs: from the tallest single slab that fits half the budget; else unpaired.
   const auto single = [&](std::int64_t slices) {

@@ -67,7 +67,9 @@ struct SlabPlan {
   VolumeGrid slabGrid(const Slab& slab) const;
   // Host memory of one slab's work: its rows of every view, their weighted and filtered copy
   // and the slab's voxels twice (the slab before it is still being written). peakHostBytes: of
-  // the largest unit (a mirrored pair holds both slabs).
+  // the largest unit (a mirrored pair holds both slabs), plus the rows of the largest, which the
+  // next piece reads ahead while one is reconstructed (where there is more than one piece).
+  std::uint64_t slabRowBytes(const Slab& slab) const;  // its rows of every view (float32)
   std::uint64_t slabHostBytes(const Slab& slab) const;
   std::uint64_t peakHostBytes() const;
   // GPU memory of one slab streamed through GPU projectors: what a GPU pair bound to it asks for

@@ -624,20 +624,37 @@ class SlabRunner {
     return w;
   }
 
-  // A piece's rows read (its volume allocated and pinned beside the read) and reconstructed.
-  std::shared_ptr<const Volume> reconstructUnit(const UnitWork& work, double& read,
+  // A piece's rows: its band of every view, or a pair's two bands.
+  struct UnitRows {
+    ProjectionStack rows;
+    double seconds = 0;  // the read's own time, wherever it ran
+  };
+  UnitRows readUnit(const UnitWork& work) {
+    const auto start = std::chrono::steady_clock::now();
+    ProjectionStack rows = work.apart ? source_.readRowBands(work.bands)
+                                      : source_.readRows(work.slab.rowFirst, work.slab.rowLast);
+    return {std::move(rows), secondsSince(start)};
+  }
+
+  // A piece's rows (read ahead in `coming`, else now), its volume allocated and pinned beside
+  // the read, and reconstructed; once its rows are in, the next piece's (`next`, if any) are
+  // read ahead into `coming` while this one is reconstructed. The read-ahead runs on a thread
+  // of its own; only one read is ever under way, so a source is never read from two threads at
+  // once. An error in it comes out when its piece's turn comes.
+  std::shared_ptr<const Volume> reconstructUnit(const UnitWork& work, std::future<UnitRows>& coming,
+                                                const std::vector<int>* next, double& read,
                                                 double& compute) {
-    auto start = std::chrono::steady_clock::now();
     std::future<std::shared_ptr<Volume>> allocating;
     if (algorithm_.slabInto)
       allocating = std::async(std::launch::async, [grid = work.grid] {
         return std::make_shared<Volume>(grid.makeVolume());
       });
-    const ProjectionStack rows = work.apart
-                                     ? source_.readRowBands(work.bands)
-                                     : source_.readRows(work.slab.rowFirst, work.slab.rowLast);
-    read = secondsSince(start);
-    start = std::chrono::steady_clock::now();
+    UnitRows got = coming.valid() ? coming.get() : readUnit(work);
+    read = got.seconds;
+    const ProjectionStack rows = std::move(got.rows);
+    if (next != nullptr)
+      coming = asyncWithCallersThreads([this, ahead = unitWork(*next)] { return readUnit(ahead); });
+    const auto start = std::chrono::steady_clock::now();
     std::shared_ptr<const Volume> volume;
     if (allocating.valid()) {
       std::shared_ptr<Volume> into = allocating.get();
@@ -667,10 +684,10 @@ class SlabRunner {
     }
   }
 
-  // Each piece is written on a thread of its own while the next one is read and reconstructed
-  // (two pieces in memory: SlabPlan::peakHostBytes counts both); a slab enters the manifest only
-  // once its write is flushed, and a cancel or a failure still waits for (and lists) the piece
-  // being written.
+  // Each piece is written on a thread of its own while the next one is reconstructed, and the
+  // rows of the one after are read ahead meanwhile (SlabPlan::peakHostBytes counts the two pieces
+  // and those rows); a slab enters the manifest only once its write is flushed, and a cancel or a
+  // failure still waits for (and lists) the piece being written.
   void reconstructMine() {
     const SlabPlan& plan = report_.plan;
     const std::uint64_t sliceBytes = static_cast<std::uint64_t>(plan.grid.shape.nx) *
@@ -701,11 +718,14 @@ class SlabRunner {
           "slabs", double(done_.size() + report_.computed.size()) / double(plan.slabs.size()));
     };
     const std::vector<std::vector<int>> units = myUnits();
+    std::future<UnitRows> coming;  // the next piece's rows, read ahead
     try {
-      for (const std::vector<int>& unit : units) {
+      for (std::size_t u = 0; u < units.size(); ++u) {
+        const std::vector<int>& unit = units[u];
         context_.throwIfCancelled();
         double read = 0, compute = 0;
-        const std::shared_ptr<const Volume> volume = reconstructUnit(unitWork(unit), read, compute);
+        const std::shared_ptr<const Volume> volume = reconstructUnit(
+            unitWork(unit), coming, u + 1 < units.size() ? &units[u + 1] : nullptr, read, compute);
         settle();
         // The slabs an earlier run did not write (a resume may find one of a pair written).
         std::vector<int> toWrite;

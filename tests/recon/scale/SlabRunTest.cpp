@@ -10,10 +10,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <utility>
@@ -283,11 +285,14 @@ TEST(SlabPlan, MirroredPairsPairSlabKWithSlabNMinus1MinusKForAnyHeightBelowHalfT
   const SlabPlan six = planSlabs(g, grid, o);
   EXPECT_TRUE(six.mirrorPairs);
   EXPECT_EQ(six.units(), (std::vector<std::vector<int>>{{0, 5}, {1, 4}, {2, 3}}));
-  std::uint64_t widestPair = 0;
-  for (const std::vector<int>& unit : six.units())
-    widestPair = std::max(widestPair, six.slabHostBytes(six.slabs[std::size_t(unit[0])]) +
-                                          six.slabHostBytes(six.slabs[std::size_t(unit[1])]));
-  EXPECT_EQ(six.peakHostBytes(), widestPair) << "a pair is one piece of memory";
+  std::uint64_t widestPair = 0, widestRows = 0;
+  for (const std::vector<int>& unit : six.units()) {
+    const Slab &low = six.slabs[std::size_t(unit[0])], &high = six.slabs[std::size_t(unit[1])];
+    widestPair = std::max(widestPair, six.slabHostBytes(low) + six.slabHostBytes(high));
+    widestRows = std::max(widestRows, six.slabRowBytes(low) + six.slabRowBytes(high));
+  }
+  // A pair is one piece of memory, and the next pair's rows are read ahead meanwhile.
+  EXPECT_EQ(six.peakHostBytes(), widestPair + widestRows);
   EXPECT_NE(six.summary().find("mirror image"), std::string::npos) << six.summary();
   o.slabSlices = 12;
   EXPECT_EQ(planSlabs(g, grid, o).units(), (std::vector<std::vector<int>>{{0, 2}, {1}}));
@@ -557,6 +562,73 @@ TEST_F(SlabRun, MirroredPairsPutEachSlabInItsPlaceFromAnyRanksAndAfterAResume) {
   EXPECT_GT(before, 0);
   EXPECT_EQ(redone + std::size_t(before), 7u) << "the resume redoes only the pairs left";
   expectNumbered(o.output);
+}
+
+// The rows of the next piece are read while one is reconstructed: a stand-in algorithm waits in
+// each slab but the last for the next slab's read to begin (a run that read only when a piece's
+// turn came would never begin it, and the wait would time out). A read that fails ahead ends the
+// run with its error once its slab's turn comes, after the slabs before it are written and listed,
+// and a resume finishes the run to the bits of an uninterrupted one.
+TEST_F(SlabRun, TheNextSlabsRowsAreReadWhileOneIsReconstructedAndAFailedReadEndsTheRunInOrder) {
+  struct CountingSource : ProjectionRowSource {
+    explicit CountingSource(ProjectionRowSource& inner) : inner(inner) {}
+    const Geometry& geometry() const override { return inner.geometry(); }
+    ProjectionStack readRows(std::int64_t rowFirst, std::int64_t rowLast) override {
+      const int read = ++begun;
+      {
+        const std::lock_guard lock(mutex);
+        changed.notify_all();
+      }
+      if (read == failAt) throw IoError("rows.raw", "read failed (test)");
+      return inner.readRows(rowFirst, rowLast);
+    }
+    ProjectionRowSource& inner;
+    std::atomic<int> begun{0};
+    int failAt = 0;  // the read that fails (1 is the first); 0: none
+    std::mutex mutex;
+    std::condition_variable changed;
+  };
+  CountingSource counting(source);
+  const VolumeGrid& grid = params.volume;
+  std::atomic<int> overlapped{0};
+  SlabAlgorithm waiting;
+  waiting.name = "FDK";
+  waiting.grid = grid;
+  waiting.slabInto = [&](const ProjectionStack&, const VolumeGrid& g, Volume& volume, JobContext&) {
+    const auto z0 = std::lround((g.originMm.z() - grid.originMm.z()) / grid.voxelSizeMm.z());
+    const int slab = int(z0 / 9);
+    std::fill(volume.voxels().begin(), volume.voxels().end(), float(z0));
+    if (slab == 3) return;  // the last: nothing to read ahead
+    std::unique_lock lock(counting.mutex);
+    if (counting.changed.wait_for(lock, std::chrono::seconds(5),
+                                  [&] { return counting.begun.load() >= slab + 2; }))
+      ++overlapped;
+  };
+  SlabRunOptions o;
+  o.plan.slabSlices = 9;  // four slabs
+  o.output = dir / "ahead.raw";
+  const SlabRunReport whole = runSlabs(counting, waiting, o, plain);
+  EXPECT_EQ(whole.computed.size(), 4u);
+  EXPECT_EQ(overlapped.load(), 3) << "each slab but the last saw the next one's read begin";
+  EXPECT_EQ(counting.begun.load(), 4) << "each slab's rows read once";
+
+  counting.begun = 0;
+  counting.failAt = 3;  // slab 2's rows, read ahead while slab 1 is reconstructed
+  o.output = dir / "failed.raw";
+  try {
+    runSlabs(counting, waiting, o, plain);
+    ADD_FAILURE() << "the failed read did not end the run";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("read failed (test)"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(o.output));
+  counting.failAt = 0;
+  o.resume = true;
+  const SlabRunReport resumed = runSlabs(counting, waiting, o, plain);
+  EXPECT_EQ(resumed.doneBefore, 2) << "slabs 0 and 1 were written before the error came out";
+  EXPECT_EQ(resumed.computed, (std::vector<int>{2, 3}));
+  const Volume a = io::readVolumeRaw(dir / "ahead.raw"), b = io::readVolumeRaw(o.output);
+  EXPECT_TRUE(std::equal(a.voxels().begin(), a.voxels().end(), b.voxels().begin()));
 }
 
 // A disk that fills up during the run (the output's space is not reserved up front): the write
