@@ -244,6 +244,13 @@ weak)
       # of 512, each off the centre and on the kernel without the mirror: the f2n row).
       fresh f2r.raw
       times[f2r]+="$(timed f2r.log fdk 1024 f2r.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 256) "
+      # Slabs of 128: four mirrored pairs, two per rank, so each rank reads its second pair's rows
+      # while the first is reconstructed and writes the first beside the second (2026-11-28);
+      # against one rank on the same slabs (two pairs) and on one slab of 512.
+      fresh f2a.raw
+      times[f2a]+="$(timed f2a.log fdk 1024 f2a.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 128) "
+      fresh f1a.raw
+      times[f1a]+="$(timed f1a.log fdk 512 f1a.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 128 --gpus 0) "
       fresh f2n.raw
       times[f2n]+="$(TOMOWB_SLAB_MIRROR_PAIRS=off timed f2n.log fdk 1024 f2n.raw "mpirun -x TOMOWB_PHASES -x TOMOWB_SLAB_MIRROR_PAIRS -np 2" --slab-slices 512) "
       fresh f2p.raw
@@ -324,6 +331,9 @@ weak)
     row f1h "FDK, 1 MPI rank on its share of the host ($half of $(nproc) cores)" 1 "1024 x 1024 x 512" "-"
     row f2r "FDK, 2 MPI ranks against 1 MPI rank on its share of the host" 2 "1024 x 1024 x 1024" "$(m f1h)"
     row f2n "FDK, 2 MPI ranks, slabs of 512 without mirrored pairs, against 1 MPI rank" 2 "1024 x 1024 x 1024" "$f1r"
+    row f1a "FDK, 1 MPI rank, slabs of 128 (2 mirrored pairs, the second read ahead)" 1 "1024 x 1024 x 512" "-"
+    row f2a "FDK, 2 MPI ranks, slabs of 128 (2 pairs each), against 1 MPI rank on 1 slab" 2 "1024 x 1024 x 1024" "$f1r"
+    row f2a "FDK, 2 MPI ranks, slabs of 128, against 1 MPI rank on the same slabs" 2 "1024 x 1024 x 1024" "$(m f1a)"
     row f2p "FDK, 1 process driving both" 2 "1024 x 1024 x 1024" "$f1"
     row f2q "FDK, 1 process driving both, 2 mirrored pairs of slabs of 256" 2 "1024 x 1024 x 1024" "$f1"
     row f2s "FDK, 1 process, 1 GPU, the same 2 pairs in turn" 1 "1024 x 1024 x 1024" "-"
@@ -344,7 +354,7 @@ weak)
     echo
     echo "| run | before main | MPI | input + plan | slabs | to return | exit |"
     echo "|---|---|---|---|---|---|---|"
-    for key in f1 f1r f1h f2r f2n f2p f2q s1 s1r s2r s2p; do
+    for key in f1 f1r f1h f1a f2r f2a f2n f2p f2q s1 s1r s2r s2p; do
       [ -f "$key.log" ] && echo "| $key | $(phases "$key.log") |"
     done
     echo
