@@ -10,13 +10,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "recon/device/GpuDevices.h"
@@ -24,6 +24,7 @@
 namespace tomowb::test {
 
 std::uint64_t randomSeed() {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): read before any test starts a thread
   if (const char* fixed = std::getenv("TOMOWB_TEST_SEED")) return std::strtoull(fixed, nullptr, 10);
   const auto seed = static_cast<std::uint64_t>(
       std::chrono::high_resolution_clock::now().time_since_epoch().count());
@@ -109,7 +110,7 @@ TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "tomowb-test-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr)
     throw std::runtime_error("cannot create a temporary folder " + pattern + ": " +
-                             std::strerror(errno));
+                             std::error_code(errno, std::generic_category()).message());
   path_ = pattern;
 }
 
