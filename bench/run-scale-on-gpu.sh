@@ -251,6 +251,10 @@ weak)
       times[f2a]+="$(timed f2a.log fdk 1024 f2a.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 128) "
       fresh f1a.raw
       times[f1a]+="$(timed f1a.log fdk 512 f1a.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 128 --gpus 0) "
+      # The same 2 ranks reading each pair's rows when its turn comes: the read-ahead's A/B (it
+      # pins its buffer beside the GPU pipeline, whose CUDA calls wait for that driver lock).
+      fresh f2b.raw
+      times[f2b]+="$(TOMOWB_SLAB_READ_AHEAD=off timed f2b.log fdk 1024 f2b.raw "mpirun -x TOMOWB_PHASES -x TOMOWB_SLAB_READ_AHEAD -np 2" --slab-slices 128) "
       fresh f2n.raw
       times[f2n]+="$(TOMOWB_SLAB_MIRROR_PAIRS=off timed f2n.log fdk 1024 f2n.raw "mpirun -x TOMOWB_PHASES -x TOMOWB_SLAB_MIRROR_PAIRS -np 2" --slab-slices 512) "
       fresh f2p.raw
@@ -334,6 +338,7 @@ weak)
     row f1a "FDK, 1 MPI rank, slabs of 128 (2 mirrored pairs, the second read ahead)" 1 "1024 x 1024 x 512" "-"
     row f2a "FDK, 2 MPI ranks, slabs of 128 (2 pairs each), against 1 MPI rank on 1 slab" 2 "1024 x 1024 x 1024" "$f1r"
     row f2a "FDK, 2 MPI ranks, slabs of 128, against 1 MPI rank on the same slabs" 2 "1024 x 1024 x 1024" "$(m f1a)"
+    row f2b "FDK, 2 MPI ranks, slabs of 128, no read-ahead (TOMOWB_SLAB_READ_AHEAD=off), against 1 MPI rank on 1 slab" 2 "1024 x 1024 x 1024" "$f1r"
     row f2p "FDK, 1 process driving both" 2 "1024 x 1024 x 1024" "$f1"
     row f2q "FDK, 1 process driving both, 2 mirrored pairs of slabs of 256" 2 "1024 x 1024 x 1024" "$f1"
     row f2s "FDK, 1 process, 1 GPU, the same 2 pairs in turn" 1 "1024 x 1024 x 1024" "-"
@@ -354,7 +359,7 @@ weak)
     echo
     echo "| run | before main | MPI | input + plan | slabs | to return | exit |"
     echo "|---|---|---|---|---|---|---|"
-    for key in f1 f1r f1h f1a f2r f2a f2n f2p f2q s1 s1r s2r s2p; do
+    for key in f1 f1r f1h f1a f2r f2a f2b f2n f2p f2q s1 s1r s2r s2p; do
       [ -f "$key.log" ] && echo "| $key | $(phases "$key.log") |"
     done
     echo

@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <string>
 
 #include "recon/core/Error.h"
 #include "recon/core/HostMemory.h"
@@ -389,6 +390,14 @@ void agree(Communicator& comm, std::exception_ptr& failure) {
 
 namespace {
 
+// Whether a piece's rows are read while the one before is reconstructed; TOMOWB_SLAB_READ_AHEAD=off
+// reads them when their turn comes (benchmarks: the read-ahead pins its buffer beside the GPU
+// pipeline, whose CUDA calls wait for a registration's driver lock).
+bool readAheadWanted() {
+  const char* text = std::getenv("TOMOWB_SLAB_READ_AHEAD");  // NOLINT(concurrency-mt-unsafe)
+  return text == nullptr || std::string(text) != "off";
+}
+
 // One rank's run, phase by phase. After each phase the ranks agree (agree()) before the next.
 class SlabRunner {
  public:
@@ -719,13 +728,15 @@ class SlabRunner {
     };
     const std::vector<std::vector<int>> units = myUnits();
     std::future<UnitRows> coming;  // the next piece's rows, read ahead
+    const bool ahead = readAheadWanted();
     try {
       for (std::size_t u = 0; u < units.size(); ++u) {
         const std::vector<int>& unit = units[u];
         context_.throwIfCancelled();
         double read = 0, compute = 0;
-        const std::shared_ptr<const Volume> volume = reconstructUnit(
-            unitWork(unit), coming, u + 1 < units.size() ? &units[u + 1] : nullptr, read, compute);
+        const std::shared_ptr<const Volume> volume =
+            reconstructUnit(unitWork(unit), coming,
+                            ahead && u + 1 < units.size() ? &units[u + 1] : nullptr, read, compute);
         settle();
         // The slabs an earlier run did not write (a resume may find one of a pair written).
         std::vector<int> toWrite;

@@ -591,6 +591,7 @@ TEST_F(SlabRun, TheNextSlabsRowsAreReadWhileOneIsReconstructedAndAFailedReadEnds
   CountingSource counting(source);
   const VolumeGrid& grid = params.volume;
   std::atomic<int> overlapped{0};
+  auto patience = std::chrono::seconds(5);  // for the next read to begin
   SlabAlgorithm waiting;
   waiting.name = "FDK";
   waiting.grid = grid;
@@ -600,7 +601,7 @@ TEST_F(SlabRun, TheNextSlabsRowsAreReadWhileOneIsReconstructedAndAFailedReadEnds
     std::fill(volume.voxels().begin(), volume.voxels().end(), float(z0));
     if (slab == 3) return;  // the last: nothing to read ahead
     std::unique_lock lock(counting.mutex);
-    if (counting.changed.wait_for(lock, std::chrono::seconds(5),
+    if (counting.changed.wait_for(lock, patience,
                                   [&] { return counting.begun.load() >= slab + 2; }))
       ++overlapped;
   };
@@ -629,6 +630,18 @@ TEST_F(SlabRun, TheNextSlabsRowsAreReadWhileOneIsReconstructedAndAFailedReadEnds
   EXPECT_EQ(resumed.computed, (std::vector<int>{2, 3}));
   const Volume a = io::readVolumeRaw(dir / "ahead.raw"), b = io::readVolumeRaw(o.output);
   EXPECT_TRUE(std::equal(a.voxels().begin(), a.voxels().end(), b.voxels().begin()));
+
+  // TOMOWB_SLAB_READ_AHEAD=off (benchmarks): each slab's rows when its turn comes.
+  ::setenv("TOMOWB_SLAB_READ_AHEAD", "off", 1);
+  overlapped = 0;
+  counting.begun = 0;
+  patience = std::chrono::seconds(0);
+  o.resume = false;
+  o.output = dir / "in-turn.raw";
+  runSlabs(counting, waiting, o, plain);
+  ::unsetenv("TOMOWB_SLAB_READ_AHEAD");
+  EXPECT_EQ(overlapped.load(), 0);
+  EXPECT_EQ(counting.begun.load(), 4);
 }
 
 // A disk that fills up during the run (the output's space is not reserved up front): the write
