@@ -182,8 +182,15 @@ std::vector<fs::path> manifestsOf(const fs::path& output) {
   return found;
 }
 
-// The first part of two fingerprints that differs, for the message.
+// The first part of two fingerprints that differs, for the message. Pairing is not an option a
+// user gives (fdkSlabsPairWithMirrors decides), so its message names the switch that resumes a
+// run that went slab by slab.
 std::string differingPart(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.value("mirrorPairs", false) != b.value("mirrorPairs", false))
+    return std::string("mirrored slab pairs: that run went ") +
+           (a.value("mirrorPairs", false) ? "in pairs, this one slab by slab"
+                                          : "slab by slab, this one in pairs; "
+                                            "TOMOWB_SLAB_MIRROR_PAIRS=off resumes it so");
   for (const char* key : {"grid", "slabSlices", "slabs", "parameters", "input"})
     if (a.value(key, nlohmann::json()) != b.value(key, nlohmann::json())) return key;
   return "run";

@@ -562,6 +562,31 @@ TEST_F(SlabRun, MirroredPairsPutEachSlabInItsPlaceFromAnyRanksAndAfterAResume) {
   EXPECT_GT(before, 0);
   EXPECT_EQ(redone + std::size_t(before), 7u) << "the resume redoes only the pairs left";
   expectNumbered(o.output);
+
+  // A run that went slab by slab (an older build, or pairs switched off) is not resumed in
+  // pairs; the message names the switch that resumes it.
+  o.output = dir / "unpaired.raw";
+  o.ranks = 1;
+  o.rank = 0;
+  o.resume = false;
+  o.plan.mirrorPairs = false;
+  CancelToken again;
+  StopAfter stopAgain(again, 0.3);
+  JobContext stoppingAgain(again, &stopAgain);
+  EXPECT_THROW(runSlabs(source, marking, o, stoppingAgain), Cancelled);
+  o.resume = true;
+  o.plan.mirrorPairs = true;
+  try {
+    runSlabs(source, marking, o, plain);
+    ADD_FAILURE() << "a run slab by slab was resumed in pairs";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("TOMOWB_SLAB_MIRROR_PAIRS=off resumes it"),
+              std::string::npos)
+        << e.what();
+  }
+  o.plan.mirrorPairs = false;
+  EXPECT_TRUE(runSlabs(source, marking, o, plain).finished);
+  expectNumbered(o.output);
 }
 
 // The rows of the next piece are read while one is reconstructed: a stand-in algorithm waits in
