@@ -397,12 +397,11 @@ void agree(Communicator& comm, std::exception_ptr& failure) {
 
 namespace {
 
-// Whether a piece's rows are read while the one before is reconstructed; TOMOWB_SLAB_READ_AHEAD=off
-// reads them when their turn comes (benchmarks: the read-ahead pins its buffer beside the GPU
-// pipeline, whose CUDA calls wait for a registration's driver lock).
-bool readAheadWanted() {
-  const char* text = std::getenv("TOMOWB_SLAB_READ_AHEAD");  // NOLINT(concurrency-mt-unsafe)
-  return text == nullptr || std::string(text) != "off";
+// Whether the environment variable `name` is "off": the switches benchmarks use to run without
+// one of the run's optimisations (TOMOWB_SLAB_READ_AHEAD, TOMOWB_SLAB_MIRROR_PAIRS).
+bool switchedOff(const char* name) {
+  const char* text = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+  return text != nullptr && std::string(text) == "off";
 }
 
 // One rank's run, phase by phase. After each phase the ranks agree (agree()) before the next.
@@ -652,11 +651,11 @@ class SlabRunner {
     return {std::move(rows), secondsSince(start)};
   }
 
-  // A piece's rows (read ahead in `coming`, else now), its volume allocated and pinned beside
-  // the read, and reconstructed; once its rows are in, the next piece's (`next`, if any) are
-  // read ahead into `coming` while this one is reconstructed. The read-ahead runs on a thread
-  // of its own; only one read is ever under way, so a source is never read from two threads at
-  // once. An error in it comes out when its piece's turn comes.
+  // A piece's rows (read ahead in `coming`, else now), its volume allocated and pinned on a
+  // thread of its own meanwhile, and reconstructed; once its rows are in, the next piece's (`next`,
+  // if any) are read ahead into `coming` while this one is reconstructed. The read-ahead runs on a
+  // thread of its own; only one read is ever under way, so a source is never read from two threads
+  // at once. An error in it comes out when its piece's turn comes.
   std::shared_ptr<const Volume> reconstructUnit(const UnitWork& work, std::future<UnitRows>& coming,
                                                 const std::vector<int>* next, double& read,
                                                 double& compute) {
@@ -735,7 +734,10 @@ class SlabRunner {
     };
     const std::vector<std::vector<int>> units = myUnits();
     std::future<UnitRows> coming;  // the next piece's rows, read ahead
-    const bool ahead = readAheadWanted();
+    // TOMOWB_SLAB_READ_AHEAD=off reads each piece's rows when its turn comes (benchmarks: the
+    // read-ahead pins its buffer beside the GPU pipeline, whose CUDA calls wait for a
+    // registration's driver lock).
+    const bool ahead = !switchedOff("TOMOWB_SLAB_READ_AHEAD");
     try {
       for (std::size_t u = 0; u < units.size(); ++u) {
         const std::vector<int>& unit = units[u];
@@ -1046,8 +1048,7 @@ SlabRunReport runSlabs(ProjectionRowSource& source, const SlabAlgorithm& algorit
 }
 
 bool fdkSlabsPairWithMirrors(const Geometry& geometry, const fdk::FdkParams& params) {
-  const char* off = std::getenv("TOMOWB_SLAB_MIRROR_PAIRS");  // NOLINT(concurrency-mt-unsafe)
-  if (off != nullptr && std::string(off) == "off") return false;
+  if (switchedOff("TOMOWB_SLAB_MIRROR_PAIRS")) return false;
   return fdk::variantHasZMirrorKernel(params.variant) &&
          fdk::zMirrorProblem(geometry, params.volume).empty();
 }
