@@ -79,6 +79,10 @@ print(f'{c:.2f} | {rw:.2f}')" "$1"; }
 # 1024 and tilt series of 61 views of 1024 columns and 256 or 512 rows.
 weakData() {
   "$cli" -q phantom -o cone.json --cols 1024 --rows 1024 --views 720 --pitch-mm 0.2 || return 1
+  # The same scan with half the detector's rows: the 1024 x 1024 x 512 volume's own share of the
+  # detector (magnification 2: 512 rows of 0.2 mm are 51.2 mm at the isocentre, 512 slices of 0.1
+  # mm), so that input and output both double from 1 GPU to 2 (the weak stage's f1w and f1v rows).
+  "$cli" -q phantom -o cone512.json --cols 1024 --rows 512 --views 720 --pitch-mm 0.2 || return 1
   for rows in 256 512; do
     "$cli" -q phantom -o "tilt$rows.json" --beam parallel --scan arc --arc-deg 120 --views 61 \
       --cols 1024 --rows "$rows" --pitch-mm 0.1 || return 1
@@ -211,8 +215,8 @@ weak)
   outName() { if [ "${WEAK_OUTPUT:-raw}" = tiff ]; then echo "${1%.raw}"; else echo "$1"; fi; }
   fdk() { # NZ OUT LAUNCHER OPTIONS...
     local nz="$1" out; out=$(outName "$2"); local launch="$3"; shift 3
-    $launch "$cli" --no-record recon fdk -i cone.json --shape 1024 1024 "$nz" --voxel-mm 0.1 --device gpu \
-      -o "$out" "$@"
+    $launch "$cli" --no-record recon fdk -i "${cone:-cone.json}" --shape 1024 1024 "$nz" --voxel-mm 0.1 \
+      --device gpu -o "$out" "$@"
   }
   sirt() { # ROWS OUT LAUNCHER OPTIONS...
     local rows="$1" out; out=$(outName "$2"); local launch="$3"; shift 3
@@ -251,6 +255,15 @@ weak)
       times[f2a]+="$(timed f2a.log fdk 1024 f2a.raw "mpirun -x TOMOWB_PHASES -np 2" --slab-slices 128) "
       fresh f1a.raw
       times[f1a]+="$(timed f1a.log fdk 512 f1a.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 128 --gpus 0) "
+      # Weak scaling with the detector grown with the volume (2026-11-28): 1 rank reconstructs
+      # 1024 x 1024 x 512 from a detector of 512 rows, so that each GPU's input is its share of
+      # the 2-GPU run's, as SIRT's rows have it. The rows above keep the 1024-row detector, of
+      # which 1 rank reads only the centre (rows 211..513 for one slab of 512) and each of 2
+      # ranks about twice as many rows.
+      fresh f1w.raw
+      times[f1w]+="$(cone=cone512.json timed f1w.log fdk 512 f1w.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 128 --gpus 0) "
+      fresh f1v.raw
+      times[f1v]+="$(cone=cone512.json timed f1v.log fdk 512 f1v.raw "mpirun -x TOMOWB_PHASES -np 1" --slab-slices 512 --gpus 0) "
       # The same 2 ranks reading each pair's rows when its turn comes: the read-ahead's A/B (it
       # pins its buffer beside the GPU pipeline, whose CUDA calls wait for that driver lock).
       fresh f2b.raw
@@ -315,7 +328,8 @@ weak)
     echo "whole command (start, reading the projections, reconstruction, writing and flushing the"
     echo "volume to disk; output: ${WEAK_OUTPUT:-raw}, $( [ "${WEAK_OUTPUT:-raw}" = tiff ] && echo "a folder of float32 TIFF slices" || echo "one raw file that the ranks share"))."
     echo "FDK: fdk.bp.fast from 720 views of 1024 x 1024, 1024 x 1024 x 512 voxels"
-    echo "per GPU. SIRT: et.fp.fast + et.bp.fast, 50 iterations of a 120-degree tilt series of 61"
+    echo "per GPU (the f1v and f1w rows: from 720 views of 1024 columns x 512 rows, the grid's own"
+    echo "share of the detector, so that input and output per GPU stay the same from 1 GPU to 2). SIRT: et.fp.fast + et.bp.fast, 50 iterations of a 120-degree tilt series of 61"
     echo "views of 1024 columns, 1024 x 256 x 256 voxels per GPU (one slice per detector row)."
     echo "Efficiency: t(1 GPU, its share) / t(2 GPUs, twice the work); 1.00 = perfect."
     echo
@@ -338,6 +352,10 @@ weak)
     row f1a "FDK, 1 MPI rank, slabs of 128 (2 mirrored pairs, the second read ahead)" 1 "1024 x 1024 x 512" "-"
     row f2a "FDK, 2 MPI ranks, slabs of 128 (2 pairs each), against 1 MPI rank on 1 slab" 2 "1024 x 1024 x 1024" "$f1r"
     row f2a "FDK, 2 MPI ranks, slabs of 128, against 1 MPI rank on the same slabs" 2 "1024 x 1024 x 1024" "$(m f1a)"
+    row f1v "FDK, 1 MPI rank, a detector of 512 rows (the grid's share), 1 slab" 1 "1024 x 1024 x 512" "-"
+    row f2r "FDK, 2 MPI ranks, slabs of 256, against 1 MPI rank with 512 rows, 1 slab" 2 "1024 x 1024 x 1024" "$(m f1v)"
+    row f1w "FDK, 1 MPI rank, a detector of 512 rows (the grid's share), slabs of 128" 1 "1024 x 1024 x 512" "-"
+    row f2a "FDK, 2 MPI ranks, slabs of 128, against 1 MPI rank with 512 rows, slabs of 128" 2 "1024 x 1024 x 1024" "$(m f1w)"
     row f2b "FDK, 2 MPI ranks, slabs of 128, no read-ahead (TOMOWB_SLAB_READ_AHEAD=off), against 1 MPI rank on 1 slab" 2 "1024 x 1024 x 1024" "$f1r"
     row f2p "FDK, 1 process driving both" 2 "1024 x 1024 x 1024" "$f1"
     row f2q "FDK, 1 process driving both, 2 mirrored pairs of slabs of 256" 2 "1024 x 1024 x 1024" "$f1"
@@ -359,7 +377,7 @@ weak)
     echo
     echo "| run | before main | MPI | input + plan | slabs | to return | exit |"
     echo "|---|---|---|---|---|---|---|"
-    for key in f1 f1r f1h f1a f2r f2a f2b f2n f2p f2q s1 s1r s2r s2p; do
+    for key in f1 f1r f1h f1a f1v f1w f2r f2a f2b f2n f2p f2q s1 s1r s2r s2p; do
       [ -f "$key.log" ] && echo "| $key | $(phases "$key.log") |"
     done
     echo

@@ -233,7 +233,9 @@ class CatalogReconCommand : public Command {
                         "exchanging the detector rows their slabs share (0: one slab per rank)"
                       : "reconstruct this many slices at a time, each slab written to -o "
                         "(NAME.raw) as it finishes: memory holds one slab and the detector rows "
-                        "it needs (0: the tallest slab half the free host memory holds)")
+                        "it needs (0: the tallest slab half the free host memory holds, lower "
+                        "where need be for two slabs or mirrored pairs per rank; a resume: the "
+                        "run's own)")
         ->check(CLI::NonNegativeNumber);
     if (iterativeSlabs()) {
       g->add_option("--checkpoint-every", checkpointEvery_,
@@ -707,6 +709,14 @@ class CatalogReconCommand : public Command {
         iterative && !scale::iterativeSlabsAreIndependent(geometry, iterativeParams);
     const int ranks = o.communicator != nullptr ? o.communicator->size() : o.ranks;
     planBlocks(o, geometry, grid, iterativeParams, parameters, coupled, iterative, ranks);
+    // Independent pieces, where the planner picks the height: two or more for each rank, so
+    // that reading and writing overlap the reconstruction (mpirun -np 2 on a grid that fits
+    // in memory left the second rank idle with one slab).
+    if (!coupled) o.plan.sharedByRanks = ranks;
+    // A resume without --slab-slices goes on with the height of the run it finishes, which this
+    // process's memory and ranks may no longer choose.
+    if (resume_ && o.plan.slabSlices == 0)
+      o.plan.slabSlices = scale::earlierRunSlabSlices(o.output);
     const scale::SlabPlan plan = scale::planSlabs(geometry, grid, o.plan);
     o.plan.slabSlices = plan.slabSlices;  // planned once, from this process's memory
     tracePhase("slabs planned");

@@ -159,6 +159,32 @@ std::optional<SlabPlan> mirrorPairsWithin(std::int64_t nz, std::int64_t single, 
   return symmetric;
 }
 
+// SlabPlanOptions::sharedByRanks: `chosen` (the tallest plan that fits) with slabs low enough
+// that each rank gets two pieces, where the grid has the slices for it; a plan of that height
+// that does not fit (`fits`) leaves `chosen`. Slabs of ceil(nz / wanted) first, for slabs of one
+// height, else of floor(nz / wanted), which always gives enough.
+template <typename Plan, typename Fits>
+SlabPlan piecesForRanks(SlabPlan chosen, std::int64_t nz, const SlabPlanOptions& options,
+                        const Plan& plan, const Fits& fits) {
+  if (options.sharedByRanks < 1) return chosen;
+  const auto wanted = static_cast<std::size_t>(2 * options.sharedByRanks);
+  if (chosen.units().size() >= wanted) return chosen;
+  // Mirrored pairs take two slabs a piece.
+  const std::int64_t slabs = std::int64_t(wanted) * (options.mirrorPairs ? 2 : 1);
+  const std::int64_t floor = std::min(kMinSharedSlabSlices, chosen.slabSlices);
+  for (const std::int64_t height : {(nz + slabs - 1) / slabs, nz / slabs}) {
+    if (height < floor || height >= chosen.slabSlices) continue;
+    SlabPlan lower = plan(height);
+    if (fits(lower) && (lower.units().size() >= wanted || height <= floor)) return lower;
+  }
+  // Too few slices for two pieces each: as many pieces as slabs of the least height give.
+  if (floor < chosen.slabSlices && nz / floor > 1) {
+    SlabPlan lowest = plan(floor);
+    if (fits(lowest)) return lowest;
+  }
+  return chosen;
+}
+
 }  // namespace
 
 VolumeGrid SlabPlan::slabGrid(const Slab& slab) const {
@@ -345,21 +371,24 @@ SlabPlan planSlabs(const Geometry& geometry, const VolumeGrid& grid,
   const auto fitsBoth = [&](const SlabPlan& p) {
     return p.peakHostBytes() <= budget && fitsDevice(p);
   };
-  // The whole grid first: one slab reads nothing ahead, so it may fit where a slab one slice
-  // shorter does not.
-  if (SlabPlan whole = plan(grid.shape.nz); fitsBoth(whole)) return whole;
-  if (!options.mirrorPairs) return tallest(grid.shape.nz, fitsBoth);
-  // Mirrored pairs: from the tallest single slab that fits half the budget; else unpaired.
-  const auto single = [&](std::int64_t slices) {
-    return planWith(geometry, matrices, grid, slices, bounded, false);
-  };
-  const SlabPlan half = tallestPlan(grid.shape.nz, single, [&](const SlabPlan& p) {
-    return p.peakHostBytes() <= budget / 2 && fitsDevice(p);
-  });
-  if (std::optional<SlabPlan> paired =
-          mirrorPairsWithin(grid.shape.nz, half.slabSlices, plan, fitsBoth))
-    return std::move(*paired);
-  return tallest(grid.shape.nz, fitsBoth);
+  const SlabPlan tallestFit = [&] {
+    // The whole grid first: one slab reads nothing ahead, so it may fit where a slab one slice
+    // shorter does not.
+    if (SlabPlan whole = plan(grid.shape.nz); fitsBoth(whole)) return whole;
+    if (!options.mirrorPairs) return tallest(grid.shape.nz, fitsBoth);
+    // Mirrored pairs: from the tallest single slab that fits half the budget; else unpaired.
+    const auto single = [&](std::int64_t slices) {
+      return planWith(geometry, matrices, grid, slices, bounded, false);
+    };
+    const SlabPlan half = tallestPlan(grid.shape.nz, single, [&](const SlabPlan& p) {
+      return p.peakHostBytes() <= budget / 2 && fitsDevice(p);
+    });
+    if (std::optional<SlabPlan> paired =
+            mirrorPairsWithin(grid.shape.nz, half.slabSlices, plan, fitsBoth))
+      return std::move(*paired);
+    return tallest(grid.shape.nz, fitsBoth);
+  }();
+  return piecesForRanks(tallestFit, grid.shape.nz, options, plan, fitsBoth);
 }
 
 namespace {

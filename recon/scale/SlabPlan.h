@@ -47,7 +47,14 @@ struct SlabPlanOptions {
   // memory is half as tall). The slabs are then laid out from both ends of the grid, what is left
   // in one middle slab (shorter than the others, or taller, below twice their height).
   bool mirrorPairs = false;
+  // Ranks that share the pieces of an independent slab run (0: not said). A height from the
+  // memory budget is then lowered, where need be, so that each rank gets two pieces or more: a
+  // rank reads the next piece's rows and writes the last one's slabs while it reconstructs one
+  // (SlabRun.cpp), and one piece for a whole grid overlaps nothing. Slabs stay at least
+  // kMinSharedSlabSlices tall (a thinner slab reads and filters its cone's extra rows again).
+  int sharedByRanks = 0;
 };
+inline constexpr std::int64_t kMinSharedSlabSlices = 8;
 
 struct SlabPlan {
   VolumeGrid grid;

@@ -376,6 +376,19 @@ fs::path manifestPathFor(const fs::path& output, int rank) {
   return fs::path(outputBase(output).string() + ".rank" + std::to_string(rank) + ".manifest.json");
 }
 
+std::int64_t earlierRunSlabSlices(const fs::path& output) {
+  for (const fs::path& path : manifestsOf(output)) {
+    std::ifstream in(path);
+    // A manifest that is not one: the resume's own checks name it.
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("run") || !j["run"].is_object()) continue;
+    const nlohmann::json& slices = j["run"].value("slabSlices", nlohmann::json());
+    if (slices.is_number_integer() && slices.get<std::int64_t>() > 0)
+      return slices.get<std::int64_t>();
+  }
+  return 0;
+}
+
 namespace {
 
 // After a phase every rank did its part of: the ranks learn whether any failed. This rank's own

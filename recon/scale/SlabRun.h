@@ -133,6 +133,10 @@ bool isSliceFolderOutput(const std::filesystem::path& output);
 // The partial samples file (or staging folder) and rank K's manifest of `output`.
 std::filesystem::path partialPathFor(const std::filesystem::path& output);
 std::filesystem::path manifestPathFor(const std::filesystem::path& output, int rank);
+// The slab height of the unfinished run of `output` that its manifests record (0: none, or none
+// readable): a resume without --slab-slices goes on with it, whatever this process's memory or
+// ranks would choose now.
+std::int64_t earlierRunSlabSlices(const std::filesystem::path& output);
 
 // Runs this rank's share. Throws ParameterError/FormatError/IoError with the file named (a
 // manifest of another run, too little disk, a write that fails); Cancelled when the token is set

@@ -164,6 +164,35 @@ TEST_F(SlabCli, ARunInterruptedByCtrlCIsFinishedByResumeBitForBit) {
   EXPECT_NE(again.output.find("resumed.raw.partial"), std::string::npos) << again.output;
 }
 
+// Ranks started without --slab-slices share the planner's slabs, two or more a rank (before,
+// one slab for a grid that fits in memory left the second rank idle); a resume without
+// --slab-slices goes on with the height of the run it finishes, which its own ranks (here one
+// process, which would plan two slabs) would not choose.
+TEST_F(SlabCli, RanksWithoutASlabHeightGetTwoSlabsEachAndAResumeKeepsTheRunsHeight) {
+  ASSERT_EQ(waitFor(spawn(dir.path(), slabRun("straight.raw", "24"))), 0);
+  const std::vector<std::string> auto2 = {"-q",        "--no-record", "recon", "fdk", "-i",
+                                          "scan.json", "--size",      "96",    "-o",  "two.raw",
+                                          "--ranks",   "2",           "--rank"};
+  std::vector<std::string> rank0 = auto2;
+  rank0.emplace_back("0");
+  ASSERT_EQ(waitFor(spawn(dir.path(), rank0)), 0);
+  EXPECT_FALSE(fs::exists(dir / "two.raw")) << "rank 1's slabs are missing";
+  std::ifstream manifestFile(dir / "two.raw.rank0.manifest.json");
+  ASSERT_TRUE(manifestFile.good());
+  const nlohmann::json manifest = nlohmann::json::parse(manifestFile);
+  EXPECT_EQ(manifest.at("run").at("slabSlices"), 24) << manifest.dump();
+  EXPECT_EQ(manifest.at("finished"), (nlohmann::json{0, 1})) << manifest.dump();
+
+  const test::CliResult resumed =
+      test::runCli("--no-record recon fdk -i '" + (dir / "scan.json").string() + "' -o '" +
+                   (dir / "two.raw").string() + "' --size 96 --resume");
+  ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("4 slabs of 24 slices"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("2 slabs reconstructed here, 2 done before"), std::string::npos)
+      << resumed.output;
+  EXPECT_EQ(samples(dir / "two.raw"), samples(dir / "straight.raw"));
+}
+
 #if TOMOWB_HAVE_HDF5
 // An HDF5 output from the CLI: the same volume as the raw one (metrics against it), a run record
 // that lists the file, and `info` that reads it.

@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <random>
 #include <utility>
 
@@ -187,6 +188,67 @@ TEST(SlabPlan, FromAMemoryBudgetTheSlabsAreAsTallAsFitAndRanksShareThemInOrder) 
     all.insert(all.end(), share.begin(), share.end());
   }
   EXPECT_EQ(all, pending);
+}
+
+// A height from the planner, shared by ranks (SlabPlanOptions::sharedByRanks): a grid that
+// memory holds whole still goes in two pieces or more a rank (one slab per grid left all but
+// one rank idle), as slabs or as mirrored pairs, never thinner than kMinSharedSlabSlices; a
+// plan that memory bounds to more pieces, and a height the user gives, stay as they are.
+TEST(SlabPlan, RanksSharingThePlannersSlabsGetTwoPiecesEachWhereTheGridHasTheSlices) {
+  const Geometry g = coneScan(36);
+  const VolumeGrid grid = VolumeGrid::centred({40, 40, 64}, Eigen::Vector3d::Constant(1.5));
+  SlabPlanOptions o;
+  o.hostMemoryBytes = std::uint64_t{1} << 30;  // the whole grid fits
+  EXPECT_EQ(planSlabs(g, grid, o).slabs.size(), 1u) << "no ranks said: as tall as fits";
+  for (const bool pairs : {false, true}) {
+    o.mirrorPairs = pairs;
+    for (const int ranks : {1, 2, 3, 4}) {
+      o.sharedByRanks = ranks;
+      const SlabPlan plan = planSlabs(g, grid, o);
+      const std::size_t pieces = plan.units().size();
+      const std::string what =
+          (pairs ? "pairs, " : "slabs, ") + std::to_string(ranks) + " ranks: " + plan.summary();
+      EXPECT_EQ(plan.mirrorPairs, pairs) << what;
+      if (ranks * 2 * (pairs ? 2 : 1) * kMinSharedSlabSlices <= 64) {
+        EXPECT_GE(pieces, std::size_t(2 * ranks)) << what;
+        EXPECT_LE(pieces, std::size_t(2 * ranks + 1)) << what << ": no thinner than needed";
+      } else {
+        EXPECT_EQ(plan.slabSlices, kMinSharedSlabSlices) << what;
+      }
+      for (int rank = 0; rank < ranks; ++rank) {
+        std::vector<int> all(pieces);
+        std::iota(all.begin(), all.end(), 0);
+        EXPECT_FALSE(SlabPlan::share(all, rank, ranks).empty()) << what << ": rank " << rank;
+      }
+      std::int64_t next = 0;
+      for (const Slab& s : plan.slabs) {
+        EXPECT_EQ(s.z0, next) << what;
+        EXPECT_GE(s.slices(), kMinSharedSlabSlices) << what;
+        next = s.z1;
+      }
+      EXPECT_EQ(next, 64) << what;
+    }
+  }
+  // Two ranks, pairs, 64 slices: 8 slabs of 8, four pairs, two a rank.
+  o.sharedByRanks = 2;
+  EXPECT_EQ(planSlabs(g, grid, o).slabSlices, 8);
+  // Memory that holds fewer slices already makes the pieces: unchanged.
+  o.mirrorPairs = false;
+  o.hostMemoryBytes = 1u << 20;
+  SlabPlanOptions alone = o;
+  alone.sharedByRanks = 0;
+  const SlabPlan bounded = planSlabs(g, grid, alone);
+  ASSERT_GE(bounded.units().size(), 4u) << bounded.summary();
+  EXPECT_EQ(planSlabs(g, grid, o).slabSlices, bounded.slabSlices);
+  // A height the user gives is kept, one piece or not.
+  o.hostMemoryBytes = std::uint64_t{1} << 30;
+  o.slabSlices = 64;
+  EXPECT_EQ(planSlabs(g, grid, o).slabs.size(), 1u);
+  // A grid too thin for two slabs of the least height stays whole.
+  o.slabSlices = 0;
+  VolumeGrid thin = grid;
+  thin.shape.nz = 12;
+  EXPECT_EQ(planSlabs(g, thin, o).slabs.size(), 1u);
 }
 
 // Out-of-core SIRT on a GPU streams a slab at a time through the GPU projectors: the slabs get
