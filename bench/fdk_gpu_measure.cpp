@@ -218,9 +218,11 @@ EndToEndRow endToEnd(const Context& ctx, std::int64_t size, const std::string& v
   double hostAllocation = 0;
   {
     // What reconstructFdk's total includes before any GPU work: allocating (pinning) and
-    // zeroing the host volume, timed alone (the median of 3).
+    // zeroing the host volume, timed alone (the median of 3), each a first allocation (nothing
+    // kept for reuse: HostMemory.h's pool would hand back the last probe's block).
     std::vector<double> probes;
     for (int r = 0; r < 3; ++r) {
+      releaseKeptPinnedBlocks();
       const auto start = Clock::now();
       const Volume probe = emptyVolume(cubeGrid(size));
       probes.push_back(secondsSince(start));

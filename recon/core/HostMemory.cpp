@@ -20,6 +20,7 @@
 
 #include "recon/core/Error.h"
 #include "recon/core/HostBufferFiles.h"
+#include "recon/core/PinnedBlockPool.h"
 
 namespace tomowb {
 
@@ -54,16 +55,12 @@ std::size_t roundUp(std::size_t bytes, std::size_t multiple) {
   return (bytes + multiple - 1) / multiple * multiple;
 }
 
-// Faults in every page of a fresh anonymous mapping (which the kernel hands out zeroed) with one
-// write per 4 KiB page, in parallel: half the time of a memset, which writes every byte again
-// (4 GiB on the two-H100 machine with 16 threads: 0.09 to 0.10 s against 0.11 to 0.16 s,
-// bench/probes/host_alloc_probe.cu contexts, 2026-11-27). If a thread cannot be started, the
-// calling thread does the rest.
-void touchPages(std::byte* block, std::size_t bytes) noexcept {
+// `part(from, n)` over [block, block + bytes) in page-aligned parts, one per thread (at least
+// 8 MiB each, at most one per core). If a thread cannot be started, the calling thread does the
+// rest.
+template <typename Part>
+void inParallelParts(std::byte* block, std::size_t bytes, const Part& part) noexcept {
   constexpr std::size_t kPage = 4096;
-  const auto touch = [](std::byte* from, std::size_t n) {
-    for (std::size_t o = 0; o < n; o += kPage) from[o] = std::byte{0};
-  };
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t threads = std::clamp<std::size_t>(bytes / kMinBytesPerZeroThread, 1,
                                                       std::min(hardware, kMaxZeroThreads));
@@ -73,11 +70,45 @@ void touchPages(std::byte* block, std::size_t bytes) noexcept {
   try {
     workers.reserve(threads);
     for (; offset + chunk < bytes; offset += chunk)
-      workers.emplace_back([=] { touch(block + offset, chunk); });
+      workers.emplace_back([=, &part] { part(block + offset, chunk); });
   } catch (...) {  // std::system_error or std::bad_alloc: fewer threads, same result
   }
-  touch(block + offset, bytes - offset);
+  part(block + offset, bytes - offset);
   for (std::thread& worker : workers) worker.join();
+}
+
+// Faults in every page of a fresh anonymous mapping (which the kernel hands out zeroed) with one
+// write per 4 KiB page, in parallel: half the time of a memset, which writes every byte again
+// (4 GiB on the two-H100 machine with 16 threads: 0.09 to 0.10 s against 0.11 to 0.16 s,
+// bench/probes/host_alloc_probe.cu contexts, 2026-11-27).
+void touchPages(std::byte* block, std::size_t bytes) noexcept {
+  inParallelParts(block, bytes, [](std::byte* from, std::size_t n) {
+    for (std::size_t o = 0; o < n; o += 4096) from[o] = std::byte{0};
+  });
+}
+
+// A kept block's first `bytes` back to zeros, on as many threads as a first touch.
+void zeroInParallel(std::byte* block, std::size_t bytes) noexcept {
+  inParallelParts(block, bytes, [](std::byte* from, std::size_t n) { std::memset(from, 0, n); });
+}
+
+// The pool of freed pinned blocks (HostMemory.h), made with the first pinned block and never
+// destroyed (a block may be freed by a static destructor at exit; the OS reclaims what it keeps).
+PinnedBlockPool& pinnedPool() {
+  static auto* pool = [] {
+    PinnedBlockPool::Limits limits;
+    const char* text = std::getenv("TOMOWB_PINNED_POOL");  // NOLINT(concurrency-mt-unsafe)
+    const long pages = ::sysconf(_SC_PHYS_PAGES), pageBytes = ::sysconf(_SC_PAGESIZE);
+    if ((text == nullptr || std::string(text) != "off") && pages > 0 && pageBytes > 0)
+      limits.maxBytes = std::min<std::uint64_t>(std::uint64_t(pages) * std::uint64_t(pageBytes) / 8,
+                                                std::uint64_t{16} << 30);
+    return new PinnedBlockPool(  // NOLINT(cppcoreguidelines-owning-memory): never destroyed
+        limits, [](void* base, std::size_t bytes) {
+          detail::unpinHostRange(base);
+          ::munmap(base, bytes);
+        });
+  }();
+  return *pool;
 }
 
 // A fresh anonymous mapping of `total` bytes starting on a 2 MiB boundary (so that transparent huge
@@ -185,7 +216,18 @@ void* allocateHostBuffer(std::size_t bytes) {
   // A large block is a mapping of its own: its pages come zeroed from the kernel (a block from
   // the heap may hold an old block's values and would need a full memset).
   const std::size_t total = roundUp(bytes + kHeaderBytes, kHugePageBytes);
+  if (const PinnedBlockPool::Block kept = pinnedPool().take(total); kept.base != nullptr) {
+    auto* start = static_cast<std::byte*>(kept.base);
+    zeroInParallel(start, bytes + kHeaderBytes);
+    void* block = withHeader(start, BlockKind::MappedPinned);
+    headerOf(block)->mappedBytes = kept.bytes;
+    return block;
+  }
   std::byte* base = mapAligned(total);
+  if (base == nullptr && pinnedPool().keptBlocks() > 0) {  // what the pool keeps, then again
+    pinnedPool().releaseAll();
+    base = mapAligned(total);
+  }
   if (base == nullptr) throw std::bad_alloc();
   // Fault every page in before pinning: the registration would fault them in one thread.
   touchPages(base, total);
@@ -202,8 +244,11 @@ void release(BlockHeader* header) noexcept {
     ::munmap(header, header->mappedBytes);  // and the file with it
     return;
   }
-  if (header->kind == BlockKind::MappedPinned) detail::unpinHostRange(header);
-  if (header->kind == BlockKind::Mapped || header->kind == BlockKind::MappedPinned) {
+  if (header->kind == BlockKind::MappedPinned) {  // kept for the next block of its size
+    pinnedPool().keep(header, header->mappedBytes);
+    return;
+  }
+  if (header->kind == BlockKind::Mapped) {
     ::munmap(header, header->mappedBytes);
     return;
   }
@@ -295,6 +340,14 @@ void freeHostBuffer(void* buffer, std::size_t bytes) noexcept {
     return;
   }
   release(header);
+}
+
+std::uint64_t pinnedBytesKeptForReuse() noexcept {
+  return pinnedPool().keptBytes();
+}
+
+void releaseKeptPinnedBlocks() noexcept {
+  pinnedPool().releaseAll();
 }
 
 bool isFileBackedHostBuffer(const void* buffer) noexcept {

@@ -13,6 +13,7 @@
 #include "recon/core/CheckedSize.h"
 #include "recon/core/Error.h"
 #include "recon/core/HostBufferFiles.h"
+#include "recon/core/HostMemory.h"
 
 namespace tomowb {
 
@@ -152,7 +153,8 @@ std::optional<std::uint64_t> rlimitAvailableBytes() {
 }  // namespace detail
 
 std::uint64_t availableHostMemoryBytes() {
-  std::uint64_t available = memAvailableBytes();
+  // Pinned blocks kept for reuse (PinnedBlockPool.h) go back to the system when memory is short.
+  std::uint64_t available = memAvailableBytes() + pinnedBytesKeptForReuse();
   for (const std::optional<std::uint64_t> limit :
        {detail::cgroupAvailableBytes(readAll("/proc/self/cgroup"), "/sys/fs/cgroup"),
         detail::rlimitAvailableBytes()})
@@ -187,6 +189,11 @@ void checkHostAllocation(std::uint64_t bytes, std::string_view what) {
   }
   if (available == 0 && !cgroup && !rlimit) return;  // unknown: let the allocator decide
   const std::uint64_t usable = available - available / 4;
+  if (bytes > usable && pinnedBytesKeptForReuse() > 0) {
+    releaseKeptPinnedBlocks();  // what the pool keeps first, then the check again
+    checkHostAllocation(bytes, what);
+    return;
+  }
   if (bytes > usable) {
     throw OutOfMemoryError("cannot allocate " + formatBytes(bytes) + " for " + std::string(what) +
                            ": only " + formatBytes(usable) + " " + source + " can be used (" +
