@@ -167,7 +167,7 @@ template <typename Plan, typename Fits>
 SlabPlan piecesForRanks(SlabPlan chosen, std::int64_t nz, const SlabPlanOptions& options,
                         const Plan& plan, const Fits& fits) {
   if (options.sharedByRanks < 1) return chosen;
-  const auto wanted = static_cast<std::size_t>(2 * options.sharedByRanks);
+  const std::size_t wanted = 2 * static_cast<std::size_t>(options.sharedByRanks);
   if (chosen.units().size() >= wanted) return chosen;
   // Mirrored pairs take two slabs a piece.
   const std::int64_t slabs = std::int64_t(wanted) * (options.mirrorPairs ? 2 : 1);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -92,41 +93,54 @@ TEST(PinnedBlockPool, ReleasesTheOldestBeyondItsLimitsAndEveryBlockOnce) {
   EXPECT_EQ(off.blocks.size(), 2u);
 }
 
+// Which thread holds which block (-1: the pool), as the threads below see it.
+struct Holders {
+  std::mutex mutex;
+  std::map<void*, int> of;
+  void intoPool(void* block) {
+    std::lock_guard lock(mutex);
+    of[block] = -1;
+  }
+  // False (and a failure) if `block` is none or another thread's.
+  bool takenBy(const PinnedBlockPool::Block& block, int thread, int step) {
+    std::lock_guard lock(mutex);
+    if (block.base != nullptr && of[block.base] == -1) {
+      of[block.base] = thread;
+      return true;
+    }
+    ADD_FAILURE() << "thread " << thread << " at " << step << ": "
+                  << (block.base == nullptr
+                          ? std::string("no block")
+                          : "a block thread " + std::to_string(of[block.base]) + " holds");
+    return false;
+  }
+};
+
+// Thread `t`: keeps its block and takes one back, `steps` times, then keeps the last one. At
+// least one block is in the pool when it takes: the other threads hold one each at most.
+void keepAndTakeBack(PinnedBlockPool& pool, Holders& holders, int t, int steps) {
+  PinnedBlockPool::Block mine{at(8 + t), 16};
+  for (int i = 0; i < steps; ++i) {
+    holders.intoPool(mine.base);
+    pool.keep(mine.base, mine.bytes);
+    mine = pool.take(16);
+    if (!holders.takenBy(mine, t, i)) return;
+  }
+  holders.intoPool(mine.base);
+  pool.keep(mine.base, mine.bytes);
+}
+
 // Threads that keep their block and take one back, again and again: a block is never held by two
 // threads at once, none is lost, and each is released once at the end.
 TEST(PinnedBlockPool, ThreadsKeepingAndTakingAtOnceNeverShareOrLoseABlock) {
   Released released;
   PinnedBlockPool pool({8, 1000}, released.function());
   constexpr int kThreads = 4;
-  std::mutex holdersMutex;
-  std::map<void*, int> holder;  // block -> the thread holding it, -1 in the pool
+  Holders holders;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      PinnedBlockPool::Block mine{at(8 + t), 16};
-      for (int i = 0; i < 5000; ++i) {
-        {
-          std::lock_guard lock(holdersMutex);
-          holder[mine.base] = -1;
-        }
-        pool.keep(mine.base, mine.bytes);
-        mine = pool.take(16);  // at least one block is in the pool: the others hold 3 at most
-        std::lock_guard lock(holdersMutex);
-        if (mine.base == nullptr || holder[mine.base] != -1) {
-          ADD_FAILURE() << "thread " << t << " at " << i << ": "
-                        << (mine.base == nullptr
-                                ? std::string("no block")
-                                : "a block thread " + std::to_string(holder[mine.base]) + " holds");
-          return;
-        }
-        holder[mine.base] = t;
-      }
-      {
-        std::lock_guard lock(holdersMutex);
-        holder[mine.base] = -1;
-      }
-      pool.keep(mine.base, mine.bytes);
-    });
+    threads.emplace_back([&, t] { keepAndTakeBack(pool, holders, t, 5000); });
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(pool.keptBlocks(), std::size_t(kThreads));
   pool.releaseAll();
