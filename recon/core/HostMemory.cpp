@@ -20,6 +20,7 @@
 
 #include "recon/core/Error.h"
 #include "recon/core/HostBufferFiles.h"
+#include "recon/core/MemoryBudget.h"
 #include "recon/core/PinnedBlockPool.h"
 
 namespace tomowb {
@@ -92,14 +93,36 @@ void zeroInParallel(std::byte* block, std::size_t bytes) noexcept {
   inParallelParts(block, bytes, [](std::byte* from, std::size_t n) { std::memset(from, 0, n); });
 }
 
-// The pool of freed pinned blocks (HostMemory.h), made with the first pinned block and never
+// Whether the memory free besides what the pool keeps (MemAvailable, a cgroup's or an address
+// space limit) is below twice `bytes` or an eighth of the whole: then a freed block is not kept,
+// and the pool empties before a new block is mapped.
+bool memoryIsShortFor(std::uint64_t bytes) noexcept {
+  try {
+    const std::uint64_t available = availableHostMemoryBytes();
+    const std::uint64_t kept = pinnedBytesKeptForReuse();
+    const std::uint64_t free = available > kept ? available - kept : 0;
+    const long pages = ::sysconf(_SC_PHYS_PAGES), pageBytes = ::sysconf(_SC_PAGESIZE);
+    const std::uint64_t eighth =
+        pages > 0 && pageBytes > 0 ? std::uint64_t(pages) * std::uint64_t(pageBytes) / 8 : 0;
+    return available > 0 && free < std::max(2 * bytes, eighth);
+  } catch (...) {  // cannot tell: keep nothing
+    return true;
+  }
+}
+
+// The pool of freed pinned blocks (HostMemory.h), made with the first large block and never
 // destroyed (a block may be freed by a static destructor at exit; the OS reclaims what it keeps).
+// Its limits ask CUDA how many GPUs there are: the functions that only read it go through
+// `existingPool` so that a memory estimate never initialises CUDA.
+std::atomic<PinnedBlockPool*> existingPool{nullptr};
 PinnedBlockPool& pinnedPool() {
   static auto* pool = [] {
     PinnedBlockPool::Limits limits;
     const char* text = std::getenv("TOMOWB_PINNED_POOL");  // NOLINT(concurrency-mt-unsafe)
+    const std::string mode = text != nullptr ? text : "";
+    const bool on = mode == "on" || (mode != "off" && detail::visibleGpuCount() >= 2);
     const long pages = ::sysconf(_SC_PHYS_PAGES), pageBytes = ::sysconf(_SC_PAGESIZE);
-    if ((text == nullptr || std::string(text) != "off") && pages > 0 && pageBytes > 0)
+    if (on && pages > 0 && pageBytes > 0)
       limits.maxBytes = std::min<std::uint64_t>(std::uint64_t(pages) * std::uint64_t(pageBytes) / 8,
                                                 std::uint64_t{16} << 30);
     return new PinnedBlockPool(  // NOLINT(cppcoreguidelines-owning-memory): never destroyed
@@ -108,6 +131,7 @@ PinnedBlockPool& pinnedPool() {
           ::munmap(base, bytes);
         });
   }();
+  existingPool.store(pool);
   return *pool;
 }
 
@@ -223,6 +247,9 @@ void* allocateHostBuffer(std::size_t bytes) {
     headerOf(block)->mappedBytes = kept.bytes;
     return block;
   }
+  // A new block where memory is short: what the pool keeps goes back first (the kernel
+  // overcommits, so a mapping seldom fails; its pages would fail, with the OOM killer).
+  if (pinnedPool().keptBlocks() > 0 && memoryIsShortFor(total)) pinnedPool().releaseAll();
   std::byte* base = mapAligned(total);
   if (base == nullptr && pinnedPool().keptBlocks() > 0) {  // what the pool keeps, then again
     pinnedPool().releaseAll();
@@ -245,6 +272,11 @@ void release(BlockHeader* header) noexcept {
     return;
   }
   if (header->kind == BlockKind::MappedPinned) {  // kept for the next block of its size
+    if (memoryIsShortFor(header->mappedBytes)) {  // unless memory is short
+      detail::unpinHostRange(header);
+      ::munmap(header, header->mappedBytes);
+      return;
+    }
     pinnedPool().keep(header, header->mappedBytes);
     return;
   }
@@ -342,12 +374,17 @@ void freeHostBuffer(void* buffer, std::size_t bytes) noexcept {
   release(header);
 }
 
+bool pinnedBlockPoolEnabled() noexcept {
+  return pinnedPool().enabled();
+}
+
 std::uint64_t pinnedBytesKeptForReuse() noexcept {
-  return pinnedPool().keptBytes();
+  const PinnedBlockPool* pool = existingPool.load();
+  return pool != nullptr ? pool->keptBytes() : 0;
 }
 
 void releaseKeptPinnedBlocks() noexcept {
-  pinnedPool().releaseAll();
+  if (PinnedBlockPool* pool = existingPool.load()) pool->releaseAll();
 }
 
 bool isFileBackedHostBuffer(const void* buffer) noexcept {

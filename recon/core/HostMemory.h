@@ -74,8 +74,12 @@ class FileBackedHostBuffers {
 // at most 4 blocks and an eighth of the machine's memory, 16 GiB at most), which then comes back
 // registered already and is only zeroed: a GUI session's next reconstruction on the same grid, or
 // a slab run's next slab, skips the registration (0.11 s for 4 GiB with one GPU, 0.2 s with two,
-// holding the driver's lock) and the unregistration at the free. TOMOWB_PINNED_POOL=off keeps
-// nothing. Blocks in files and blocks that are not pinned (no GPU) are never kept.
+// holding the driver's lock) and the unregistration at the free. Blocks in files and blocks that
+// are not pinned (no GPU) are never kept. On by default where the process sees two GPUs or more:
+// two GPUs into a new 1024^3 volume went from 1.22-1.40x one GPU to 1.81-1.86x, while one GPU,
+// which never waited for its volume, lost 2 to 3 ms at 512^3 to the zeroing
+// (bench/results/2026-11-28b-pinned-pool-h200x2.md). TOMOWB_PINNED_POOL=on or off decides instead.
+bool pinnedBlockPoolEnabled() noexcept;
 std::uint64_t pinnedBytesKeptForReuse() noexcept;
 // Unpins and frees every kept block (memory is short; HostMemory does it itself before a large
 // mapping fails for want of memory).
@@ -89,6 +93,8 @@ namespace detail {
 // runtime refuses (the memory stays usable). unpinHostRange undoes a successful pin.
 bool pinHostRange(void* base, std::size_t bytes) noexcept;
 void unpinHostRange(void* base) noexcept;
+// The CUDA devices this process sees (CUDA_VISIBLE_DEVICES applied); 0 without CUDA or a device.
+int visibleGpuCount() noexcept;
 }  // namespace detail
 
 // std-compatible, stateless allocator over allocateHostBuffer: all instances are equal, so

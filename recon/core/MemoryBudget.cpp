@@ -163,17 +163,11 @@ std::uint64_t availableHostMemoryBytes() {
   return available;
 }
 
-void checkHostAllocation(std::uint64_t bytes, std::string_view what) {
-  const std::optional<std::uint64_t> rlimit = detail::rlimitAvailableBytes();
-  // A block that goes to a file (out of core) takes address space, not memory.
-  if (bytes <= std::numeric_limits<std::size_t>::max() &&
-      hostBufferGoesToFile(static_cast<std::size_t>(bytes))) {
-    if (rlimit && bytes > *rlimit)
-      throw OutOfMemoryError("cannot map " + formatBytes(bytes) + " for " + std::string(what) +
-                             ": only " + formatBytes(*rlimit) +
-                             " of address space are left under this process's limit (ulimit -v)");
-    return;
-  }
+namespace {
+
+// Why `bytes` of memory cannot be allocated for `what` (none: they can, or nothing is known).
+std::optional<std::string> hostAllocationProblem(std::uint64_t bytes, std::string_view what,
+                                                 const std::optional<std::uint64_t>& rlimit) {
   const std::uint64_t host = memAvailableBytes();
   const std::optional<std::uint64_t> cgroup =
       detail::cgroupAvailableBytes(readAll("/proc/self/cgroup"), "/sys/fs/cgroup");
@@ -187,18 +181,33 @@ void checkHostAllocation(std::uint64_t bytes, std::string_view what) {
     available = *rlimit;
     source = "under this process's address-space limit (ulimit -v / -d)";
   }
-  if (available == 0 && !cgroup && !rlimit) return;  // unknown: let the allocator decide
+  if (available == 0 && !cgroup && !rlimit) return std::nullopt;  // unknown: the allocator decides
   const std::uint64_t usable = available - available / 4;
-  if (bytes > usable && pinnedBytesKeptForReuse() > 0) {
-    releaseKeptPinnedBlocks();  // what the pool keeps first, then the check again
-    checkHostAllocation(bytes, what);
+  if (bytes <= usable) return std::nullopt;
+  return "cannot allocate " + formatBytes(bytes) + " for " + std::string(what) + ": only " +
+         formatBytes(usable) + " " + source + " can be used (" + formatBytes(available) +
+         " available)";
+}
+
+}  // namespace
+
+void checkHostAllocation(std::uint64_t bytes, std::string_view what) {
+  const std::optional<std::uint64_t> rlimit = detail::rlimitAvailableBytes();
+  // A block that goes to a file (out of core) takes address space, not memory.
+  if (bytes <= std::numeric_limits<std::size_t>::max() &&
+      hostBufferGoesToFile(static_cast<std::size_t>(bytes))) {
+    if (rlimit && bytes > *rlimit)
+      throw OutOfMemoryError("cannot map " + formatBytes(bytes) + " for " + std::string(what) +
+                             ": only " + formatBytes(*rlimit) +
+                             " of address space are left under this process's limit (ulimit -v)");
     return;
   }
-  if (bytes > usable) {
-    throw OutOfMemoryError("cannot allocate " + formatBytes(bytes) + " for " + std::string(what) +
-                           ": only " + formatBytes(usable) + " " + source + " can be used (" +
-                           formatBytes(available) + " available)");
+  std::optional<std::string> problem = hostAllocationProblem(bytes, what, rlimit);
+  if (problem && pinnedBytesKeptForReuse() > 0) {
+    releaseKeptPinnedBlocks();  // what the pool keeps goes first; then the check again, once
+    problem = hostAllocationProblem(bytes, what, rlimit);
   }
+  if (problem) throw OutOfMemoryError(*problem);
 }
 
 void throwAllocationFailed(std::uint64_t bytes, std::string_view what) {

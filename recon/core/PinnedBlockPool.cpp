@@ -42,11 +42,13 @@ void PinnedBlockPool::keep(void* base, std::size_t bytes) {
     return;
   }
   std::deque<Block> goes;
-  {
+  try {
     std::lock_guard lock(mutex_);
     releaseOldestBeyond(limits_.maxBlocks - 1, limits_.maxBytes - bytes, goes);
     kept_.push_back({base, bytes});
     keptBytes_ += bytes;
+  } catch (...) {  // no memory for the bookkeeping, or a lock that fails: not kept
+    release_(base, bytes);
   }
   for (const Block& b : goes) release_(b.base, b.bytes);  // outside the lock: unpinning is slow
 }

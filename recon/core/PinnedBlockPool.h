@@ -39,12 +39,14 @@ class PinnedBlockPool {
   // recently kept among equals), taken out of the pool; {} if none.
   Block take(std::size_t bytes);
   // Keeps the block, releasing the oldest kept ones where the limits need it. A block larger than
-  // the limits allow is released at once.
+  // the limits allow is released at once, and so is one the pool cannot note down (never throws
+  // but from `release`).
   void keep(void* base, std::size_t bytes);
   // Releases every kept block (before an allocation that memory could not hold otherwise).
   void releaseAll();
   std::uint64_t keptBytes() const;
   std::size_t keptBlocks() const;
+  bool enabled() const { return limits_.maxBlocks > 0 && limits_.maxBytes > 0; }
 
  private:
   void releaseOldestBeyond(std::size_t blocks, std::uint64_t bytes, std::deque<Block>& out);

@@ -50,8 +50,9 @@ struct SlabPlanOptions {
   // Ranks that share the pieces of an independent slab run (0: not said). A height from the
   // memory budget is then lowered, where need be, so that each rank gets two pieces or more: a
   // rank reads the next piece's rows and writes the last one's slabs while it reconstructs one
-  // (SlabRun.cpp), and one piece for a whole grid overlaps nothing. Slabs stay at least
-  // kMinSharedSlabSlices tall (a thinner slab reads and filters its cone's extra rows again).
+  // (SlabRun.cpp), and one piece for a whole grid overlaps nothing. The height stays at least
+  // kMinSharedSlabSlices (a thinner slab reads and filters its cone's extra rows again); as with
+  // any height, the last slab (or a mirrored plan's middle one) may be shorter.
   int sharedByRanks = 0;
 };
 inline constexpr std::int64_t kMinSharedSlabSlices = 8;

@@ -11,19 +11,27 @@ namespace {
 
 // Asked once per process (a thread-safe static): the first call initialises the CUDA driver,
 // which takes about 0.2 s, and a missing driver leaves a sticky error to clear.
-bool cudaDevicePresent() noexcept {
-  static const bool present = [] {
+int cudaDeviceCount() noexcept {
+  static const int devices = [] {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
       cudaGetLastError();
-      return false;
+      return 0;
     }
-    return count > 0;
+    return count;
   }();
-  return present;
+  return devices;
+}
+
+bool cudaDevicePresent() noexcept {
+  return cudaDeviceCount() > 0;
 }
 
 }  // namespace
+
+int visibleGpuCount() noexcept {
+  return cudaDeviceCount();
+}
 
 bool pinHostRange(void* base, std::size_t bytes) noexcept {
   if (!cudaDevicePresent()) return false;

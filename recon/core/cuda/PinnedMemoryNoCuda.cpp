@@ -9,4 +9,8 @@ bool pinHostRange(void* /*base*/, std::size_t /*bytes*/) noexcept {
 
 void unpinHostRange(void* /*base*/) noexcept {}
 
+int visibleGpuCount() noexcept {
+  return 0;
+}
+
 }  // namespace tomowb::detail
