@@ -93,6 +93,18 @@ void zeroInParallel(std::byte* block, std::size_t bytes) noexcept {
   inParallelParts(block, bytes, [](std::byte* from, std::size_t n) { std::memset(from, 0, n); });
 }
 
+// The machine's memory (0: unknown).
+std::uint64_t physicalMemoryBytes() noexcept {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), pageBytes = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && pageBytes > 0 ? std::uint64_t(pages) * std::uint64_t(pageBytes) : 0;
+}
+
+// Unpins and unmaps a pinned block: what freeing one is, in the pool or not.
+void releasePinned(void* base, std::size_t bytes) noexcept {
+  detail::unpinHostRange(base);
+  ::munmap(base, bytes);
+}
+
 // Whether the memory free besides what the pool keeps (MemAvailable, a cgroup's or an address
 // space limit) is below twice `bytes` or an eighth of the whole: then a freed block is not kept,
 // and the pool empties before a new block is mapped.
@@ -101,10 +113,7 @@ bool memoryIsShortFor(std::uint64_t bytes) noexcept {
     const std::uint64_t available = availableHostMemoryBytes();
     const std::uint64_t kept = pinnedBytesKeptForReuse();
     const std::uint64_t free = available > kept ? available - kept : 0;
-    const long pages = ::sysconf(_SC_PHYS_PAGES), pageBytes = ::sysconf(_SC_PAGESIZE);
-    const std::uint64_t eighth =
-        pages > 0 && pageBytes > 0 ? std::uint64_t(pages) * std::uint64_t(pageBytes) / 8 : 0;
-    return available > 0 && free < std::max(2 * bytes, eighth);
+    return available > 0 && free < std::max(2 * bytes, physicalMemoryBytes() / 8);
   } catch (...) {  // cannot tell: keep nothing
     return true;
   }
@@ -121,15 +130,9 @@ PinnedBlockPool& pinnedPool() {
     const char* text = std::getenv("TOMOWB_PINNED_POOL");  // NOLINT(concurrency-mt-unsafe)
     const std::string mode = text != nullptr ? text : "";
     const bool on = mode == "on" || (mode != "off" && detail::visibleGpuCount() >= 2);
-    const long pages = ::sysconf(_SC_PHYS_PAGES), pageBytes = ::sysconf(_SC_PAGESIZE);
-    if (on && pages > 0 && pageBytes > 0)
-      limits.maxBytes = std::min<std::uint64_t>(std::uint64_t(pages) * std::uint64_t(pageBytes) / 8,
-                                                std::uint64_t{16} << 30);
-    return new PinnedBlockPool(  // NOLINT(cppcoreguidelines-owning-memory): never destroyed
-        limits, [](void* base, std::size_t bytes) {
-          detail::unpinHostRange(base);
-          ::munmap(base, bytes);
-        });
+    if (on) limits.maxBytes = std::min(physicalMemoryBytes() / 8, std::uint64_t{16} << 30);
+    // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): never destroyed
+    return new PinnedBlockPool(limits, releasePinned);
   }();
   existingPool.store(pool);
   return *pool;
@@ -272,12 +275,10 @@ void release(BlockHeader* header) noexcept {
     return;
   }
   if (header->kind == BlockKind::MappedPinned) {  // kept for the next block of its size
-    if (memoryIsShortFor(header->mappedBytes)) {  // unless memory is short
-      detail::unpinHostRange(header);
-      ::munmap(header, header->mappedBytes);
-      return;
-    }
-    pinnedPool().keep(header, header->mappedBytes);
+    if (pinnedPool().enabled() && !memoryIsShortFor(header->mappedBytes))  // unless memory is short
+      pinnedPool().keep(header, header->mappedBytes);
+    else
+      releasePinned(header, header->mappedBytes);
     return;
   }
   if (header->kind == BlockKind::Mapped) {

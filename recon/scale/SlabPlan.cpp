@@ -162,7 +162,8 @@ std::optional<SlabPlan> mirrorPairsWithin(std::int64_t nz, std::int64_t single, 
 // SlabPlanOptions::sharedByRanks: `chosen` (the tallest plan that fits) with slabs low enough
 // that each rank gets two pieces, where the grid has the slices for it; a plan of that height
 // that does not fit (`fits`) leaves `chosen`. Slabs of ceil(nz / wanted) first, for slabs of one
-// height, else of floor(nz / wanted), which always gives enough.
+// height, else of floor(nz / wanted), which always gives enough; neither below the least height
+// (then as many pieces as that gives), and at least two slabs of it.
 template <typename Plan, typename Fits>
 SlabPlan piecesForRanks(SlabPlan chosen, std::int64_t nz, const SlabPlanOptions& options,
                         const Plan& plan, const Fits& fits) {
@@ -171,16 +172,12 @@ SlabPlan piecesForRanks(SlabPlan chosen, std::int64_t nz, const SlabPlanOptions&
   if (chosen.units().size() >= wanted) return chosen;
   // Mirrored pairs take two slabs a piece.
   const std::int64_t slabs = std::int64_t(wanted) * (options.mirrorPairs ? 2 : 1);
-  const std::int64_t floor = std::min(kMinSharedSlabSlices, chosen.slabSlices);
-  for (const std::int64_t height : {(nz + slabs - 1) / slabs, nz / slabs}) {
-    if (height < floor || height >= chosen.slabSlices) continue;
+  const std::int64_t least = std::min(kMinSharedSlabSlices, chosen.slabSlices);
+  for (const std::int64_t even : {(nz + slabs - 1) / slabs, nz / slabs}) {
+    const std::int64_t height = std::max(even, least);
+    if (height >= chosen.slabSlices || nz / height < 2) continue;
     SlabPlan lower = plan(height);
-    if (fits(lower) && (lower.units().size() >= wanted || height <= floor)) return lower;
-  }
-  // Too few slices for two pieces each: as many pieces as slabs of the least height give.
-  if (floor < chosen.slabSlices && nz / floor > 1) {
-    SlabPlan lowest = plan(floor);
-    if (fits(lowest)) return lowest;
+    if (fits(lower) && (lower.units().size() >= wanted || height == least)) return lower;
   }
   return chosen;
 }
