@@ -187,6 +187,21 @@ const std::map<std::string, KernelFacts>& kernelFacts() {
       {"fdk.bp.mirror-half2",
        {"half2 texels (rows v and V-1-v, fp16 storage), hardware bilinear, 2 samples per fetch",
         2079, "Table 1 (c2) tex2D half2, linear: 1040 G fetches/s x 2"}},
+      // The hybrids' ceiling is the texture unit's for its share of the views (N - 1 of N,
+      // fdk::kMirrorHybridLoadEvery and kHybridLoadEvery): the loads' share is not bounded by
+      // it, and no row of the reference measures the two units together.
+      {"fdk.bp.mirror-hybrid",
+       {"half2 texels (rows v and V-1-v) for 3 views in 4, fp16 pair-major taps with half2 "
+        "bilinear (one 16-B load per voxel pair) for the 4th",
+        2772,
+        "derived: Table 1 (c2) tex2D half2 2079 G samples/s x 4/3 (the texture unit's share is "
+        "3 views in 4)"}},
+      {"fdk.bp.hybrid",
+       {"float32 texels (layered texture), hardware bilinear, for 2 views in 3; float32 quads, "
+        "software bilinear (one 16-B load per sample) for the 3rd",
+        1560,
+        "derived: Table 1 (a) tex2DLayered float32 1040 G samples/s x 3/2 (the texture unit's "
+        "share is 2 views in 3)"}},
       {"fdk.bp.soft",
        {"float32 buffer, software bilinear (4 loads + 3 FMA)", 851,
         "Table 1 (e) 4 x __ldg float + FMA (a loop rate, not a unit limit)"}},

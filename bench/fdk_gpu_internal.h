@@ -32,8 +32,9 @@ constexpr double kCubeMm = 256.0;
 // The skull's largest semi-axis is 0.92 x this: 110 mm, inside the 128 mm half-cube.
 constexpr double kPhantomScaleMm = 120.0;
 const std::vector<std::string> kTableOrder{
-    "naive", "tex",         "tex-multi",        "slab",         "layered16", "mirror-float2",
-    "soft",  "soft-mirror", "soft-mirror-half", "mirror-half2", "fast"};
+    "naive",        "tex",           "tex-multi", "slab",        "layered16",
+    "hybrid",       "mirror-float2", "soft",      "soft-mirror", "soft-mirror-half",
+    "mirror-half2", "mirror-hybrid", "fast"};
 
 struct Options {
   std::vector<std::int64_t> sizes{256, 512, 1024};

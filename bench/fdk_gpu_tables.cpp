@@ -77,7 +77,7 @@ std::string headline(const Context& ctx) {
   };
   auto isFloat32 = [](const KernelRow& r) {
     return r.kernel != "fdk.bp.mirror-half2" && r.kernel != "fdk.bp.soft-mirror-half" &&
-           r.kernel.rfind("fdk.bp.cpu", 0) != 0;
+           r.kernel != "fdk.bp.mirror-hybrid" && r.kernel.rfind("fdk.bp.cpu", 0) != 0;
   };
   auto isSoftware = [&](const KernelRow& r) {
     return isFloat32(r) && (r.kernel == "fdk.bp.naive" || r.kernel == "fdk.bp.soft" ||

@@ -1,6 +1,7 @@
 #include "recon/fdk/GpuFdkKernelTable.h"
 
 #include <cassert>
+#include <cstdlib>
 
 #if TOMOWB_HAVE_CUDA
 namespace tomowb::cuda {
@@ -14,6 +15,8 @@ void fdkBpMirrorTexture(const FdkBatch& batch);
 void fdkBpSoft(const FdkBatch& batch);
 void fdkBpSoftMirror(const FdkBatch& batch);
 void fdkBpSoftMirrorHalf(const FdkBatch& batch);
+void fdkBpMirrorHybrid(const FdkBatch& batch);
+void fdkBpHybrid(const FdkBatch& batch);
 }  // namespace tomowb::cuda
 #define TOMOWB_FDK_LAUNCH(fn) &cuda::fn
 #else
@@ -132,20 +135,45 @@ std::vector<GpuFdkKernel> builtinRows() {
        "",
        "fdk.bp.soft",
        TOMOWB_FDK_LAUNCH(fdkBpSoftMirrorHalf)},
-      {"fdk.bp.fast",
-       "GPU: the fastest kernel this geometry allows (mirror-half2, else layered16)",
+      {"fdk.bp.mirror-hybrid",
+       "GPU: mirror-half2's texture for 3 views in 4, the 4th sampled with 16-byte loads and "
+       "half2 arithmetic beside the texture unit (mirror geometries; else hybrid)",
        {},
        AccuracyClass::HalfPrecision,
-       GpuFdkInput::MirrorHalf2,
+       GpuFdkInput::MirrorHybrid,
        true,
-       "fdk.bp.mirror-half2",
-       "fdk.bp.layered16",
+       "",
+       "fdk.bp.hybrid",
+       TOMOWB_FDK_LAUNCH(fdkBpMirrorHybrid)},
+      {"fdk.bp.hybrid",
+       "GPU: layered16's float32 texture for 2 views in 3, the 3rd sampled in float32 from "
+       "16-byte tap quads beside the texture unit (any flat-detector geometry)",
+       {},
+       AccuracyClass::HardwareInterpolation,
+       GpuFdkInput::Hybrid,
+       false,
+       "",
+       "",
+       TOMOWB_FDK_LAUNCH(fdkBpHybrid)},
+      {"fdk.bp.fast",
+       "GPU: the fastest kernel this geometry allows (mirror-hybrid, else hybrid)",
+       {},
+       AccuracyClass::HalfPrecision,
+       GpuFdkInput::MirrorHybrid,
+       true,
+       "fdk.bp.mirror-hybrid",
+       "fdk.bp.hybrid",
        nullptr},
   };
 }
 
 std::int64_t inputBytesPerPixel(GpuFdkInput input) {
+  const std::int64_t every = hybridLoadEvery(input);
   switch (input) {
+    case GpuFdkInput::MirrorHybrid:
+      return 8 + (16 + every - 1) / every;
+    case GpuFdkInput::Hybrid:
+      return 4 + (16 + every - 1) / every;
     case GpuFdkInput::Linear:
     case GpuFdkInput::TexturePerView:
     case GpuFdkInput::Layered:
@@ -162,6 +190,19 @@ std::int64_t inputBytesPerPixel(GpuFdkInput input) {
 }
 
 }  // namespace
+
+int hybridLoadEvery(GpuFdkInput input) {
+  if (input != GpuFdkInput::MirrorHybrid && input != GpuFdkInput::Hybrid) return 0;
+  static const int chosen = [] {
+    const char* text = std::getenv("TOMOWB_FDK_HYBRID_EVERY");  // NOLINT(concurrency-mt-unsafe)
+    if (text == nullptr) return 0;
+    char* end = nullptr;
+    const long n = std::strtol(text, &end, 10);
+    return end != text && *end == '\0' && n >= 2 && n <= 64 ? int(n) : 0;
+  }();
+  if (chosen > 0) return chosen;
+  return input == GpuFdkInput::MirrorHybrid ? kMirrorHybridLoadEvery : kHybridLoadEvery;
+}
 
 const std::vector<GpuFdkKernel>& gpuFdkKernels() {
   static const std::vector<GpuFdkKernel> rows = [] {

@@ -34,7 +34,20 @@ enum class GpuFdkInput {
   SoftMirror,      // zero-bordered grid of 16-byte float tap pairs (16)
   SoftMirrorHalf,  // the same with half-precision taps (16)
   Padded,          // zero-bordered float buffer [view][rows + 3][cols + 3] (4)
+  // MirrorHalf2 (4 + 4) and, for every hybridLoadEvery-th view, a zero-bordered grid of 16-byte
+  // pair-major half taps (16 / N)
+  MirrorHybrid,
+  Hybrid,  // Layered (4) and, for every hybridLoadEvery-th view, a grid of float4 quads (16 / N)
 };
+
+// The hybrid kernels sample every N-th view with loads and software bilinear beside the texture
+// unit. N measured on the H100 (bench/results/2026-11-28c-hybrid-kernels-h100.md): mirror-hybrid
+// 3, 4, 5 gave 2013, 2020, 1999 GUPS at 512^3; hybrid 3, 4, 5, 8 gave 1173, 1114, 1076, 1021.
+constexpr int kMirrorHybridLoadEvery = 4;
+constexpr int kHybridLoadEvery = 3;
+// N for the input (0 for the inputs without a load path): the constants above, or
+// TOMOWB_FDK_HYBRID_EVERY (2 to 64) for measuring others.
+int hybridLoadEvery(GpuFdkInput input);
 
 // Launches the kernel over one batch of a chunk's views (at most kMaxViewsPerLaunch).
 using GpuFdkLaunchFn = void (*)(const cuda::FdkBatch& batch);
@@ -66,7 +79,7 @@ const std::vector<GpuFdkKernel>& gpuFdkKernels();
 // The built-in row of that name, or null.
 const GpuFdkKernel* findGpuFdkKernel(std::string_view name);
 // What the kernel keeps per detector pixel and how it splits the volume; a variant that runs
-// another row is planned as that row (fdk.bp.fast as mirror-half2).
+// another row is planned as that row (fdk.bp.fast as mirror-hybrid).
 GpuKernelFootprint footprintOf(const GpuFdkKernel& kernel);
 
 }  // namespace tomowb::fdk

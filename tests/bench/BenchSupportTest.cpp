@@ -108,9 +108,10 @@ TEST(BenchViewRange, KeepsTheViewsAndTheirPixels) {
 // Every GPU FDK kernel names its texel format and has a ceiling from gpu-limits-h100.md; the
 // headline's half2 kernel is the one with two samples per fetch.
 TEST(BenchCeilings, EveryGpuKernelHasATexelFormatAndACeiling) {
-  for (const char* kernel : {"fdk.bp.naive", "fdk.bp.tex", "fdk.bp.tex-multi", "fdk.bp.slab",
-                             "fdk.bp.layered16", "fdk.bp.mirror-float2", "fdk.bp.mirror-half2",
-                             "fdk.bp.soft", "fdk.bp.soft-mirror", "fdk.bp.soft-mirror-half"}) {
+  for (const char* kernel :
+       {"fdk.bp.naive", "fdk.bp.tex", "fdk.bp.tex-multi", "fdk.bp.slab", "fdk.bp.layered16",
+        "fdk.bp.mirror-float2", "fdk.bp.mirror-half2", "fdk.bp.soft", "fdk.bp.soft-mirror",
+        "fdk.bp.soft-mirror-half", "fdk.bp.hybrid", "fdk.bp.mirror-hybrid"}) {
     const auto c = fdkKernelCeiling(kernel);
     ASSERT_TRUE(c) << kernel;
     EXPECT_GT(c->gSamplesPerSecond, 400) << kernel;
@@ -120,6 +121,9 @@ TEST(BenchCeilings, EveryGpuKernelHasATexelFormatAndACeiling) {
   EXPECT_NE(fdkTexelFormat("fdk.bp.mirror-half2").find("half2"), std::string::npos);
   EXPECT_DOUBLE_EQ(fdkKernelCeiling("fdk.bp.mirror-half2")->gSamplesPerSecond, 2079);
   EXPECT_DOUBLE_EQ(fdkKernelCeiling("fdk.bp.layered16")->gSamplesPerSecond, 1040);
+  // The hybrids: the texture unit's ceiling over its share of the views.
+  EXPECT_DOUBLE_EQ(fdkKernelCeiling("fdk.bp.mirror-hybrid")->gSamplesPerSecond, 2772);
+  EXPECT_DOUBLE_EQ(fdkKernelCeiling("fdk.bp.hybrid")->gSamplesPerSecond, 1560);
   EXPECT_FALSE(fdkKernelCeiling("fdk.bp.cpu"));  // no CPU ceiling in the reference
   EXPECT_DOUBLE_EQ(scaledToDevice(1040, 132), 1040);
   EXPECT_DOUBLE_EQ(scaledToDevice(1040, 66), 520);

@@ -18,6 +18,10 @@ struct FdkBatch {
   cudaTextureObject_t layered = 0;
   const cudaTextureObject_t* perView = nullptr;
   const void* linear = nullptr;
+  // The hybrid kernels' load-path views: those v of the chunk with (v + hybridPhase) %
+  // hybridEvery == hybridEvery - 1, element (v + hybridPhase) / hybridEvery of hybridGrid.
+  const void* hybridGrid = nullptr;
+  int hybridEvery = 0, hybridPhase = 0;
   int rows = 0, cols = 0;    // the chunk's filtered detector rows and columns, before any border
   int first = 0, count = 0;  // this launch's views [first, first + count) of the chunk
   // The chunk's view matrices, view 0 first, on the host and on the device (the built-in kernels'

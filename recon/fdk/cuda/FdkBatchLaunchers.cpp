@@ -62,6 +62,23 @@ void fdkBpMirrorTexture(const FdkBatch& b) {
   kernels::launchMirrorHalf2(b.layered, b.first, b.count, b.volume, shape, b.stream);
 }
 
+void fdkBpMirrorHybrid(const FdkBatch& b) {
+  const kernels::TaskShape shape = withMatrices(b);
+  kernels::launchMirrorHybrid(b.layered, b.hybridGrid, b.hybridEvery, b.hybridPhase, b.rows, b.cols,
+                              b.first, b.count, b.volume, shape, b.stream);
+}
+
+// A tilted detector or rotation axis moves u and 1/w along z: the general layered16 then (the
+// hybrid kernel steps v along a z-column).
+void fdkBpHybrid(const FdkBatch& b) {
+  const kernels::TaskShape shape = withMatrices(b);
+  if (shape.zMovesUW)
+    kernels::launchLayered16(b.layered, b.first, b.count, b.volume, shape, b.stream);
+  else
+    kernels::launchLayeredHybrid(b.layered, b.hybridGrid, b.hybridEvery, b.hybridPhase, b.rows,
+                                 b.cols, b.first, b.count, b.volume, shape, b.stream);
+}
+
 void fdkBpSoft(const FdkBatch& b) {
   const kernels::TaskShape shape = withMatrices(b);
   const float* padded = static_cast<const float*>(b.linear);

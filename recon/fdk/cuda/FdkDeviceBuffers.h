@@ -121,6 +121,19 @@ class KernelInput {
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDescHalf2(), true);
         linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 4, "half2 mirror staging");
         break;
+      case fdk::GpuFdkInput::MirrorHybrid:
+        arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDescHalf2(), true);
+        linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 4, "half2 mirror staging");
+        hybridGrid_ = DeviceMemory(
+            std::size_t((capacity + every_ - 1) / every_) * (rows + 2) * (cols + 2) * 16,
+            "pair-major half grid of the hybrid kernel's load-path views");
+        break;
+      case fdk::GpuFdkInput::Hybrid:
+        arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float>(), true);
+        hybridGrid_ = DeviceMemory(
+            std::size_t((capacity + every_ - 1) / every_) * (rows + 2) * (cols + 2) * 16,
+            "quad grid of the hybrid kernel's load-path views");
+        break;
       case fdk::GpuFdkInput::MirrorFloat2:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float2>(), true);
         linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 8, "float2 mirror staging");
@@ -143,9 +156,17 @@ class KernelInput {
   // Fills views [0, count) from filtered rows in device memory: view k, row r at
   // src + (k * rows + r) * pitch, `cols` valid floats per row. The mirror inputs pair row r with
   // row mirrorRows-1-r of its view and read views mirrorRows rows apart (a z-mirror task's rows
-  // and their mirror rows, kernels::RowBands); 0: the input's own rows.
-  void fill(const float* src, int count, int pitch, cudaStream_t stream, int mirrorRows = 0) {
+  // and their mirror rows, kernels::RowBands); 0: the input's own rows. firstView: the scan's
+  // index of view 0 (the hybrid kernels sample the scan's views v with v % N == N - 1 with loads,
+  // whatever the chunks, so that the result does not depend on how the views are chunked).
+  void fill(const float* src, int count, int pitch, cudaStream_t stream, int mirrorRows = 0,
+            std::int64_t firstView = 0) {
     const int bufferRows = mirrorRows > 0 ? mirrorRows : rows_;
+    phase_ = every_ > 0 ? int(firstView % every_) : 0;
+    // The input's first load-path view and how many there are.
+    const int firstLoad = every_ - 1 - phase_;
+    const int loads =
+        every_ > 0 && count > firstLoad ? (count - firstLoad + every_ - 1) / every_ : 0;
     count_ = count;
     src_ = src;
     pitch_ = pitch;
@@ -173,6 +194,22 @@ class KernelInput {
         kernels::launchToMirrorHalf2(src, count, rows_, bufferRows, cols_, pitch,
                                      linear_.as<void>(), stream);
         copyToLayers(linear_.as<float>(), cols_, 4, count, stream);
+        break;
+      case fdk::GpuFdkInput::MirrorHybrid:
+        kernels::launchToMirrorHalf2(src, count, rows_, bufferRows, cols_, pitch,
+                                     linear_.as<void>(), stream);
+        copyToLayers(linear_.as<float>(), cols_, 4, count, stream);
+        // Views firstLoad, firstLoad + N, ...: those the kernel samples with loads.
+        if (loads > 0)
+          kernels::launchToSoftMirror(src + std::size_t(firstLoad) * bufferRows * pitch, loads,
+                                      rows_, bufferRows, cols_, pitch, true, hybridGrid_.as<void>(),
+                                      stream, every_, true);
+        break;
+      case fdk::GpuFdkInput::Hybrid:
+        copyToLayers(src, pitch, 4, count, stream);
+        if (loads > 0)
+          kernels::launchToQuads(src + std::size_t(firstLoad) * rows_ * pitch, loads, rows_, cols_,
+                                 pitch, every_, hybridGrid_.as<void>(), stream);
         break;
       case fdk::GpuFdkInput::MirrorFloat2:
         kernels::launchToMirrorFloat2(src, count, rows_, bufferRows, cols_, pitch,
@@ -202,6 +239,9 @@ class KernelInput {
     batch.layered = arrays_.empty() ? 0 : arrays_[0].texture();
     batch.perView = textures_.data();
     batch.linear = linear_.as<void>();
+    batch.hybridGrid = hybridGrid_.as<void>();
+    batch.hybridEvery = every_;
+    batch.hybridPhase = phase_;
     batch.rows = rows_;
     batch.cols = cols_;
     batch.hostMatrices = hostMatrices;
@@ -235,6 +275,9 @@ class KernelInput {
   }
 
   const fdk::GpuFdkKernel& kernel_;
+  int every_ = fdk::hybridLoadEvery(kernel_.input);  // the hybrid inputs' load-path views
+  int phase_ = 0;                                    // the filled views' first scan index % N
+  DeviceMemory hybridGrid_;
   int capacity_, rows_, cols_;
   int count_ = 0;
   const float* src_ = nullptr;

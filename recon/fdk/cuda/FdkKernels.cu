@@ -174,6 +174,62 @@ __global__ void layered16Kernel(cudaTextureObject_t layered, int layerFirst, int
     if (z0 + j < s.nz) volume[voxelIndex(s, x, y, z0 + j)] += acc[j];
 }
 
+// layered16 with the load path beside the texture unit (fdk.bp.hybrid; no mirror needed): the
+// input's views v with v % every == every - 1 are sampled in software, in float32, from a grid of
+// float4 quads (the taps (r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1), zero-bordered,
+// launchToQuads) holding only those views (grid view v / every), the others by the float32
+// texture. The same idea as mirrorHybridKernel below; 16 z-voxels per thread, at most 64
+// registers.
+__global__ void __launch_bounds__(256, 4)
+    layeredHybridKernel(cudaTextureObject_t layered, const float4* __restrict__ quads, int gridRows,
+                        int gridCols, int rows, int cols, int every, int phase, int layerFirst,
+                        int count, float* volume, TaskShape s) {
+  const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = s.yFirst + int(blockIdx.y * blockDim.y + threadIdx.y);
+  const int z0 = int(blockIdx.z) * kColumn;
+  if (x >= s.nx || y >= yEnd(s)) return;
+  const float fx = float(x), fy = float(y), fz = float(z0);
+  const long long viewElements = static_cast<long long>(gridRows) * gridCols;
+  float acc[kColumn];
+#pragma unroll
+  for (int j = 0; j < kColumn; ++j) acc[j] = 0.0f;
+  for (int k = 0; k < count; ++k) {
+    const float* m = cMatrices + 12 * (s.matrixFirst + k);
+    const float w = fmaf(m[8], fx, fmaf(m[9], fy, fmaf(m[10], fz, m[11])));
+    const float inv = 1.0f / w;
+    const float u = fmaf(m[0], fx, fmaf(m[1], fy, fmaf(m[2], fz, m[3]))) * inv;
+    const float r0 = fmaf(m[4], fx, fmaf(m[5], fy, fmaf(m[6], fz, m[7]))) * inv;
+    const float dr = m[6] * inv;
+    const float weight = w > 0.0f ? (s.cone ? inv * inv : 1.0f) : 0.0f;
+    const int view = layerFirst + k;
+    if ((view + phase) % every == every - 1) {
+      const float c = fminf(fmaxf(u, -1.0f), float(cols));
+      const float fc = floorf(c);
+      const float tc = c - fc;
+      const float4* column =
+          quads + ((view + phase) / every) * viewElements + int(fc) + 1 + gridCols;
+#pragma unroll
+      for (int j = 0; j < kColumn; ++j) {
+        const float r = fminf(fmaxf(fmaf(float(j), dr, r0), -1.0f), float(rows));
+        const float fr = floorf(r);
+        const float tr = r - fr;
+        const float4 q = __ldg(column + int(fr) * gridCols);
+        const float top = fmaf(tc, q.y - q.x, q.x), bottom = fmaf(tc, q.w - q.z, q.z);
+        acc[j] = fmaf(weight, fmaf(tr, bottom - top, top), acc[j]);
+      }
+    } else {
+      const float c = u + 0.5f, rt = r0 + 0.5f;
+#pragma unroll
+      for (int j = 0; j < kColumn; ++j)
+        acc[j] =
+            fmaf(weight, tex2DLayered<float>(layered, c, fmaf(float(j), dr, rt), view), acc[j]);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kColumn; ++j)
+    if (z0 + j < s.nz) volume[voxelIndex(s, x, y, z0 + j)] += acc[j];
+}
+
 // Thread (x, y, group): voxels z = group * Z + j of the lower half and their mirrors nz-1-z.
 template <int Z>
 __global__ void mirrorHalf2Kernel(cudaTextureObject_t layered, int layerFirst, int count,
@@ -200,6 +256,84 @@ __global__ void mirrorHalf2Kernel(cudaTextureObject_t layered, int layerFirst, i
       const float2 t = tex2DLayered<float2>(layered, c, fmaf(float(j), dr, r0), layerFirst + k);
       acc[j] = fmaf(weight, t.x, acc[j]);
       mirrored[j] = fmaf(weight, t.y, mirrored[j]);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < Z; ++j) {
+    const int z = z0 + j;
+    if (z >= lower) break;
+    volume[voxelIndex(s, x, y, z)] += acc[j];
+    const int zm = s.nz - 1 - z;
+    if (zm != z) volume[voxelIndex(s, x, y, zm)] += mirrored[j];
+  }
+}
+
+// Texture unit and load path together, z-mirror (fdk.bp.mirror-hybrid). The texture unit samples
+// most views (half2 texels, as mirrorHalf2Kernel); the input's views v with v % every ==
+// every - 1 are sampled in software from a pair-major half grid holding only those views (grid
+// view v / every, launchToSoftMirror): one 16-byte load gives the taps (p00, q00), (p01, q01),
+// (p10, q10), (p11, q11) of a voxel and its mirror, and the bilinear weights are applied in half2
+// arithmetic (11-bit weights, finer than the texture unit's 8 bits). The two paths use different
+// units of the SM (texture filtering against load, FMA and half2 pipes), so the software views
+// add samples beyond the texture unit's rate (bench/results/2026-11-28c-*). The choice is per
+// view: the same for every thread of a warp, and every voxel gets the same mixture of both.
+// kHybridPairs voxel pairs per thread, at most 64 registers (four blocks of 256 threads an SM).
+constexpr int kHybridPairs = 8;
+
+__global__ void __launch_bounds__(256, 4)
+    mirrorHybridKernel(cudaTextureObject_t layered, const uint4* __restrict__ grid, int gridRows,
+                       int gridCols, int rows, int cols, int every, int phase, int layerFirst,
+                       int count, float* volume, TaskShape s) {
+  constexpr int Z = kHybridPairs;
+  const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = s.yFirst + int(blockIdx.y * blockDim.y + threadIdx.y);
+  const int z0 = int(blockIdx.z) * Z;
+  const int lower = (s.nz + 1) / 2;
+  if (x >= s.nx || y >= yEnd(s)) return;
+  const float fx = float(x), fy = float(y), fz = float(z0);
+  const long long viewElements = static_cast<long long>(gridRows) * gridCols;
+  float acc[Z], mirrored[Z];
+#pragma unroll
+  for (int j = 0; j < Z; ++j) acc[j] = mirrored[j] = 0.0f;
+  for (int k = 0; k < count; ++k) {
+    const float* m = cMatrices + 12 * (s.matrixFirst + k);
+    const float w = fmaf(m[8], fx, fmaf(m[9], fy, m[11]));
+    const float inv = 1.0f / w;
+    const float u = fmaf(m[0], fx, fmaf(m[1], fy, m[3])) * inv;
+    const float r0 = fmaf(m[4], fx, fmaf(m[5], fy, fmaf(m[6], fz, m[7]))) * inv;
+    const float dr = m[6] * inv;
+    const float weight = w > 0.0f ? (s.cone ? inv * inv : 1.0f) : 0.0f;
+    const int view = layerFirst + k;
+    if ((view + phase) % every == every - 1) {
+      // Coordinates clamped into the zero border instead of branching, as softMirrorKernel.
+      const float c = fminf(fmaxf(u, -1.0f), float(cols));
+      const float fc = floorf(c);
+      const __half2 tc = __float2half2_rn(c - fc);
+      const uint4* column = grid + ((view + phase) / every) * viewElements + int(fc) + 1 + gridCols;
+#pragma unroll
+      for (int j = 0; j < Z; ++j) {
+        const float r = fminf(fmaxf(fmaf(float(j), dr, r0), -1.0f), float(rows));
+        const float fr = floorf(r);
+        const uint4 a = __ldg(column + int(fr) * gridCols);
+        const __half2 e00 = *reinterpret_cast<const __half2*>(&a.x);
+        const __half2 e01 = *reinterpret_cast<const __half2*>(&a.y);
+        const __half2 e10 = *reinterpret_cast<const __half2*>(&a.z);
+        const __half2 e11 = *reinterpret_cast<const __half2*>(&a.w);
+        const __half2 top = __hfma2(tc, __hsub2(e01, e00), e00);
+        const __half2 bottom = __hfma2(tc, __hsub2(e11, e10), e10);
+        const float2 v =
+            __half22float2(__hfma2(__float2half2_rn(r - fr), __hsub2(bottom, top), top));
+        acc[j] = fmaf(weight, v.x, acc[j]);
+        mirrored[j] = fmaf(weight, v.y, mirrored[j]);
+      }
+    } else {
+      const float c = u + 0.5f, rt = r0 + 0.5f;
+#pragma unroll
+      for (int j = 0; j < Z; ++j) {
+        const float2 t = tex2DLayered<float2>(layered, c, fmaf(float(j), dr, rt), view);
+        acc[j] = fmaf(weight, t.x, acc[j]);
+        mirrored[j] = fmaf(weight, t.y, mirrored[j]);
+      }
     }
   }
 #pragma unroll
@@ -428,6 +562,25 @@ void launchMirrorHalf2(cudaTextureObject_t layeredHalf2, int layerFirst, int cou
         <<<grid, block, 0, stream>>>(layeredHalf2, layerFirst, count, volume, shape);
 }
 
+void launchLayeredHybrid(cudaTextureObject_t layered, const void* quads, int every, int phase,
+                         int rows, int cols, int layerFirst, int count, float* volume,
+                         const TaskShape& shape, cudaStream_t stream) {
+  layeredHybridKernel<<<columnGrid(shape, kColumn), kBlock, 0, stream>>>(
+      layered, static_cast<const float4*>(quads), rows + 2, cols + 2, rows, cols, every, phase,
+      layerFirst, count, volume, shape);
+}
+
+void launchMirrorHybrid(cudaTextureObject_t layeredHalf2, const void* pairMajorGrid, int every,
+                        int phase, int rows, int cols, int layerFirst, int count, float* volume,
+                        const TaskShape& shape, cudaStream_t stream) {
+  const dim3 g(unsigned(ceilDiv(shape.nx, kBlockX)),
+               unsigned(ceilDiv(yEnd(shape) - shape.yFirst, kBlockY)),
+               unsigned(ceilDiv((shape.nz + 1) / 2, kHybridPairs)));
+  mirrorHybridKernel<<<g, kBlock, 0, stream>>>(
+      layeredHalf2, static_cast<const uint4*>(pairMajorGrid), rows + 2, cols + 2, rows, cols, every,
+      phase, layerFirst, count, volume, shape);
+}
+
 void launchSoftMirror(const void* grid, bool half, int rows, int cols, int layerFirst, int count,
                       int zPerThread, float* volume, const TaskShape& shape, cudaStream_t stream) {
   const int z = zPerThread <= 4 ? 4 : zPerThread <= 8 ? 8 : kColumn;
@@ -538,9 +691,9 @@ __global__ void toMirrorHalf2Kernel(const float* fft, int views, int rows, int b
 }
 
 // Element (gr, gc) of the soft-mirror grid: detector row r = gr - 1, column c = gc - 1.
-template <bool Half>
+template <bool Half, bool PairMajor = false>
 __global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int bufferRows,
-                                   int filteredCols, int fftStride, uint4* out) {
+                                   int filteredCols, int fftStride, int viewStep, uint4* out) {
   const int gridCols = filteredCols + 2, gridRows = Half ? rows + 2 : rows + 3;
   const int gc = blockIdx.x * blockDim.x + threadIdx.x;
   const long long grow = blockIdx.y + static_cast<long long>(gridDim.y) * blockIdx.z;
@@ -548,7 +701,7 @@ __global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int bu
   const int view = int(grow / gridRows);
   const int r = int(grow % gridRows) - 1;
   const int c = gc - 1;
-  const float* base = fft + static_cast<long long>(view) * bufferRows * fftStride;
+  const float* base = fft + static_cast<long long>(view) * viewStep * bufferRows * fftStride;
   auto at = [&](int rr, int cc) {
     return cc >= 0 && cc < filteredCols ? base[rr * fftStride + cc] : 0.0f;
   };
@@ -557,7 +710,16 @@ __global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int bu
     return rr >= 0 && rr < rows ? at(bufferRows - 1 - rr, cc) : 0.0f;
   };
   uint4 e;
-  if (Half) {
+  if (PairMajor) {
+    const __half2 e00 = __floats2half2_rn(p(r, c), pm(r, c));
+    const __half2 e01 = __floats2half2_rn(p(r, c + 1), pm(r, c + 1));
+    const __half2 e10 = __floats2half2_rn(p(r + 1, c), pm(r + 1, c));
+    const __half2 e11 = __floats2half2_rn(p(r + 1, c + 1), pm(r + 1, c + 1));
+    e.x = *reinterpret_cast<const unsigned*>(&e00);
+    e.y = *reinterpret_cast<const unsigned*>(&e01);
+    e.z = *reinterpret_cast<const unsigned*>(&e10);
+    e.w = *reinterpret_cast<const unsigned*>(&e11);
+  } else if (Half) {
     const __half2 t0 = __floats2half2_rn(p(r, c), p(r, c + 1));
     const __half2 t1 = __floats2half2_rn(p(r + 1, c), p(r + 1, c + 1));
     const __half2 m0 = __floats2half2_rn(pm(r, c), pm(r, c + 1));
@@ -573,6 +735,25 @@ __global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int bu
     e.w = __float_as_uint(pm(r, c + 1));
   }
   out[grow * gridCols + gc] = e;
+}
+
+// Element (gr, gc) of the quad grid: the taps (r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1) of
+// detector row r = gr - 1, column c = gc - 1, zero outside the detector; grid view k from fft
+// view k * viewStep.
+__global__ void toQuadsKernel(const float* fft, int views, int rows, int filteredCols,
+                              int fftStride, int viewStep, float4* out) {
+  const int gridCols = filteredCols + 2, gridRows = rows + 2;
+  const int gc = blockIdx.x * blockDim.x + threadIdx.x;
+  const long long grow = blockIdx.y + static_cast<long long>(gridDim.y) * blockIdx.z;
+  if (gc >= gridCols || grow >= static_cast<long long>(views) * gridRows) return;
+  const int view = int(grow / gridRows);
+  const int r = int(grow % gridRows) - 1;
+  const int c = gc - 1;
+  const float* base = fft + static_cast<long long>(view) * viewStep * rows * fftStride;
+  auto p = [&](int rr, int cc) {
+    return rr >= 0 && rr < rows && cc >= 0 && cc < filteredCols ? base[rr * fftStride + cc] : 0.0f;
+  };
+  out[grow * gridCols + gc] = make_float4(p(r, c), p(r, c + 1), p(r + 1, c), p(r + 1, c + 1));
 }
 
 __global__ void toMirrorFloat2Kernel(const float* fft, int views, int rows, int bufferRows,
@@ -620,14 +801,25 @@ void launchToPadded(const float* fft, int views, int rows, int filteredCols, int
 }
 
 void launchToSoftMirror(const float* fft, int views, int rows, int bufferRows, int filteredCols,
-                        int fftStride, bool half, void* out, cudaStream_t stream) {
+                        int fftStride, bool half, void* out, cudaStream_t stream, int viewStep,
+                        bool pairMajor) {
   const long long gridRows = static_cast<long long>(views) * (half ? rows + 2 : rows + 3);
-  if (half)
+  if (half && pairMajor)
+    toSoftMirrorKernel<true, true><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
+        fft, views, rows, bufferRows, filteredCols, fftStride, viewStep, static_cast<uint4*>(out));
+  else if (half)
     toSoftMirrorKernel<true><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
-        fft, views, rows, bufferRows, filteredCols, fftStride, static_cast<uint4*>(out));
+        fft, views, rows, bufferRows, filteredCols, fftStride, viewStep, static_cast<uint4*>(out));
   else
     toSoftMirrorKernel<false><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
-        fft, views, rows, bufferRows, filteredCols, fftStride, static_cast<uint4*>(out));
+        fft, views, rows, bufferRows, filteredCols, fftStride, viewStep, static_cast<uint4*>(out));
+}
+
+void launchToQuads(const float* fft, int views, int rows, int filteredCols, int fftStride,
+                   int viewStep, void* out, cudaStream_t stream) {
+  toQuadsKernel<<<rowGrid(filteredCols + 2, static_cast<long long>(views) * (rows + 2), 128), 128,
+                  0, stream>>>(fft, views, rows, filteredCols, fftStride, viewStep,
+                               static_cast<float4*>(out));
 }
 
 void launchToMirrorFloat2(const float* fft, int views, int rows, int bufferRows, int filteredCols,

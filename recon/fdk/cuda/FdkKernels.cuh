@@ -75,6 +75,21 @@ void launchMirrorHalf2(cudaTextureObject_t layeredHalf2, int layerFirst, int cou
 // zPerThread: 4, 8 or 16 voxel pairs per thread.
 void launchSoftMirror(const void* grid, bool half, int rows, int cols, int layerFirst, int count,
                       int zPerThread, float* volume, const TaskShape& shape, cudaStream_t stream);
+// Ours: launchLayered16's float32 texture for most views and, for the input's views v with
+// (v + phase) % every == every - 1, software bilinear from a grid of float4 quads holding only
+// those views (grid view (v + phase) / every; launchToQuads with viewStep = every). No mirror
+// needed; 16 z-voxels per thread.
+void launchLayeredHybrid(cudaTextureObject_t layered, const void* quads, int every, int phase,
+                         int rows, int cols, int layerFirst, int count, float* volume,
+                         const TaskShape& shape, cudaStream_t stream);
+// Ours: launchMirrorHalf2's half2 texture for most views and, for the input's views v with
+// (v + phase) % every == every - 1, software bilinear in half2 arithmetic from a pair-major half
+// grid that holds only those views (grid view (v + phase) / every; launchToSoftMirror with
+// viewStep = every and pairMajor): the load path adds samples beyond the texture unit's rate. 8
+// voxel pairs per thread. Same symmetry condition as launchMirrorHalf2.
+void launchMirrorHybrid(cudaTextureObject_t layeredHalf2, const void* pairMajorGrid, int every,
+                        int phase, int rows, int cols, int layerFirst, int count, float* volume,
+                        const TaskShape& shape, cudaStream_t stream);
 // Ours: software bilinear from a zero-bordered float buffer [view][rows + 3][cols + 3] (data at
 // offset (1, 1); one zero row and column before, two after) (4 __ldg
 // and 3 FMA per sample): 16 z-voxels per thread, float32 weights.
@@ -117,8 +132,16 @@ void launchToPadded(const float* fft, int views, int rows, int filteredCols, int
 // The mirror inputs: `rows` rows per view, row r paired with fft row bufferRows-1-r of its view
 // (the fft buffer holds bufferRows >= rows rows per view, symmetric about the detector's centre).
 // Grid bytes per view: 16 x (rows + 3) x (cols + 2) for float, 16 x (rows + 2) x (cols + 2) half.
+// viewStep: grid view k from fft view k * viewStep (the hybrid kernel's every-th views).
+// pairMajor (half only): the element holds (p00, q00), (p01, q01), (p10, q10), (p11, q11) as
+// half2, p the row and q its mirror row, for bilinear weights in half2 arithmetic.
 void launchToSoftMirror(const float* fft, int views, int rows, int bufferRows, int filteredCols,
-                        int fftStride, bool half, void* out, cudaStream_t stream);
+                        int fftStride, bool half, void* out, cudaStream_t stream, int viewStep = 1,
+                        bool pairMajor = false);
+// Quad grid of views k * viewStep (k < views): [view][rows + 2][cols + 2] float4 elements, element
+// (r + 1, c + 1) holding the taps (r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1), zero outside.
+void launchToQuads(const float* fft, int views, int rows, int filteredCols, int fftStride,
+                   int viewStep, void* out, cudaStream_t stream);
 void launchToMirrorFloat2(const float* fft, int views, int rows, int bufferRows, int filteredCols,
                           int fftStride, void* out, cudaStream_t stream);
 void launchToMirrorHalf2(const float* fft, int views, int rows, int bufferRows, int filteredCols,

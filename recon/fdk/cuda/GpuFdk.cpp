@@ -553,7 +553,7 @@ void runDevice(int device, const RunSetup& setup, SharedProgress& shared, JobCon
       TOMOWB_CUDA_CHECK(cudaGetLastError(), "ramp filter");
       // The input of chunk c - 2 must have been backprojected.
       if (c >= 2) TOMOWB_CUDA_CHECK(cudaStreamWaitEvent(filterStream, bpDone[b], 0), "ordering");
-      inputs[b]->fill(fft.as<float>(), n, setup.fftStride, filterStream, taskRows.mirrorRows);
+      inputs[b]->fill(fft.as<float>(), n, setup.fftStride, filterStream, taskRows.mirrorRows, v0);
       TOMOWB_CUDA_CHECK(cudaEventRecord(ct->filterEnd, filterStream), "timing");
       TOMOWB_CUDA_CHECK(cudaEventRecord(filled[b], filterStream), "ordering");
       // Backproject on the compute stream.

@@ -28,12 +28,11 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-const std::vector<std::string> kGpuVariants = {"fdk.bp.naive",         "fdk.bp.tex",
-                                               "fdk.bp.tex-multi",     "fdk.bp.slab",
-                                               "fdk.bp.layered16",     "fdk.bp.mirror-half2",
-                                               "fdk.bp.mirror-float2", "fdk.bp.soft",
-                                               "fdk.bp.soft-mirror",   "fdk.bp.soft-mirror-half",
-                                               "fdk.bp.fast"};
+const std::vector<std::string> kGpuVariants = {
+    "fdk.bp.naive",         "fdk.bp.tex",    "fdk.bp.tex-multi",    "fdk.bp.slab",
+    "fdk.bp.layered16",     "fdk.bp.hybrid", "fdk.bp.mirror-half2", "fdk.bp.mirror-float2",
+    "fdk.bp.mirror-hybrid", "fdk.bp.soft",   "fdk.bp.soft-mirror",  "fdk.bp.soft-mirror-half",
+    "fdk.bp.fast"};
 
 // Variants that interpolate in software (float32 arithmetic, no 8-bit texture weights).
 bool softwareInterpolation(const std::string& kernel) {
@@ -153,13 +152,15 @@ TEST(GpuFdk, MirrorKernelRunsOnCentredGeometriesAndFallsBackOtherwise) {
   std::mt19937_64 rng(test::randomSeed());
   const RandomCase centred = randomCase(rng, false, false);
   const ProjectionStack views(centred.geometry);
-  EXPECT_EQ(chooseKernel("fdk.bp.fast", views, centred.grid).kernel, "fdk.bp.mirror-half2");
+  EXPECT_EQ(chooseKernel("fdk.bp.fast", views, centred.grid).kernel, "fdk.bp.mirror-hybrid");
   EXPECT_EQ(chooseKernel("fdk.bp.soft-mirror", views, centred.grid).kernel, "fdk.bp.soft-mirror");
   const RandomCase tilted = randomCase(rng, true, false);
   const KernelChoice c =
       chooseKernel("fdk.bp.mirror-half2", ProjectionStack(tilted.geometry), tilted.grid);
   EXPECT_EQ(c.kernel, "fdk.bp.layered16");
   EXPECT_NE(c.why.find("tilted"), std::string::npos) << c.why;
+  EXPECT_EQ(chooseKernel("fdk.bp.fast", ProjectionStack(tilted.geometry), tilted.grid).kernel,
+            "fdk.bp.hybrid");
   EXPECT_EQ(
       chooseKernel("fdk.bp.soft-mirror-half", ProjectionStack(tilted.geometry), tilted.grid).kernel,
       "fdk.bp.soft");
@@ -305,7 +306,8 @@ TEST(GpuFdk, ForcedStreamingGivesTheSameVolume) {
   for (const std::int64_t nz : {80, 81})
     for (const std::string variant :
          {"fdk.bp.layered16", "fdk.bp.soft", "fdk.bp.mirror-half2", "fdk.bp.mirror-float2",
-          "fdk.bp.slab", "fdk.bp.soft-mirror", "fdk.bp.soft-mirror-half"}) {
+          "fdk.bp.slab", "fdk.bp.soft-mirror", "fdk.bp.soft-mirror-half", "fdk.bp.hybrid",
+          "fdk.bp.mirror-hybrid"}) {
       params.volume = fdk::VolumeGrid::centred({96, 96, nz}, Eigen::Vector3d::Constant(1.4));
       params.variant = variant;
       params.gpu.memoryLimitBytes = 0;

@@ -60,7 +60,7 @@ std::vector<float> samples(const std::filesystem::path& output) {
 TEST_F(GpuSlabFdk, MirroredPairsRunTheMirrorKernelAndMatchTheInMemoryGpuFdk) {
   TOMOWB_SKIP_WITHOUT_GPU();
   for (const auto& [variant, kernel] :
-       {std::pair<std::string, std::string>{"fdk.bp.fast", "fdk.bp.mirror-half2"},
+       {std::pair<std::string, std::string>{"fdk.bp.fast", "fdk.bp.mirror-hybrid"},
         {"fdk.bp.soft-mirror", "fdk.bp.soft-mirror"}}) {
     SCOPED_TRACE(variant);
     params.variant = variant;

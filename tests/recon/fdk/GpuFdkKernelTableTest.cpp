@@ -31,7 +31,7 @@ TEST(GpuFdkKernelTable, RowsHaveUniqueNamesDescriptionsAndKnownReferences) {
     else
       EXPECT_EQ(k.launch, nullptr) << k.name;
   }
-  EXPECT_EQ(names.size(), 11u);
+  EXPECT_EQ(names.size(), 13u);
   EXPECT_EQ(findGpuFdkKernel("fdk.bp.cpu"), nullptr);
 }
 
@@ -43,13 +43,28 @@ TEST(GpuFdkKernelTable, FootprintsAreThePipelinesInputs) {
     EXPECT_EQ(footprint(name).axis, GpuSplitAxis::Z) << name;
   }
   EXPECT_EQ(footprint("fdk.bp.mirror-half2").inputBytesPerPixel, 8);
-  EXPECT_EQ(footprint("fdk.bp.fast").inputBytesPerPixel, 8);  // planned as mirror-half2
+  // The hybrids: their texture's bytes and a 16-byte element for every N-th view, rounded up.
+  EXPECT_EQ(kMirrorHybridLoadEvery, 4);
+  EXPECT_EQ(kHybridLoadEvery, 3);
+  EXPECT_EQ(footprint("fdk.bp.mirror-hybrid").inputBytesPerPixel, 8 + 4);
+  EXPECT_EQ(footprint("fdk.bp.fast").inputBytesPerPixel, 8 + 4);  // planned as mirror-hybrid
+  EXPECT_EQ(footprint("fdk.bp.hybrid").inputBytesPerPixel, 4 + 6);
+  EXPECT_EQ(footprint("fdk.bp.hybrid").axis, GpuSplitAxis::Z);
   EXPECT_EQ(footprint("fdk.bp.mirror-float2").inputBytesPerPixel, 16);
   EXPECT_EQ(footprint("fdk.bp.soft-mirror").inputBytesPerPixel, 16);
   EXPECT_EQ(footprint("fdk.bp.soft-mirror-half").inputBytesPerPixel, 16);
   for (const char* name : {"fdk.bp.mirror-half2", "fdk.bp.fast", "fdk.bp.mirror-float2",
-                           "fdk.bp.soft-mirror", "fdk.bp.soft-mirror-half"})
+                           "fdk.bp.soft-mirror", "fdk.bp.soft-mirror-half", "fdk.bp.mirror-hybrid"})
     EXPECT_EQ(footprint(name).axis, GpuSplitAxis::ZMirror) << name;
+}
+
+// The hybrids' N per input; the other inputs have no load path.
+TEST(GpuFdkKernelTable, OnlyTheHybridInputsHaveLoadPathViews) {
+  EXPECT_EQ(hybridLoadEvery(GpuFdkInput::MirrorHybrid), kMirrorHybridLoadEvery);
+  EXPECT_EQ(hybridLoadEvery(GpuFdkInput::Hybrid), kHybridLoadEvery);
+  for (const GpuFdkInput input : {GpuFdkInput::Layered, GpuFdkInput::MirrorHalf2,
+                                  GpuFdkInput::SoftMirrorHalf, GpuFdkInput::Padded})
+    EXPECT_EQ(hybridLoadEvery(input), 0);
 }
 
 }  // namespace
