@@ -10,6 +10,8 @@
 #            HYBRID_EVERY (hybrid): every N-th view sampled with loads (TOMOWB_FDK_HYBRID_EVERY).
 #   e2e      end to end at 512^3 (and kernel only), fast (mirror-hybrid) against mirror-half2 in one
 #            process, then in the other order: E2E_ROUNDS rounds.
+#   multi    every test of the CUDA test program (so with two GPUs the multi-GPU ones too), then
+#            fast at 512^3 and 1024^3 with the one- against two-GPU rows (run it on a two-GPU kind).
 #   profile  Nsight Compute (--set full, clocks left alone) of one timed launch of each of
 #            PROFILE_VARIANTS at 512^3 (and mirror-hybrid at 1024^3).
 # Uses the binaries at $BENCH and $TESTS (default build-gpu/...: built here with the gpu preset
@@ -103,6 +105,14 @@ for stage in "${stages[@]}"; do
             | tee -a "$OUT/summary.txt"
         done
       done
+      ;;
+    multi)
+      timeout 500 "$TESTS" > "$WORK/tests-all.log" 2>&1 || status=1
+      grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" "$WORK/tests-all.log" | tail -n 30 \
+        | tee -a "$OUT/summary.txt"
+      timeout 400 "$BENCH" --sizes 512 1024 --variants fast --e2e-variants fast --phantom-sizes 1 \
+        --repeats 5 --no-cross-check --out "$OUT/bench-multi.md" > "$WORK/bench-multi.log" 2>&1 || status=1
+      grep -E "^\| fdk.bp.fast" "$OUT/bench-multi.md" | cut -c1-400 | tee -a "$OUT/summary.txt"
       ;;
     profile)
       for v in $PROFILE_VARIANTS; do
