@@ -162,11 +162,6 @@ class KernelInput {
   void fill(const float* src, int count, int pitch, cudaStream_t stream, int mirrorRows = 0,
             std::int64_t firstView = 0) {
     const int bufferRows = mirrorRows > 0 ? mirrorRows : rows_;
-    phase_ = every_ > 0 ? int(firstView % every_) : 0;
-    // The input's first load-path view and how many there are.
-    const int firstLoad = every_ - 1 - phase_;
-    const int loads =
-        every_ > 0 && count > firstLoad ? (count - firstLoad + every_ - 1) / every_ : 0;
     count_ = count;
     src_ = src;
     pitch_ = pitch;
@@ -199,17 +194,11 @@ class KernelInput {
         kernels::launchToMirrorHalf2(src, count, rows_, bufferRows, cols_, pitch,
                                      linear_.as<void>(), stream);
         copyToLayers(linear_.as<float>(), cols_, 4, count, stream);
-        // Views firstLoad, firstLoad + N, ...: those the kernel samples with loads.
-        if (loads > 0)
-          kernels::launchToSoftMirror(src + std::size_t(firstLoad) * bufferRows * pitch, loads,
-                                      rows_, bufferRows, cols_, pitch, true, hybridGrid_.as<void>(),
-                                      stream, every_, true);
+        fillLoadPathViews(src, count, pitch, bufferRows, firstView, stream);
         break;
       case fdk::GpuFdkInput::Hybrid:
         copyToLayers(src, pitch, 4, count, stream);
-        if (loads > 0)
-          kernels::launchToQuads(src + std::size_t(firstLoad) * rows_ * pitch, loads, rows_, cols_,
-                                 pitch, every_, hybridGrid_.as<void>(), stream);
+        fillLoadPathViews(src, count, pitch, bufferRows, firstView, stream);
         break;
       case fdk::GpuFdkInput::MirrorFloat2:
         kernels::launchToMirrorFloat2(src, count, rows_, bufferRows, cols_, pitch,
@@ -272,6 +261,23 @@ class KernelInput {
     p.extent = make_cudaExtent(std::size_t(cols_), std::size_t(rows_), std::size_t(count));
     p.kind = cudaMemcpyDeviceToDevice;
     TOMOWB_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream), "views into the layered texture");
+  }
+
+  // The hybrid inputs' grid of the views the kernel samples with loads: those v of [0, count)
+  // with (firstView + v) % N == N - 1, that is N - 1 - phase_ and every N-th after it.
+  void fillLoadPathViews(const float* src, int count, int pitch, int bufferRows,
+                         std::int64_t firstView, cudaStream_t stream) {
+    phase_ = int(firstView % every_);
+    const int firstLoad = every_ - 1 - phase_;
+    if (count <= firstLoad) return;
+    const int loads = (count - firstLoad + every_ - 1) / every_;
+    const float* first = src + std::size_t(firstLoad) * bufferRows * pitch;
+    if (kernel_.input == fdk::GpuFdkInput::MirrorHybrid)
+      kernels::launchToSoftMirror(first, loads, rows_, bufferRows, cols_, pitch, true,
+                                  hybridGrid_.as<void>(), stream, every_, true);
+    else
+      kernels::launchToQuads(first, loads, rows_, cols_, pitch, every_, hybridGrid_.as<void>(),
+                             stream);
   }
 
   const fdk::GpuFdkKernel& kernel_;
