@@ -68,6 +68,72 @@ __device__ inline long long voxelIndex(const TaskShape& s, int x, int y, int z) 
   return (static_cast<long long>(z) * s.ny + y) * s.nx + x;
 }
 
+// u, the first row, the row step along z and the FDK weight of a thread's column (x, y, from fz on)
+// in one view, texel offsets not applied. Mirror: the z column of the matrix moves only v
+// (m[2] = m[10] = 0 in mirror geometries).
+struct ColumnProjection {
+  float u, r0, dr, weight;
+};
+template <bool Mirror>
+__device__ __forceinline__ ColumnProjection projectColumn(const float* m, float fx, float fy,
+                                                          float fz, bool cone) {
+  const float w = Mirror ? fmaf(m[8], fx, fmaf(m[9], fy, m[11]))
+                         : fmaf(m[8], fx, fmaf(m[9], fy, fmaf(m[10], fz, m[11])));
+  const float inv = 1.0f / w;
+  const float u = (Mirror ? fmaf(m[0], fx, fmaf(m[1], fy, m[3]))
+                          : fmaf(m[0], fx, fmaf(m[1], fy, fmaf(m[2], fz, m[3])))) *
+                  inv;
+  return {u, fmaf(m[4], fx, fmaf(m[5], fy, fmaf(m[6], fz, m[7]))) * inv, m[6] * inv,
+          w > 0.0f ? (cone ? inv * inv : 1.0f) : 0.0f};
+}
+
+// Adds a thread's column of Z sums to voxels z0 .. z0 + Z - 1 (those inside the box).
+template <int Z>
+__device__ __forceinline__ void addColumn(float* volume, const TaskShape& s, int x, int y, int z0,
+                                          const float (&acc)[Z]) {
+#pragma unroll
+  for (int j = 0; j < Z; ++j)
+    if (z0 + j < s.nz) volume[voxelIndex(s, x, y, z0 + j)] += acc[j];
+}
+
+// Adds a z-mirror thread's sums: voxel z = z0 + j of the lower half and its mirror nz-1-z.
+template <int Z>
+__device__ __forceinline__ void addMirrorPairs(float* volume, const TaskShape& s, int x, int y,
+                                               int z0, const float (&acc)[Z],
+                                               const float (&mirrored)[Z]) {
+  const int lower = (s.nz + 1) / 2;
+#pragma unroll
+  for (int j = 0; j < Z; ++j) {
+    const int z = z0 + j;
+    if (z >= lower) break;
+    volume[voxelIndex(s, x, y, z)] += acc[j];
+    const int zm = s.nz - 1 - z;
+    if (zm != z) volume[voxelIndex(s, x, y, zm)] += mirrored[j];
+  }
+}
+
+// One view of a float32 layered texture for a column: rows r0 + j dr (texel offsets applied).
+template <int Z>
+__device__ __forceinline__ void sampleColumn(cudaTextureObject_t layered, int layer, float c,
+                                             float r0, float dr, float weight, float (&acc)[Z]) {
+#pragma unroll
+  for (int j = 0; j < Z; ++j)
+    acc[j] = fmaf(weight, tex2DLayered<float>(layered, c, fmaf(float(j), dr, r0), layer), acc[j]);
+}
+
+// One view of a half2 or float2 mirror texture: channel x to voxel z, y to its mirror nz-1-z.
+template <int Z>
+__device__ __forceinline__ void sampleMirrorColumn(cudaTextureObject_t layered, int layer, float c,
+                                                   float r0, float dr, float weight,
+                                                   float (&acc)[Z], float (&mirrored)[Z]) {
+#pragma unroll
+  for (int j = 0; j < Z; ++j) {
+    const float2 t = tex2DLayered<float2>(layered, c, fmaf(float(j), dr, r0), layer);
+    acc[j] = fmaf(weight, t.x, acc[j]);
+    mirrored[j] = fmaf(weight, t.y, mirrored[j]);
+  }
+}
+
 __global__ void naiveKernel(const float* projection, int rows, int cols, int pitch,
                             const ViewMatrix* matrix, float* volume, TaskShape s) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -162,16 +228,10 @@ __global__ void layered16Kernel(cudaTextureObject_t layered, int layerFirst, int
       const float r0 = fmaf(m[4], fx, fmaf(m[5], fy, fmaf(m[6], fz, m[7]))) * inv + 0.5f;
       const float dr = m[6] * inv;
       const float weight = w > 0.0f ? (s.cone ? inv * inv : 1.0f) : 0.0f;
-#pragma unroll
-      for (int j = 0; j < kColumn; ++j)
-        acc[j] =
-            fmaf(weight, tex2DLayered<float>(layered, c, fmaf(float(j), dr, r0), layerFirst + k),
-                 acc[j]);
+      sampleColumn(layered, layerFirst + k, c, r0, dr, weight, acc);
     }
   }
-#pragma unroll
-  for (int j = 0; j < kColumn; ++j)
-    if (z0 + j < s.nz) volume[voxelIndex(s, x, y, z0 + j)] += acc[j];
+  addColumn(volume, s, x, y, z0, acc);
 }
 
 // layered16 with the load path beside the texture unit (fdk.bp.hybrid; no mirror needed): the
@@ -194,13 +254,8 @@ __global__ void __launch_bounds__(256, 4)
 #pragma unroll
   for (int j = 0; j < kColumn; ++j) acc[j] = 0.0f;
   for (int k = 0; k < count; ++k) {
-    const float* m = cMatrices + 12 * (s.matrixFirst + k);
-    const float w = fmaf(m[8], fx, fmaf(m[9], fy, fmaf(m[10], fz, m[11])));
-    const float inv = 1.0f / w;
-    const float u = fmaf(m[0], fx, fmaf(m[1], fy, fmaf(m[2], fz, m[3]))) * inv;
-    const float r0 = fmaf(m[4], fx, fmaf(m[5], fy, fmaf(m[6], fz, m[7]))) * inv;
-    const float dr = m[6] * inv;
-    const float weight = w > 0.0f ? (s.cone ? inv * inv : 1.0f) : 0.0f;
+    const auto [u, r0, dr, weight] =
+        projectColumn<false>(cMatrices + 12 * (s.matrixFirst + k), fx, fy, fz, s.cone);
     const int view = layerFirst + k;
     if ((view + phase) % every == every - 1) {
       const float c = fminf(fmaxf(u, -1.0f), float(cols));
@@ -218,16 +273,10 @@ __global__ void __launch_bounds__(256, 4)
         acc[j] = fmaf(weight, fmaf(tr, bottom - top, top), acc[j]);
       }
     } else {
-      const float c = u + 0.5f, rt = r0 + 0.5f;
-#pragma unroll
-      for (int j = 0; j < kColumn; ++j)
-        acc[j] =
-            fmaf(weight, tex2DLayered<float>(layered, c, fmaf(float(j), dr, rt), view), acc[j]);
+      sampleColumn(layered, view, u + 0.5f, r0 + 0.5f, dr, weight, acc);
     }
   }
-#pragma unroll
-  for (int j = 0; j < kColumn; ++j)
-    if (z0 + j < s.nz) volume[voxelIndex(s, x, y, z0 + j)] += acc[j];
+  addColumn(volume, s, x, y, z0, acc);
 }
 
 // Thread (x, y, group): voxels z = group * Z + j of the lower half and their mirrors nz-1-z.
@@ -237,7 +286,6 @@ __global__ void mirrorHalf2Kernel(cudaTextureObject_t layered, int layerFirst, i
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z0 = blockIdx.z * Z;
-  const int lower = (s.nz + 1) / 2;
   if (x >= s.nx || y >= yEnd(s)) return;
   const float fx = float(x), fy = float(y), fz = float(z0);
   float acc[Z], mirrored[Z];
@@ -251,21 +299,9 @@ __global__ void mirrorHalf2Kernel(cudaTextureObject_t layered, int layerFirst, i
     const float r0 = fmaf(m[4], fx, fmaf(m[5], fy, fmaf(m[6], fz, m[7]))) * inv + 0.5f;
     const float dr = m[6] * inv;
     const float weight = w > 0.0f ? (s.cone ? inv * inv : 1.0f) : 0.0f;
-#pragma unroll
-    for (int j = 0; j < Z; ++j) {
-      const float2 t = tex2DLayered<float2>(layered, c, fmaf(float(j), dr, r0), layerFirst + k);
-      acc[j] = fmaf(weight, t.x, acc[j]);
-      mirrored[j] = fmaf(weight, t.y, mirrored[j]);
-    }
+    sampleMirrorColumn(layered, layerFirst + k, c, r0, dr, weight, acc, mirrored);
   }
-#pragma unroll
-  for (int j = 0; j < Z; ++j) {
-    const int z = z0 + j;
-    if (z >= lower) break;
-    volume[voxelIndex(s, x, y, z)] += acc[j];
-    const int zm = s.nz - 1 - z;
-    if (zm != z) volume[voxelIndex(s, x, y, zm)] += mirrored[j];
-  }
+  addMirrorPairs(volume, s, x, y, z0, acc, mirrored);
 }
 
 // Texture unit and load path together, z-mirror (fdk.bp.mirror-hybrid). The texture unit samples
@@ -288,7 +324,6 @@ __global__ void __launch_bounds__(256, 4)
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = s.yFirst + int(blockIdx.y * blockDim.y + threadIdx.y);
   const int z0 = int(blockIdx.z) * Z;
-  const int lower = (s.nz + 1) / 2;
   if (x >= s.nx || y >= yEnd(s)) return;
   const float fx = float(x), fy = float(y), fz = float(z0);
   const long long viewElements = static_cast<long long>(gridRows) * gridCols;
@@ -296,13 +331,8 @@ __global__ void __launch_bounds__(256, 4)
 #pragma unroll
   for (int j = 0; j < Z; ++j) acc[j] = mirrored[j] = 0.0f;
   for (int k = 0; k < count; ++k) {
-    const float* m = cMatrices + 12 * (s.matrixFirst + k);
-    const float w = fmaf(m[8], fx, fmaf(m[9], fy, m[11]));
-    const float inv = 1.0f / w;
-    const float u = fmaf(m[0], fx, fmaf(m[1], fy, m[3])) * inv;
-    const float r0 = fmaf(m[4], fx, fmaf(m[5], fy, fmaf(m[6], fz, m[7]))) * inv;
-    const float dr = m[6] * inv;
-    const float weight = w > 0.0f ? (s.cone ? inv * inv : 1.0f) : 0.0f;
+    const auto [u, r0, dr, weight] =
+        projectColumn<true>(cMatrices + 12 * (s.matrixFirst + k), fx, fy, fz, s.cone);
     const int view = layerFirst + k;
     if ((view + phase) % every == every - 1) {
       // Coordinates clamped into the zero border instead of branching, as softMirrorKernel.
@@ -327,23 +357,10 @@ __global__ void __launch_bounds__(256, 4)
         mirrored[j] = fmaf(weight, v.y, mirrored[j]);
       }
     } else {
-      const float c = u + 0.5f, rt = r0 + 0.5f;
-#pragma unroll
-      for (int j = 0; j < Z; ++j) {
-        const float2 t = tex2DLayered<float2>(layered, c, fmaf(float(j), dr, rt), view);
-        acc[j] = fmaf(weight, t.x, acc[j]);
-        mirrored[j] = fmaf(weight, t.y, mirrored[j]);
-      }
+      sampleMirrorColumn(layered, view, u + 0.5f, r0 + 0.5f, dr, weight, acc, mirrored);
     }
   }
-#pragma unroll
-  for (int j = 0; j < Z; ++j) {
-    const int z = z0 + j;
-    if (z >= lower) break;
-    volume[voxelIndex(s, x, y, z)] += acc[j];
-    const int zm = s.nz - 1 - z;
-    if (zm != z) volume[voxelIndex(s, x, y, zm)] += mirrored[j];
-  }
+  addMirrorPairs(volume, s, x, y, z0, acc, mirrored);
 }
 
 template <bool General>
@@ -397,9 +414,7 @@ __global__ void softKernel(const float* __restrict__ padded, int paddedRows, int
       }
     }
   }
-#pragma unroll
-  for (int j = 0; j < kColumn; ++j)
-    if (z0 + j < s.nz) volume[voxelIndex(s, x, y, z0 + j)] += acc[j];
+  addColumn(volume, s, x, y, z0, acc);
 }
 
 // Software bilinear with the z-mirror: element (r, c) of the zero-bordered grid holds the taps of
@@ -414,7 +429,6 @@ __global__ void softMirrorKernel(const uint4* __restrict__ grid, int gridRows, i
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = s.yFirst + blockIdx.y * blockDim.y + threadIdx.y;
   const int z0 = blockIdx.z * Z;
-  const int lower = (s.nz + 1) / 2;
   if (x >= s.nx || y >= yEnd(s)) return;
   const float fx = float(x), fy = float(y), fz = float(z0);
   const long long viewElements = static_cast<long long>(gridRows) * gridCols;
@@ -459,14 +473,7 @@ __global__ void softMirrorKernel(const uint4* __restrict__ grid, int gridRows, i
       mirrored[j] = fmaf(weight, fmaf(tr, mbottom - mtop, mtop), mirrored[j]);
     }
   }
-#pragma unroll
-  for (int j = 0; j < Z; ++j) {
-    const int z = z0 + j;
-    if (z >= lower) break;
-    volume[voxelIndex(s, x, y, z)] += acc[j];
-    const int zm = s.nz - 1 - z;
-    if (zm != z) volume[voxelIndex(s, x, y, zm)] += mirrored[j];
-  }
+  addMirrorPairs(volume, s, x, y, z0, acc, mirrored);
 }
 
 dim3 columnGrid(const TaskShape& s, int zPerThread) {
@@ -690,11 +697,24 @@ __global__ void toMirrorHalf2Kernel(const float* fft, int views, int rows, int b
       __floats2half2_rn(fft[own * fftStride + c], fft[mirrorRow * fftStride + c]);
 }
 
-// Element (gr, gc) of the soft-mirror grid: detector row r = gr - 1, column c = gc - 1.
-template <bool Half, bool PairMajor = false>
-__global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int bufferRows,
-                                   int filteredCols, int fftStride, int viewStep, uint4* out) {
-  const int gridCols = filteredCols + 2, gridRows = Half ? rows + 2 : rows + 3;
+// The 16-byte grids of the software kernels. Element (gr, gc): detector row r = gr - 1, column
+// c = gc - 1, zero outside the detector; p is row r of the view, pm its mirror row bufferRows-1-r.
+enum class GridLayout {
+  FloatPairs,     // (p[r][c], p[r][c+1], pm[r][c], pm[r][c+1]) floats, rows -1..V+1 (soft-mirror)
+  HalfQuads,      // half2 (p[r][c], p[r][c+1]), (p[r+1][c], p[r+1][c+1]), the same of pm
+  HalfPairMajor,  // half2 (p, pm) at (r, c), (r, c+1), (r+1, c), (r+1, c+1) (mirror-hybrid)
+  FloatQuads,     // floats p at (r, c), (r, c+1), (r+1, c), (r+1, c+1) (hybrid; no mirror)
+};
+
+__host__ __device__ constexpr int gridRowsOf(GridLayout layout, int rows) {
+  return layout == GridLayout::FloatPairs ? rows + 3 : rows + 2;
+}
+
+// Grid view k from fft view k * viewStep (views bufferRows rows apart).
+template <GridLayout L>
+__global__ void toGridKernel(const float* fft, int views, int rows, int bufferRows,
+                             int filteredCols, int fftStride, int viewStep, uint4* out) {
+  const int gridCols = filteredCols + 2, gridRows = gridRowsOf(L, rows);
   const int gc = blockIdx.x * blockDim.x + threadIdx.x;
   const long long grow = blockIdx.y + static_cast<long long>(gridDim.y) * blockIdx.z;
   if (gc >= gridCols || grow >= static_cast<long long>(views) * gridRows) return;
@@ -709,51 +729,26 @@ __global__ void toSoftMirrorKernel(const float* fft, int views, int rows, int bu
   auto pm = [&](int rr, int cc) {
     return rr >= 0 && rr < rows ? at(bufferRows - 1 - rr, cc) : 0.0f;
   };
+  auto bits = [](__half2 h) { return *reinterpret_cast<const unsigned*>(&h); };
   uint4 e;
-  if (PairMajor) {
-    const __half2 e00 = __floats2half2_rn(p(r, c), pm(r, c));
-    const __half2 e01 = __floats2half2_rn(p(r, c + 1), pm(r, c + 1));
-    const __half2 e10 = __floats2half2_rn(p(r + 1, c), pm(r + 1, c));
-    const __half2 e11 = __floats2half2_rn(p(r + 1, c + 1), pm(r + 1, c + 1));
-    e.x = *reinterpret_cast<const unsigned*>(&e00);
-    e.y = *reinterpret_cast<const unsigned*>(&e01);
-    e.z = *reinterpret_cast<const unsigned*>(&e10);
-    e.w = *reinterpret_cast<const unsigned*>(&e11);
-  } else if (Half) {
-    const __half2 t0 = __floats2half2_rn(p(r, c), p(r, c + 1));
-    const __half2 t1 = __floats2half2_rn(p(r + 1, c), p(r + 1, c + 1));
-    const __half2 m0 = __floats2half2_rn(pm(r, c), pm(r, c + 1));
-    const __half2 m1 = __floats2half2_rn(pm(r + 1, c), pm(r + 1, c + 1));
-    e.x = *reinterpret_cast<const unsigned*>(&t0);
-    e.y = *reinterpret_cast<const unsigned*>(&t1);
-    e.z = *reinterpret_cast<const unsigned*>(&m0);
-    e.w = *reinterpret_cast<const unsigned*>(&m1);
+  if (L == GridLayout::HalfPairMajor) {
+    e.x = bits(__floats2half2_rn(p(r, c), pm(r, c)));
+    e.y = bits(__floats2half2_rn(p(r, c + 1), pm(r, c + 1)));
+    e.z = bits(__floats2half2_rn(p(r + 1, c), pm(r + 1, c)));
+    e.w = bits(__floats2half2_rn(p(r + 1, c + 1), pm(r + 1, c + 1)));
+  } else if (L == GridLayout::HalfQuads) {
+    e.x = bits(__floats2half2_rn(p(r, c), p(r, c + 1)));
+    e.y = bits(__floats2half2_rn(p(r + 1, c), p(r + 1, c + 1)));
+    e.z = bits(__floats2half2_rn(pm(r, c), pm(r, c + 1)));
+    e.w = bits(__floats2half2_rn(pm(r + 1, c), pm(r + 1, c + 1)));
+  } else if (L == GridLayout::FloatQuads) {
+    e = make_uint4(__float_as_uint(p(r, c)), __float_as_uint(p(r, c + 1)),
+                   __float_as_uint(p(r + 1, c)), __float_as_uint(p(r + 1, c + 1)));
   } else {
-    e.x = __float_as_uint(p(r, c));
-    e.y = __float_as_uint(p(r, c + 1));
-    e.z = __float_as_uint(pm(r, c));
-    e.w = __float_as_uint(pm(r, c + 1));
+    e = make_uint4(__float_as_uint(p(r, c)), __float_as_uint(p(r, c + 1)),
+                   __float_as_uint(pm(r, c)), __float_as_uint(pm(r, c + 1)));
   }
   out[grow * gridCols + gc] = e;
-}
-
-// Element (gr, gc) of the quad grid: the taps (r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1) of
-// detector row r = gr - 1, column c = gc - 1, zero outside the detector; grid view k from fft
-// view k * viewStep.
-__global__ void toQuadsKernel(const float* fft, int views, int rows, int filteredCols,
-                              int fftStride, int viewStep, float4* out) {
-  const int gridCols = filteredCols + 2, gridRows = rows + 2;
-  const int gc = blockIdx.x * blockDim.x + threadIdx.x;
-  const long long grow = blockIdx.y + static_cast<long long>(gridDim.y) * blockIdx.z;
-  if (gc >= gridCols || grow >= static_cast<long long>(views) * gridRows) return;
-  const int view = int(grow / gridRows);
-  const int r = int(grow % gridRows) - 1;
-  const int c = gc - 1;
-  const float* base = fft + static_cast<long long>(view) * viewStep * rows * fftStride;
-  auto p = [&](int rr, int cc) {
-    return rr >= 0 && rr < rows && cc >= 0 && cc < filteredCols ? base[rr * fftStride + cc] : 0.0f;
-  };
-  out[grow * gridCols + gc] = make_float4(p(r, c), p(r, c + 1), p(r + 1, c), p(r + 1, c + 1));
 }
 
 __global__ void toMirrorFloat2Kernel(const float* fft, int views, int rows, int bufferRows,
@@ -774,6 +769,14 @@ dim3 rowGrid(int width, long long rowCount, int threads) {
   const unsigned gy = unsigned(rowCount < 65535 ? rowCount : 65535);
   const unsigned gz = unsigned((rowCount + gy - 1) / gy);
   return dim3(unsigned(ceilDiv(width, threads)), gy, gz);
+}
+
+template <GridLayout L>
+void launchToGrid(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                  int fftStride, int viewStep, void* out, cudaStream_t stream) {
+  const long long gridRows = static_cast<long long>(views) * gridRowsOf(L, rows);
+  toGridKernel<L><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
+      fft, views, rows, bufferRows, filteredCols, fftStride, viewStep, static_cast<uint4*>(out));
 }
 
 }  // namespace
@@ -803,23 +806,21 @@ void launchToPadded(const float* fft, int views, int rows, int filteredCols, int
 void launchToSoftMirror(const float* fft, int views, int rows, int bufferRows, int filteredCols,
                         int fftStride, bool half, void* out, cudaStream_t stream, int viewStep,
                         bool pairMajor) {
-  const long long gridRows = static_cast<long long>(views) * (half ? rows + 2 : rows + 3);
   if (half && pairMajor)
-    toSoftMirrorKernel<true, true><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
-        fft, views, rows, bufferRows, filteredCols, fftStride, viewStep, static_cast<uint4*>(out));
+    launchToGrid<GridLayout::HalfPairMajor>(fft, views, rows, bufferRows, filteredCols, fftStride,
+                                            viewStep, out, stream);
   else if (half)
-    toSoftMirrorKernel<true><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
-        fft, views, rows, bufferRows, filteredCols, fftStride, viewStep, static_cast<uint4*>(out));
+    launchToGrid<GridLayout::HalfQuads>(fft, views, rows, bufferRows, filteredCols, fftStride,
+                                        viewStep, out, stream);
   else
-    toSoftMirrorKernel<false><<<rowGrid(filteredCols + 2, gridRows, 128), 128, 0, stream>>>(
-        fft, views, rows, bufferRows, filteredCols, fftStride, viewStep, static_cast<uint4*>(out));
+    launchToGrid<GridLayout::FloatPairs>(fft, views, rows, bufferRows, filteredCols, fftStride,
+                                         viewStep, out, stream);
 }
 
 void launchToQuads(const float* fft, int views, int rows, int filteredCols, int fftStride,
                    int viewStep, void* out, cudaStream_t stream) {
-  toQuadsKernel<<<rowGrid(filteredCols + 2, static_cast<long long>(views) * (rows + 2), 128), 128,
-                  0, stream>>>(fft, views, rows, filteredCols, fftStride, viewStep,
-                               static_cast<float4*>(out));
+  launchToGrid<GridLayout::FloatQuads>(fft, views, rows, rows, filteredCols, fftStride, viewStep,
+                                       out, stream);
 }
 
 void launchToMirrorFloat2(const float* fft, int views, int rows, int bufferRows, int filteredCols,
