@@ -43,6 +43,7 @@ GpuFdkPlanInput gpuFdkPlanInput(const VolumeShape& shape, std::int64_t views, st
   const GpuKernelFootprint footprint = gpuKernelFootprint(variant);
   in.inputBytesPerPixel = footprint.inputBytesPerPixel;
   in.axis = footprint.axis;
+  in.chunkMultiple = footprint.chunkMultiple;
   in.maxChunkViews = 64;
   return in;
 }

@@ -1,5 +1,6 @@
 #include "recon/fdk/GpuFdkKernelTable.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 
@@ -167,7 +168,9 @@ std::vector<GpuFdkKernel> builtinRows() {
   };
 }
 
-std::int64_t inputBytesPerPixel(GpuFdkInput input) {
+}  // namespace
+
+std::int64_t inputBytesPerPixelOf(GpuFdkInput input) {
   const std::int64_t every = hybridLoadEvery(input);
   switch (input) {
     case GpuFdkInput::MirrorHybrid:
@@ -188,8 +191,6 @@ std::int64_t inputBytesPerPixel(GpuFdkInput input) {
   }
   return 4;
 }
-
-}  // namespace
 
 int hybridLoadEvery(GpuFdkInput input) {
   if (input != GpuFdkInput::MirrorHybrid && input != GpuFdkInput::Hybrid) return 0;
@@ -222,8 +223,22 @@ const GpuFdkKernel* findGpuFdkKernel(std::string_view name) {
 GpuKernelFootprint footprintOf(const GpuFdkKernel& kernel) {
   const GpuFdkKernel* planned = kernel.runs.empty() ? &kernel : findGpuFdkKernel(kernel.runs);
   assert(planned);
-  return {inputBytesPerPixel(planned->input),
-          planned->zMirror ? GpuSplitAxis::ZMirror : GpuSplitAxis::Z};
+  return {inputBytesPerPixelOf(planned->input),
+          planned->zMirror ? GpuSplitAxis::ZMirror : GpuSplitAxis::Z,
+          std::max(1, hybridLoadEvery(planned->input))};
+}
+
+std::uint64_t loadPathGridBytes(GpuFdkInput input, std::int64_t capacity, std::int64_t rows,
+                                std::int64_t cols) {
+  const std::int64_t every = loadPathEvery(input, capacity);
+  if (every == 0) return 0;
+  return std::uint64_t((capacity + every - 1) / every) * std::uint64_t(rows + 2) *
+         std::uint64_t(cols + 2) * 16;
+}
+
+int loadPathEvery(GpuFdkInput input, std::int64_t capacity) {
+  const int every = hybridLoadEvery(input);
+  return capacity >= every ? every : 0;
 }
 
 }  // namespace tomowb::fdk

@@ -9,6 +9,7 @@
 // the GUI's memory estimate read the same footprints; the launch functions exist with CUDA only.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,17 @@ constexpr int kHybridLoadEvery = 3;
 // N for the input (0 for the inputs without a load path): the constants above, or
 // TOMOWB_FDK_HYBRID_EVERY (2 to 64) for measuring others.
 int hybridLoadEvery(GpuFdkInput input);
+// Bytes per detector pixel of one view in the input (the hybrids' grid as 16 / N, rounded up).
+std::int64_t inputBytesPerPixelOf(GpuFdkInput input);
+// N for an input that holds `capacity` views: 0 (no load path: the texture samples every view)
+// where it holds fewer than N, which only a chunk squeezed by memory does; the planner makes
+// chunks of a multiple of N otherwise (GpuKernelFootprint::chunkMultiple).
+int loadPathEvery(GpuFdkInput input, std::int64_t capacity);
+// Device bytes of the load-path grid of such an input of `rows` x `cols` views: ceil(capacity /
+// N) views of (rows + 2) x (cols + 2) 16-byte elements; 0 without a load path. For a capacity
+// that is a multiple of N it stays within the footprint's 16 / N bytes a pixel.
+std::uint64_t loadPathGridBytes(GpuFdkInput input, std::int64_t capacity, std::int64_t rows,
+                                std::int64_t cols);
 
 // Launches the kernel over one batch of a chunk's views (at most kMaxViewsPerLaunch).
 using GpuFdkLaunchFn = void (*)(const cuda::FdkBatch& batch);

@@ -146,8 +146,9 @@ GpuFdkPlan planGpuFdk(const GpuFdkPlanInput& in) {
     }
   }
   const std::uint64_t taskBytes = sliceBytes * u64(taskSlices);
-  const std::int64_t chunk =
+  std::int64_t chunk =
       std::clamp<std::int64_t>(std::int64_t((usable - taskBytes) / perView), 1, wantChunk);
+  if (in.chunkMultiple > 1 && chunk >= in.chunkMultiple) chunk -= chunk % in.chunkMultiple;
   plan.tasks = tasks;
   plan.taskSlices = taskSlices;
   plan.chunkViews = chunk;

@@ -30,6 +30,7 @@ struct GpuFdkPlanInput {
   std::int64_t inputBytesPerPixel = 4;
   GpuSplitAxis axis = GpuSplitAxis::Z;
   std::int64_t maxChunkViews = 64;  // views per chunk when memory allows
+  std::int64_t chunkMultiple = 1;   // chunks of a multiple of this (GpuKernelFootprint)
   // The kernel wants all of a task's views in one input array (the kernel-only benchmark and
   // the z-mirror kernel): chunkViews = views when it fits.
   int gpus = 1;
@@ -60,6 +61,9 @@ struct GpuFdkPlan {
 struct GpuKernelFootprint {
   std::int64_t inputBytesPerPixel = 4;
   GpuSplitAxis axis = GpuSplitAxis::Z;
+  // Chunks of a multiple of this many views where they hold that many (the hybrid kernels' N:
+  // their grid of every N-th view is counted as 16 / N bytes a pixel, which holds for such chunks).
+  std::int64_t chunkMultiple = 1;
 };
 GpuKernelFootprint gpuKernelFootprint(const std::string& variant);
 

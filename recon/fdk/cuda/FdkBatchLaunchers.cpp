@@ -62,17 +62,22 @@ void fdkBpMirrorTexture(const FdkBatch& b) {
   kernels::launchMirrorHalf2(b.layered, b.first, b.count, b.volume, shape, b.stream);
 }
 
+// An input of fewer views than N has no load path (fdk::loadPathEvery): the texture kernels then.
 void fdkBpMirrorHybrid(const FdkBatch& b) {
   const kernels::TaskShape shape = withMatrices(b);
+  if (b.hybridEvery == 0) {
+    kernels::launchMirrorHalf2(b.layered, b.first, b.count, b.volume, shape, b.stream);
+    return;
+  }
   kernels::launchMirrorHybrid(b.layered, b.hybridGrid, b.hybridEvery, b.hybridPhase, b.rows, b.cols,
                               b.first, b.count, b.volume, shape, b.stream);
 }
 
 // A tilted detector or rotation axis moves u and 1/w along z: the general layered16 then (the
-// hybrid kernel steps v along a z-column).
+// hybrid kernel steps v along a z-column; the pipeline resolves such geometries to layered16).
 void fdkBpHybrid(const FdkBatch& b) {
   const kernels::TaskShape shape = withMatrices(b);
-  if (shape.zMovesUW)
+  if (shape.zMovesUW || b.hybridEvery == 0)
     kernels::launchLayered16(b.layered, b.first, b.count, b.volume, shape, b.stream);
   else
     kernels::launchLayeredHybrid(b.layered, b.hybridGrid, b.hybridEvery, b.hybridPhase, b.rows,

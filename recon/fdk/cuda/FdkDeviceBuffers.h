@@ -124,15 +124,15 @@ class KernelInput {
       case fdk::GpuFdkInput::MirrorHybrid:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDescHalf2(), true);
         linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 4, "half2 mirror staging");
-        hybridGrid_ = DeviceMemory(
-            std::size_t((capacity + every_ - 1) / every_) * (rows + 2) * (cols + 2) * 16,
-            "pair-major half grid of the hybrid kernel's load-path views");
+        if (every_ > 0)
+          hybridGrid_ = DeviceMemory(fdk::loadPathGridBytes(kernel.input, capacity, rows, cols),
+                                     "pair-major half grid of the hybrid kernel's load-path views");
         break;
       case fdk::GpuFdkInput::Hybrid:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float>(), true);
-        hybridGrid_ = DeviceMemory(
-            std::size_t((capacity + every_ - 1) / every_) * (rows + 2) * (cols + 2) * 16,
-            "quad grid of the hybrid kernel's load-path views");
+        if (every_ > 0)
+          hybridGrid_ = DeviceMemory(fdk::loadPathGridBytes(kernel.input, capacity, rows, cols),
+                                     "quad grid of the hybrid kernel's load-path views");
         break;
       case fdk::GpuFdkInput::MirrorFloat2:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float2>(), true);
@@ -267,6 +267,7 @@ class KernelInput {
   // with (firstView + v) % N == N - 1, that is N - 1 - phase_ and every N-th after it.
   void fillLoadPathViews(const float* src, int count, int pitch, int bufferRows,
                          std::int64_t firstView, cudaStream_t stream) {
+    if (every_ == 0) return;  // fewer views than N: the texture samples them all
     phase_ = int(firstView % every_);
     const int firstLoad = every_ - 1 - phase_;
     if (count <= firstLoad) return;
@@ -276,15 +277,16 @@ class KernelInput {
       kernels::launchToSoftMirror(first, loads, rows_, bufferRows, cols_, pitch, true,
                                   hybridGrid_.as<void>(), stream, every_, true);
     else
-      kernels::launchToQuads(first, loads, rows_, cols_, pitch, every_, hybridGrid_.as<void>(),
-                             stream);
+      kernels::launchToQuads(first, loads, rows_, bufferRows, cols_, pitch, every_,
+                             hybridGrid_.as<void>(), stream);
   }
 
   const fdk::GpuFdkKernel& kernel_;
-  int every_ = fdk::hybridLoadEvery(kernel_.input);  // the hybrid inputs' load-path views
-  int phase_ = 0;                                    // the filled views' first scan index % N
-  DeviceMemory hybridGrid_;
   int capacity_, rows_, cols_;
+  // The hybrid inputs' N (0: no load path; fdk::loadPathEvery) and their grid of those views.
+  int every_ = fdk::loadPathEvery(kernel_.input, capacity_);
+  int phase_ = 0;  // the filled views' first scan index % N
+  DeviceMemory hybridGrid_;
   int count_ = 0;
   const float* src_ = nullptr;
   int pitch_ = 0;

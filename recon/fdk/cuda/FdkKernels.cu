@@ -1,5 +1,6 @@
 #include <cuda_fp16.h>
 
+#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 
@@ -806,6 +807,7 @@ void launchToPadded(const float* fft, int views, int rows, int filteredCols, int
 void launchToSoftMirror(const float* fft, int views, int rows, int bufferRows, int filteredCols,
                         int fftStride, bool half, void* out, cudaStream_t stream, int viewStep,
                         bool pairMajor) {
+  assert(half || !pairMajor);  // the pair-major layout holds half taps only
   if (half && pairMajor)
     launchToGrid<GridLayout::HalfPairMajor>(fft, views, rows, bufferRows, filteredCols, fftStride,
                                             viewStep, out, stream);
@@ -817,10 +819,10 @@ void launchToSoftMirror(const float* fft, int views, int rows, int bufferRows, i
                                          viewStep, out, stream);
 }
 
-void launchToQuads(const float* fft, int views, int rows, int filteredCols, int fftStride,
-                   int viewStep, void* out, cudaStream_t stream) {
-  launchToGrid<GridLayout::FloatQuads>(fft, views, rows, rows, filteredCols, fftStride, viewStep,
-                                       out, stream);
+void launchToQuads(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                   int fftStride, int viewStep, void* out, cudaStream_t stream) {
+  launchToGrid<GridLayout::FloatQuads>(fft, views, rows, bufferRows, filteredCols, fftStride,
+                                       viewStep, out, stream);
 }
 
 void launchToMirrorFloat2(const float* fft, int views, int rows, int bufferRows, int filteredCols,

@@ -138,10 +138,11 @@ void launchToPadded(const float* fft, int views, int rows, int filteredCols, int
 void launchToSoftMirror(const float* fft, int views, int rows, int bufferRows, int filteredCols,
                         int fftStride, bool half, void* out, cudaStream_t stream, int viewStep = 1,
                         bool pairMajor = false);
-// Quad grid of views k * viewStep (k < views): [view][rows + 2][cols + 2] float4 elements, element
-// (r + 1, c + 1) holding the taps (r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1), zero outside.
-void launchToQuads(const float* fft, int views, int rows, int filteredCols, int fftStride,
-                   int viewStep, void* out, cudaStream_t stream);
+// Quad grid of views k * viewStep (k < views; fft views bufferRows rows apart): [view][rows + 2]
+// [cols + 2] float4 elements, element (r + 1, c + 1) holding the taps (r, c), (r, c + 1),
+// (r + 1, c), (r + 1, c + 1), zero outside.
+void launchToQuads(const float* fft, int views, int rows, int bufferRows, int filteredCols,
+                   int fftStride, int viewStep, void* out, cudaStream_t stream);
 void launchToMirrorFloat2(const float* fft, int views, int rows, int bufferRows, int filteredCols,
                           int fftStride, void* out, cudaStream_t stream);
 void launchToMirrorHalf2(const float* fft, int views, int rows, int bufferRows, int filteredCols,

@@ -732,10 +732,20 @@ ResolvedKernel resolve(const fdk::GpuFdkKernel& kernel, const std::vector<VoxelM
                        const VolumeGrid& volume, std::int64_t rows) {
   const fdk::GpuFdkKernel* runs =
       kernel.runs.empty() ? &kernel : fdk::findGpuFdkKernel(kernel.runs);
-  if (kernel.fallback.empty()) return {runs, ""};
-  const std::string why = fdk::zMirrorProblem(matrices, volume, rows);
-  if (why.empty()) return {runs, ""};
-  return {fdk::findGpuFdkKernel(kernel.fallback), "z-mirror kernels not usable: " + why};
+  ResolvedKernel chosen{runs, ""};
+  if (!kernel.fallback.empty()) {
+    const std::string why = fdk::zMirrorProblem(matrices, volume, rows);
+    if (!why.empty())
+      chosen = {fdk::findGpuFdkKernel(kernel.fallback), "z-mirror kernels not usable: " + why};
+  }
+  // The hybrid kernel steps v along a z-column: where z moves u or 1/w (a tilted detector or
+  // axis) layered16's general path runs, without the hybrid's grid.
+  if (chosen.kernel->input == fdk::GpuFdkInput::Hybrid && zMovesUW(matrices, volume)) {
+    const std::string why = "the detector or the rotation axis is tilted (z moves u and 1/w)";
+    chosen = {fdk::findGpuFdkKernel("fdk.bp.layered16"),
+              chosen.why.empty() ? why : chosen.why + "; then " + why};
+  }
+  return chosen;
 }
 
 // The detector rows and columns, the widened (filtered) detector and the FFT row layout; returns
@@ -897,6 +907,7 @@ void reconstructOnGpu(const ProjectionStack& projections, const fdk::FdkWeightPl
     const fdk::GpuKernelFootprint footprint = fdk::footprintOf(*setup.kernel);
     in.inputBytesPerPixel = footprint.inputBytesPerPixel;
     in.axis = footprint.axis;
+    in.chunkMultiple = footprint.chunkMultiple;
     in.gpus = int(devices.size());
     in.deviceBytes = usable;
     setup.plan = fdk::planGpuFdk(in);

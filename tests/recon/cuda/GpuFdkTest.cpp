@@ -159,7 +159,13 @@ TEST(GpuFdk, MirrorKernelRunsOnCentredGeometriesAndFallsBackOtherwise) {
       chooseKernel("fdk.bp.mirror-half2", ProjectionStack(tilted.geometry), tilted.grid);
   EXPECT_EQ(c.kernel, "fdk.bp.layered16");
   EXPECT_NE(c.why.find("tilted"), std::string::npos) << c.why;
-  EXPECT_EQ(chooseKernel("fdk.bp.fast", ProjectionStack(tilted.geometry), tilted.grid).kernel,
+  // The hybrid steps v along a z-column, which a tilt breaks: layered16's general path runs.
+  const KernelChoice fast =
+      chooseKernel("fdk.bp.fast", ProjectionStack(tilted.geometry), tilted.grid);
+  EXPECT_EQ(fast.kernel, "fdk.bp.layered16");
+  EXPECT_NE(fast.why.find("tilted"), std::string::npos) << fast.why;
+  const RandomCase offset = randomCase(rng, false, true);
+  EXPECT_EQ(chooseKernel("fdk.bp.fast", ProjectionStack(offset.geometry), offset.grid).kernel,
             "fdk.bp.hybrid");
   EXPECT_EQ(
       chooseKernel("fdk.bp.soft-mirror-half", ProjectionStack(tilted.geometry), tilted.grid).kernel,
@@ -176,6 +182,30 @@ CircularConeParams phantomScan(std::int64_t views, double offsetUMm = 0.0) {
   p.detector.offsetUMm = offsetUMm;
   p.anglesRad = fullScanAnglesRad(views);
   return p;
+}
+
+// An input of fewer views than the hybrid kernels' N has no load path (fdk::loadPathEvery): the
+// texture samples every view, as in the kernel without the load path, bit for bit.
+TEST(GpuFdk, HybridKernelsOnFewerViewsThanTheirNRunTheirTextureKernel) {
+  TOMOWB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(test::randomSeed());
+  const Volume grid = Volume::centred({48, 44, 40}, Eigen::Vector3d::Constant(1.2));
+  for (const std::int64_t count : {1, 2}) {
+    const ProjectionStack views = randomViews(circularConeBeam(phantomScan(count)), rng);
+    EXPECT_EQ(chooseKernel("fdk.bp.fast", views, grid).kernel, "fdk.bp.mirror-hybrid");
+    const Volume hybrid = backproject("fdk.bp.hybrid", views, grid);
+    const Volume layered = backproject("fdk.bp.layered16", views, grid);
+    EXPECT_TRUE(
+        std::equal(hybrid.voxels().begin(), hybrid.voxels().end(), layered.voxels().begin()))
+        << count << " views";
+    const Volume mirrorHybrid = backproject("fdk.bp.mirror-hybrid", views, grid);
+    const Volume mirror = backproject("fdk.bp.mirror-half2", views, grid);
+    EXPECT_TRUE(std::equal(mirrorHybrid.voxels().begin(), mirrorHybrid.voxels().end(),
+                           mirror.voxels().begin()))
+        << count << " views";
+    EXPECT_TRUE(std::any_of(layered.voxels().begin(), layered.voxels().end(),
+                            [](float v) { return v != 0.0f; }));
+  }
 }
 
 struct FdkPair {

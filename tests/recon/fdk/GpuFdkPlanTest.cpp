@@ -118,6 +118,27 @@ TEST(GpuFdkPlan, TightBudgetShrinksTheChunkBeforeGivingUp) {
   EXPECT_GE(p.taskSlices, 1);
 }
 
+// The hybrid kernels' chunks hold a multiple of N views where they hold N or more (their grid
+// of every N-th view is planned as 16 / N bytes a pixel, which holds for such chunks only).
+TEST(GpuFdkPlan, ChunksAreAMultipleOfTheKernelsChunkMultipleWhereTheyCanBe) {
+  GpuFdkPlanInput in = rabbitCt(512, 0);
+  const std::uint64_t sliceBytes = 512u * 512 * 4;
+  for (const std::int64_t room : {1, 2, 3, 5, 7, 20, 200}) {
+    in.deviceBytes =
+        in.reserveBytes + 4 * sliceBytes + std::uint64_t(room) * gpuFdkChunkBytes(in, 1);
+    in.chunkMultiple = 1;
+    const GpuFdkPlan plain = planGpuFdk(in);
+    in.chunkMultiple = 3;
+    const GpuFdkPlan p = planGpuFdk(in);
+    expectConsistent(in, p);
+    EXPECT_EQ(p.taskSlices, plain.taskSlices) << room;
+    // The largest multiple of 3 up to the chunk it would have had, or that chunk below 3.
+    const std::int64_t want =
+        plain.chunkViews >= 3 ? plain.chunkViews - plain.chunkViews % 3 : plain.chunkViews;
+    EXPECT_EQ(p.chunkViews, want) << room << ": " << plain.summary() << " / " << p.summary();
+  }
+}
+
 // The z-mirror kernels: pairs of n lower slices and their mirrors cover the lower half
 // ((nz + 1) / 2 slices) exactly, each task fits, and two GPUs get at least one pair each.
 TEST(GpuFdkPlan, MirrorKernelSplitsIntoMirroredSlabPairs) {
