@@ -18,6 +18,11 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
+// The largest multiple of `multiple` up to `chunk` where there is one; else `chunk`.
+std::int64_t roundedDownToMultiple(std::int64_t chunk, std::int64_t multiple) {
+  return multiple > 1 && chunk >= multiple ? chunk - chunk % multiple : chunk;
+}
+
 }  // namespace
 
 std::uint64_t gpuFdkChunkBytes(const GpuFdkPlanInput& in, std::int64_t views) {
@@ -146,9 +151,9 @@ GpuFdkPlan planGpuFdk(const GpuFdkPlanInput& in) {
     }
   }
   const std::uint64_t taskBytes = sliceBytes * u64(taskSlices);
-  std::int64_t chunk =
-      std::clamp<std::int64_t>(std::int64_t((usable - taskBytes) / perView), 1, wantChunk);
-  if (in.chunkMultiple > 1 && chunk >= in.chunkMultiple) chunk -= chunk % in.chunkMultiple;
+  const std::int64_t chunk = roundedDownToMultiple(
+      std::clamp<std::int64_t>(std::int64_t((usable - taskBytes) / perView), 1, wantChunk),
+      in.chunkMultiple);
   plan.tasks = tasks;
   plan.taskSlices = taskSlices;
   plan.chunkViews = chunk;
