@@ -115,24 +115,13 @@ class KernelInput {
         for (const TextureArray& a : arrays_) textures_.push_back(a.texture());
         break;
       case fdk::GpuFdkInput::Layered:
+      case fdk::GpuFdkInput::Hybrid:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float>(), true);
         break;
       case fdk::GpuFdkInput::MirrorHalf2:
-        arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDescHalf2(), true);
-        linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 4, "half2 mirror staging");
-        break;
       case fdk::GpuFdkInput::MirrorHybrid:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDescHalf2(), true);
         linear_ = DeviceMemory(std::size_t(capacity) * rows * cols * 4, "half2 mirror staging");
-        if (every_ > 0)
-          hybridGrid_ = DeviceMemory(fdk::loadPathGridBytes(kernel.input, capacity, rows, cols),
-                                     "pair-major half grid of the hybrid kernel's load-path views");
-        break;
-      case fdk::GpuFdkInput::Hybrid:
-        arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float>(), true);
-        if (every_ > 0)
-          hybridGrid_ = DeviceMemory(fdk::loadPathGridBytes(kernel.input, capacity, rows, cols),
-                                     "quad grid of the hybrid kernel's load-path views");
         break;
       case fdk::GpuFdkInput::MirrorFloat2:
         arrays_.emplace_back(cols, rows, capacity, cudaCreateChannelDesc<float2>(), true);
@@ -151,6 +140,10 @@ class KernelInput {
                                "zero-bordered views for the software kernel");
         break;
     }
+    // The hybrids' grid of the views their kernels sample with loads (none: 0 bytes).
+    if (every_ > 0)
+      hybridGrid_ = DeviceMemory(fdk::loadPathGridBytes(kernel.input, capacity, rows, cols),
+                                 "the hybrid kernel's grid of its load-path views");
   }
 
   // Fills views [0, count) from filtered rows in device memory: view k, row r at
@@ -183,22 +176,14 @@ class KernelInput {
               "view into its texture");
         break;
       case fdk::GpuFdkInput::Layered:
+      case fdk::GpuFdkInput::Hybrid:
         copyToLayers(src, pitch, 4, count, stream);
         break;
       case fdk::GpuFdkInput::MirrorHalf2:
-        kernels::launchToMirrorHalf2(src, count, rows_, bufferRows, cols_, pitch,
-                                     linear_.as<void>(), stream);
-        copyToLayers(linear_.as<float>(), cols_, 4, count, stream);
-        break;
       case fdk::GpuFdkInput::MirrorHybrid:
         kernels::launchToMirrorHalf2(src, count, rows_, bufferRows, cols_, pitch,
                                      linear_.as<void>(), stream);
         copyToLayers(linear_.as<float>(), cols_, 4, count, stream);
-        fillLoadPathViews(src, count, pitch, bufferRows, firstView, stream);
-        break;
-      case fdk::GpuFdkInput::Hybrid:
-        copyToLayers(src, pitch, 4, count, stream);
-        fillLoadPathViews(src, count, pitch, bufferRows, firstView, stream);
         break;
       case fdk::GpuFdkInput::MirrorFloat2:
         kernels::launchToMirrorFloat2(src, count, rows_, bufferRows, cols_, pitch,
@@ -215,6 +200,7 @@ class KernelInput {
         kernels::launchToPadded(src, count, rows_, cols_, pitch, linear_.as<float>(), stream);
         break;
     }
+    fillLoadPathViews(src, count, pitch, bufferRows, firstView, stream);  // the hybrids only
     TOMOWB_CUDA_CHECK(cudaGetLastError(), "converting filtered views");
   }
 
