@@ -385,13 +385,14 @@ class SweepCommand : public Command {
 // SIGINT/SIGTERM to this process (waitpid returns EINTR: the handlers do not restart calls) is
 // passed on to the child, whose own handler cancels it; then Cancelled is thrown.
 int runProgram(const std::vector<std::string>& argv, const std::string& workingDirectory) {
+  // Built before the fork: between fork and exec the child makes async-signal-safe calls only.
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw Error("rerun: cannot start a process");
   if (pid == 0) {
     if (!workingDirectory.empty() && ::chdir(workingDirectory.c_str()) != 0) _exit(127);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     ::execv("/proc/self/exe", args.data());
     _exit(127);
   }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks a tomowb .deb the way a user gets it: installs it with apt-get (which pulls the
 # dependencies dpkg-shlibdeps recorded), runs `tomowb-cli demo` from /usr/bin into a temporary
-# folder, checks the outputs, the desktop files and that tomowb links no Qt 5 library, then
-# removes the package again. Needs root (or sudo). Usage: scripts/check-package.sh DEB
+# folder, checks the outputs, reads an HDF5 volume back (through the installed reader program),
+# checks the desktop files and that tomowb links no Qt 5 library, then removes the package again.
+# Needs root (or sudo). Usage: scripts/check-package.sh DEB
 set -euo pipefail
 if [[ $# -ne 1 || ! -f "$1" ]]; then
   echo "usage: $0 path/to/tomowb_VERSION_ARCH.deb" >&2
@@ -37,6 +38,15 @@ for f in recon.mhd truth.mhd geometry.json summary.json; do
   [[ -s "$work/demo/$f" ]] || fail "tomowb-cli demo did not write $f"
 done
 find "$work/demo" -type f -printf '  %P (%s bytes)\n'
+
+if grep -qx './usr/libexec/tomowb/tomowb-hdf5-reader' <<<"$contents"; then
+  echo "== HDF5: written by tomowb-cli, read back through /usr/libexec/tomowb/tomowb-hdf5-reader"
+  /usr/bin/tomowb-cli -q phantom --size 32 --views 48 -o "$work/p.json"
+  /usr/bin/tomowb-cli -q --no-record recon fdk -i "$work/p.json" --size 32 -o "$work/r.h5"
+  /usr/bin/tomowb-cli info "$work/r.h5" | grep -q '32 x 32 x 32' ||
+    fail "tomowb-cli info cannot read the HDF5 volume it wrote"
+  echo "  32 x 32 x 32 volume read back"
+fi
 
 if grep -qx './usr/bin/tomowb' <<<"$contents"; then
   echo "== tomowb"

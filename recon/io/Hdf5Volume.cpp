@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "recon/core/Error.h"
+#include "recon/io/Hdf5ReaderMain.h"
 
 namespace tomowb::io {
 
@@ -198,10 +201,16 @@ VolumeGrid gridOf(const OpenDataset& d, const fs::path& path) {
 
 // libhdf5 1.10's parser has memory-safety bugs on malformed files: our fuzzer (fuzz_hdf5) found a
 // heap overflow in H5Aexists within seconds and hundreds of crashing inputs in minutes
-// (2026-11-27). So a file to read is parsed by libhdf5 in a child process only. The child sends
-// what it read (the grid, the samples' offset, the samples) through a pipe; this process never
-// runs libhdf5 on a file it reads, and a child that crashes, fails or sends too little becomes a
+// (2026-11-27). So a file to read is parsed by libhdf5 in another process only: the program
+// tomowb-hdf5-reader (hdf5ReaderMain), started with posix_spawn. It sends what it read (the grid,
+// the samples' offset, the samples) through a pipe on its descriptor 3; this process never runs
+// libhdf5 on a file it reads, and a reader that crashes, fails or sends too little becomes a
 // FormatError naming the file.
+//
+// The reader is a program of its own, not a fork of this one: a child forked from a process with
+// other threads inherits every lock they held at that moment (libhdf5's, which is built
+// thread-safe, and the allocator's under ASan), and the child hung for ever on one of them (CI,
+// 2026-11-28). Spawning a fresh program also costs no copy of a large process's page tables.
 struct ChildHeader {
   std::int32_t status = 0;  // 0 ok, 1 FormatError, 2 IoError, 3 another error
   std::int64_t nx = 0, ny = 0, nz = 0;
@@ -210,6 +219,8 @@ struct ChildHeader {
   std::uint32_t messageBytes = 0;
 };
 constexpr std::uint64_t kNoOffset = ~std::uint64_t{0};
+constexpr int kReaderPipe = 3;  // the reader's descriptor of the pipe's writing end
+constexpr const char* kReaderProgram = "tomowb-hdf5-reader";
 
 bool writeAll(int fd, const void* data, std::size_t bytes) {
   const auto* p = static_cast<const char*>(data);
@@ -241,9 +252,10 @@ bool boxFits(const Hdf5Box& box, std::int64_t nz, std::int64_t ny) noexcept {
          box.y1 <= ny;
 }
 
-// The child: parses the file, sends the header (and an error's message), then the samples slice
-// by slice when asked (only the box's rows of its slices, when given); never returns.
-[[noreturn]] void childMain(int fd, const fs::path& path, bool samples, const Hdf5Box* box) {
+// The reader's work: parses the file, sends the header (and an error's message), then the samples
+// slice by slice when asked (only the box's rows of its slices, when given). Returns the reader's
+// exit status.
+int readAndSend(int fd, const fs::path& path, bool samples, const Hdf5Box* box) {
   ChildHeader h;
   std::string message;
   std::unique_ptr<OpenDataset> d;
@@ -288,11 +300,11 @@ bool boxFits(const Hdf5Box& box, std::int64_t nz, std::int64_t ny) noexcept {
     message = e.what();
   }
   h.messageBytes = static_cast<std::uint32_t>(message.size());
-  if (!writeAll(fd, &h, sizeof h) || !writeAll(fd, message.data(), message.size())) ::_exit(2);
-  if (h.status != 0 || !samples) ::_exit(0);
+  if (!writeAll(fd, &h, sizeof h) || !writeAll(fd, message.data(), message.size())) return 2;
+  if (h.status != 0 || !samples) return 0;
   const Hdf5Box whole{0, h.nz, 0, h.ny};
   const Hdf5Box& b = box != nullptr ? *box : whole;
-  if (!boxFits(b, h.nz, h.ny)) ::_exit(4);  // the parent checks it against the header and says so
+  if (!boxFits(b, h.nz, h.ny)) return 4;  // the parent checks it against the header and says so
   const Id fileSpace(H5Dget_space(d->dataset->get()), H5Sclose);
   const std::array<hsize_t, 3> count = {1, static_cast<hsize_t>(b.y1 - b.y0),
                                         static_cast<hsize_t>(h.nx)};
@@ -305,31 +317,75 @@ bool boxFits(const Hdf5Box& box, std::int64_t nz, std::int64_t ny) noexcept {
         H5Dread(d->dataset->get(), H5T_NATIVE_FLOAT, memorySpace.get(), fileSpace.get(),
                 H5P_DEFAULT, slice.data()) < 0 ||
         !writeAll(fd, slice.data(), slice.size() * sizeof(float)))
-      ::_exit(3);  // the parent finds the samples short
+      return 3;  // the parent finds the samples short
   }
-  ::_exit(0);
+  return 0;
 }
 
-// The child process of one read: killed and reaped if this process gives up on it early.
+bool isExecutable(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The reader program: $TOMOWB_HDF5_READER when set; else beside this program (an installed or
+// built tree's bin/), in ../libexec/tomowb/ of it (the installed package), or where the build put
+// it. An IoError naming `forFile` and the places looked in when there is none.
+fs::path findReaderProgram(const fs::path& forFile) {
+  if (const char* named = std::getenv("TOMOWB_HDF5_READER"); named != nullptr && *named != 0) {
+    if (isExecutable(named)) return named;
+    throw IoError(forFile, std::string("cannot start the HDF5 reader: TOMOWB_HDF5_READER names ") +
+                               named + ", which is not an executable file");
+  }
+  std::vector<fs::path> places;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    places.push_back(self.parent_path() / kReaderProgram);
+    places.push_back(self.parent_path().parent_path() / "libexec" / "tomowb" / kReaderProgram);
+  }
+#ifdef TOMOWB_HDF5_READER_BUILD_PATH
+  places.emplace_back(TOMOWB_HDF5_READER_BUILD_PATH);
+#endif
+  std::string looked;
+  for (const fs::path& p : places) {
+    if (isExecutable(p)) return p;
+    looked += (looked.empty() ? "" : ", ") + p.string();
+  }
+  throw IoError(forFile, std::string("cannot read HDF5 files without the program ") +
+                             kReaderProgram + " (looked in " + looked +
+                             "): reinstall Tomo Workbench, or set TOMOWB_HDF5_READER to it");
+}
+
+// The reader process of one read: killed and reaped if this process gives up on it early.
 class ReaderChild {
  public:
   ReaderChild(const fs::path& path, bool samples, const Hdf5Box* box) : path_(path) {
+    const fs::path program = findReaderProgram(path);
+    std::vector<std::string> args = {program.string(), samples ? "samples" : "grid", path.string()};
+    if (box != nullptr)
+      for (const std::int64_t v : {box->z0, box->z1, box->y0, box->y1})
+        args.push_back(std::to_string(v));
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0)
       throw IoError(path, "cannot start the HDF5 reader process: " + errnoText(errno));
-    std::fflush(nullptr);
-    pid_ = ::fork();
-    if (pid_ < 0) {
-      const int error = errno;
-      ::close(fds[0]);
-      ::close(fds[1]);
-      throw IoError(path, "cannot start the HDF5 reader process: " + errnoText(error));
-    }
-    if (pid_ == 0) {
-      ::close(fds[0]);
-      childMain(fds[1], path, samples, box);
-    }
+    // The pipe's writing end becomes the reader's descriptor 3 (dup2 clears close-on-exec there,
+    // even when the numbers are equal); no other process started meanwhile inherits the pipe.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], kReaderPipe);
+    const int error =
+        ::posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
+    if (error != 0) {
+      pid_ = -1;
+      ::close(fds[0]);
+      throw IoError(path,
+                    "cannot start the HDF5 reader " + program.string() + ": " + errnoText(error));
+    }
     fd_ = fds[0];
   }
   ~ReaderChild() {
@@ -445,6 +501,30 @@ ReadResult readGridInChild(const fs::path& path) {
 }
 
 }  // namespace
+
+int hdf5ReaderMain(int argc, char** argv) {
+  const auto usage = [] {
+    std::fprintf(stderr,
+                 "tomowb-hdf5-reader: Tomo Workbench starts this program to read an HDF5 file "
+                 "and send it through descriptor %d; it is not run by hand.\n"
+                 "usage: tomowb-hdf5-reader grid|samples FILE [Z0 Z1 Y0 Y1]\n",
+                 kReaderPipe);
+    return 64;
+  };
+  if (::fcntl(kReaderPipe, F_GETFD) < 0 || (argc != 3 && argc != 7)) return usage();
+  const std::string mode = argv[1];
+  if (mode != "grid" && mode != "samples") return usage();
+  std::array<std::int64_t, 4> box{};
+  for (int i = 3; i < argc; ++i) {
+    char* end = nullptr;
+    errno = 0;
+    box[std::size_t(i - 3)] = std::strtoll(argv[i], &end, 10);
+    if (errno != 0 || end == argv[i] || *end != 0) return usage();
+  }
+  const Hdf5Box b{box[0], box[1], box[2], box[3]};
+  ::signal(SIGPIPE, SIG_DFL);  // a parent that stops reading ends the reader
+  return readAndSend(kReaderPipe, argv[2], mode == "samples", argc == 7 ? &b : nullptr);
+}
 
 std::uint64_t hdf5VolumeDataOffset(const fs::path& path, const VolumeGrid& grid) {
   const ReadResult r = readGridInChild(path);

@@ -60,8 +60,9 @@ void readHdf5VolumeBox(const std::filesystem::path& path, const Hdf5Box& box, fl
 
 // Reads the volume back: shape, voxel size and origin from the file, checked (positive finite
 // sizes, no overflow, the samples inside the file) before anything is allocated. The readers run
-// libhdf5 in a child process (fork) that sends what it read through a pipe: libhdf5 1.10 has
-// memory-safety bugs on malformed files, and a crash there becomes a FormatError here.
+// libhdf5 in a program of their own, tomowb-hdf5-reader (recon/io/Hdf5ReaderMain.h), that sends
+// what it read through a pipe: libhdf5 1.10 has memory-safety bugs on malformed files, and a crash
+// there becomes a FormatError here.
 Volume readHdf5Volume(const std::filesystem::path& path);
 
 // Writes `volume` as a chunked dataset (a chunk per slice), compressed with deflate, atomically:

@@ -2,10 +2,17 @@
 // samples lie at the offset the slab runs write to; damaged and foreign files are clear errors.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "recon/core/Error.h"
@@ -117,6 +124,78 @@ TEST(Hdf5Volume, SamplesWrittenAtTheOffsetAreWhatTheReaderSees) {
   } catch (const FormatError& e) {
     EXPECT_NE(std::string(e.what()).find("o.h5"), std::string::npos) << e.what();
   }
+}
+
+// A read while other threads of this process are inside libhdf5 (a writer: libhdf5 is built
+// thread-safe and holds its lock through a call) and inside malloc (a busy allocator). A reader
+// child forked without exec inherited those locks held and hung for ever (CI, 2026-11-28: a slab
+// run's row read under ASan); a reader that execs a fresh program does not.
+TEST(Hdf5Volume, ReadsFinishWhileOtherThreadsAreInsideLibhdf5AndMalloc) {
+  test::TempDir dir;
+  Volume v({64, 64, 16}, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero());
+  std::mt19937 rng(static_cast<std::uint32_t>(test::randomSeed()));
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (float& x : v.voxels()) x = value(rng);
+  writeHdf5VolumeChunked(dir / "read.h5", v);
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 0; !stop; ++i)
+      writeHdf5VolumeChunked(dir / ("w" + std::to_string(i % 2) + ".h5"), v);
+  });
+  std::thread allocator([&] {
+    std::vector<std::unique_ptr<std::vector<char>>> blocks(64);
+    for (std::size_t i = 0; !stop; ++i)
+      blocks[i % blocks.size()] = std::make_unique<std::vector<char>>(1 + i % 4096);
+  });
+  auto reads = std::async(std::launch::async, [&] {
+    std::vector<float> box(static_cast<std::size_t>(4 * 64 * 64));
+    for (int i = 0; i < 40; ++i) {
+      readHdf5VolumeBox(dir / "read.h5", Hdf5Box{i % 12, i % 12 + 4, 0, 64}, box.data());
+      if (box[0] != v.at(0, 0, i % 12)) return false;
+    }
+    return true;
+  });
+  if (reads.wait_for(std::chrono::seconds(120)) != std::future_status::ready) {
+    std::fprintf(stderr, "FAILED: 40 HDF5 reads did not finish in 120 s: a reader child hung\n");
+    std::_Exit(1);  // the hung read cannot be joined
+  }
+  stop = true;
+  writer.join();
+  allocator.join();
+  EXPECT_TRUE(reads.get()) << "a box read back other samples";
+}
+
+// The reader program (recon/io/Hdf5ReaderMain.h) missing, failing or crashing: an error naming the
+// file being read, never a hang or a silent empty volume.
+TEST(Hdf5Volume, AMissingFailingOrCrashingReaderProgramIsAClearErrorNamingTheFile) {
+  test::TempDir dir;
+  Volume v({4, 4, 4}, Eigen::Vector3d::Ones(), Eigen::Vector3d::Zero());
+  const fs::path file = dir / "fine.h5";
+  writeHdf5Volume(file, v);
+  const char* before = std::getenv("TOMOWB_HDF5_READER");
+  const std::string saved = before != nullptr ? before : "";
+  const fs::path crashing = dir / "crashing-reader";
+  std::ofstream(crashing) << "#!/bin/sh\nkill -SEGV $$\n";
+  fs::permissions(crashing, fs::perms::owner_all);
+  const auto expectError = [&](const std::string& reader, const std::string& words) {
+    SCOPED_TRACE(reader);
+    ::setenv("TOMOWB_HDF5_READER", reader.c_str(), 1);
+    try {
+      (void)readHdf5Volume(file);
+      ADD_FAILURE() << "read with the reader " << reader;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("fine.h5"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  expectError((dir / "no-such-reader").string(), "TOMOWB_HDF5_READER");
+  expectError("/bin/false", "exit status 1");
+  expectError(crashing.string(), "crashed");
+  if (before != nullptr)
+    ::setenv("TOMOWB_HDF5_READER", saved.c_str(), 1);
+  else
+    ::unsetenv("TOMOWB_HDF5_READER");
+  EXPECT_EQ(readHdf5Volume(file).shape(), v.shape());
 }
 
 TEST(Hdf5Volume, DamagedOrForeignFilesAreClearErrorsNamingTheFile) {
