@@ -327,9 +327,10 @@ bool isExecutable(const fs::path& path) {
   return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// The reader program: $TOMOWB_HDF5_READER when set; else beside this program (an installed or
-// built tree's bin/), in ../libexec/tomowb/ of it (the installed package), or where the build put
-// it. An IoError naming `forFile` and the places looked in when there is none.
+// The reader program: $TOMOWB_HDF5_READER when set; else beside this program, in
+// ../libexec/tomowb/ of it (the installed package), in ../recon/ of it (a build tree, also one
+// copied elsewhere), or where the build put it. An IoError naming `forFile` and the places looked
+// in when there is none.
 fs::path findReaderProgram(const fs::path& forFile) {
   if (const char* named = std::getenv("TOMOWB_HDF5_READER"); named != nullptr && *named != 0) {
     if (isExecutable(named)) return named;
@@ -342,6 +343,8 @@ fs::path findReaderProgram(const fs::path& forFile) {
   if (!ec) {
     places.push_back(self.parent_path() / kReaderProgram);
     places.push_back(self.parent_path().parent_path() / "libexec" / "tomowb" / kReaderProgram);
+    // A build tree's programs (cli/, tests/, bench/, gui/) beside its recon/, moved or not.
+    places.push_back(self.parent_path().parent_path() / "recon" / kReaderProgram);
   }
 #ifdef TOMOWB_HDF5_READER_BUILD_PATH
   places.emplace_back(TOMOWB_HDF5_READER_BUILD_PATH);
