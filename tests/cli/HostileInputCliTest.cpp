@@ -37,16 +37,13 @@ std::string slurp(const std::filesystem::path& p) {
 
 CliRun runCli(const std::vector<std::string>& args, const test::TempDir& dir) {
   const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(99);
-    ::alarm(20);  // survives exec: a blocked run dies with SIGALRM
-    std::vector<char*> argv{const_cast<char*>(TOMOWB_CLI_PATH)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(TOMOWB_CLI_PATH, argv.data());
-    _exit(98);
-  }
+  test::ProgramLaunch launch;
+  launch.program = TOMOWB_CLI_PATH;
+  launch.arguments = args;
+  launch.stdoutPath = out;
+  launch.stderrPath = err;
+  launch.alarmSeconds = 20;  // survives exec: a blocked run dies with SIGALRM
+  const pid_t pid = test::startProgram(launch);
   int status = 0;
   waitpid(pid, &status, 0);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};

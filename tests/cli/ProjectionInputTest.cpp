@@ -47,16 +47,12 @@ std::string slurp(const std::filesystem::path& p) {
 }
 
 CliResult cli(const std::vector<std::string>& args, const test::TempDir& dir) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(99);
-    std::vector<char*> argv{const_cast<char*>(TOMOWB_CLI_PATH)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(TOMOWB_CLI_PATH, argv.data());
-    _exit(98);
-  }
+  test::ProgramLaunch launch;
+  launch.program = TOMOWB_CLI_PATH;
+  launch.arguments = args;
+  launch.stdoutPath = dir / "stdout.txt";
+  launch.stderrPath = dir / "stderr.txt";
+  const pid_t pid = test::startProgram(launch);
   std::string command = "tomowb-cli";
   for (const std::string& a : args) command += " " + a;
   const int status = test::waitForChild(pid, command);

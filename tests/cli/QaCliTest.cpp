@@ -324,13 +324,12 @@ TEST(QaCli, RerunCleansUpItsTemporaryFolderAndPassesSigtermOn) {
   longRun["command"].push_back("--stop-change");
   longRun["command"].push_back("0");
   writeJson(dir / "l.run.json", longRun);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setenv("TMPDIR", (dir / "tmp").c_str(), 1);
-    if (!freopen("/dev/null", "w", stdout)) _exit(99);
-    execl(TOMOWB_CLI_PATH, TOMOWB_CLI_PATH, "-q", "rerun", (dir / "l.run.json").c_str(), nullptr);
-    _exit(98);
-  }
+  test::ProgramLaunch launch;
+  launch.program = TOMOWB_CLI_PATH;
+  launch.arguments = {"-q", "rerun", (dir / "l.run.json").string()};
+  launch.environment = {"TMPDIR=" + (dir / "tmp").string()};
+  launch.stdoutPath = "/dev/null";
+  const pid_t pid = test::startProgram(launch);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   kill(pid, SIGTERM);
   int status = 0;

@@ -36,17 +36,13 @@ std::vector<float> samples(const fs::path& raw) {
 // Starts tomowb-cli in `folder` with `environment` ("NAME=value" entries added to ours).
 pid_t spawn(const fs::path& folder, const std::vector<std::string>& arguments,
             const std::vector<std::string>& environment = {}) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  if (::chdir(folder.c_str()) != 0) ::_exit(126);
-  for (const std::string& e : environment) ::putenv(const_cast<char*>(e.c_str()));
-  if (std::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(TOMOWB_CLI_PATH));
-  for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  ::execv(TOMOWB_CLI_PATH, argv.data());
-  ::_exit(127);
+  test::ProgramLaunch launch;
+  launch.program = TOMOWB_CLI_PATH;
+  launch.arguments = arguments;
+  launch.environment = environment;
+  launch.folder = folder;
+  launch.stdoutPath = "/dev/null";
+  return test::startProgram(launch);
 }
 
 int waitFor(pid_t pid) {

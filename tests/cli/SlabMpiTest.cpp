@@ -43,22 +43,16 @@ std::vector<float> samples(const fs::path& raw) {
 // mpirun -np N tomowb-cli ARGS in `folder`; output to `log`. Returns the pid.
 pid_t mpirun(const fs::path& folder, int ranks, const std::vector<std::string>& arguments,
              const fs::path& log) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  if (::chdir(folder.c_str()) != 0) ::_exit(126);
+  test::ProgramLaunch launch;
+  launch.program = kMpiexec;
+  launch.arguments = {"--oversubscribe", "-np", std::to_string(ranks), TOMOWB_CLI_PATH};
+  launch.arguments.insert(launch.arguments.end(), arguments.begin(), arguments.end());
   // This machine's CI runs as root, and has fewer cores than ranks.
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  if (std::freopen(log.c_str(), "w", stdout) == nullptr) ::_exit(126);
-  ::dup2(::fileno(stdout), STDERR_FILENO);
-  std::vector<std::string> all = {kMpiexec, "--oversubscribe", "-np", std::to_string(ranks),
-                                  TOMOWB_CLI_PATH};
-  all.insert(all.end(), arguments.begin(), arguments.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::execv(kMpiexec, argv.data());
-  ::_exit(127);
+  launch.environment = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+  launch.folder = folder;
+  launch.stdoutPath = log;
+  launch.stderrPath = log;
+  return test::startProgram(launch);
 }
 
 // `signal` to every tomowb-cli process whose command line names `output` (the ranks mpirun

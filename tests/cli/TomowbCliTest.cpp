@@ -46,18 +46,15 @@ std::string slurp(const std::filesystem::path& p) {
 }
 
 // Starts tomowb-cli with stdout/stderr into files in `dir`; returns the pid.
-pid_t start(const std::vector<std::string>& args, const test::TempDir& dir) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(99);
-    std::vector<char*> argv{const_cast<char*>(TOMOWB_CLI_PATH)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(TOMOWB_CLI_PATH, argv.data());
-    _exit(98);
-  }
-  return pid;
+pid_t start(const std::vector<std::string>& args, const test::TempDir& dir,
+            std::uint64_t fileSizeLimit = 0) {
+  test::ProgramLaunch launch;
+  launch.program = TOMOWB_CLI_PATH;
+  launch.arguments = args;
+  launch.stdoutPath = dir / "stdout.txt";
+  launch.stderrPath = dir / "stderr.txt";
+  launch.fileSizeLimit = fileSizeLimit;
+  return test::startProgram(launch);
 }
 
 CliRun finish(pid_t pid, const test::TempDir& dir) {
@@ -651,20 +648,8 @@ TEST(TomowbCli, AReportThatCannotBeWrittenFullyIsAnError) {
   if (!(text < 8000)) GTEST_SKIP() << "no text file between the pictures' size and 8 KiB";
   auto limited = compare;
   limited.push_back((dir / "limited").string());
-  const pid_t pid = fork();
-  if (pid == 0) {
-    signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
-    const rlimit limit{pictures + (text - pictures) / 2, pictures + (text - pictures) / 2};
-    setrlimit(RLIMIT_FSIZE, &limit);
-    const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(99);
-    std::vector<char*> argv{const_cast<char*>(TOMOWB_CLI_PATH)};
-    for (const std::string& a : limited) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(TOMOWB_CLI_PATH, argv.data());
-    _exit(98);
-  }
-  const CliRun r = finish(pid, dir);
+  // Writes past the limit fail with EFBIG.
+  const CliRun r = finish(start(limited, dir, pictures + (text - pictures) / 2), dir);
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "limited")) << "a truncated report was kept";
 }

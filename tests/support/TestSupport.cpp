@@ -1,5 +1,7 @@
 #include "support/TestSupport.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +32,51 @@ std::uint64_t randomSeed() {
       std::chrono::high_resolution_clock::now().time_since_epoch().count());
   std::cout << "[ seed     ] TOMOWB_TEST_SEED=" << seed << "\n";
   return seed;
+}
+
+pid_t startProgram(const ProgramLaunch& launch) {
+  std::vector<std::string> args = {launch.program};
+  args.insert(args.end(), launch.arguments.begin(), launch.arguments.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // Our environment without the names `launch` sets, then its entries.
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('=') + 1);
+    bool replaced = false;
+    for (const std::string& set : launch.environment)
+      replaced = replaced || set.rfind(name, 0) == 0;
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), launch.environment.begin(), launch.environment.end());
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const std::string folder = launch.folder.string();
+  const std::string out = launch.stdoutPath.string(), err = launch.stderrPath.string();
+  const bool errToOut = !err.empty() && err == out;
+  const rlimit fileSize{launch.fileSizeLimit, launch.fileSizeLimit};
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // The child: async-signal-safe calls only.
+  if (!folder.empty() && ::chdir(folder.c_str()) != 0) ::_exit(126);
+  const auto redirect = [](const std::string& path, int to) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::dup2(fd, to) != to) ::_exit(126);
+    ::close(fd);
+  };
+  if (!out.empty()) redirect(out, STDOUT_FILENO);
+  if (errToOut && ::dup2(STDOUT_FILENO, STDERR_FILENO) != STDERR_FILENO) ::_exit(126);
+  if (!err.empty() && !errToOut) redirect(err, STDERR_FILENO);
+  if (launch.fileSizeLimit > 0) {
+    ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+    if (::setrlimit(RLIMIT_FSIZE, &fileSize) != 0) ::_exit(126);
+  }
+  if (launch.alarmSeconds > 0) ::alarm(launch.alarmSeconds);
+  ::execve(argv[0], argv.data(), envp.data());
+  ::_exit(127);
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace tomowb::test {
 
@@ -32,6 +33,25 @@ class TempDir {
 
 // True if a CUDA device is usable in this process.
 bool gpuAvailable();
+
+// A program for startProgram to start.
+struct ProgramLaunch {
+  std::string program;                   // its path, also its argv[0]
+  std::vector<std::string> arguments;    // argv[1..]
+  std::vector<std::string> environment;  // "NAME=value" entries added to ours (replacing NAME's)
+  std::filesystem::path folder;          // its working folder; ours when empty
+  std::filesystem::path stdoutPath;      // its stdout into this file (truncated); ours when empty
+  std::filesystem::path stderrPath;      // its stderr likewise; stdoutPath's file when the same
+  unsigned alarmSeconds = 0;             // SIGALRM after that long (survives exec); 0: none
+  std::uint64_t fileSizeLimit = 0;       // RLIMIT_FSIZE, with SIGXFSZ ignored; 0: none
+};
+
+// Starts `launch` (fork and exec) and returns its pid; wait with waitForChild. Everything the
+// child needs is made before the fork, and between fork and exec it makes async-signal-safe calls
+// only: a forked copy of a process with threads holds every lock they held at that moment, and
+// one that allocates there can hang for ever (Hdf5Volume's reader did, CI 2026-11-28). A child
+// that cannot open its output files or exec ends with status 126 or 127.
+pid_t startProgram(const ProgramLaunch& launch);
 
 // waitpid(pid) for a child process the test started (the CLI), for at most `limit`: a child still
 // running then is a test failure (ADD_FAILURE) that names `what` and shows where each of its
