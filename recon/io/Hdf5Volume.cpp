@@ -332,6 +332,7 @@ bool isExecutable(const fs::path& path) {
 // copied elsewhere), or where the build put it. An IoError naming `forFile` and the places looked
 // in when there is none.
 fs::path findReaderProgram(const fs::path& forFile) {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): nothing here sets the environment
   if (const char* named = std::getenv("TOMOWB_HDF5_READER"); named != nullptr && *named != 0) {
     if (isExecutable(named)) return named;
     throw IoError(forFile, std::string("cannot start the HDF5 reader: TOMOWB_HDF5_READER names ") +
@@ -369,6 +370,7 @@ class ReaderChild {
       for (const std::int64_t v : {box->z0, box->z1, box->y0, box->y1})
         args.push_back(std::to_string(v));
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     int fds[2];

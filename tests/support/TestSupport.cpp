@@ -38,6 +38,7 @@ pid_t startProgram(const ProgramLaunch& launch) {
   std::vector<std::string> args = {launch.program};
   args.insert(args.end(), launch.arguments.begin(), launch.arguments.end());
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   // Our environment without the names `launch` sets, then its entries.
@@ -52,6 +53,7 @@ pid_t startProgram(const ProgramLaunch& launch) {
   }
   env.insert(env.end(), launch.environment.begin(), launch.environment.end());
   std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   const std::string folder = launch.folder.string();
