@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -211,7 +212,9 @@ VolumeGrid gridOf(const OpenDataset& d, const fs::path& path) {
 // other threads inherits every lock they held at that moment (libhdf5's, which is built
 // thread-safe, and the allocator's under ASan), and the child hung for ever on one of them (CI,
 // 2026-11-28). Spawning a fresh program also costs no copy of a large process's page tables.
+constexpr std::uint32_t kReaderProtocol = 0x54574831;  // "TWH1": the header's layout, version 1
 struct ChildHeader {
+  std::uint32_t protocol = kReaderProtocol;
   std::int32_t status = 0;  // 0 ok, 1 FormatError, 2 IoError, 3 another error
   std::int64_t nx = 0, ny = 0, nz = 0;
   std::array<double, 3> voxel{}, origin{};
@@ -328,9 +331,9 @@ bool isExecutable(const fs::path& path) {
 }
 
 // The reader program: $TOMOWB_HDF5_READER when set; else beside this program, in
-// ../libexec/tomowb/ of it (the installed package), in ../recon/ of it (a build tree, also one
-// copied elsewhere), or where the build put it. An IoError naming `forFile` and the places looked
-// in when there is none.
+// ../libexec/tomowb/ of it (the installed package), or in ../recon/ of it (a build tree's cli/,
+// tests/, bench/, gui/ and fuzz/, also one copied elsewhere). An IoError naming `forFile` and the
+// places looked in when there is none.
 fs::path findReaderProgram(const fs::path& forFile) {
   // NOLINTNEXTLINE(concurrency-mt-unsafe): nothing here sets the environment
   if (const char* named = std::getenv("TOMOWB_HDF5_READER"); named != nullptr && *named != 0) {
@@ -347,9 +350,6 @@ fs::path findReaderProgram(const fs::path& forFile) {
     // A build tree's programs (cli/, tests/, bench/, gui/) beside its recon/, moved or not.
     places.push_back(self.parent_path().parent_path() / "recon" / kReaderProgram);
   }
-#ifdef TOMOWB_HDF5_READER_BUILD_PATH
-  places.emplace_back(TOMOWB_HDF5_READER_BUILD_PATH);
-#endif
   std::string looked;
   for (const fs::path& p : places) {
     if (isExecutable(p)) return p;
@@ -377,12 +377,35 @@ class ReaderChild {
     if (::pipe2(fds, O_CLOEXEC) != 0)
       throw IoError(path, "cannot start the HDF5 reader process: " + errnoText(errno));
     // The pipe's writing end becomes the reader's descriptor 3 (dup2 clears close-on-exec there,
-    // even when the numbers are equal); no other process started meanwhile inherits the pipe.
+    // even when the numbers are equal); no other process started meanwhile inherits the pipe. The
+    // reader holds nothing else of ours: stdin and stdout from /dev/null, descriptors past 3
+    // closed (files libhdf5 writes, MPI's sockets, a test runner's pipes).
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], kReaderPipe);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+    posix_spawn_file_actions_addclosefrom_np(&actions, kReaderPipe + 1);
+#endif
+    // Its own process group, no blocked signals, default handlers: Ctrl-C at a terminal (or a
+    // job's cancel) reaches this process, whose handler cancels the run, and not the reader, whose
+    // death would read as a damaged file; a reader whose parent is gone ends on its next write.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    for (const int signal : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, signal);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(
+        &attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     const int error =
-        ::posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), environ);
+        ::posix_spawn(&pid_, program.c_str(), &actions, &attributes, argv.data(), environ);
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (error != 0) {
@@ -392,6 +415,7 @@ class ReaderChild {
                     "cannot start the HDF5 reader " + program.string() + ": " + errnoText(error));
     }
     fd_ = fds[0];
+    program_ = program;
   }
   ~ReaderChild() {
     if (fd_ >= 0) ::close(fd_);
@@ -416,29 +440,48 @@ class ReaderChild {
     const int status = reap();
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) describe(status);
   }
+  // Waits for the child's exit after it reported an error, whatever its exit status.
+  void finishAfterError() {
+    ::close(fd_);
+    fd_ = -1;
+    (void)reap();
+  }
 
  private:
   int reap() {
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    pid_t reaped = -1;
+    while ((reaped = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
     }
     pid_ = -1;
-    return status;
+    return reaped < 0 ? -1 : status;  // -1: lost (reaped elsewhere), neither exited nor signalled
   }
   [[noreturn]] void fail() {
     ::close(fd_);
     fd_ = -1;
     describe(reap());
   }
+  // How the reader ended, as an error naming the file: a crash inside libhdf5, or libhdf5 unable
+  // to read the samples (the reader's exit status 3), says the file is damaged; anything else
+  // (stopped by a signal, a reader program that is not ours or fails) says the reader failed.
   [[noreturn]] void describe(int status) {
-    if (WIFSIGNALED(status))
-      throw FormatError(path_, "is damaged: the HDF5 library crashed reading it (signal " +
-                                   std::to_string(WTERMSIG(status)) + ")");
-    throw FormatError(path_, "is damaged: the HDF5 library could not read it (exit status " +
-                                 std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                                 ")");
+    if (status != -1 && WIFSIGNALED(status)) {
+      const int signal = WTERMSIG(status);
+      if (signal == SIGSEGV || signal == SIGBUS || signal == SIGABRT || signal == SIGFPE ||
+          signal == SIGILL)
+        throw FormatError(path_, "is damaged: the HDF5 library crashed reading it (signal " +
+                                     std::to_string(signal) + ")");
+      throw IoError(path_, "was not read: the HDF5 reader " + program_.string() +
+                               " was stopped by signal " + std::to_string(signal));
+    }
+    const int code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code == 3)
+      throw FormatError(path_, "is damaged: the HDF5 library could not read its samples");
+    throw IoError(path_, "was not read: the HDF5 reader " + program_.string() +
+                             " ended without sending it (exit status " + std::to_string(code) +
+                             ")");
   }
-  fs::path path_;
+  fs::path path_, program_;
   pid_t pid_ = -1;
   int fd_ = -1;
 };
@@ -457,7 +500,8 @@ struct ReadResult {
 };
 
 // Reads the file's grid and offset in a child; with `samples`, also its samples (those of `box`
-// when given) into the memory `allocate(grid)` gives (nx * ny * nz floats, or the box's).
+// when given) into the memory `allocate(grid, floats)` gives for the `floats` samples to come
+// (nx * ny * nz, or the box's); it throws where that is not what it can hold.
 template <typename Allocate>
 ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate,
                        const Hdf5Box* box = nullptr) {
@@ -466,11 +510,20 @@ ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate,
   ReaderChild child(path, samples, box);
   ChildHeader h;
   child.read(&h, sizeof h);
-  if (h.messageBytes > (1u << 16)) throw FormatError(path, "the HDF5 reader sent nonsense");
+  // A reader of another build, or another program, sends something else: nothing of it is used.
+  constexpr std::int64_t kMaxSide = std::numeric_limits<std::int32_t>::max();
+  const bool sane = h.protocol == kReaderProtocol && h.messageBytes <= (1u << 16) &&
+                    h.status >= 0 && h.status <= 3 &&
+                    (h.status != 0 || (h.nx >= 1 && h.nx <= kMaxSide && h.ny >= 1 &&
+                                       h.ny <= kMaxSide && h.nz >= 1 && h.nz <= kMaxSide));
+  if (!sane)
+    throw IoError(path,
+                  "was not read: the HDF5 reader program sent something else than its "
+                  "answer (a reader of another build?)");
   std::string message(h.messageBytes, '\0');
   child.read(message.data(), message.size());
   if (h.status != 0) {
-    child.finish();
+    child.finishAfterError();  // its message, not its exit status, says what went wrong
     rethrow(path, h.status, std::move(message));
   }
   ReadResult r;
@@ -485,11 +538,12 @@ ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate,
                           ", rows " + std::to_string(box->y0) + ".." + std::to_string(box->y1) +
                           " lie outside " + path.string() + "'s " + std::to_string(h.nz) +
                           " slices of " + std::to_string(h.ny) + " rows");
-    float* data = allocate(r.grid);
-    const std::uint64_t bytes =
+    const std::uint64_t floats =
         static_cast<std::uint64_t>(h.nx) *
         static_cast<std::uint64_t>(box != nullptr ? box->y1 - box->y0 : h.ny) *
-        static_cast<std::uint64_t>(box != nullptr ? box->z1 - box->z0 : h.nz) * 4;
+        static_cast<std::uint64_t>(box != nullptr ? box->z1 - box->z0 : h.nz);
+    float* data = allocate(r.grid, floats);
+    const std::uint64_t bytes = floats * 4;
     for (std::uint64_t done = 0; done < bytes;) {
       const std::size_t n =
           static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, 1u << 26));
@@ -502,7 +556,8 @@ ReadResult readInChild(const fs::path& path, bool samples, Allocate allocate,
 }
 
 ReadResult readGridInChild(const fs::path& path) {
-  return readInChild(path, false, [](const VolumeGrid&) -> float* { return nullptr; });
+  return readInChild(path, false,
+                     [](const VolumeGrid&, std::uint64_t) -> float* { return nullptr; });
 }
 
 }  // namespace
@@ -528,7 +583,9 @@ int hdf5ReaderMain(int argc, char** argv) {
   }
   const Hdf5Box b{box[0], box[1], box[2], box[3]};
   ::signal(SIGPIPE, SIG_DFL);  // a parent that stops reading ends the reader
-  return readAndSend(kReaderPipe, argv[2], mode == "samples", argc == 7 ? &b : nullptr);
+  // _exit: no libhdf5 teardown or leak check at exit (libhdf5 leaks in its error paths) can
+  // change the status the parent reads.
+  ::_exit(readAndSend(kReaderPipe, argv[2], mode == "samples", argc == 7 ? &b : nullptr));
 }
 
 std::uint64_t hdf5VolumeDataOffset(const fs::path& path, const VolumeGrid& grid) {
@@ -555,15 +612,27 @@ Hdf5VolumeLayout readHdf5VolumeLayout(const fs::path& path) {
   return out;
 }
 
-void readHdf5VolumeBox(const fs::path& path, const Hdf5Box& box, float* out) {
+void readHdf5VolumeBox(const fs::path& path, const Hdf5Box& box, std::span<float> out) {
   readInChild(
-      path, true, [&](const VolumeGrid&) { return out; }, &box);
+      path, true,
+      [&](const VolumeGrid& grid, std::uint64_t floats) {
+        // The file may have changed since the caller sized `out` from its grid.
+        if (floats != out.size())
+          throw FormatError(path, kDataset,
+                            "changed while it was read: its rows now hold " +
+                                std::to_string(grid.shape.nx) + " samples, and the box " +
+                                std::to_string(floats) + " samples, not the " +
+                                std::to_string(out.size()) + " expected");
+        return out.data();
+      },
+      &box);
 }
 
 Volume readHdf5Volume(const fs::path& path) {
   Volume volume;
-  readInChild(path, true, [&](const VolumeGrid& grid) {
-    volume = Volume(grid.shape, grid.voxelSizeMm, grid.originMm);  // checks sizes and memory
+  readInChild(path, true, [&](const VolumeGrid& grid, std::uint64_t) {
+    // Checks the sizes (finite, positive voxels; no overflow) and memory before allocating.
+    volume = Volume(grid.shape, grid.voxelSizeMm, grid.originMm);
     return volume.data();
   });
   return volume;

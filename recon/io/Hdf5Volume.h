@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "recon/core/Volume.h"
@@ -49,14 +50,15 @@ struct Hdf5VolumeLayout {
 Hdf5VolumeLayout readHdf5VolumeLayout(const std::filesystem::path& path);
 
 // Part of the file's dataset: slices [z0, z1) (its slowest axis) and rows [y0, y1) of each,
-// every x, into `out` (z, then y, then x fastest; (z1 - z0) * (y1 - y0) * nx floats), converted
-// to float as readHdf5Volume does. Any layout libhdf5 reads (chunked, compressed) works, and only
+// every x, into `out` (z, then y, then x fastest; (z1 - z0) * (y1 - y0) * nx floats, and a
+// FormatError naming the file when the file's box holds another count), converted to float as
+// readHdf5Volume does. Any layout libhdf5 reads (chunked, compressed) works, and only
 // the chunks the box touches are read; in a child, as readHdf5Volume. ParameterError for a box
 // outside the dataset or without rows.
 struct Hdf5Box {
   std::int64_t z0 = 0, z1 = 0, y0 = 0, y1 = 0;
 };
-void readHdf5VolumeBox(const std::filesystem::path& path, const Hdf5Box& box, float* out);
+void readHdf5VolumeBox(const std::filesystem::path& path, const Hdf5Box& box, std::span<float> out);
 
 // Reads the volume back: shape, voxel size and origin from the file, checked (positive finite
 // sizes, no overflow, the samples inside the file) before anything is allocated. The readers run

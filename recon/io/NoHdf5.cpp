@@ -34,7 +34,7 @@ std::uint64_t hdf5VolumeDataOffset(const std::filesystem::path& path, const Volu
 Volume readHdf5Volume(const std::filesystem::path& path) {
   unsupported(path);
 }
-void readHdf5VolumeBox(const std::filesystem::path& path, const Hdf5Box&, float*) {
+void readHdf5VolumeBox(const std::filesystem::path& path, const Hdf5Box&, std::span<float>) {
   unsupported(path);
 }
 void writeHdf5VolumeChunked(const std::filesystem::path& path, const Volume&, const std::string&) {

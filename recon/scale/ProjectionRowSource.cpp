@@ -290,14 +290,15 @@ ProjectionStack Hdf5StackRowSource::readRows(std::int64_t rowFirst, std::int64_t
   if (stack_.layout == io::ProjectionLayout::Astra) {
     // Slice r holds row r of every view.
     std::vector<float> block(static_cast<std::size_t>(band * views * cols));
-    io::readHdf5VolumeBox(stack_.path, {rowFirst, rowLast + 1, 0, views}, block.data());
+    io::readHdf5VolumeBox(stack_.path, {rowFirst, rowLast + 1, 0, views}, block);
     for (std::int64_t r = 0; r < band; ++r)
       for (std::int64_t v = 0; v < views; ++v)
         std::copy_n(block.data() + (r * views + v) * cols, cols, &out.at(v, r, 0));
     return out;
   }
   // Slice v holds view v: its band of rows is one box, [view][row][col] as the stack holds it.
-  io::readHdf5VolumeBox(stack_.path, {0, views, rowFirst, rowLast + 1}, out.data());
+  io::readHdf5VolumeBox(stack_.path, {0, views, rowFirst, rowLast + 1},
+                        {out.data(), static_cast<std::size_t>(out.pixelCount())});
   return out;
 }
 

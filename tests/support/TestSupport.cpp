@@ -42,13 +42,17 @@ pid_t startProgram(const ProgramLaunch& launch) {
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   // Our environment without the names `launch` sets, then its entries.
+  const auto nameOf = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  for (const std::string& set : launch.environment)
+    if (set.find('=') == std::string::npos || set.front() == '=')
+      throw std::invalid_argument("startProgram: environment entry '" + set +
+                                  "' is not NAME=value");
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
-    const std::string name = entry.substr(0, entry.find('=') + 1);
     bool replaced = false;
     for (const std::string& set : launch.environment)
-      replaced = replaced || set.rfind(name, 0) == 0;
+      replaced = replaced || nameOf(set) == nameOf(entry);
     if (!replaced) env.push_back(entry);
   }
   env.insert(env.end(), launch.environment.begin(), launch.environment.end());
@@ -61,11 +65,16 @@ pid_t startProgram(const ProgramLaunch& launch) {
   const bool errToOut = !err.empty() && err == out;
   const rlimit fileSize{launch.fileSizeLimit, launch.fileSizeLimit};
   const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  // The child: async-signal-safe calls only.
+  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork " + launch.program);
+  if (pid > 0) return pid;
+  // The child: async-signal-safe calls only (the output files open relative to `folder`).
   if (!folder.empty() && ::chdir(folder.c_str()) != 0) ::_exit(126);
   const auto redirect = [](const std::string& path, int to) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd == to) {  // `to` was closed: the file took its number, to keep across exec
+      if (::fcntl(fd, F_SETFD, 0) != 0) ::_exit(126);
+      return;
+    }
     if (fd < 0 || ::dup2(fd, to) != to) ::_exit(126);
     ::close(fd);
   };

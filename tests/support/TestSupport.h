@@ -40,7 +40,8 @@ struct ProgramLaunch {
   std::vector<std::string> arguments;    // argv[1..]
   std::vector<std::string> environment;  // "NAME=value" entries added to ours (replacing NAME's)
   std::filesystem::path folder;          // its working folder; ours when empty
-  std::filesystem::path stdoutPath;      // its stdout into this file (truncated); ours when empty
+  std::filesystem::path stdoutPath;      // its stdout into this file (truncated; a relative
+                                         // path from `folder`); ours when empty
   std::filesystem::path stderrPath;      // its stderr likewise; stdoutPath's file when the same
   unsigned alarmSeconds = 0;             // SIGALRM after that long (survives exec); 0: none
   std::uint64_t fileSizeLimit = 0;       // RLIMIT_FSIZE, with SIGXFSZ ignored; 0: none
@@ -50,7 +51,8 @@ struct ProgramLaunch {
 // child needs is made before the fork, and between fork and exec it makes async-signal-safe calls
 // only: a forked copy of a process with threads holds every lock they held at that moment, and
 // one that allocates there can hang for ever (Hdf5Volume's reader did, CI 2026-11-28). A child
-// that cannot open its output files or exec ends with status 126 or 127.
+// that cannot open its output files or exec ends with status 126 or 127; a failed fork, or an
+// environment entry that is not NAME=value, throws.
 pid_t startProgram(const ProgramLaunch& launch);
 
 // waitpid(pid) for a child process the test started (the CLI), for at most `limit`: a child still
