@@ -47,8 +47,11 @@ pid_t mpirun(const fs::path& folder, int ranks, const std::vector<std::string>& 
   launch.program = kMpiexec;
   launch.arguments = {"--oversubscribe", "-np", std::to_string(ranks), TOMOWB_CLI_PATH};
   launch.arguments.insert(launch.arguments.end(), arguments.begin(), arguments.end());
-  // This machine's CI runs as root, and has fewer cores than ranks.
-  launch.environment = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+  // This machine's CI runs as root, and has fewer cores than ranks. hwloc 2.9's GL component
+  // (Open MPI's topology) connects to any X display :0, :1, ... it finds: a GUI test's Xvfb that
+  // ended under it killed a rank ("X connection to :0 broken", ctest -j2, 2026-11-28).
+  launch.environment = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                        "HWLOC_COMPONENTS=-gl"};
   launch.folder = folder;
   launch.stdoutPath = log;
   launch.stderrPath = log;

@@ -13,6 +13,9 @@
 # The partition is "test" (the default); the node has every core of this machine. There is no
 # slurmdbd, so sacct says accounting is disabled: the clients fall back on squeue.
 set -euo pipefail
+# hwloc 2.9's GL component (slurmd's topology) connects to X displays :0, :1, ... when it finds
+# one; a GUI test's Xvfb ending under it kills the daemon (X connection broken).
+export HWLOC_COMPONENTS=-gl
 
 programs=(munged mungekey slurmctld slurmd sbatch squeue scancel sinfo srun)
 
