@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -34,32 +35,53 @@ std::uint64_t randomSeed() {
   return seed;
 }
 
-pid_t startProgram(const ProgramLaunch& launch) {
-  std::vector<std::string> args = {launch.program};
-  args.insert(args.end(), launch.arguments.begin(), launch.arguments.end());
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // Our environment without the names `launch` sets, then its entries.
+namespace {
+
+// Our environment without the names `set` gives, then `set`'s "NAME=value" entries.
+std::vector<std::string> environmentWith(const std::vector<std::string>& set) {
   const auto nameOf = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
-  for (const std::string& set : launch.environment)
-    if (set.find('=') == std::string::npos || set.front() == '=')
-      throw std::invalid_argument("startProgram: environment entry '" + set +
+  for (const std::string& entry : set)
+    if (entry.find('=') == std::string::npos || entry.front() == '=')
+      throw std::invalid_argument("startProgram: environment entry '" + entry +
                                   "' is not NAME=value");
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
-    bool replaced = false;
-    for (const std::string& set : launch.environment)
-      replaced = replaced || nameOf(set) == nameOf(entry);
+    const bool replaced = std::any_of(
+        set.begin(), set.end(), [&](const std::string& s) { return nameOf(s) == nameOf(entry); });
     if (!replaced) env.push_back(entry);
   }
-  env.insert(env.end(), launch.environment.begin(), launch.environment.end());
-  std::vector<char*> envp;
-  envp.reserve(env.size() + 1);
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  env.insert(env.end(), set.begin(), set.end());
+  return env;
+}
+
+// Pointers to the strings, null-terminated, for execve.
+std::vector<char*> pointersTo(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// In the forked child: `path` opened for writing as descriptor `to`; async-signal-safe.
+void redirectInChild(const char* path, int to) {
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd == to) {  // `to` was closed: the file took its number, to keep across exec
+    if (::fcntl(fd, F_SETFD, 0) != 0) ::_exit(126);
+    return;
+  }
+  if (fd < 0 || ::dup2(fd, to) != to) ::_exit(126);
+  ::close(fd);
+}
+
+}  // namespace
+
+pid_t startProgram(const ProgramLaunch& launch) {
+  std::vector<std::string> args = {launch.program};
+  args.insert(args.end(), launch.arguments.begin(), launch.arguments.end());
+  std::vector<std::string> env = environmentWith(launch.environment);
+  const std::vector<char*> argv = pointersTo(args), envp = pointersTo(env);
   const std::string folder = launch.folder.string();
   const std::string out = launch.stdoutPath.string(), err = launch.stderrPath.string();
   const bool errToOut = !err.empty() && err == out;
@@ -69,18 +91,9 @@ pid_t startProgram(const ProgramLaunch& launch) {
   if (pid > 0) return pid;
   // The child: async-signal-safe calls only (the output files open relative to `folder`).
   if (!folder.empty() && ::chdir(folder.c_str()) != 0) ::_exit(126);
-  const auto redirect = [](const std::string& path, int to) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd == to) {  // `to` was closed: the file took its number, to keep across exec
-      if (::fcntl(fd, F_SETFD, 0) != 0) ::_exit(126);
-      return;
-    }
-    if (fd < 0 || ::dup2(fd, to) != to) ::_exit(126);
-    ::close(fd);
-  };
-  if (!out.empty()) redirect(out, STDOUT_FILENO);
+  if (!out.empty()) redirectInChild(out.c_str(), STDOUT_FILENO);
   if (errToOut && ::dup2(STDOUT_FILENO, STDERR_FILENO) != STDERR_FILENO) ::_exit(126);
-  if (!err.empty() && !errToOut) redirect(err, STDERR_FILENO);
+  if (!err.empty() && !errToOut) redirectInChild(err.c_str(), STDERR_FILENO);
   if (launch.fileSizeLimit > 0) {
     ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
     if (::setrlimit(RLIMIT_FSIZE, &fileSize) != 0) ::_exit(126);
