@@ -13,6 +13,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "recon/core/DetachedSpawnAttributes.h"
+
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX, for posix_spawnp
 
 namespace tomowb::cluster {
@@ -93,26 +95,15 @@ pid_t spawnChild(const std::vector<std::string>& argv, const CommandOptions& opt
   posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
   if (!options.workFolder.empty())
     posix_spawn_file_actions_addchdir_np(&actions, options.workFolder.c_str());
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (const int signal : {SIGPIPE, SIGINT, SIGTERM}) sigaddset(&defaults, signal);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  const DetachedSpawnAttributes attributes;
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  const int spawned =
+      ::posix_spawnp(&pid, args[0], &actions, attributes.get(), args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
   if (spawned == 0) return pid;
   result.error = errnoText(spawned);
   if (!options.workFolder.empty() && spawned == ENOENT)

@@ -22,6 +22,7 @@
 #include <system_error>
 #include <vector>
 
+#include "recon/core/DetachedSpawnAttributes.h"
 #include "recon/core/Error.h"
 #include "recon/io/Hdf5ReaderMain.h"
 
@@ -388,24 +389,12 @@ class ReaderChild {
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
     posix_spawn_file_actions_addclosefrom_np(&actions, kReaderPipe + 1);
 #endif
-    // Its own process group, no blocked signals, default handlers: Ctrl-C at a terminal (or a
-    // job's cancel) reaches this process, whose handler cancels the run, and not the reader, whose
-    // death would read as a damaged file; a reader whose parent is gone ends on its next write.
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    for (const int signal : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, signal);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    posix_spawnattr_setflags(
-        &attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    // Its own process group and signals: Ctrl-C reaches this process, whose handler cancels the
+    // run, and not the reader, whose death would read as a damaged file; a reader whose parent
+    // is gone ends on its next write (SIGPIPE).
+    const DetachedSpawnAttributes attributes;
     const int error =
-        ::posix_spawn(&pid_, program.c_str(), &actions, &attributes, argv.data(), environ);
-    posix_spawnattr_destroy(&attributes);
+        ::posix_spawn(&pid_, program.c_str(), &actions, attributes.get(), argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (error != 0) {
