@@ -19,7 +19,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 #include "support/TestSupport.h"
 
@@ -47,16 +49,33 @@ inline int freeTcpPort() {
   return ntohs(address.sin_port);
 }
 
-inline bool portAnswers(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  ::close(fd);
-  return ok;
+// Whether process `pid` holds a TCP socket listening on `port` (its /proc/PID/fd against the
+// listening sockets of /proc/net/tcp and tcp6): a port that answers may be another process's.
+inline bool processListensOn(pid_t pid, int port) {
+  std::vector<std::string> inodes;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
+      const std::size_t colon = local.rfind(':');
+      if (colon == std::string::npos || state != "0A") continue;  // 0A: LISTEN
+      if (std::stoi(local.substr(colon + 1), nullptr, 16) == port)
+        inodes.push_back("socket:[" + inode + "]");
+    }
+  }
+  std::error_code ec;
+  for (const auto& fd :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    for (const std::string& inode : inodes)
+      if (!ec && target == inode) return true;
+  }
+  return false;
 }
 
 class OrthancServer {
@@ -144,11 +163,13 @@ class OrthancServer {
               static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // Ready when its DICOM port accepts connections and it is still running (not another
-    // process's Orthanc on that port); a start-up failure ends the process.
+    // Ready when it listens on both its ports itself: a port that answers may be another test's
+    // Orthanc, which took it between our pick and this one's bind (this one then stops, but an
+    // echo sent before it did went to the other: "Peer aborted Association", ctest -j2,
+    // 2026-11-28). A start-up failure ends the process.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     for (;;) {
-      const bool answers = portAnswers(dicomPort_);
+      const bool answers = processListensOn(pid_, dicomPort_) && processListensOn(pid_, httpPort_);
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
